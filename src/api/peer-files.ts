@@ -1,0 +1,42 @@
+// A peer's WireGuard .conf as text and as a QR code PNG holding exactly that text.
+import createError from 'http-errors';
+import QRCode from 'qrcode';
+import type { App } from '../app';
+import type { Route } from '../http/router';
+import type { PeerRecord } from '../store/peers';
+import { renderPeerConf } from '../wg/conf';
+import { findPeer } from './peers';
+
+export function peerConfText(app: App, peer: PeerRecord): string {
+  if (peer.privateKey === null) throw createError(404, 'no private key is stored for this peer');
+  const server = app.store.servers.get(peer.serverId)!;
+  return renderPeerConf(server, { ...peer, privateKey: peer.privateKey });
+}
+
+export function renderQrPng(text: string): Promise<Buffer> {
+  return QRCode.toBuffer(text, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale: 6 });
+}
+
+export function peerFileRoutes(app: App): Route[] {
+  return [
+    {
+      method: 'GET', path: '/api/peers/:id/config', auth: 'control',
+      handler(ctx) {
+        const peer = findPeer(app, ctx.params.id);
+        return {
+          status: 200,
+          raw: peerConfText(app, peer),
+          type: 'text/plain; charset=utf-8',
+          headers: { 'Content-Disposition': `attachment; filename="wgcp-peer${peer.id}.conf"`, 'Cache-Control': 'no-store' },
+        };
+      },
+    },
+    {
+      method: 'GET', path: '/api/peers/:id/qrcode', auth: 'control',
+      async handler(ctx) {
+        const png = await renderQrPng(peerConfText(app, findPeer(app, ctx.params.id)));
+        return { status: 200, raw: png, type: 'image/png', headers: { 'Cache-Control': 'no-store' } };
+      },
+    },
+  ];
+}

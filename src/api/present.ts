@@ -1,0 +1,71 @@
+// Records as the API shows them: contract field names, secrets left out or masked.
+import type { PeerRecord } from '../store/peers';
+import type { ServerRecord } from '../store/servers';
+import type { SmtpRecord } from '../store/smtp';
+import type { WebhookRecord } from '../store/webhooks';
+
+export const MASK = '********';
+
+export function presentPeer(p: PeerRecord) {
+  return {
+    id: p.id,
+    serverID: p.serverId,
+    name: p.name,
+    email: p.email,
+    ip: p.ip,
+    publicKey: p.publicKey,
+    allowAccess: p.allowAccess,
+    allowInternet: p.allowInternet,
+    enabled: p.enabled,
+    disabledReason: p.disabledReason,
+    dataLimitGB: p.dataLimitGB,
+    currentDataUsageBytes: p.usageBytes,
+    expiresAt: p.expiresAt,
+    hasPrivateKey: p.privateKey !== null,
+    createdAt: p.createdAt,
+    updatedAt: p.updatedAt,
+  };
+}
+
+export function presentWebhook(w: WebhookRecord) {
+  return {
+    id: w.id,
+    serverID: w.serverId,
+    name: w.name,
+    url: w.url,
+    isEnabled: w.isEnabled,
+    isGlobal: w.isGlobal,
+    verifySSL: w.verifySSL,
+    subscribedActions: w.subscribedActions,
+    template: w.template,
+    defaultPayload: w.defaultPayload,
+    customBody: w.customBody,
+    customHeaders: [...Buffer.from(w.customHeaders, 'utf8')],
+    secret: w.secret === '' ? '' : MASK,
+    createdAt: w.createdAt,
+    updatedAt: w.updatedAt,
+  };
+}
+
+export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: WebhookRecord[]) {
+  return {
+    id: s.id,
+    name: s.name,
+    endpoint: s.endpoint,
+    mode: s.mode,
+    publicKey: s.publicKey,
+    interface: s.interface,
+    address: s.address,
+    listenPort: s.listenPort,
+    dns: s.dns,
+    mtu: s.mtu,
+    peers: peers.map(presentPeer),
+    webhooks: webhooks.map(presentWebhook),
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+  };
+}
+
+export function presentSmtp(s: SmtpRecord) {
+  return { ...s, password: s.password === '' ? '' : MASK };
+}

@@ -1,0 +1,26 @@
+// Every route of the daemon, in one table: the router matches it and the OpenAPI test
+// compares it with the document.
+import type { App } from '../app';
+import type { Route } from '../http/router';
+import { ok } from '../http/reply';
+import { VERSION } from '../version';
+import { openApiDocument } from './openapi-doc';
+import { peerFileRoutes } from './peer-files';
+import { peerRoutes } from './peers';
+import { serverRoutes } from './servers';
+import { smtpRoutes } from './smtp';
+import { statsRoutes } from './stats';
+import { webhookRoutes } from './webhooks';
+
+export function controlRoutes(app: App): Route[] {
+  return [
+    { method: 'GET', path: '/healthz', auth: 'none', handler: () => ok({ status: 'ok', kernel: app.kernel.state, version: VERSION }) },
+    { method: 'GET', path: '/api/openapi.json', auth: 'control', handler: () => ok(openApiDocument) },
+    ...serverRoutes(app),
+    ...peerRoutes(app),
+    ...peerFileRoutes(app),
+    ...statsRoutes(app),
+    ...webhookRoutes(app),
+    ...smtpRoutes(app),
+  ];
+}

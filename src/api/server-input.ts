@@ -1,0 +1,99 @@
+// Validation of a server body against the contract and against the other servers:
+// interface names, listen ports and tunnel subnets are each held by one server only.
+import type { Store } from '../store/store';
+import type { ServerMode, ServerRecord } from '../store/servers';
+import { parseCidr, parseIpv4, isHostOf, networkOf, broadcastOf, formatIpv4, type Cidr } from '../wg/ipv4';
+import { HOSTNAME, badField, oneOf, readInt, readString, type Body } from './fields';
+
+export interface ServerInput {
+  name?: string;
+  endpoint?: string;
+  mode?: ServerMode;
+  interface?: string;
+  address?: string;
+  listenPort?: number;
+  dns?: string;
+  mtu?: number | null;
+}
+
+const IFNAME = /^[A-Za-z0-9_.-]{1,15}$/;
+
+export function endpointPort(endpoint: string): number | null {
+  const m = /^(\[[0-9A-Fa-f:.]+\]|[^:\[\]]+):(\d{1,5})$/.exec(endpoint);
+  if (!m) return null;
+  const host = m[1];
+  const port = Number(m[2]);
+  if (port < 1 || port > 65535) return null;
+  if (!host.startsWith('[') && parseIpv4(host) === null && !HOSTNAME.test(host)) return null;
+  return port;
+}
+
+function isIpAddress(text: string): boolean {
+  return parseIpv4(text) !== null || (/^[0-9A-Fa-f:.]+$/.test(text) && text.includes(':'));
+}
+
+export function parseServerInput(body: Body): ServerInput {
+  const input: ServerInput = {
+    name: readString(body, 'name', { max: 64, min: 1 }),
+    endpoint: readString(body, 'endpoint', { max: 260 }),
+    mode: oneOf(body, 'mode', ['forward', 'standalone'] as const),
+    interface: readString(body, 'interface', { max: 15, pattern: IFNAME, describe: 'an interface name of 1 to 15 letters, digits, "_", "." or "-"' }),
+    address: readString(body, 'address', { max: 18 }),
+    listenPort: readInt(body, 'listenPort', 1, 65535),
+    dns: readString(body, 'dns', { max: 200 }),
+    mtu: body.mtu === null ? null : readInt(body, 'mtu', 1280, 9000),
+  };
+  if (input.endpoint !== undefined && endpointPort(input.endpoint) === null) {
+    throw badField('endpoint', 'must be host:port, such as vpn.example.com:51820 or 203.0.113.7:51820');
+  }
+  if (input.address !== undefined) {
+    const c = parseCidr(input.address);
+    if (!c || c.prefix < 8 || c.prefix > 30 || !isHostOf(c, c.ip)) {
+      throw badField('address', 'must be the server tunnel address with its prefix, such as 10.8.0.1/24 (prefix 8 to 30)');
+    }
+  }
+  if (input.dns !== undefined) {
+    const parts = input.dns.split(',').map((s) => s.trim());
+    if (parts.some((p) => !isIpAddress(p))) throw badField('dns', 'must be one or more IP addresses separated by commas');
+    input.dns = parts.join(', ');
+  }
+  return input;
+}
+
+const overlaps = (a: Cidr, b: Cidr): boolean => networkOf(a) <= broadcastOf(b) && networkOf(b) <= broadcastOf(a);
+
+/** The first 10.<n>.0.1/24 whose subnet no server holds. */
+export function nextFreeAddress(store: Store): string {
+  const taken = store.servers.list().map((s) => parseCidr(s.address)!);
+  for (let n = 1; n < 256; n++) {
+    const c = { ip: ((10 << 24) | (n << 16) | 1) >>> 0, prefix: 24 };
+    if (!taken.some((t) => overlaps(t, c))) return `${formatIpv4(c.ip)}/24`;
+  }
+  throw badField('address', 'is required: no free 10.<n>.0.0/24 subnet is left');
+}
+
+/** Refuses a server whose interface, port or subnet another server holds, or whose subnet leaves out its peers. */
+export function checkServerConflicts(store: Store, s: Omit<ServerRecord, 'id'> & { id?: number }): void {
+  const mine = parseCidr(s.address)!;
+  for (const other of store.servers.list()) {
+    if (other.id === s.id) continue;
+    if (other.interface === s.interface) throw badField('interface', `"${s.interface}" is already used by server ${other.id}`);
+    if (other.listenPort === s.listenPort) throw badField('listenPort', `${s.listenPort} is already used by server ${other.id}`);
+    if (overlaps(parseCidr(other.address)!, mine)) throw badField('address', `${s.address} overlaps the subnet of server ${other.id}`);
+  }
+  if (s.id === undefined) return;
+  for (const ip of store.peers.usedIps(s.id)) {
+    const n = parseIpv4(ip)!;
+    if (!isHostOf(mine, n)) throw badField('address', `${s.address} does not contain peer address ${ip}`);
+    if (n === mine.ip) throw badField('address', `${s.address} is the address of a peer`);
+  }
+}
+
+/** The default interface name wgcp<id>, or the first free variant when an admin took it. */
+export function defaultInterfaceName(store: Store, id: number): string {
+  const used = new Set(store.servers.list().map((s) => s.interface));
+  for (let i = 0; ; i++) {
+    const name = i === 0 ? `wgcp${id}` : `wgcp${id}-${i}`;
+    if (!used.has(name)) return name;
+  }
+}

@@ -1,0 +1,49 @@
+// Global and per-server statistics (DESIGN.md section 2 names the keys).
+import type { App } from '../app';
+import type { Route } from '../http/router';
+import { ok } from '../http/reply';
+import { findServer } from './servers';
+
+// A peer counts as online when its last handshake is this recent.
+export const ONLINE_WINDOW_S = 180;
+
+export function statsRoutes(app: App, extraTotals: () => Record<string, number> = () => ({})): Route[] {
+  const { store, kernel } = app;
+  return [
+    {
+      method: 'GET', path: '/api/stats', auth: 'control',
+      handler() {
+        const peers = store.peers.counts(null);
+        return ok({
+          totalServers: store.servers.count(),
+          totalPeers: peers.total,
+          totalWebhooks: store.webhooks.count(null),
+          enabledPeers: peers.enabled,
+          disabledPeers: peers.total - peers.enabled,
+          totalDataUsageBytes: peers.usage,
+          totalDevices: 0,
+          ...extraTotals(),
+        });
+      },
+    },
+    {
+      method: 'GET', path: '/api/servers/:id/stats', auth: 'control',
+      handler(ctx) {
+        const server = findServer(app, ctx.params.id);
+        const peers = store.peers.counts(server.id);
+        const since = app.now().getTime() / 1000 - ONLINE_WINDOW_S;
+        let online = 0;
+        for (const c of kernel.peerCounters(server).values()) if (c.latestHandshake > 0 && c.latestHandshake >= since) online++;
+        return ok({
+          serverID: server.id,
+          peerCount: peers.total,
+          webhookCount: store.webhooks.count(server.id),
+          enabledPeers: peers.enabled,
+          disabledPeers: peers.total - peers.enabled,
+          onlinePeers: online,
+          dataUsageBytes: peers.usage,
+        });
+      },
+    },
+  ];
+}

@@ -1,0 +1,36 @@
+// `wgcp apikey …` and `wgcp token …`: make, list and revoke control-plane credentials in
+// the daemon's database. A new secret is printed once, on stdout alone.
+import type { CredentialKind } from '../store/credentials';
+import type { Store } from '../store/store';
+import { UsageError, stringOption, type Args } from './args';
+
+export function runCredentialCommand(kind: CredentialKind, args: Args, store: Store, out: (s: string) => void): void {
+  const [, verb, arg] = args.words;
+  const now = new Date();
+  switch (verb) {
+    case 'create': {
+      const name = stringOption(args, 'name') ?? `${kind}-${now.toISOString()}`;
+      let expiresAt: string | null = null;
+      const days = stringOption(args, 'expires-in-days');
+      if (days !== undefined) {
+        if (kind !== 'token') throw new UsageError('--expires-in-days is for access tokens');
+        if (!/^\d{1,5}$/.test(days) || Number(days) < 1) throw new UsageError('--expires-in-days must be a whole number of days, at least 1');
+        expiresAt = new Date(now.getTime() + Number(days) * 86_400_000).toISOString();
+      }
+      const { secret } = store.credentials.create(kind, name, now.toISOString(), expiresAt);
+      out(secret + '\n');
+      return;
+    }
+    case 'list':
+      out(JSON.stringify(store.credentials.list(kind), null, 2) + '\n');
+      return;
+    case 'revoke': {
+      if (!arg || !/^\d+$/.test(arg)) throw new UsageError(`usage: wgcp ${kind} revoke ID`);
+      if (!store.credentials.revoke(kind, Number(arg))) throw new UsageError(`no ${kind} with id ${arg}`);
+      out(`revoked ${kind} ${arg}\n`);
+      return;
+    }
+    default:
+      throw new UsageError(`usage: wgcp ${kind} create [--name NAME]${kind === 'token' ? ' [--expires-in-days N]' : ''} | list | revoke ID`);
+  }
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env node
+// wgcp: the admin command. `serve` runs the daemon; the others work on its database
+// directly (WAL lets them write beside a running daemon).
+import path from 'node:path';
+import { Store } from '../store/store';
+import { VERSION } from '../version';
+import { runDaemon } from '../main';
+import { UsageError, parseArgs, stringOption } from './args';
+import { runCredentialCommand } from './credentials';
+
+const USAGE = `usage: wgcp [--data-dir DIR] COMMAND
+  serve                                   run the daemon in the foreground
+  apikey create [--name NAME] | list | revoke ID
+  token  create [--name NAME] [--expires-in-days N] | list | revoke ID
+  --version                               print the version
+The data folder is --data-dir, else $WGCP_DATA_DIR, else /var/lib/wgcp.`;
+
+export function main(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): number {
+  const args = parseArgs(argv);
+  try {
+    if (args.options.has('version')) { out(`wgcp ${VERSION}\n`); return 0; }
+    const dataDir = path.resolve(stringOption(args, 'data-dir') ?? process.env.WGCP_DATA_DIR ?? '/var/lib/wgcp');
+    const command = args.words[0];
+    if (command === 'serve') {
+      process.env.WGCP_DATA_DIR = dataDir;
+      void runDaemon();
+      return -1;
+    }
+    if (command !== 'apikey' && command !== 'token') throw new UsageError(USAGE);
+    process.umask(0o077);
+    const store = Store.open(dataDir);
+    try {
+      runCredentialCommand(command, args, store, out);
+    } finally {
+      store.close();
+    }
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`wgcp: ${err.message}\n`);
+      return 2;
+    }
+    process.stderr.write(`wgcp: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+}
+
+if (require.main === module) {
+  const code = main(process.argv.slice(2));
+  if (code >= 0) process.exitCode = code;
+}

@@ -1,0 +1,71 @@
+// Daemon configuration from the environment (DESIGN.md section 7), validated once at start.
+import path from 'node:path';
+
+export type KernelMode = 'on' | 'off' | 'auto';
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
+
+export interface HostPort { host: string; port: number }
+
+export interface Config {
+  dataDir: string;
+  listen: HostPort;
+  deviceListen: HostPort | null;
+  tlsCert: string | null;
+  tlsKey: string | null;
+  apiKey: string | null;
+  serverSalt: string | null;
+  kernel: KernelMode;
+  usageIntervalS: number;
+  logLevel: LogLevel;
+}
+
+export class ConfigError extends Error {}
+
+export function parseHostPort(name: string, value: string): HostPort {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.\-]*):(\d{1,5})$/.exec(value);
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || port > 65535) throw new ConfigError(`${name} must be host:port (for example 127.0.0.1:8080), got "${value}"`);
+  const host = m[1].replace(/^\[|\]$/g, '');
+  return { host: host || '0.0.0.0', port };
+}
+
+function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+  }
+  return value as T;
+}
+
+function nonEmpty(env: NodeJS.ProcessEnv, name: string): string | null {
+  const v = env[name];
+  return v === undefined || v === '' ? null : v;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const interval = nonEmpty(env, 'WGCP_USAGE_INTERVAL_S') ?? '60';
+  if (!/^\d+$/.test(interval) || Number(interval) < 1 || Number(interval) > 86400) {
+    throw new ConfigError(`WGCP_USAGE_INTERVAL_S must be a whole number of seconds from 1 to 86400, got "${interval}"`);
+  }
+  const tlsCert = nonEmpty(env, 'WGCP_TLS_CERT');
+  const tlsKey = nonEmpty(env, 'WGCP_TLS_KEY');
+  if ((tlsCert === null) !== (tlsKey === null)) {
+    throw new ConfigError('WGCP_TLS_CERT and WGCP_TLS_KEY must be set together');
+  }
+  const apiKey = nonEmpty(env, 'WGCP_API_KEY');
+  if (apiKey !== null && apiKey.length < 16) throw new ConfigError('WGCP_API_KEY must be at least 16 characters');
+  const salt = nonEmpty(env, 'SERVER_SALT');
+  if (salt !== null && salt.length < 16) throw new ConfigError('SERVER_SALT must be at least 16 characters');
+  const deviceListen = nonEmpty(env, 'WGCP_DEVICE_LISTEN');
+  return {
+    dataDir: path.resolve(nonEmpty(env, 'WGCP_DATA_DIR') ?? '/var/lib/wgcp'),
+    listen: parseHostPort('WGCP_LISTEN', nonEmpty(env, 'WGCP_LISTEN') ?? '127.0.0.1:8080'),
+    deviceListen: deviceListen === null ? null : parseHostPort('WGCP_DEVICE_LISTEN', deviceListen),
+    tlsCert,
+    tlsKey,
+    apiKey,
+    serverSalt: salt,
+    kernel: oneOf('WGCP_KERNEL', nonEmpty(env, 'WGCP_KERNEL') ?? 'auto', ['on', 'off', 'auto'] as const),
+    usageIntervalS: Number(interval),
+    logLevel: oneOf('WGCP_LOG_LEVEL', nonEmpty(env, 'WGCP_LOG_LEVEL') ?? 'info', ['error', 'warn', 'info', 'debug'] as const),
+  };
+}

@@ -1,0 +1,38 @@
+// The one place where a thrown error becomes a JSON body. Client errors keep their message
+// and string properties (such as `field`); anything unexpected is a generic 500, logged.
+import type { ServerResponse } from 'node:http';
+import { isHttpError } from 'http-errors';
+import type { Logger } from '../log';
+
+export interface ErrorBody { status: number; body: Record<string, string>; headers: Record<string, string> }
+
+export function errorToBody(err: unknown): ErrorBody {
+  if (isHttpError(err) && err.expose) {
+    const body: Record<string, string> = { error: err.message };
+    const field = (err as { field?: unknown }).field;
+    if (typeof field === 'string') body.field = field;
+    const headers: Record<string, string> = {};
+    const h = (err as { headers?: Record<string, string> }).headers;
+    if (h) Object.assign(headers, h);
+    return { status: err.status, body, headers };
+  }
+  if (isHttpError(err)) {
+    // A server-side error raised on purpose (for example a failed kernel apply) keeps its text.
+    return { status: err.status, body: { error: err.message }, headers: {} };
+  }
+  return { status: 500, body: { error: 'internal server error' }, headers: {} };
+}
+
+export function sendError(res: ServerResponse, err: unknown, requestId: string, log: Logger): void {
+  const { status, body, headers } = errorToBody(err);
+  if (status >= 500) {
+    log.error('request failed', { requestId, status, error: err instanceof Error ? err.message : String(err), stack: err instanceof Error ? err.stack : undefined });
+  }
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': requestId });
+  res.end(text);
+}

@@ -1,0 +1,54 @@
+// A flat route table matched segment by segment: `:name` segments capture, the rest match
+// literally. Unknown paths are 404; a known path with another method is 405 with Allow.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import createError from 'http-errors';
+import type { Reply } from './reply';
+
+export type AuthKind = 'none' | 'control';
+
+export interface RequestContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  params: Record<string, string>;
+  query: URLSearchParams;
+  requestId: string;
+  body(): Promise<Record<string, unknown>>;
+}
+
+export interface Route {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  auth: AuthKind;
+  handler(ctx: RequestContext): Reply | Promise<Reply>;
+}
+
+export interface Match { route: Route; params: Record<string, string> }
+
+function matchPath(pattern: string, segments: string[]): Record<string, string> | null {
+  const parts = pattern.split('/').filter(Boolean);
+  if (parts.length !== segments.length) return null;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < parts.length; i++) {
+    if (parts[i].startsWith(':')) params[parts[i].slice(1)] = segments[i];
+    else if (parts[i] !== segments[i]) return null;
+  }
+  return params;
+}
+
+export function findRoute(routes: readonly Route[], method: string, pathname: string): Match {
+  let segments: string[];
+  try {
+    segments = pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
+  } catch {
+    throw createError(404, 'not found');
+  }
+  const allowed = new Set<string>();
+  for (const route of routes) {
+    const params = matchPath(route.path, segments);
+    if (!params) continue;
+    if (route.method === method || (method === 'HEAD' && route.method === 'GET')) return { route, params };
+    allowed.add(route.method);
+  }
+  if (allowed.size === 0) throw createError(404, 'not found');
+  throw createError(405, 'method not allowed', { headers: { Allow: [...allowed].sort().join(', ') } });
+}

@@ -1,0 +1,52 @@
+// The request handler shared by every listener: find the route, check credentials, run
+// the handler, and write its reply or its error. Nothing a handler throws escapes.
+import crypto from 'node:crypto';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Logger } from '../log';
+import { findRoute, type Route, type RequestContext } from './router';
+import { readJsonBody } from './body';
+import { sendError } from './errors';
+import type { Reply } from './reply';
+
+export interface HandlerOptions {
+  routes: readonly Route[];
+  log: Logger;
+  bodyLimit: number;
+  authenticate(req: IncomingMessage): void;
+}
+
+function send(req: IncomingMessage, res: ServerResponse, reply: Reply, requestId: string): void {
+  const headers: Record<string, string | number> = { ...reply.headers, 'X-Request-Id': requestId };
+  let payload: Buffer | string | undefined;
+  if (reply.json !== undefined) {
+    payload = JSON.stringify(reply.json);
+    headers['Content-Type'] = 'application/json; charset=utf-8';
+  } else if (reply.raw !== undefined) {
+    payload = reply.raw;
+    headers['Content-Type'] = reply.type ?? 'application/octet-stream';
+  }
+  if (payload !== undefined) headers['Content-Length'] = Buffer.byteLength(payload);
+  res.writeHead(reply.status, headers);
+  res.end(req.method === 'HEAD' ? undefined : payload);
+}
+
+export function createRequestHandler(opts: HandlerOptions): RequestListener {
+  return (req, res) => {
+    const requestId = crypto.randomBytes(6).toString('hex');
+    const started = process.hrtime.bigint();
+    let routePath = '(none)';
+    res.on('finish', () => {
+      // The route pattern, not the raw path: a path may carry a registration token.
+      opts.log.debug('request', { requestId, method: req.method, route: routePath, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 });
+    });
+    (async () => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const { route, params } = findRoute(opts.routes, req.method ?? 'GET', url.pathname);
+      routePath = route.path;
+      if (route.auth === 'control') opts.authenticate(req);
+      const ctx: RequestContext = { req, res, params, query: url.searchParams, requestId, body: () => readJsonBody(req, opts.bodyLimit) };
+      const reply = await route.handler(ctx);
+      if (!res.headersSent && !res.writableEnded) send(req, res, reply, requestId);
+    })().catch((err) => sendError(res, err, requestId, opts.log));
+  };
+}

@@ -1,0 +1,37 @@
+// Opens the one SQLite file: WAL, foreign keys, a busy timeout for the CLI writing beside
+// the daemon, then brings the schema to the newest version inside one transaction.
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { MIGRATIONS } from './migrations';
+
+export type DB = Database.Database;
+
+export const DB_FILE = 'wgcp.db';
+
+export function openDatabase(dataDir: string, migrations: readonly string[] = MIGRATIONS): DB {
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(dataDir, DB_FILE);
+  // The file holds private keys and the SMTP password: owner-only from its first byte.
+  if (!fs.existsSync(file)) fs.closeSync(fs.openSync(file, 'a', 0o600));
+  fs.chmodSync(file, 0o600);
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('synchronous = NORMAL');
+  migrate(db, migrations);
+  return db;
+}
+
+export function migrate(db: DB, migrations: readonly string[]): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > migrations.length) {
+    throw new Error(`database schema version ${current} is newer than this wgcp (${migrations.length}); refusing to start`);
+  }
+  if (current === migrations.length) return;
+  db.transaction(() => {
+    for (let v = current; v < migrations.length; v++) db.exec(migrations[v]);
+    db.pragma(`user_version = ${migrations.length}`);
+  }).immediate();
+}

@@ -1,0 +1,86 @@
+// Schema migrations, applied in order and keyed on PRAGMA user_version: entry N moves the
+// schema from version N to N+1. Never edit a shipped entry; append a new one.
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE servers (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    mode TEXT NOT NULL CHECK (mode IN ('forward', 'standalone')),
+    interface TEXT NOT NULL UNIQUE,
+    address TEXT NOT NULL,
+    listen_port INTEGER NOT NULL UNIQUE,
+    dns TEXT NOT NULL,
+    mtu INTEGER,
+    private_key TEXT NOT NULL,
+    public_key TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE TABLE peers (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    server_id INTEGER NOT NULL REFERENCES servers(id) ON DELETE CASCADE,
+    name TEXT NOT NULL DEFAULT '',
+    email TEXT NOT NULL DEFAULT '',
+    ip TEXT NOT NULL,
+    public_key TEXT NOT NULL,
+    private_key TEXT,
+    preshared_key TEXT NOT NULL,
+    allow_internet INTEGER NOT NULL DEFAULT 0,
+    enabled INTEGER NOT NULL DEFAULT 1,
+    disabled_reason TEXT NOT NULL DEFAULT '' CHECK (disabled_reason IN ('', 'admin', 'data_limit')),
+    data_limit_gb INTEGER NOT NULL DEFAULT 0,
+    usage_bytes INTEGER NOT NULL DEFAULT 0,
+    expires_at TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (server_id, ip),
+    UNIQUE (server_id, public_key)
+  );
+  CREATE INDEX peers_expires ON peers(expires_at) WHERE expires_at IS NOT NULL;
+  CREATE TABLE peer_access (
+    peer_id INTEGER NOT NULL REFERENCES peers(id) ON DELETE CASCADE,
+    target_id INTEGER NOT NULL REFERENCES peers(id) ON DELETE CASCADE,
+    PRIMARY KEY (peer_id, target_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX peer_access_target ON peer_access(target_id);
+  CREATE TABLE webhooks (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    server_id INTEGER NOT NULL REFERENCES servers(id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    url TEXT NOT NULL,
+    is_enabled INTEGER NOT NULL,
+    is_global INTEGER NOT NULL,
+    verify_ssl INTEGER NOT NULL,
+    subscribed_actions TEXT NOT NULL,
+    template TEXT NOT NULL,
+    default_payload TEXT NOT NULL,
+    custom_body TEXT NOT NULL,
+    custom_headers TEXT NOT NULL,
+    secret TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE TABLE smtp_settings (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    enabled INTEGER NOT NULL,
+    server TEXT NOT NULL,
+    port INTEGER NOT NULL,
+    use_auth INTEGER NOT NULL,
+    use_tls INTEGER NOT NULL,
+    username TEXT NOT NULL,
+    password TEXT NOT NULL,
+    from_email TEXT NOT NULL,
+    from_name TEXT NOT NULL
+  );
+  CREATE TABLE credentials (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL CHECK (kind IN ('apikey', 'token')),
+    name TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL,
+    expires_at TEXT,
+    last_used_at TEXT
+  );
+  `,
+];

@@ -1,0 +1,131 @@
+// The peers table and its allowAccess pairs (peer_access). A record carries its
+// allowAccess ids so that callers never see one without the other.
+import type { DB } from './db';
+
+export type DisabledReason = '' | 'admin' | 'data_limit';
+
+export interface PeerRecord {
+  id: number;
+  serverId: number;
+  name: string;
+  email: string;
+  ip: string;
+  publicKey: string;
+  privateKey: string | null;
+  presharedKey: string;
+  allowAccess: number[];
+  allowInternet: boolean;
+  enabled: boolean;
+  disabledReason: DisabledReason;
+  dataLimitGB: number;
+  usageBytes: number;
+  expiresAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type NewPeer = Omit<PeerRecord, 'id'>;
+
+const COLUMNS = `id, server_id AS serverId, name, email, ip, public_key AS publicKey, private_key AS privateKey,
+  preshared_key AS presharedKey, allow_internet AS allowInternet, enabled, disabled_reason AS disabledReason,
+  data_limit_gb AS dataLimitGB, usage_bytes AS usageBytes, expires_at AS expiresAt,
+  created_at AS createdAt, updated_at AS updatedAt`;
+
+type Row = Omit<PeerRecord, 'allowAccess' | 'allowInternet' | 'enabled'> & { allowInternet: number; enabled: number };
+
+function toColumns(p: Omit<PeerRecord, 'allowAccess'> | NewPeer) {
+  const { allowAccess: _ignored, ...rest } = p as PeerRecord;
+  return { ...rest, allowInternet: p.allowInternet ? 1 : 0, enabled: p.enabled ? 1 : 0 };
+}
+
+export class PeerTable {
+  private readonly byId;
+  private readonly byServer;
+  private readonly byServerPage;
+  private readonly accessOf;
+  private readonly accessOfServer;
+  private readonly insertStmt;
+  private readonly updateStmt;
+  private readonly deleteStmt;
+  private readonly clearAccess;
+  private readonly addAccess;
+  private readonly ipsOfServer;
+  private readonly countsStmt;
+  private readonly ipHolder;
+  private readonly keyHolder;
+  private readonly serverOfStmt;
+
+  constructor(db: DB) {
+    this.byId = db.prepare(`SELECT ${COLUMNS} FROM peers WHERE id = ?`);
+    this.byServer = db.prepare(`SELECT ${COLUMNS} FROM peers WHERE server_id = ? ORDER BY id`);
+    this.byServerPage = db.prepare(`SELECT ${COLUMNS} FROM peers WHERE server_id = ? ORDER BY id LIMIT ? OFFSET ?`);
+    this.accessOf = db.prepare('SELECT target_id AS t FROM peer_access WHERE peer_id = ? ORDER BY target_id');
+    this.accessOfServer = db.prepare(`SELECT a.peer_id AS p, a.target_id AS t FROM peer_access a
+      JOIN peers ON peers.id = a.peer_id WHERE peers.server_id = ? ORDER BY a.peer_id, a.target_id`);
+    this.insertStmt = db.prepare(`INSERT INTO peers (server_id, name, email, ip, public_key, private_key, preshared_key,
+      allow_internet, enabled, disabled_reason, data_limit_gb, usage_bytes, expires_at, created_at, updated_at)
+      VALUES (@serverId, @name, @email, @ip, @publicKey, @privateKey, @presharedKey, @allowInternet, @enabled,
+      @disabledReason, @dataLimitGB, @usageBytes, @expiresAt, @createdAt, @updatedAt)`);
+    this.updateStmt = db.prepare(`UPDATE peers SET name = @name, email = @email, ip = @ip, public_key = @publicKey,
+      private_key = @privateKey, preshared_key = @presharedKey, allow_internet = @allowInternet, enabled = @enabled,
+      disabled_reason = @disabledReason, data_limit_gb = @dataLimitGB, usage_bytes = @usageBytes,
+      expires_at = @expiresAt, updated_at = @updatedAt WHERE id = @id`);
+    this.deleteStmt = db.prepare('DELETE FROM peers WHERE id = ?');
+    this.clearAccess = db.prepare('DELETE FROM peer_access WHERE peer_id = ?');
+    this.addAccess = db.prepare('INSERT OR IGNORE INTO peer_access (peer_id, target_id) VALUES (?, ?)');
+    this.ipsOfServer = db.prepare('SELECT ip FROM peers WHERE server_id = ?').pluck();
+    this.ipHolder = db.prepare('SELECT id FROM peers WHERE server_id = ? AND ip = ?').pluck();
+    this.keyHolder = db.prepare('SELECT id FROM peers WHERE server_id = ? AND public_key = ?').pluck();
+    this.serverOfStmt = db.prepare('SELECT server_id FROM peers WHERE id = ?').pluck();
+    this.countsStmt = db.prepare(`SELECT COUNT(*) AS total, COALESCE(SUM(enabled), 0) AS enabled,
+      COALESCE(SUM(usage_bytes), 0) AS usage FROM peers WHERE (? IS NULL OR server_id = ?)`);
+  }
+
+  get(id: number): PeerRecord | undefined {
+    const row = this.byId.get(id) as Row | undefined;
+    if (!row) return undefined;
+    return fromRow(row, (this.accessOf.all(id) as { t: number }[]).map((r) => r.t));
+  }
+
+  listByServer(serverId: number, page?: { limit: number; offset: number }): PeerRecord[] {
+    const rows = (page ? this.byServerPage.all(serverId, page.limit, page.offset) : this.byServer.all(serverId)) as Row[];
+    const access = new Map<number, number[]>();
+    for (const { p, t } of this.accessOfServer.all(serverId) as { p: number; t: number }[]) {
+      const list = access.get(p);
+      if (list) list.push(t); else access.set(p, [t]);
+    }
+    return rows.map((r) => fromRow(r, access.get(r.id) ?? []));
+  }
+
+  idByIp(serverId: number, ip: string): number | undefined { return this.ipHolder.get(serverId, ip) as number | undefined; }
+  idByPublicKey(serverId: number, key: string): number | undefined { return this.keyHolder.get(serverId, key) as number | undefined; }
+  serverOf(id: number): number | undefined { return this.serverOfStmt.get(id) as number | undefined; }
+
+  usedIps(serverId: number): string[] { return this.ipsOfServer.all(serverId) as string[]; }
+
+  counts(serverId: number | null): { total: number; enabled: number; usage: number } {
+    return this.countsStmt.get(serverId, serverId) as { total: number; enabled: number; usage: number };
+  }
+
+  insert(p: NewPeer): PeerRecord {
+    const id = Number(this.insertStmt.run(toColumns(p)).lastInsertRowid);
+    this.setAccess(id, p.allowAccess);
+    return { ...p, id };
+  }
+
+  update(p: PeerRecord): void {
+    this.updateStmt.run(toColumns(p));
+    this.setAccess(p.id, p.allowAccess);
+  }
+
+  delete(id: number): void { this.deleteStmt.run(id); }
+
+  private setAccess(id: number, targets: number[]): void {
+    this.clearAccess.run(id);
+    for (const t of targets) this.addAccess.run(id, t);
+  }
+}
+
+function fromRow(row: Row, allowAccess: number[]): PeerRecord {
+  return { ...row, allowAccess, allowInternet: row.allowInternet === 1, enabled: row.enabled === 1 };
+}

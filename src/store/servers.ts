@@ -1,0 +1,58 @@
+// The servers table. Records come out camel-cased with real booleans and numbers.
+import type { DB } from './db';
+
+export type ServerMode = 'forward' | 'standalone';
+
+export interface ServerRecord {
+  id: number;
+  name: string;
+  endpoint: string;
+  mode: ServerMode;
+  interface: string;
+  address: string;
+  listenPort: number;
+  dns: string;
+  mtu: number | null;
+  privateKey: string;
+  publicKey: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type NewServer = Omit<ServerRecord, 'id'>;
+
+const COLUMNS = `id, name, endpoint, mode, interface, address, listen_port AS listenPort, dns, mtu,
+  private_key AS privateKey, public_key AS publicKey, created_at AS createdAt, updated_at AS updatedAt`;
+
+export class ServerTable {
+  private readonly all;
+  private readonly byId;
+  private readonly insertStmt;
+  private readonly updateStmt;
+  private readonly deleteStmt;
+  private readonly countStmt;
+
+  constructor(db: DB) {
+    this.all = db.prepare(`SELECT ${COLUMNS} FROM servers ORDER BY id`);
+    this.byId = db.prepare(`SELECT ${COLUMNS} FROM servers WHERE id = ?`);
+    this.insertStmt = db.prepare(`INSERT INTO servers (name, endpoint, mode, interface, address, listen_port, dns, mtu,
+      private_key, public_key, created_at, updated_at) VALUES (@name, @endpoint, @mode, @interface, @address, @listenPort,
+      @dns, @mtu, @privateKey, @publicKey, @createdAt, @updatedAt)`);
+    this.updateStmt = db.prepare(`UPDATE servers SET name = @name, endpoint = @endpoint, mode = @mode, interface = @interface,
+      address = @address, listen_port = @listenPort, dns = @dns, mtu = @mtu, updated_at = @updatedAt WHERE id = @id`);
+    this.deleteStmt = db.prepare('DELETE FROM servers WHERE id = ?');
+    this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM servers');
+  }
+
+  list(): ServerRecord[] { return this.all.all() as ServerRecord[]; }
+  get(id: number): ServerRecord | undefined { return this.byId.get(id) as ServerRecord | undefined; }
+  count(): number { return (this.countStmt.get() as { n: number }).n; }
+
+  insert(s: NewServer): ServerRecord {
+    const id = Number(this.insertStmt.run(s).lastInsertRowid);
+    return { ...s, id };
+  }
+
+  update(s: ServerRecord): void { this.updateStmt.run(s); }
+  delete(id: number): void { this.deleteStmt.run(id); }
+}

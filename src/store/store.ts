@@ -1,0 +1,31 @@
+// The store: the database and one object a table, plus the transaction helper every
+// mutating request runs in.
+import { openDatabase, type DB } from './db';
+import { ServerTable } from './servers';
+import { PeerTable } from './peers';
+import { WebhookTable } from './webhooks';
+import { SmtpTable } from './smtp';
+import { CredentialTable } from './credentials';
+
+export class Store {
+  readonly servers: ServerTable;
+  readonly peers: PeerTable;
+  readonly webhooks: WebhookTable;
+  readonly smtp: SmtpTable;
+  readonly credentials: CredentialTable;
+
+  constructor(readonly db: DB) {
+    this.servers = new ServerTable(db);
+    this.peers = new PeerTable(db);
+    this.webhooks = new WebhookTable(db);
+    this.smtp = new SmtpTable(db);
+    this.credentials = new CredentialTable(db);
+  }
+
+  static open(dataDir: string): Store { return new Store(openDatabase(dataDir)); }
+
+  /** Runs fn in one IMMEDIATE transaction: all of it commits, or none of it. */
+  tx<T>(fn: () => T): T { return this.db.transaction(fn).immediate(); }
+
+  close(): void { this.db.close(); }
+}
