@@ -44,7 +44,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
   let kernel: KernelPlane | undefined;
   try {
     kernel = opts.kernel ?? selectKernel(config, log);
-    kernel.reconcile(store.servers.list().map((server) => ({ server, peers: store.peers.listByServer(server.id) })));
+    kernel.reconcile(store.servers.list().map((server) => ({ server, peers: store.peers.listByServer(server.id), forwards: [] })));
     const app: App = { config, store, kernel, events: new EventBus(log, now), log, now };
     ensureFirstApiKey(store, config, log, now().toISOString());
 

@@ -58,7 +58,7 @@ export function serverRoutes(app: App): Route[] {
             rec.interface = defaultInterfaceName(store, rec.id);
             store.servers.update(rec);
           }
-          kernel.applyServer({ before: null, after: rec, peers: [] });
+          kernel.applyServer({ before: null, after: rec, peers: [], forwards: [] });
           return rec;
         });
         const shown = showServer(app, server);
@@ -92,7 +92,7 @@ export function serverRoutes(app: App): Route[] {
           };
           checkServerConflicts(store, next);
           store.servers.update(next);
-          kernel.applyServer({ before: current, after: next, peers: store.peers.listByServer(next.id) });
+          kernel.applyServer({ before: current, after: next, peers: store.peers.listByServer(next.id), forwards: [] });
           return next;
         });
         const shown = showServer(app, after);
@@ -107,7 +107,7 @@ export function serverRoutes(app: App): Route[] {
         const peers = store.peers.listByServer(server.id);
         store.tx(() => {
           store.servers.delete(server.id);
-          kernel.applyServer({ before: server, after: null, peers: [] });
+          kernel.applyServer({ before: server, after: null, peers: [], forwards: [] });
         });
         // Deleting a server deletes its peers: each is announced like any other delete.
         for (const p of peers) events.publish('peerDeleted', server.id, { peer: { id: p.id, ip: p.ip, publicKey: p.publicKey, name: p.name } });

@@ -19,6 +19,8 @@ export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   auth: AuthKind;
+  /** Largest accepted request body; the listener's default when absent. */
+  bodyLimit?: number;
   handler(ctx: RequestContext): Reply | Promise<Reply>;
 }
 

@@ -44,7 +44,7 @@ export function createRequestHandler(opts: HandlerOptions): RequestListener {
       const { route, params } = findRoute(opts.routes, req.method ?? 'GET', url.pathname);
       routePath = route.path;
       if (route.auth === 'control') opts.authenticate(req);
-      const ctx: RequestContext = { req, res, params, query: url.searchParams, requestId, body: () => readJsonBody(req, opts.bodyLimit) };
+      const ctx: RequestContext = { req, res, params, query: url.searchParams, requestId, body: () => readJsonBody(req, route.bodyLimit ?? opts.bodyLimit) };
       const reply = await route.handler(ctx);
       if (!res.headersSent && !res.writableEnded) send(req, res, reply, requestId);
     })().catch((err) => sendError(res, err, requestId, opts.log));

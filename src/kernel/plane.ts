@@ -13,8 +13,31 @@ export interface PeerChange {
 export interface ServerChange {
   before: ServerRecord | null;
   after: ServerRecord | null;
-  /** The server's peers as they stand after the change (none when it is deleted). */
+  /** The server's peers and forwards as they stand after the change (none when it is deleted). */
   peers: PeerRecord[];
+  forwards: PortForward[];
+}
+
+/** A device port forward: in forward mode, DNAT from the router's listenPort to targetIp:targetPort. */
+export interface PortForward {
+  id: number;
+  serverId: number;
+  protocol: 'tcp' | 'udp';
+  listenPort: number;
+  targetIp: string;
+  targetPort: number;
+}
+
+export interface ForwardChange {
+  server: ServerRecord;
+  before: PortForward | null;
+  after: PortForward | null;
+}
+
+export interface ServerState {
+  server: ServerRecord;
+  peers: PeerRecord[];
+  forwards: PortForward[];
 }
 
 export interface PeerCounters {
@@ -26,9 +49,10 @@ export interface PeerCounters {
 export interface KernelPlane {
   readonly state: 'on' | 'off';
   /** Start-up: make the kernel hold exactly this state. */
-  reconcile(servers: { server: ServerRecord; peers: PeerRecord[] }[]): void;
+  reconcile(servers: ServerState[]): void;
   applyServer(change: ServerChange): void;
   applyPeer(change: PeerChange): void;
+  applyForward(change: ForwardChange): void;
   /** Live counters of a server's peers, keyed by public key; empty when nothing is known. */
   peerCounters(server: ServerRecord): Map<string, PeerCounters>;
   close(): Promise<void>;
@@ -40,6 +64,7 @@ export class KernelOff implements KernelPlane {
   reconcile(): void {}
   applyServer(): void {}
   applyPeer(): void {}
+  applyForward(): void {}
   peerCounters(): Map<string, PeerCounters> { return new Map(); }
   async close(): Promise<void> {}
 }
