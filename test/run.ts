@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 
 const LIMIT_MS = 60 * 60 * 1000;
-const uvu = require.resolve('uvu/bin.js');
+const uvu = path.join(__dirname, '..', '..', 'node_modules', 'uvu', 'bin.js');
 const pattern = process.argv[2] ?? '\\.test\\.js$';
 const child = spawn(process.execPath, [uvu, path.join(__dirname), pattern], { stdio: ['ignore', 'pipe', 'inherit'] });
 let out = '';
