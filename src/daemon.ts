@@ -14,6 +14,7 @@ import { createRequestHandler } from './http/server';
 import { CONTROL_BODY_LIMIT } from './http/body';
 import { authenticate } from './http/auth';
 import { controlRoutes } from './api/routes';
+import type { Route } from './http/router';
 
 export interface DaemonOptions {
   log?: Logger;
@@ -24,6 +25,8 @@ export interface DaemonOptions {
 export interface Daemon {
   app: App;
   port: number;
+  /** Every route the main listener serves (the OpenAPI test compares them with the document). */
+  routes: readonly Route[];
   close(): Promise<void>;
 }
 
@@ -48,8 +51,9 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     const app: App = { config, store, kernel, events: new EventBus(log, now), log, now };
     ensureFirstApiKey(store, config, log, now().toISOString());
 
+    const routes = controlRoutes(app);
     const handler = createRequestHandler({
-      routes: controlRoutes(app),
+      routes,
       log,
       bodyLimit: CONTROL_BODY_LIMIT,
       authenticate: (req) => authenticate(req, store, config.apiKey, now().toISOString()),
@@ -63,7 +67,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
       await kernel!.close();
       store.close();
     };
-    return { app, port, close };
+    return { app, port, routes, close };
   } catch (err) {
     await kernel?.close();
     store.close();
