@@ -4,6 +4,7 @@ import { ConfigError, loadConfig } from './config';
 import { startDaemon } from './daemon';
 import { createLogger } from './log';
 import { KernelUnavailable } from './kernel/select';
+import { startNotify, type Notifier } from './notify';
 
 export async function runDaemon(): Promise<void> {
   let config;
@@ -26,12 +27,19 @@ export async function runDaemon(): Promise<void> {
     log.error('wgcpd could not start', { error: err instanceof Error ? err.message : String(err) });
     process.exit(err instanceof KernelUnavailable ? 3 : 1);
   }
+  let notifier: Notifier;
+  try {
+    notifier = await startNotify({ host: config.listen.host, port: daemon.port }, log);
+  } catch (err) {
+    log.error('wgcpd could not report readiness', { error: err instanceof Error ? err.message : String(err) });
+    process.exit(1);
+  }
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info('stopping', { signal });
-    daemon.close().then(() => process.exit(0), (err) => {
+    notifier.stop().then(() => daemon.close()).then(() => process.exit(0), (err) => {
       log.error('stop failed', { error: String(err) });
       process.exit(1);
     });
