@@ -1,0 +1,36 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { findRoute, type Route } from '../src/http/router';
+import { ok } from '../src/http/reply';
+
+const t = suite('router');
+const h = () => ok(null);
+const routes: Route[] = [
+  { method: 'GET', path: '/api/servers', auth: 'control', handler: h },
+  { method: 'POST', path: '/api/servers', auth: 'control', handler: h },
+  { method: 'GET', path: '/api/servers/:id', auth: 'control', handler: h },
+  { method: 'GET', path: '/api/servers/:id/peers', auth: 'control', handler: h },
+];
+
+t('matches literal and parameter segments', () => {
+  const m = findRoute(routes, 'GET', '/api/servers/42/peers');
+  assert.is(m.route.path, '/api/servers/:id/peers');
+  assert.equal(m.params, { id: '42' });
+  assert.is(findRoute(routes, 'POST', '/api/servers/').route.method, 'POST');
+});
+
+t('decodes percent-escapes in parameters', () => {
+  assert.equal(findRoute(routes, 'GET', '/api/servers/a%20b').params, { id: 'a b' });
+});
+
+t('answers HEAD with the GET route', () => {
+  assert.is(findRoute(routes, 'HEAD', '/api/servers').route.method, 'GET');
+});
+
+t('throws 404 for unknown paths and bad escapes, 405 with Allow for other methods', () => {
+  assert.throws(() => findRoute(routes, 'GET', '/api/nope'), (e: { status: number }) => e.status === 404);
+  assert.throws(() => findRoute(routes, 'GET', '/api/servers/%E0%A4%A'), (e: { status: number }) => e.status === 404);
+  assert.throws(() => findRoute(routes, 'DELETE', '/api/servers'), (e: { status: number; headers: Record<string, string> }) => e.status === 405 && e.headers.Allow === 'GET, POST');
+});
+
+t.run();
