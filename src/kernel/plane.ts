@@ -48,6 +48,8 @@ export interface PeerCounters {
 
 export interface KernelPlane {
   readonly state: 'on' | 'off';
+  /** Why the backend is off (shown in /healthz); absent when it is on. */
+  readonly reason?: string;
   /** Start-up: make the kernel hold exactly this state. */
   reconcile(servers: ServerState[]): void;
   applyServer(change: ServerChange): void;
@@ -61,6 +63,7 @@ export interface KernelPlane {
 /** The backend for machines where the kernel cannot be driven: state lives in SQLite only. */
 export class KernelOff implements KernelPlane {
   readonly state = 'off' as const;
+  constructor(readonly reason = 'the kernel backend is off') {}
   reconcile(): void {}
   applyServer(): void {}
   applyPeer(): void {}

@@ -1,0 +1,51 @@
+// The one place that runs kernel tools (ip, wg, nft): argument arrays, never a shell,
+// synchronously because applies happen inside the API's database transaction.
+import { spawnSync } from 'node:child_process';
+
+export class CommandError extends Error {
+  constructor(readonly tool: string, readonly args: string[], message: string, readonly status: number | null) {
+    super(message);
+  }
+}
+
+export interface RunOptions {
+  /** Written to the tool's stdin (batches, configs, keys: never put secrets in args). */
+  input?: string;
+  timeoutMs?: number;
+}
+
+/** Runs a tool and returns its stdout; throws CommandError carrying the tool's own message. */
+export function run(tool: string, args: string[], opts: RunOptions = {}): string {
+  const res = spawnSync(tool, args, {
+    input: opts.input ?? '',
+    encoding: 'utf8',
+    timeout: opts.timeoutMs ?? 30_000,
+    maxBuffer: 256 * 1024 * 1024,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  if (res.error) {
+    const code = (res.error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'not found' : code === 'ETIMEDOUT' ? 'timed out' : res.error.message;
+    throw new CommandError(tool, args, `${tool}: ${why}`, null);
+  }
+  if (res.status !== 0) {
+    const said = (res.stderr || res.stdout || '').trim().split('\n').filter(Boolean).slice(0, 6).join('; ');
+    const how = res.signal ? `killed by ${res.signal}` : `exit code ${res.status}`;
+    throw new CommandError(tool, args, `${tool} ${args[0] ?? ''} failed (${how}): ${said || 'no message'}`, res.status);
+  }
+  return res.stdout;
+}
+
+/** True when the tool ran and succeeded. */
+export function succeeds(tool: string, args: string[]): boolean {
+  try {
+    run(tool, args, { timeoutMs: 10_000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+/** Blocks the thread briefly; used only while waiting for a wireguard-go child to come up. */
+export function sleepSync(ms: number): void { Atomics.wait(sleeper, 0, 0, ms); }

@@ -1,0 +1,36 @@
+// Can this process drive the kernel? Checks the tools and the privilege, and which
+// WireGuard there is: the kernel module (a probe link) or wireguard-go.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { run, succeeds } from './command';
+
+export type Probe = { ok: true; wireguard: 'kernel' | 'wireguard-go' } | { ok: false; reason: string };
+
+function firstFailure(tool: string, args: string[]): string | null {
+  try {
+    run(tool, args, { timeoutMs: 10_000 });
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+export function probeKernel(): Probe {
+  for (const [tool, args] of [['ip', ['-V']], ['wg', ['--version']], ['nft', ['--version']]] as const) {
+    const failed = firstFailure(tool, [...args]);
+    if (failed) return { ok: false, reason: `${tool} cannot be run (${failed})` };
+  }
+  // Listing the ruleset needs CAP_NET_ADMIN: this is the privilege check.
+  const denied = firstFailure('nft', ['list', 'tables']);
+  if (denied) return { ok: false, reason: `nftables cannot be used, missing privileges? (${denied})` };
+  const probe = `wgcpprobe${crypto.randomBytes(2).toString('hex')}`;
+  if (succeeds('ip', ['link', 'add', 'dev', probe, 'type', 'wireguard'])) {
+    succeeds('ip', ['link', 'del', 'dev', probe]);
+    return { ok: true, wireguard: 'kernel' };
+  }
+  if (!succeeds('wireguard-go', ['--version'])) {
+    return { ok: false, reason: 'the kernel has no WireGuard module and wireguard-go is not installed' };
+  }
+  if (!fs.existsSync('/dev/net/tun')) return { ok: false, reason: 'the kernel has no WireGuard module and /dev/net/tun is missing for wireguard-go' };
+  return { ok: true, wireguard: 'wireguard-go' };
+}

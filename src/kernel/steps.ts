@@ -1,0 +1,34 @@
+// Runs the steps of one kernel change in order; when one fails, the steps already done are
+// undone in reverse, so the kernel is left as it was and the caller's transaction rolls back.
+import createError from 'http-errors';
+import type { Logger } from '../log';
+
+export interface Step {
+  what: string;
+  run(): void;
+  /** Restores what run() changed; absent for a last step that has nothing after it to fail. */
+  undo?(): void;
+}
+
+export function runSteps(steps: Step[], log: Logger): void {
+  const done: Step[] = [];
+  for (const step of steps) {
+    try {
+      step.run();
+      done.push(step);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      for (const d of done.reverse()) {
+        try {
+          d.undo?.();
+        } catch (undoErr) {
+          log.error('kernel undo failed: the kernel may differ from the database until restart', {
+            step: d.what, error: undoErr instanceof Error ? undoErr.message : String(undoErr),
+          });
+        }
+      }
+      log.warn('kernel apply failed; undone', { step: step.what, error: message });
+      throw createError(500, message);
+    }
+  }
+}

@@ -1,0 +1,35 @@
+// The incremental batch between two policies (or two slices of one): element deletes, then
+// adds, for one `nft -f -` call that applies all of it or none.
+import { SET_NAMES, type PolicyElements } from './elements';
+import { TABLE } from './render';
+
+export interface ElementChanges {
+  deletes: string[];
+  adds: string[];
+}
+
+function setLines(name: string, before: Set<string>, after: Set<string>, out: ElementChanges): void {
+  const gone = [...before].filter((e) => !after.has(e));
+  const come = [...after].filter((e) => !before.has(e));
+  if (gone.length) out.deletes.push(`delete element ${TABLE} ${name} { ${gone.join(', ')} }`);
+  if (come.length) out.adds.push(`add element ${TABLE} ${name} { ${come.join(', ')} }`);
+}
+
+function mapLines(name: string, before: Map<string, string>, after: Map<string, string>, out: ElementChanges): void {
+  const gone = [...before.keys()].filter((k) => after.get(k) !== before.get(k));
+  const come = [...after].filter(([k, v]) => before.get(k) !== v);
+  if (gone.length) out.deletes.push(`delete element ${TABLE} ${name} { ${gone.join(', ')} }`);
+  if (come.length) out.adds.push(`add element ${TABLE} ${name} { ${come.map(([k, v]) => `${k} : ${v}`).join(', ')} }`);
+}
+
+/** The batch text that turns `before` into `after`; empty when they hold the same elements. */
+export function diff(before: PolicyElements, after: PolicyElements): string {
+  const out: ElementChanges = { deletes: [], adds: [] };
+  setLines(SET_NAMES.pairs, before.pairs, after.pairs, out);
+  setLines(SET_NAMES.internet, before.internet, after.internet, out);
+  mapLines(SET_NAMES.forwards, before.forwards, after.forwards, out);
+  setLines(SET_NAMES.serverAddrs, before.serverAddrs, after.serverAddrs, out);
+  setLines(SET_NAMES.tunnels, before.tunnels, after.tunnels, out);
+  const lines = [...out.deletes, ...out.adds];
+  return lines.length ? lines.join('\n') + '\n' : '';
+}

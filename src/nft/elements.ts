@@ -1,0 +1,69 @@
+// The policy of the `inet wgcp` table as plain element sets, each element already in nft
+// syntax. Only validated addresses, ports and interface names ever become element text.
+import { parseCidr, parseIpv4, formatIpv4 } from '../wg/ipv4';
+
+export interface PolicyElements {
+  /** Interfaces of forward-mode servers: `"wgcp1"`. */
+  tunnels: Set<string>;
+  /** Each tunnel's own address, reachable from its peers: `"wgcp1" . 10.8.0.1`. */
+  serverAddrs: Set<string>;
+  /** allowAccess, source . destination, new connections one way: `10.8.0.2 . 10.8.0.3`. */
+  pairs: Set<string>;
+  /** Peers whose traffic may leave through the router's other interfaces, masqueraded. */
+  internet: Set<string>;
+  /** Device port forwards, `tcp . 8080` to `10.8.0.5 . 80`. */
+  forwards: Map<string, string>;
+}
+
+export const SET_NAMES = { tunnels: 'tunnels', serverAddrs: 'server_addrs', pairs: 'pairs', internet: 'internet', forwards: 'port_forwards' } as const;
+
+export function emptyElements(): PolicyElements {
+  return { tunnels: new Set(), serverAddrs: new Set(), pairs: new Set(), internet: new Set(), forwards: new Map() };
+}
+
+const IFNAME = /^[A-Za-z0-9_.-]{1,15}$/;
+
+export function ifnameElement(name: string): string {
+  if (!IFNAME.test(name)) throw new Error(`interface name ${JSON.stringify(name)} is not allowed in the packet filter`);
+  return `"${name}"`;
+}
+
+export function ipElement(ip: string): string {
+  const n = parseIpv4(ip);
+  if (n === null) throw new Error(`${JSON.stringify(ip)} is not an IPv4 address`);
+  return formatIpv4(n);
+}
+
+export function portElement(port: number): string {
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${port} is not a port number`);
+  return String(port);
+}
+
+export function protoElement(proto: string): string {
+  if (proto !== 'tcp' && proto !== 'udp') throw new Error(`${JSON.stringify(proto)} is not tcp or udp`);
+  return proto;
+}
+
+export const pairElement = (from: string, to: string): string => `${ipElement(from)} . ${ipElement(to)}`;
+
+/** `"wgcp1" . 10.8.0.1` from the server's interface and its address with prefix. */
+export function serverAddrElement(ifname: string, address: string): string {
+  const c = parseCidr(address);
+  if (!c) throw new Error(`server address ${JSON.stringify(address)} is not a CIDR`);
+  return `${ifnameElement(ifname)} . ${formatIpv4(c.ip)}`;
+}
+
+export function forwardKey(proto: string, listenPort: number): string {
+  return `${protoElement(proto)} . ${portElement(listenPort)}`;
+}
+
+export function forwardTarget(ip: string, port: number): string {
+  return `${ipElement(ip)} . ${portElement(port)}`;
+}
+
+/** Adds every element of `more` into `into` (slices of different peers may overlap). */
+export function mergeInto(into: PolicyElements, more: PolicyElements): PolicyElements {
+  for (const k of ['tunnels', 'serverAddrs', 'pairs', 'internet'] as const) for (const e of more[k]) into[k].add(e);
+  for (const [k, v] of more.forwards) into.forwards.set(k, v);
+  return into;
+}

@@ -1,0 +1,63 @@
+// Which elements a server, a peer or a forward contributes to the table (DESIGN.md 6).
+// Slices are computed from the changed thing and its neighbours only, so a peer change
+// costs the same whatever the number of peers.
+import type { PortForward } from '../kernel/plane';
+import type { PeerRecord } from '../store/peers';
+import type { ServerRecord } from '../store/servers';
+import {
+  emptyElements, forwardKey, forwardTarget, ifnameElement, ipElement, mergeInto, pairElement, serverAddrElement,
+  type PolicyElements,
+} from './elements';
+
+export interface ServerView {
+  server: ServerRecord;
+  peers: ReadonlyMap<number, PeerRecord>;
+  forwards: ReadonlyMap<number, PortForward>;
+}
+
+const inPolicy = (server: ServerRecord): boolean => server.mode === 'forward';
+
+/**
+ * The elements that involve one peer: its own allowAccess pairs, the pairs of peers that
+ * name it (`referrers`), and its internet flag. Disabled peers hold nothing.
+ */
+export function peerSlice(server: ServerRecord, peer: PeerRecord | null, lookup: (id: number) => PeerRecord | undefined, referrers: Iterable<number>): PolicyElements {
+  const out = emptyElements();
+  if (!inPolicy(server) || !peer || !peer.enabled) return out;
+  for (const id of peer.allowAccess) {
+    const target = id === peer.id ? undefined : lookup(id);
+    if (target && target.enabled) out.pairs.add(pairElement(peer.ip, target.ip));
+  }
+  for (const id of referrers) {
+    const source = id === peer.id ? undefined : lookup(id);
+    if (source && source.enabled && source.allowAccess.includes(peer.id)) out.pairs.add(pairElement(source.ip, peer.ip));
+  }
+  if (peer.allowInternet) out.internet.add(ipElement(peer.ip));
+  return out;
+}
+
+export function forwardSlice(server: ServerRecord, forward: PortForward | null): PolicyElements {
+  const out = emptyElements();
+  if (inPolicy(server) && forward) out.forwards.set(forwardKey(forward.protocol, forward.listenPort), forwardTarget(forward.targetIp, forward.targetPort));
+  return out;
+}
+
+/** Everything a server puts in the table: nothing in standalone mode. */
+export function serverSlice(view: ServerView): PolicyElements {
+  const out = emptyElements();
+  const { server, peers } = view;
+  if (!inPolicy(server)) return out;
+  out.tunnels.add(ifnameElement(server.interface));
+  out.serverAddrs.add(serverAddrElement(server.interface, server.address));
+  const lookup = (id: number) => peers.get(id);
+  for (const peer of peers.values()) mergeInto(out, peerSlice(server, peer, lookup, []));
+  for (const f of view.forwards.values()) mergeInto(out, forwardSlice(server, f));
+  return out;
+}
+
+/** The whole policy: what start-up writes and what a full rebuild would write. */
+export function fullPolicy(views: Iterable<ServerView>): PolicyElements {
+  const out = emptyElements();
+  for (const v of views) mergeInto(out, serverSlice(v));
+  return out;
+}

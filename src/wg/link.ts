@@ -1,0 +1,71 @@
+// A server's interface as `ip` and `wg` see it: address, MTU, up, listen port and key.
+// The WireGuard device itself is made by a LinkDriver (kernel module or wireguard-go).
+import { run, succeeds } from '../kernel/command';
+import type { PeerRecord } from '../store/peers';
+import type { ServerRecord } from '../store/servers';
+import { renderInterfaceConf } from './uapi-conf';
+
+export const DEFAULT_MTU = 1420;
+
+/** Makes and removes the WireGuard device of an interface name. */
+export interface LinkDriver {
+  readonly kind: 'kernel' | 'wireguard-go';
+  create(ifname: string): void;
+  remove(ifname: string): void;
+  close(): Promise<void>;
+}
+
+export interface LinkInfo { name: string; kind: string | null }
+
+/** Every link of the namespace with its kind (`wireguard`, `tun`, ...). */
+export function listLinks(): LinkInfo[] {
+  const rows = JSON.parse(run('ip', ['-d', '-j', 'link', 'show']) || '[]') as { ifname: string; linkinfo?: { info_kind?: string } }[];
+  return rows.map((r) => ({ name: r.ifname, kind: r.linkinfo?.info_kind ?? null }));
+}
+
+export function linkExists(ifname: string): boolean {
+  return succeeds('ip', ['link', 'show', 'dev', ifname]);
+}
+
+export function deleteLink(ifname: string): void {
+  if (linkExists(ifname)) run('ip', ['link', 'del', 'dev', ifname]);
+}
+
+export const mtuOf = (server: Pick<ServerRecord, 'mtu'>): number => server.mtu ?? DEFAULT_MTU;
+
+/** Sets the tunnel address (only that one), the MTU and brings the link up. */
+export function configureLink(server: ServerRecord): void {
+  run('ip', ['address', 'flush', 'dev', server.interface]);
+  run('ip', ['address', 'add', server.address, 'dev', server.interface]);
+  run('ip', ['link', 'set', 'dev', server.interface, 'mtu', String(mtuOf(server)), 'up']);
+}
+
+export function replaceAddress(ifname: string, from: string, to: string): void {
+  run('ip', ['address', 'add', to, 'dev', ifname]);
+  run('ip', ['address', 'del', from, 'dev', ifname]);
+}
+
+export function setMtu(ifname: string, mtu: number): void {
+  run('ip', ['link', 'set', 'dev', ifname, 'mtu', String(mtu)]);
+}
+
+export function setListenPort(ifname: string, port: number): void {
+  run('wg', ['set', ifname, 'listen-port', String(port)]);
+}
+
+/** Makes the interface hold exactly this key, port and these peers (`wg syncconf`, config on stdin). */
+export function syncPeers(server: ServerRecord, peers: Iterable<PeerRecord>): void {
+  run('wg', ['syncconf', server.interface, '/dev/stdin'], { input: renderInterfaceConf(server, peers) });
+}
+
+/** `wg show <if> dump`; holds keys, so it is parsed and dropped, never logged. */
+export function dumpInterface(ifname: string): string {
+  return run('wg', ['show', ifname, 'dump']);
+}
+
+export const kernelDriver: LinkDriver = {
+  kind: 'kernel',
+  create(ifname) { run('ip', ['link', 'add', 'dev', ifname, 'type', 'wireguard']); },
+  remove: deleteLink,
+  async close() {},
+};

@@ -1,0 +1,55 @@
+// Pure rendering of what `wg` is fed for a server: the whole config for `wg syncconf`
+// (start-up reconcile) and the argument list of one peer for `wg set`.
+import type { PeerRecord } from '../store/peers';
+import type { ServerRecord } from '../store/servers';
+import { isWireGuardKey } from './keys';
+import { parseIpv4 } from './ipv4';
+
+/** The peers a server's interface holds: enabled ones only (disabled peers are off the interface). */
+export const livePeers = (peers: Iterable<PeerRecord>): PeerRecord[] => [...peers].filter((p) => p.enabled);
+
+function checkedKey(key: string, what: string): string {
+  if (!isWireGuardKey(key)) throw new Error(`${what} is not a WireGuard key`);
+  return key;
+}
+
+export function allowedIpOf(peer: Pick<PeerRecord, 'ip'>): string {
+  if (parseIpv4(peer.ip) === null) throw new Error(`peer address ${peer.ip} is not an IPv4 address`);
+  return `${peer.ip}/32`;
+}
+
+/** The `wg syncconf` text of a server: its key, its port and every enabled peer. Holds secrets. */
+export function renderInterfaceConf(server: ServerRecord, peers: Iterable<PeerRecord>): string {
+  const lines = ['[Interface]', `PrivateKey = ${checkedKey(server.privateKey, 'server private key')}`, `ListenPort = ${server.listenPort}`];
+  for (const p of livePeers(peers)) {
+    lines.push('', '[Peer]', `PublicKey = ${checkedKey(p.publicKey, `public key of peer ${p.id}`)}`,
+      `PresharedKey = ${checkedKey(p.presharedKey, `preshared key of peer ${p.id}`)}`, `AllowedIPs = ${allowedIpOf(p)}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** `wg set` arguments that put one peer on an interface; its preshared key is read from stdin. */
+export function peerSetArgs(ifname: string, peer: PeerRecord): string[] {
+  return ['set', ifname, 'peer', checkedKey(peer.publicKey, `public key of peer ${peer.id}`), 'preshared-key', '/dev/stdin', 'allowed-ips', allowedIpOf(peer)];
+}
+
+export function peerRemoveArgs(ifname: string, publicKey: string): string[] {
+  return ['set', ifname, 'peer', checkedKey(publicKey, 'peer public key'), 'remove'];
+}
+
+export interface PeerOp { args: string[]; input?: string }
+
+/**
+ * The `wg set` calls that move an interface from one state of a peer to another: nothing,
+ * a removal, an addition, or both when the key changed.
+ */
+export function peerOps(ifname: string, before: PeerRecord | null, after: PeerRecord | null): PeerOp[] {
+  const was = before && before.enabled ? before : null;
+  const will = after && after.enabled ? after : null;
+  const ops: PeerOp[] = [];
+  if (was && (!will || will.publicKey !== was.publicKey)) ops.push({ args: peerRemoveArgs(ifname, was.publicKey) });
+  if (will && (!was || was.publicKey !== will.publicKey || was.ip !== will.ip || was.presharedKey !== will.presharedKey)) {
+    ops.push({ args: peerSetArgs(ifname, will), input: will.presharedKey + '\n' });
+  }
+  return ops;
+}

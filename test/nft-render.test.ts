@@ -1,0 +1,74 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { diff } from '../src/nft/diff';
+import { emptyElements, type PolicyElements } from '../src/nft/elements';
+import { renderTable } from '../src/nft/render';
+
+const t = suite('nft render and diff');
+
+function elements(over: Partial<PolicyElements>): PolicyElements {
+  return { ...emptyElements(), ...over };
+}
+
+t('the full table replaces itself in one batch and touches no other table', () => {
+  const text = renderTable(elements({ tunnels: new Set(['"wgcp1"']), pairs: new Set(['10.1.0.2 . 10.1.0.3']) }));
+  const lines = text.split('\n');
+  assert.equal(lines.slice(0, 3), ['table inet wgcp', 'delete table inet wgcp', 'table inet wgcp {']);
+  assert.ok(text.includes('elements = { "wgcp1" }'));
+  assert.ok(text.includes('elements = { 10.1.0.2 . 10.1.0.3 }'));
+  assert.equal(lines.filter((l) => /^\S*table /.test(l.trim()) && !l.includes('inet wgcp')), []);
+  assert.not.ok(/flush ruleset/.test(text));
+});
+
+t('empty sets are declared without an elements line', () => {
+  const text = renderTable(emptyElements());
+  assert.not.ok(text.includes('elements'));
+  assert.ok(text.includes('set pairs {\n    type ipv4_addr . ipv4_addr\n  }'));
+});
+
+t('the forward chain drops tunnel traffic that no pair, internet flag or conntrack allows', () => {
+  const text = renderTable(emptyElements());
+  const chain = /chain tunnel_forward \{([^}]*)\}/.exec(text)![1].trim().split('\n').map((l) => l.trim());
+  assert.equal(chain, [
+    'ct state established,related accept',
+    'ip saddr . ip daddr @pairs accept',
+    'oifname != @tunnels ip saddr @internet accept',
+    'drop',
+  ]);
+  assert.ok(text.includes('iifname @tunnels oifname != @tunnels ip saddr @internet masquerade'));
+  assert.ok(text.includes('fib daddr type local dnat ip to meta l4proto . th dport map @port_forwards'));
+});
+
+t('diff of equal policies is empty', () => {
+  const a = elements({ pairs: new Set(['10.1.0.2 . 10.1.0.3']), internet: new Set(['10.1.0.2']) });
+  assert.is(diff(a, a), '');
+});
+
+t('diff deletes what went and adds what came, deletes first', () => {
+  const before = elements({ pairs: new Set(['10.1.0.2 . 10.1.0.3', '10.1.0.2 . 10.1.0.4']), internet: new Set(['10.1.0.2']) });
+  const after = elements({ pairs: new Set(['10.1.0.2 . 10.1.0.4', '10.1.0.2 . 10.1.0.5']) });
+  assert.is(diff(before, after), [
+    'delete element inet wgcp pairs { 10.1.0.2 . 10.1.0.3 }',
+    'delete element inet wgcp internet { 10.1.0.2 }',
+    'add element inet wgcp pairs { 10.1.0.2 . 10.1.0.5 }',
+    '',
+  ].join('\n'));
+});
+
+t('a forward whose target changed is deleted by key and added with its new target', () => {
+  const before = elements({ forwards: new Map([['tcp . 8080', '10.1.0.3 . 80'], ['udp . 53', '10.1.0.3 . 53']]) });
+  const after = elements({ forwards: new Map([['tcp . 8080', '10.1.0.9 . 80'], ['udp . 53', '10.1.0.3 . 53']]) });
+  assert.is(diff(before, after), 'delete element inet wgcp port_forwards { tcp . 8080 }\nadd element inet wgcp port_forwards { tcp . 8080 : 10.1.0.9 . 80 }\n');
+});
+
+t('applying a diff and then its reverse gives back the first state (the undo of a failed change)', () => {
+  const a = elements({ tunnels: new Set(['"wgcp1"']), pairs: new Set(['10.1.0.2 . 10.1.0.3']) });
+  const b = elements({ pairs: new Set(['10.1.0.3 . 10.1.0.2']), internet: new Set(['10.1.0.3']) });
+  const forward = diff(a, b);
+  const back = diff(b, a);
+  assert.ok(forward.includes('delete element inet wgcp tunnels { "wgcp1" }'));
+  assert.ok(back.includes('add element inet wgcp tunnels { "wgcp1" }'));
+  assert.ok(back.includes('delete element inet wgcp internet { 10.1.0.3 }'));
+});
+
+t.run();
