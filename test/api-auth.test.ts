@@ -44,6 +44,8 @@ t('accepts CLI-made API keys and access tokens in both header styles', async () 
   assert.is(key.code, 0);
   assert.match(key.out.trim(), /^wgk_[A-Za-z0-9_-]{43}$/);
   assert.is((await call(d.url, 'GET', '/api/stats', undefined, { 'wg-control-key': key.out.trim() })).status, 200);
+  const listed = (JSON.parse(wgcp('apikey', 'list').out) as { name: string; lastUsedAt: string | null }[]).find((k) => k.name === 'ci')!;
+  assert.match(listed.lastUsedAt!, /^\d{4}-/);
   const token = wgcp('token', 'create', '--name', 'dash').out.trim();
   assert.match(token, /^wgt_/);
   assert.is((await call(d.url, 'GET', '/api/stats', undefined, { Authorization: `Bearer ${token}` })).status, 200);

@@ -34,7 +34,9 @@ export class CredentialTable {
     this.hashesStmt = db.prepare('SELECT id, hash, expires_at AS expiresAt FROM credentials WHERE kind = ?');
     this.insertStmt = db.prepare('INSERT INTO credentials (kind, name, hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)');
     this.deleteStmt = db.prepare('DELETE FROM credentials WHERE kind = ? AND id = ?');
-    this.touchStmt = db.prepare('UPDATE credentials SET last_used_at = ? WHERE id = ?');
+    // At most one write a minute per credential: a router's flash should not pay for every GET.
+    this.touchStmt = db.prepare(`UPDATE credentials SET last_used_at = @now WHERE id = @id
+      AND (last_used_at IS NULL OR last_used_at < strftime('%Y-%m-%dT%H:%M:%fZ', @now, '-60 seconds'))`);
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM credentials WHERE kind = ?');
   }
 
@@ -61,5 +63,5 @@ export class CredentialTable {
     return found;
   }
 
-  touch(id: number, now: string): void { this.touchStmt.run(now, id); }
+  touch(id: number, now: string): void { this.touchStmt.run({ now, id }); }
 }
