@@ -15,16 +15,24 @@ import { CONTROL_BODY_LIMIT } from './http/body';
 import { authenticate } from './http/auth';
 import { controlRoutes } from './api/routes';
 import type { Route } from './http/router';
+import { attachDeviceContext } from './api/devices-context';
+import type { FailureLimit } from './device/failure-limiter';
+import { createDeviceServer } from './device/listener';
+import { loadServerSalt } from './device/server-salt';
 
 export interface DaemonOptions {
   log?: Logger;
   now?: () => Date;
   kernel?: KernelPlane;
+  /** Failed provisioning attempts allowed per source address and window (default 30 in 5 min). */
+  provisionLimit?: FailureLimit;
 }
 
 export interface Daemon {
   app: App;
   port: number;
+  /** The WGCP_DEVICE_LISTEN port, or null when that listener is not configured. */
+  devicePort: number | null;
   /** Every route the main listener serves (the OpenAPI test compares them with the document). */
   routes: readonly Route[];
   close(): Promise<void>;
@@ -47,9 +55,12 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
   let kernel: KernelPlane | undefined;
   try {
     kernel = opts.kernel ?? selectKernel(config, log);
-    kernel.reconcile(store.servers.list().map((server) => ({ server, peers: store.peers.listByServer(server.id), forwards: [] })));
+    kernel.reconcile(store.servers.list().map((server) => ({ server, peers: store.peers.listByServer(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) })));
     const app: App = { config, store, kernel, events: new EventBus(log, now), log, now };
     ensureFirstApiKey(store, config, log, now().toISOString());
+    const salt = loadServerSalt(config.serverSalt, config.dataDir);
+    if (salt.origin === 'generated') log.info('generated the device API salt (SERVER_SALT)', { saltFile: salt.file });
+    attachDeviceContext(app, salt.salt, opts.provisionLimit);
 
     const routes = controlRoutes(app);
     const handler = createRequestHandler({
@@ -61,13 +72,26 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, handler);
     const port = await listen(server, config.listen.host, config.listen.port);
     log.info('wgcpd is listening', { host: config.listen.host, port, kernel: kernel.state, dataDir: config.dataDir });
+    let deviceServer: http.Server | null = null;
+    let devicePort: number | null = null;
+    if (config.deviceListen) {
+      deviceServer = createDeviceServer(app);
+      devicePort = await listen(deviceServer, config.deviceListen.host, config.deviceListen.port).catch((err) => {
+        server.close();
+        throw err;
+      });
+      log.info('device API is listening', { host: config.deviceListen.host, port: devicePort, tls: config.tlsCert !== null });
+    } else if (config.tlsCert !== null) {
+      log.warn('WGCP_TLS_CERT is set but WGCP_DEVICE_LISTEN is not: TLS applies only to the device listener');
+    }
 
     const close = async () => {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+      if (deviceServer) await new Promise<void>((resolve) => { deviceServer!.close(() => resolve()); deviceServer!.closeAllConnections(); });
       await kernel!.close();
       store.close();
     };
-    return { app, port, routes, close };
+    return { app, port, devicePort, routes, close };
   } catch (err) {
     await kernel?.close();
     store.close();

@@ -11,6 +11,14 @@ const ERROR_TEXT: Record<number, string> = {
   400: 'invalid request; `field` names the bad field', 401: 'missing or wrong credentials',
   404: 'not found', 413: 'body larger than 1 MiB', 500: 'service failure',
 };
+// The device contract's own responses: no credentials, fixed error texts, 64 KiB bodies.
+const deviceErr = (description: string) => ({ description, ...json(ref('DeviceError')) });
+const deviceOp = (summary: string, request: string, response: string, codes: Record<number, string>) => ({
+  summary, security: [], requestBody: { required: true, ...json(ref(request)) },
+  responses: { 200: { description: 'success', ...json(ref(response)) }, ...Object.fromEntries(Object.entries(codes).map(([c, d]) => [c, deviceErr(d)])) },
+});
+const deviceIdParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'the device_id' };
+const withDeviceId = (o: Record<string, unknown>) => ({ parameters: [deviceIdParam], ...o });
 
 const op = (summary: string, success: Record<string, unknown>, codes: number[], extra: Record<string, unknown> = {}) =>
   ({ summary, ...extra, responses: { ...success, ...errors(401, ...codes, 500) } });
@@ -76,6 +84,55 @@ export const openApiDocument = {
           fromEmail: str, fromName: str,
         },
       },
+      Device: {
+        type: 'object', description: 'A provisioned device; each one is a peer of its server (peerID).',
+        properties: {
+          id: { ...str, format: 'uuid', readOnly: true }, serverID: { ...int, readOnly: true }, peerID: { ...int, readOnly: true },
+          hwid: { ...str, readOnly: true }, ip: { ...str, readOnly: true }, suspended: bool,
+          status: { ...str, readOnly: true }, state: { ...str, readOnly: true }, tunnelUp: { type: ['boolean', 'null'], readOnly: true },
+          lastHandshake: { type: ['string', 'null'], format: 'date-time', readOnly: true },
+          lastSeenAt: { type: ['string', 'null'], format: 'date-time', readOnly: true },
+          lastSourceAddress: { type: ['string', 'null'], readOnly: true }, forwardsHash: { ...str, readOnly: true },
+          provisionedAt: { ...ts, readOnly: true }, createdAt: { ...ts, readOnly: true }, updatedAt: { ...ts, readOnly: true },
+        },
+      },
+      DeviceUpdate: { type: 'object', required: ['suspended'], properties: { suspended: bool } },
+      PortForward: {
+        type: 'object', required: ['protocol', 'listenPort'],
+        properties: {
+          id: { ...int, readOnly: true }, deviceID: { ...str, format: 'uuid', readOnly: true }, protocol: { enum: ['tcp', 'udp'] },
+          listenPort: { type: 'integer', minimum: 1, maximum: 65535, description: "the router's port; unique per protocol on the router" },
+          targetPort: { type: 'integer', minimum: 1, maximum: 65535, description: "the device's port; defaults to listenPort" },
+          createdAt: { ...ts, readOnly: true },
+        },
+      },
+      RegistrationToken: {
+        type: 'object',
+        properties: {
+          token: { ...str, format: 'uuid' }, serverID: int, state: { enum: ['unused', 'used', 'expired'] },
+          createdAt: ts, expiresAt: ts, usedAt: { type: ['string', 'null'], format: 'date-time' },
+          deviceID: { type: ['string', 'null'], format: 'uuid' },
+        },
+      },
+      ProvisionRequest: { type: 'object', required: ['token', 'hwid'], properties: { token: { ...str, format: 'uuid' }, hwid: { ...str, maxLength: 128 } } },
+      ProvisionResponse: {
+        type: 'object', required: ['encrypted_config'],
+        properties: { encrypted_config: { ...str, description: 'standard base64 of nonce(12) || AES-256-GCM ciphertext || tag(16); key SHA-256(hwid + SERVER_SALT)' } },
+      },
+      HeartbeatRequest: {
+        type: 'object', required: ['device_id'],
+        properties: { device_id: { ...str, format: 'uuid' }, status: str, state: str, tunnel_up: bool, last_handshake: { ...str, format: 'date-time' } },
+      },
+      HeartbeatResponse: {
+        type: 'object',
+        properties: {
+          device_id: str, status: { const: 'ok' }, internal_ip: str, private_key: { ...str, description: '64 hex characters' },
+          preshared_key: { ...str, description: '64 hex characters' }, server_pub: { ...str, description: '64 hex characters' },
+          endpoint: str, server_wg_ip: str, dns: str, allowed_ips: str,
+          forwards_hash: { ...str, description: 'hex SHA-256 of the canonical JSON array of the forwards, sorted by protocol then listenPort' },
+        },
+      },
+      DeviceError: { type: 'object', required: ['error'], additionalProperties: false, properties: { error: str } },
       Stats: { type: 'object', additionalProperties: int },
       Health: { type: 'object', properties: { status: str, kernel: { enum: ['on', 'off'] }, version: str } },
     },
@@ -125,5 +182,40 @@ export const openApiDocument = {
       post: op('Save SMTP settings', { 200: { description: 'saved', ...json(ref('SMTPSettings')) } }, [400, 413], body('SMTPSettings')),
     },
     '/api/stats': { get: op('Global statistics', { 200: { description: 'counts', ...json(ref('Stats')) } }, []) },
+    '/api/servers/{id}/tokens': withId({
+      get: op('List registration tokens of a server', { 200: { description: 'tokens', ...json({ type: 'array', items: ref('RegistrationToken') }) } }, [404]),
+      post: op('Make a registration token (UUIDv4, single use, valid 24 h); no body needed', { 201: { description: 'created', ...json(ref('RegistrationToken')) } }, [404]),
+    }),
+    '/api/tokens/{token}': {
+      parameters: [{ name: 'token', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+      delete: op('Revoke a registration token', { 204: { description: 'revoked' } }, [404]),
+    },
+    '/api/devices': { get: op('List devices', { 200: { description: 'devices', ...json({ type: 'array', items: ref('Device') }) } }, []) },
+    '/api/devices/{id}': withDeviceId({
+      get: op('Read a device', { 200: { description: 'the device', ...json(ref('Device')) } }, [404]),
+      put: op('Suspend or reinstate a device', { 200: { description: 'updated', ...json(ref('Device')) } }, [400, 404, 413], body('DeviceUpdate')),
+      delete: op('Delete a device and its peer', { 204: { description: 'deleted' } }, [404]),
+    }),
+    '/api/devices/{id}/rotate': withDeviceId({
+      post: op("Give the device's peer new keys (the device gets them at its next heartbeat)", { 200: { description: 'the device', ...json(ref('Device')) } }, [404]),
+    }),
+    '/api/devices/{id}/forwards': withDeviceId({
+      get: op('List port forwards of a device', { 200: { description: 'forwards', ...json({ type: 'array', items: ref('PortForward') }) } }, [404]),
+      post: op('Add a port forward (DNAT in forward mode)', { 201: { description: 'created', ...json(ref('PortForward')) } }, [400, 404, 413], body('PortForward')),
+    }),
+    '/api/forwards/{id}': withId({ delete: op('Remove a port forward', { 204: { description: 'removed' } }, [404]) }),
+    '/api/v1/provision': {
+      post: deviceOp('Device API: exchange a registration token and hwid for the encrypted configuration', 'ProvisionRequest', 'ProvisionResponse', {
+        400: '`invalid token format`, `invalid hardware id`, `token already used`, or malformed JSON',
+        403: '`invalid token` (unknown) or `token expired`', 413: 'body larger than 64 KiB',
+        429: 'too many failed attempts from this address (see Retry-After)', 500: '`provisioning failed`',
+      }),
+    },
+    '/api/v1/heartbeat': {
+      post: deviceOp('Device API: report status and get the current configuration', 'HeartbeatRequest', 'HeartbeatResponse', {
+        400: '`invalid device id`, or a status field of the wrong type', 403: '`device is suspended`', 404: '`device not found`',
+        413: 'body larger than 64 KiB', 500: '`heartbeat failed`',
+      }),
+    },
   } as Record<string, Record<string, unknown>>,
 };

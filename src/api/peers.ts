@@ -10,6 +10,7 @@ import { firstFreeHost, parseCidr } from '../wg/ipv4';
 import { parseId } from './fields';
 import { presentPeer } from './present';
 import { findServer } from './servers';
+import { forwardsFollowPeer } from './forwards-follow';
 import { GB, allocatePeerIp, checkAllowAccess, checkPeerIp, checkPeerKey, parsePeerInput, type PeerInput } from './peer-input';
 
 export function findPeer(app: App, idText: string): PeerRecord {
@@ -117,6 +118,7 @@ export function peerRoutes(app: App): Route[] {
           if (input.allowAccess !== undefined) checkAllowAccess(store, server, next.allowAccess, before.id);
           store.peers.update(next);
           kernel.applyPeer({ server, before, after: next });
+          forwardsFollowPeer(app, server, before, next);
           return { server, after: next };
         });
         const shown = presentPeer(after);
@@ -138,6 +140,7 @@ export function peerRoutes(app: App): Route[] {
 export function deletePeer(app: App, peer: PeerRecord): void {
   const server = app.store.servers.get(peer.serverId)!;
   app.store.tx(() => {
+    forwardsFollowPeer(app, server, peer, null);
     app.store.peers.delete(peer.id);
     app.kernel.applyPeer({ server, before: peer, after: null });
   });

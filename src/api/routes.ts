@@ -11,6 +11,10 @@ import { serverRoutes } from './servers';
 import { smtpRoutes } from './smtp';
 import { statsRoutes } from './stats';
 import { webhookRoutes } from './webhooks';
+import { deviceApiRoutes } from './devices-api';
+import { deviceRoutes } from './devices';
+import { forwardRoutes } from './forwards';
+import { regTokenRoutes } from './regtokens';
 
 export function controlRoutes(app: App): Route[] {
   return [
@@ -19,8 +23,12 @@ export function controlRoutes(app: App): Route[] {
     ...serverRoutes(app),
     ...peerRoutes(app),
     ...peerFileRoutes(app),
-    ...statsRoutes(app),
+    ...statsRoutes(app, () => ({ totalDevices: app.store.devices.count() })),
     ...webhookRoutes(app),
     ...smtpRoutes(app),
+    ...regTokenRoutes(app),
+    ...deviceRoutes(app),
+    ...forwardRoutes(app),
+    ...deviceApiRoutes(app),
   ];
 }

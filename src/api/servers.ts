@@ -92,7 +92,7 @@ export function serverRoutes(app: App): Route[] {
           };
           checkServerConflicts(store, next);
           store.servers.update(next);
-          kernel.applyServer({ before: current, after: next, peers: store.peers.listByServer(next.id), forwards: [] });
+          kernel.applyServer({ before: current, after: next, peers: store.peers.listByServer(next.id), forwards: store.forwards.kernelForwardsOfServer(next.id) });
           return next;
         });
         const shown = showServer(app, after);

@@ -7,11 +7,15 @@ import { VERSION } from '../version';
 import { runDaemon } from '../main';
 import { UsageError, parseArgs, stringOption } from './args';
 import { runCredentialCommand } from './credentials';
+import { runRegTokenCommand } from './regtokens';
+import { runTlsCommand } from './tls';
 
 const USAGE = `usage: wgcp [--data-dir DIR] COMMAND
   serve                                   run the daemon in the foreground
   apikey create [--name NAME] | list | revoke ID
   token  create [--name NAME] [--expires-in-days N] | list | revoke ID
+  regtoken create --server ID | list [--server ID] | revoke TOKEN   device registration tokens
+  tls init [--out-dir DIR] [--cn NAME] [--san DNS:x,IP:y] [--days N] [--force]   self-signed pair
   --version                               print the version
 The data folder is --data-dir, else $WGCP_DATA_DIR, else /var/lib/wgcp.`;
 
@@ -26,11 +30,13 @@ export function main(argv: string[], out: (s: string) => void = (s) => process.s
       void runDaemon();
       return -1;
     }
-    if (command !== 'apikey' && command !== 'token') throw new UsageError(USAGE);
+    if (command === 'tls') { runTlsCommand(args, dataDir, out); return 0; }
+    if (command !== 'apikey' && command !== 'token' && command !== 'regtoken') throw new UsageError(USAGE);
     process.umask(0o077);
     const store = Store.open(dataDir);
     try {
-      runCredentialCommand(command, args, store, out);
+      if (command === 'regtoken') runRegTokenCommand(args, store, out);
+      else runCredentialCommand(command, args, store, out);
     } finally {
       store.close();
     }

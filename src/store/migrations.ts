@@ -83,4 +83,43 @@ export const MIGRATIONS: readonly string[] = [
     last_used_at TEXT
   );
   `,
+  // Device API (issue 5): registration tokens, devices (each one a peer), port forwards.
+  `
+  CREATE TABLE registration_tokens (
+    token TEXT PRIMARY KEY,
+    server_id INTEGER NOT NULL REFERENCES servers(id) ON DELETE CASCADE,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    used_at TEXT,
+    device_id TEXT
+  ) WITHOUT ROWID;
+  CREATE INDEX registration_tokens_server ON registration_tokens(server_id);
+  CREATE TABLE devices (
+    device_id TEXT PRIMARY KEY,
+    server_id INTEGER NOT NULL REFERENCES servers(id) ON DELETE CASCADE,
+    peer_id INTEGER NOT NULL UNIQUE REFERENCES peers(id) ON DELETE CASCADE,
+    hwid TEXT NOT NULL,
+    suspended INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL DEFAULT '',
+    state TEXT NOT NULL DEFAULT '',
+    tunnel_up INTEGER,
+    last_handshake TEXT,
+    last_seen_at TEXT,
+    last_source TEXT,
+    provisioned_at TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    UNIQUE (server_id, hwid)
+  ) WITHOUT ROWID;
+  CREATE TABLE port_forwards (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    device_id TEXT NOT NULL REFERENCES devices(device_id) ON DELETE CASCADE,
+    protocol TEXT NOT NULL CHECK (protocol IN ('tcp', 'udp')),
+    listen_port INTEGER NOT NULL CHECK (listen_port BETWEEN 1 AND 65535),
+    target_port INTEGER NOT NULL CHECK (target_port BETWEEN 1 AND 65535),
+    created_at TEXT NOT NULL,
+    UNIQUE (protocol, listen_port)
+  );
+  CREATE INDEX port_forwards_device ON port_forwards(device_id);
+  `,
 ];

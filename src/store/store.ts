@@ -6,6 +6,9 @@ import { PeerTable } from './peers';
 import { WebhookTable } from './webhooks';
 import { SmtpTable } from './smtp';
 import { CredentialTable } from './credentials';
+import { RegTokenTable } from './regtokens';
+import { DeviceTable } from './devices';
+import { ForwardTable } from './forwards';
 
 export class Store {
   readonly servers: ServerTable;
@@ -13,6 +16,9 @@ export class Store {
   readonly webhooks: WebhookTable;
   readonly smtp: SmtpTable;
   readonly credentials: CredentialTable;
+  readonly regTokens: RegTokenTable;
+  readonly devices: DeviceTable;
+  readonly forwards: ForwardTable;
 
   constructor(readonly db: DB) {
     this.servers = new ServerTable(db);
@@ -20,6 +26,9 @@ export class Store {
     this.webhooks = new WebhookTable(db);
     this.smtp = new SmtpTable(db);
     this.credentials = new CredentialTable(db);
+    this.regTokens = new RegTokenTable(db);
+    this.devices = new DeviceTable(db);
+    this.forwards = new ForwardTable(db);
   }
 
   static open(dataDir: string): Store { return new Store(openDatabase(dataDir)); }

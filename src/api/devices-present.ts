@@ -1,0 +1,54 @@
+// Device records as the two APIs show them: the admin view (camel-cased like the rest of
+// the control plane) and the tunnel fields of the device contract (snake_case, hex keys).
+import type { DeviceRecord } from '../store/devices';
+import type { ForwardRecord } from '../store/forwards';
+import type { PeerRecord } from '../store/peers';
+import type { RegTokenRecord } from '../store/regtokens';
+import type { ServerRecord } from '../store/servers';
+import { peerAllowedIps } from '../wg/conf';
+import { formatIpv4, parseCidr } from '../wg/ipv4';
+import { keyToHex } from '../wg/keys';
+
+export function presentDevice(d: DeviceRecord, peer: PeerRecord | undefined, hash: string) {
+  return {
+    id: d.deviceId,
+    serverID: d.serverId,
+    peerID: d.peerId,
+    hwid: d.hwid,
+    ip: peer?.ip ?? '',
+    suspended: d.suspended,
+    status: d.status,
+    state: d.state,
+    tunnelUp: d.tunnelUp,
+    lastHandshake: d.lastHandshake,
+    lastSeenAt: d.lastSeenAt,
+    lastSourceAddress: d.lastSource,
+    forwardsHash: hash,
+    provisionedAt: d.provisionedAt,
+    createdAt: d.createdAt,
+    updatedAt: d.updatedAt,
+  };
+}
+
+export function presentForward(f: ForwardRecord) {
+  return { id: f.id, deviceID: f.deviceId, protocol: f.protocol, listenPort: f.listenPort, targetPort: f.targetPort, createdAt: f.createdAt };
+}
+
+export function presentRegToken(t: RegTokenRecord, now: string) {
+  const state = t.usedAt !== null ? 'used' : t.expiresAt <= now ? 'expired' : 'unused';
+  return { token: t.token, serverID: t.serverId, state, createdAt: t.createdAt, expiresAt: t.expiresAt, usedAt: t.usedAt, deviceID: t.deviceId };
+}
+
+/** The tunnel fields shared by the provisioning payload and the heartbeat answer. */
+export function deviceTunnel(server: ServerRecord, peer: PeerRecord & { privateKey: string }) {
+  return {
+    internal_ip: peer.ip,
+    private_key: keyToHex(peer.privateKey),
+    preshared_key: keyToHex(peer.presharedKey),
+    server_pub: keyToHex(server.publicKey),
+    endpoint: server.endpoint,
+    server_wg_ip: formatIpv4(parseCidr(server.address)!.ip),
+    dns: server.dns,
+    allowed_ips: peerAllowedIps(server, peer.allowInternet),
+  };
+}

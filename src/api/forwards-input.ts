@@ -1,0 +1,28 @@
+// Validation of a port forward: protocol tcp|udp, ports 1-65535, and a router port that
+// nothing else on the router already takes for that protocol.
+import type { App } from '../app';
+import type { ForwardProtocol } from '../store/forwards';
+import { badField, oneOf, readInt, required, type Body } from './fields';
+
+export interface ForwardInput { protocol: ForwardProtocol; listenPort: number; targetPort: number }
+
+export function parseForwardInput(body: Body): ForwardInput {
+  const protocol = required(oneOf(body, 'protocol', ['tcp', 'udp'] as const), 'protocol');
+  const listenPort = required(readInt(body, 'listenPort', 1, 65535), 'listenPort');
+  // Left out, the device port is the router port.
+  const targetPort = readInt(body, 'targetPort', 1, 65535) ?? listenPort;
+  return { protocol, listenPort, targetPort };
+}
+
+/** Refuses a router port held by another forward, a WireGuard server (udp) or the daemon's own listeners (tcp). */
+export function checkListenPort(app: App, f: ForwardInput): void {
+  const holder = app.store.forwards.holder(f.protocol, f.listenPort);
+  if (holder !== undefined) throw badField('listenPort', `${f.protocol}/${f.listenPort} is already forwarded by forward ${holder}`);
+  if (f.protocol === 'udp') {
+    const server = app.store.servers.list().find((s) => s.listenPort === f.listenPort);
+    if (server) throw badField('listenPort', `udp/${f.listenPort} is the WireGuard port of server ${server.id}`);
+  } else {
+    const own = [app.config.listen, app.config.deviceListen].filter((l) => l !== null && l.port === f.listenPort);
+    if (own.length > 0) throw badField('listenPort', `tcp/${f.listenPort} is a port wgcpd itself listens on`);
+  }
+}

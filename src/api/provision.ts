@@ -1,0 +1,57 @@
+// POST /api/v1/provision: a one-time token and a hardware id in, the device's tunnel
+// configuration out, encrypted for that hwid. Failed attempts count against the source
+// address; past the limit the address gets 429 until its window ends.
+import createError, { isHttpError } from 'http-errors';
+import type { IncomingMessage } from 'node:http';
+import type { App } from '../app';
+import type { Route } from '../http/router';
+import { ok } from '../http/reply';
+import { deviceKey, encryptPayload } from '../device/payload-crypto';
+import { forwardsHash } from '../device/forwards-hash';
+import { deviceContext } from './devices-context';
+import { deviceTunnel, presentDevice } from './devices-present';
+import { presentPeer } from './present';
+import { provisionDevice, readProvisionBody } from './provision-device';
+
+export const DEVICE_BODY_LIMIT = 64 * 1024;
+
+/** The client's address, with IPv4-mapped IPv6 shown as plain IPv4. */
+export function sourceAddress(req: IncomingMessage): string {
+  return (req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+}
+
+export function provisionRoute(app: App): Route {
+  return {
+    method: 'POST', path: '/api/v1/provision', auth: 'none', bodyLimit: DEVICE_BODY_LIMIT,
+    async handler(ctx) {
+      const { salt, limiter } = deviceContext(app);
+      const source = sourceAddress(ctx.req);
+      const wait = limiter.blockedFor(source);
+      if (wait > 0) {
+        throw createError(429, 'too many failed provisioning attempts; try again later', { headers: { 'Retry-After': String(wait) } });
+      }
+      let done;
+      try {
+        const { token, hwid } = readProvisionBody(await ctx.body());
+        done = provisionDevice(app, token, hwid);
+      } catch (err) {
+        if (isHttpError(err) && err.status < 500) {
+          limiter.recordFailure(source);
+          throw err;
+        }
+        app.log.error('provisioning failed', { requestId: ctx.requestId, error: err instanceof Error ? err.message : String(err) });
+        throw createError(500, 'provisioning failed');
+      }
+      const { server, device, peer, replaced } = done;
+      const payload = JSON.stringify({ device_id: device.deviceId, ...deviceTunnel(server, peer) });
+      const encrypted = encryptPayload(payload, deviceKey(device.hwid, salt));
+      const hash = forwardsHash(app.store.forwards.listByDevice(device.deviceId));
+      const shownPeer = presentPeer(peer);
+      if (replaced) app.events.publish('peerUpdated', server.id, { mode: server.mode, peer: shownPeer });
+      else app.events.publish('peerCreated', server.id, { mode: server.mode, peer: shownPeer });
+      app.events.publish('deviceProvisioned', server.id, { device: presentDevice(device, peer, hash), peer: shownPeer, reprovisioned: replaced !== null, source });
+      app.log.info('device provisioned', { deviceId: device.deviceId, serverId: server.id, source, reprovisioned: replaced !== null });
+      return ok({ encrypted_config: encrypted });
+    },
+  };
+}

@@ -1,0 +1,44 @@
+// `wgcp regtoken create --server N | list [--server N] | revoke TOKEN`: registration tokens
+// for devices, in the daemon's database. A new token is printed alone on stdout.
+import type { Store } from '../store/store';
+import { createRegToken } from '../api/regtokens';
+import { presentRegToken } from '../api/devices-present';
+import { isUuid } from '../device/identifiers';
+import { UsageError, stringOption, type Args } from './args';
+
+export const REGTOKEN_USAGE = 'usage: wgcp regtoken create --server ID | list [--server ID] | revoke TOKEN';
+
+function serverOption(args: Args, store: Store, needed: boolean): number | undefined {
+  const text = stringOption(args, 'server');
+  if (text === undefined) {
+    if (needed) throw new UsageError(`--server ID is required\n${REGTOKEN_USAGE}`);
+    return undefined;
+  }
+  if (!/^[1-9]\d{0,15}$/.test(text) || !store.servers.get(Number(text))) throw new UsageError(`no server with id ${text}`);
+  return Number(text);
+}
+
+export function runRegTokenCommand(args: Args, store: Store, out: (s: string) => void, now: Date = new Date()): void {
+  const [, verb, arg] = args.words;
+  switch (verb) {
+    case 'create': {
+      const token = createRegToken(store, serverOption(args, store, true)!, now);
+      out(token.token + '\n');
+      return;
+    }
+    case 'list': {
+      const server = serverOption(args, store, false);
+      const rows = server === undefined ? store.regTokens.list() : store.regTokens.listByServer(server);
+      out(JSON.stringify(rows.map((t) => presentRegToken(t, now.toISOString())), null, 2) + '\n');
+      return;
+    }
+    case 'revoke': {
+      if (!arg) throw new UsageError(REGTOKEN_USAGE);
+      if (!isUuid(arg) || !store.regTokens.delete(arg.toLowerCase())) throw new UsageError(`no registration token ${arg}`);
+      out('revoked the registration token\n');
+      return;
+    }
+    default:
+      throw new UsageError(REGTOKEN_USAGE);
+  }
+}

@@ -1,0 +1,15 @@
+// forwards_hash (DESIGN.md section 4): lowercase hex SHA-256 of the canonical JSON array
+// of a device's forwards, sorted by protocol then listenPort, keys in this fixed order.
+import crypto from 'node:crypto';
+
+export interface ForwardShape { protocol: string; listenPort: number; targetPort: number }
+
+export function canonicalForwards(forwards: readonly ForwardShape[]): string {
+  const sorted = [...forwards].sort((a, b) =>
+    a.protocol < b.protocol ? -1 : a.protocol > b.protocol ? 1 : a.listenPort - b.listenPort);
+  return JSON.stringify(sorted.map((f) => ({ protocol: f.protocol, listenPort: f.listenPort, targetPort: f.targetPort })));
+}
+
+export function forwardsHash(forwards: readonly ForwardShape[]): string {
+  return crypto.createHash('sha256').update(canonicalForwards(forwards), 'utf8').digest('hex');
+}

@@ -1,0 +1,38 @@
+// The WGCP_DEVICE_LISTEN listener: the device API alone (never the control plane), over
+// HTTPS with TLS 1.2 at least when WGCP_TLS_CERT/KEY are set, plain HTTP otherwise.
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import createError from 'http-errors';
+import type { App } from '../app';
+import { createRequestHandler } from '../http/server';
+import { deviceApiRoutes } from '../api/devices-api';
+import { DEVICE_BODY_LIMIT } from '../api/provision';
+
+const TIMEOUTS = { requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 65_000 };
+
+function readPem(file: string, variable: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    throw new Error(`${variable} ${file} cannot be read: ${(err as Error).message}`);
+  }
+}
+
+export function createDeviceServer(app: App): http.Server {
+  const handler = createRequestHandler({
+    routes: deviceApiRoutes(app),
+    log: app.log,
+    bodyLimit: DEVICE_BODY_LIMIT,
+    // Every device route is auth 'none'; nothing here may accept control credentials.
+    authenticate: () => { throw createError(401, 'unauthorized'); },
+  });
+  const { tlsCert, tlsKey } = app.config;
+  if (tlsCert === null || tlsKey === null) return http.createServer(TIMEOUTS, handler);
+  return https.createServer({
+    ...TIMEOUTS,
+    cert: readPem(tlsCert, 'WGCP_TLS_CERT'),
+    key: readPem(tlsKey, 'WGCP_TLS_KEY'),
+    minVersion: 'TLSv1.2',
+  }, handler);
+}

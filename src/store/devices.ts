@@ -1,0 +1,105 @@
+// The devices table: one row a provisioned device, each tied to the peer that carries its
+// tunnel. Heartbeats write the reported status fields here.
+import type { DB } from './db';
+
+export interface DeviceRecord {
+  deviceId: string;
+  serverId: number;
+  peerId: number;
+  hwid: string;
+  suspended: boolean;
+  status: string;
+  state: string;
+  tunnelUp: boolean | null;
+  lastHandshake: string | null;
+  lastSeenAt: string | null;
+  lastSource: string | null;
+  provisionedAt: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface HeartbeatReport {
+  status?: string;
+  state?: string;
+  tunnelUp?: boolean;
+  lastHandshake?: string | null;
+  seenAt: string;
+  source: string;
+}
+
+const COLUMNS = `device_id AS deviceId, server_id AS serverId, peer_id AS peerId, hwid, suspended, status, state,
+  tunnel_up AS tunnelUp, last_handshake AS lastHandshake, last_seen_at AS lastSeenAt, last_source AS lastSource,
+  provisioned_at AS provisionedAt, created_at AS createdAt, updated_at AS updatedAt`;
+
+type Row = Omit<DeviceRecord, 'suspended' | 'tunnelUp'> & { suspended: number; tunnelUp: number | null };
+
+const fromRow = (r: Row): DeviceRecord => ({ ...r, suspended: r.suspended === 1, tunnelUp: r.tunnelUp === null ? null : r.tunnelUp === 1 });
+
+export class DeviceTable {
+  private readonly byId;
+  private readonly byHwidStmt;
+  private readonly byPeerStmt;
+  private readonly all;
+  private readonly insertStmt;
+  private readonly suspendStmt;
+  private readonly provisionedStmt;
+  private readonly heartbeatStmt;
+  private readonly countStmt;
+
+  constructor(db: DB) {
+    this.byId = db.prepare(`SELECT ${COLUMNS} FROM devices WHERE device_id = ?`);
+    this.byHwidStmt = db.prepare(`SELECT ${COLUMNS} FROM devices WHERE server_id = ? AND hwid = ?`);
+    this.byPeerStmt = db.prepare(`SELECT ${COLUMNS} FROM devices WHERE peer_id = ?`);
+    this.all = db.prepare(`SELECT ${COLUMNS} FROM devices ORDER BY created_at, device_id`);
+    this.insertStmt = db.prepare(`INSERT INTO devices (device_id, server_id, peer_id, hwid, provisioned_at, created_at, updated_at)
+      VALUES (@deviceId, @serverId, @peerId, @hwid, @provisionedAt, @createdAt, @updatedAt)`);
+    this.suspendStmt = db.prepare('UPDATE devices SET suspended = ?, updated_at = ? WHERE device_id = ?');
+    this.provisionedStmt = db.prepare('UPDATE devices SET provisioned_at = ?, updated_at = ? WHERE device_id = ?');
+    // Fields the device left out of its report keep their stored value.
+    this.heartbeatStmt = db.prepare(`UPDATE devices SET status = COALESCE(@status, status), state = COALESCE(@state, state),
+      tunnel_up = CASE WHEN @tunnelUp IS NULL THEN tunnel_up ELSE @tunnelUp END,
+      last_handshake = CASE WHEN @hasHandshake = 1 THEN @lastHandshake ELSE last_handshake END,
+      last_seen_at = @seenAt, last_source = @source WHERE device_id = @deviceId`);
+    this.countStmt = db.prepare('SELECT COUNT(*) FROM devices').pluck();
+  }
+
+  get(deviceId: string): DeviceRecord | undefined {
+    const r = this.byId.get(deviceId) as Row | undefined;
+    return r && fromRow(r);
+  }
+
+  byHwid(serverId: number, hwid: string): DeviceRecord | undefined {
+    const r = this.byHwidStmt.get(serverId, hwid) as Row | undefined;
+    return r && fromRow(r);
+  }
+
+  byPeer(peerId: number): DeviceRecord | undefined {
+    const r = this.byPeerStmt.get(peerId) as Row | undefined;
+    return r && fromRow(r);
+  }
+
+  list(): DeviceRecord[] { return (this.all.all() as Row[]).map(fromRow); }
+  count(): number { return this.countStmt.get() as number; }
+
+  insert(d: Pick<DeviceRecord, 'deviceId' | 'serverId' | 'peerId' | 'hwid' | 'provisionedAt' | 'createdAt' | 'updatedAt'>): DeviceRecord {
+    this.insertStmt.run(d);
+    return this.get(d.deviceId)!;
+  }
+
+  setSuspended(deviceId: string, suspended: boolean, now: string): void { this.suspendStmt.run(suspended ? 1 : 0, now, deviceId); }
+  markProvisioned(deviceId: string, now: string): void { this.provisionedStmt.run(now, now, deviceId); }
+
+  recordHeartbeat(deviceId: string, r: HeartbeatReport): void {
+    this.heartbeatStmt.run({
+      deviceId,
+      status: r.status ?? null,
+      state: r.state ?? null,
+      tunnelUp: r.tunnelUp === undefined ? null : r.tunnelUp ? 1 : 0,
+      hasHandshake: r.lastHandshake === undefined ? 0 : 1,
+      lastHandshake: r.lastHandshake ?? null,
+      seenAt: r.seenAt,
+      source: r.source,
+    });
+  }
+}

@@ -1,0 +1,65 @@
+// Device port forwards. A record names its device; the kernel's view (PortForward) adds
+// the server and the device's tunnel address, joined from the device's peer.
+import type { DB } from './db';
+import type { PortForward } from '../kernel/plane';
+
+export type ForwardProtocol = 'tcp' | 'udp';
+
+export interface ForwardRecord {
+  id: number;
+  deviceId: string;
+  protocol: ForwardProtocol;
+  listenPort: number;
+  targetPort: number;
+  createdAt: string;
+}
+
+const COLUMNS = 'id, device_id AS deviceId, protocol, listen_port AS listenPort, target_port AS targetPort, created_at AS createdAt';
+const KERNEL_COLUMNS = `f.id AS id, d.server_id AS serverId, f.protocol AS protocol, f.listen_port AS listenPort,
+  p.ip AS targetIp, f.target_port AS targetPort`;
+const KERNEL_JOIN = 'port_forwards f JOIN devices d ON d.device_id = f.device_id JOIN peers p ON p.id = d.peer_id';
+
+export class ForwardTable {
+  private readonly byId;
+  private readonly byDevice;
+  private readonly holderStmt;
+  private readonly insertStmt;
+  private readonly deleteStmt;
+  private readonly kernelById;
+  private readonly kernelByServer;
+  private readonly kernelByPeer;
+
+  constructor(db: DB) {
+    this.byId = db.prepare(`SELECT ${COLUMNS} FROM port_forwards WHERE id = ?`);
+    this.byDevice = db.prepare(`SELECT ${COLUMNS} FROM port_forwards WHERE device_id = ? ORDER BY protocol, listen_port`);
+    this.holderStmt = db.prepare('SELECT id FROM port_forwards WHERE protocol = ? AND listen_port = ?').pluck();
+    this.insertStmt = db.prepare(`INSERT INTO port_forwards (device_id, protocol, listen_port, target_port, created_at)
+      VALUES (@deviceId, @protocol, @listenPort, @targetPort, @createdAt)`);
+    this.deleteStmt = db.prepare('DELETE FROM port_forwards WHERE id = ?');
+    this.kernelById = db.prepare(`SELECT ${KERNEL_COLUMNS} FROM ${KERNEL_JOIN} WHERE f.id = ?`);
+    this.kernelByServer = db.prepare(`SELECT ${KERNEL_COLUMNS} FROM ${KERNEL_JOIN} WHERE d.server_id = ? ORDER BY f.id`);
+    this.kernelByPeer = db.prepare(`SELECT ${KERNEL_COLUMNS} FROM ${KERNEL_JOIN} WHERE d.peer_id = ? ORDER BY f.id`);
+  }
+
+  get(id: number): ForwardRecord | undefined { return this.byId.get(id) as ForwardRecord | undefined; }
+
+  /** A device's forwards, sorted by protocol then listenPort (the forwards_hash order). */
+  listByDevice(deviceId: string): ForwardRecord[] { return this.byDevice.all(deviceId) as ForwardRecord[]; }
+
+  /** The id of the forward that holds this protocol and router port, if any. */
+  holder(protocol: ForwardProtocol, listenPort: number): number | undefined {
+    return this.holderStmt.get(protocol, listenPort) as number | undefined;
+  }
+
+  insert(f: Omit<ForwardRecord, 'id'>): ForwardRecord {
+    const id = Number(this.insertStmt.run(f).lastInsertRowid);
+    return { ...f, id };
+  }
+
+  delete(id: number): void { this.deleteStmt.run(id); }
+
+  kernelForward(id: number): PortForward | undefined { return this.kernelById.get(id) as PortForward | undefined; }
+  /** Every forward of a server as the kernel applies it. */
+  kernelForwardsOfServer(serverId: number): PortForward[] { return this.kernelByServer.all(serverId) as PortForward[]; }
+  kernelForwardsOfPeer(peerId: number): PortForward[] { return this.kernelByPeer.all(peerId) as PortForward[]; }
+}
