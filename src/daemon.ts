@@ -14,6 +14,7 @@ import { createRequestHandler } from './http/server';
 import { CONTROL_BODY_LIMIT } from './http/body';
 import { authenticate } from './http/auth';
 import { controlRoutes } from './api/routes';
+import { startEventServices, type EventServiceOptions } from './events/services';
 import type { Route } from './http/router';
 import { attachDeviceContext } from './api/devices-context';
 import type { FailureLimit } from './device/failure-limiter';
@@ -24,6 +25,8 @@ export interface DaemonOptions {
   log?: Logger;
   now?: () => Date;
   kernel?: KernelPlane;
+  /** Webhook retry timing and whether the jobs are scheduled (tests drive them by hand). */
+  events?: Omit<EventServiceOptions, 'authenticate'>;
   /** Failed provisioning attempts allowed per source address and window (default 30 in 5 min). */
   provisionLimit?: FailureLimit;
 }
@@ -84,9 +87,15 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     } else if (config.tlsCert !== null) {
       log.warn('WGCP_TLS_CERT is set but WGCP_DEVICE_LISTEN is not: TLS applies only to the device listener');
     }
+    // Webhooks, mail, the event stream (on this listener's upgrade) and the jobs.
+    const services = startEventServices(app, server, {
+      ...opts.events,
+      authenticate: (headers) => authenticate({ headers }, store, config.apiKey, now().toISOString()),
+    });
 
     const close = async () => {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+      await services.stop();
       if (deviceServer) await new Promise<void>((resolve) => { deviceServer!.close(() => resolve()); deviceServer!.closeAllConnections(); });
       await kernel!.close();
       store.close();

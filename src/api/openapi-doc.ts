@@ -133,6 +133,16 @@ export const openApiDocument = {
         },
       },
       DeviceError: { type: 'object', required: ['error'], additionalProperties: false, properties: { error: str } },
+      Delivery: {
+        type: 'object',
+        properties: {
+          id: int, webhookID: int, deliveryID: { type: ['integer', 'null'], description: 'the outbox item (X-Wgcp-Delivery); null for tests' },
+          event: str, attempt: int, outcome: { enum: ['delivered', 'retrying', 'failed', 'test'] },
+          httpStatus: { type: ['integer', 'null'] }, error: str, durationMs: int, timestamp: ts,
+        },
+      },
+      MailTo: { type: 'object', properties: { to: { ...str, format: 'email' } } },
+      MailSent: { type: 'object', properties: { sent: bool, to: str, messageId: str } },
       Stats: { type: 'object', additionalProperties: int },
       Health: { type: 'object', properties: { status: str, kernel: { enum: ['on', 'off'] }, version: str } },
     },
@@ -182,6 +192,34 @@ export const openApiDocument = {
       post: op('Save SMTP settings', { 200: { description: 'saved', ...json(ref('SMTPSettings')) } }, [400, 413], body('SMTPSettings')),
     },
     '/api/stats': { get: op('Global statistics', { 200: { description: 'counts', ...json(ref('Stats')) } }, []) },
+    '/api/webhooks/{id}/deliveries': withId({
+      get: op('Recent delivery attempts of a webhook (the newest 100, by id)', { 200: { description: 'attempts', ...json({ type: 'array', items: ref('Delivery') }) } }, [404]),
+    }),
+    '/api/webhooks/{id}/test': withId({
+      post: op('Send a test event to the webhook now (whatever it subscribes to)', {
+        200: { description: 'the receiver accepted it', ...json({ type: 'object', properties: { delivered: bool, httpStatus: int, durationMs: int } }) },
+        502: err('the receiver failed or answered other than 2xx; the error says how'),
+      }, [404]),
+    }),
+    '/api/peers/{id}/email': withId({
+      post: op("Mail the peer's .conf (attached) and QR code (inline) to `to` or the peer's email", {
+        200: { description: 'sent', ...json(ref('MailSent')) },
+        409: err('SMTP is not enabled'), 502: err('the SMTP server refused or failed; the error carries its words'),
+      }, [400, 404, 413], { requestBody: { required: false, ...json(ref('MailTo')) } }),
+    }),
+    '/api/settings/smtp/test': {
+      post: op('Send a test message with the stored SMTP settings to `to` or the sender address', {
+        200: { description: 'sent', ...json(ref('MailSent')) },
+        409: err('server or fromEmail not set'), 502: err('the SMTP server refused or failed; the error carries its words'),
+      }, [400, 413], { requestBody: { required: false, ...json(ref('MailTo')) } }),
+    },
+    '/api/events': {
+      get: op('WebSocket stream of events (the webhook envelope as JSON) and usage snapshots. Credentials as for the API, '
+        + 'or an access token offered as a Sec-WebSocket-Protocol value (with "wgcp" beside it, which the server then selects)', {
+        101: { description: 'switching to WebSocket' },
+        426: err('a plain GET: connect with Upgrade: websocket'),
+      }, []),
+    },
     '/api/servers/{id}/tokens': withId({
       get: op('List registration tokens of a server', { 200: { description: 'tokens', ...json({ type: 'array', items: ref('RegistrationToken') }) } }, [404]),
       post: op('Make a registration token (UUIDv4, single use, valid 24 h); no body needed', { 201: { description: 'created', ...json(ref('RegistrationToken')) } }, [404]),

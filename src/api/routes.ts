@@ -11,6 +11,10 @@ import { serverRoutes } from './servers';
 import { smtpRoutes } from './smtp';
 import { statsRoutes } from './stats';
 import { webhookRoutes } from './webhooks';
+import { deliveryRoutes } from './deliveries';
+import { peerEmailRoutes } from './peer-email';
+import { smtpTestRoutes } from './smtp-test';
+import { eventStreamRoutes } from './events-stream';
 import { deviceApiRoutes } from './devices-api';
 import { deviceRoutes } from './devices';
 import { forwardRoutes } from './forwards';
@@ -26,6 +30,10 @@ export function controlRoutes(app: App): Route[] {
     ...statsRoutes(app, () => ({ totalDevices: app.store.devices.count() })),
     ...webhookRoutes(app),
     ...smtpRoutes(app),
+    ...deliveryRoutes(app),
+    ...peerEmailRoutes(app),
+    ...smtpTestRoutes(app),
+    ...eventStreamRoutes(app),
     ...regTokenRoutes(app),
     ...deviceRoutes(app),
     ...forwardRoutes(app),

@@ -16,7 +16,7 @@ function equalsConfiguredKey(presented: string, configured: string | null): bool
 }
 
 /** Throws 401 unless the request carries a live credential. */
-export function authenticate(req: IncomingMessage, store: Store, configuredKey: string | null, now: string): void {
+export function authenticate(req: Pick<IncomingMessage, 'headers'>, store: Store, configuredKey: string | null, now: string): void {
   const key = req.headers['wg-control-key'];
   if (typeof key === 'string' && key !== '') {
     if (equalsConfiguredKey(key, configuredKey)) return;

@@ -122,4 +122,43 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX port_forwards_device ON port_forwards(device_id);
   `,
+  // Events and usage (issue 4): the webhook outbox, its delivery log, the last seen
+  // interface counters per peer, and small named job state (the current usage month).
+  `
+  CREATE TABLE webhook_outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    webhook_id INTEGER NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+    event TEXT NOT NULL,
+    envelope TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX webhook_outbox_due ON webhook_outbox(next_attempt_at);
+  CREATE TABLE webhook_deliveries (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    webhook_id INTEGER NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
+    outbox_id INTEGER,
+    event TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    outcome TEXT NOT NULL CHECK (outcome IN ('delivered', 'retrying', 'failed', 'test')),
+    http_status INTEGER,
+    error TEXT NOT NULL DEFAULT '',
+    duration_ms INTEGER NOT NULL,
+    at TEXT NOT NULL
+  );
+  CREATE INDEX webhook_deliveries_hook ON webhook_deliveries(webhook_id, id);
+  CREATE TABLE usage_counters (
+    peer_id INTEGER PRIMARY KEY REFERENCES peers(id) ON DELETE CASCADE,
+    public_key TEXT NOT NULL,
+    rx_bytes INTEGER NOT NULL,
+    tx_bytes INTEGER NOT NULL,
+    latest_handshake INTEGER NOT NULL DEFAULT 0,
+    seen_at TEXT NOT NULL
+  );
+  CREATE TABLE job_state (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];

@@ -6,6 +6,8 @@ import { PeerTable } from './peers';
 import { WebhookTable } from './webhooks';
 import { SmtpTable } from './smtp';
 import { CredentialTable } from './credentials';
+import { OutboxTable } from './outbox';
+import { UsageTable } from './usage';
 import { RegTokenTable } from './regtokens';
 import { DeviceTable } from './devices';
 import { ForwardTable } from './forwards';
@@ -16,6 +18,8 @@ export class Store {
   readonly webhooks: WebhookTable;
   readonly smtp: SmtpTable;
   readonly credentials: CredentialTable;
+  readonly outbox: OutboxTable;
+  readonly usage: UsageTable;
   readonly regTokens: RegTokenTable;
   readonly devices: DeviceTable;
   readonly forwards: ForwardTable;
@@ -26,6 +30,8 @@ export class Store {
     this.webhooks = new WebhookTable(db);
     this.smtp = new SmtpTable(db);
     this.credentials = new CredentialTable(db);
+    this.outbox = new OutboxTable(db);
+    this.usage = new UsageTable(db);
     this.regTokens = new RegTokenTable(db);
     this.devices = new DeviceTable(db);
     this.forwards = new ForwardTable(db);

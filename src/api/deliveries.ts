@@ -1,0 +1,38 @@
+// A webhook's delivery log (recent attempts with their outcome, HTTP status and error) and
+// a test event sent at once.
+import createError from 'http-errors';
+import type { App } from '../app';
+import type { Route } from '../http/router';
+import { ok } from '../http/reply';
+import type { DeliveryRecord } from '../store/outbox';
+import { sendTestEvent } from '../events/webhooks';
+import { findWebhook } from './webhooks';
+
+export function presentDelivery(d: DeliveryRecord) {
+  return {
+    id: d.id, webhookID: d.webhookId, deliveryID: d.outboxId, event: d.event, attempt: d.attempt,
+    outcome: d.outcome, httpStatus: d.httpStatus, error: d.error, durationMs: d.durationMs, timestamp: d.at,
+  };
+}
+
+export function deliveryRoutes(app: App): Route[] {
+  return [
+    {
+      method: 'GET', path: '/api/webhooks/:id/deliveries', auth: 'control',
+      handler(ctx) {
+        const hook = findWebhook(app, ctx.params.id);
+        return ok(app.store.outbox.attemptsOf(hook.id).map(presentDelivery));
+      },
+    },
+    {
+      method: 'POST', path: '/api/webhooks/:id/test', auth: 'control',
+      async handler(ctx) {
+        const hook = findWebhook(app, ctx.params.id);
+        const result = await sendTestEvent(app, hook);
+        // The receiver's failure is this request's failure: 502 with what went wrong.
+        if (!result.ok) throw createError(502, `test delivery failed: ${result.error}`, { expose: true });
+        return ok({ delivered: true, httpStatus: result.httpStatus, durationMs: result.durationMs });
+      },
+    },
+  ];
+}

@@ -1,0 +1,48 @@
+// POST /api/peers/{id}/email: the peer's .conf as an attachment and its QR code inline, to
+// the body's `to` or the peer's own address. An SMTP failure is the answer: 502 with the
+// server's words.
+import createError from 'http-errors';
+import type { App } from '../app';
+import type { Route } from '../http/router';
+import { ok } from '../http/reply';
+import { MailError, peerConfigMessage, sendMail } from '../events/mail';
+import { EMAIL, badField, readString } from './fields';
+import { optionalBody } from './optional-body';
+import { peerConfText, renderQrPng } from './peer-files';
+import { findPeer } from './peers';
+
+export function requireSmtp(app: App) {
+  const smtp = app.store.smtp.get();
+  if (!smtp.enabled) throw createError(409, 'SMTP is not enabled: save settings with "enabled": true at /api/settings/smtp');
+  return smtp;
+}
+
+export async function deliverMail(send: () => Promise<{ messageId: string; accepted: string[] }>) {
+  try {
+    return await send();
+  } catch (err) {
+    if (err instanceof MailError) throw createError(502, `mail was not sent: ${err.message}`, { expose: true });
+    throw err;
+  }
+}
+
+export function peerEmailRoutes(app: App): Route[] {
+  return [
+    {
+      method: 'POST', path: '/api/peers/:id/email', auth: 'control',
+      async handler(ctx) {
+        const peer = findPeer(app, ctx.params.id);
+        const body = await optionalBody(ctx);
+        const to = readString(body, 'to', { max: 254 }) || peer.email;
+        if (!to) throw badField('to', 'is required: the peer has no email address');
+        if (!EMAIL.test(to)) throw badField('to', 'must be an e-mail address');
+        const conf = peerConfText(app, peer);
+        const smtp = requireSmtp(app);
+        const png = await renderQrPng(conf);
+        const sent = await deliverMail(() => sendMail(smtp, peerConfigMessage(peer, to, conf, png)));
+        app.log.info('peer configuration mailed', { peerID: peer.id });
+        return ok({ sent: true, to, messageId: sent.messageId });
+      },
+    },
+  ];
+}

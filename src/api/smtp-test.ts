@@ -1,0 +1,27 @@
+// POST /api/settings/smtp/test: a test message with the stored settings (enabled or not),
+// to the body's `to` or the sender address itself.
+import createError from 'http-errors';
+import type { App } from '../app';
+import type { Route } from '../http/router';
+import { ok } from '../http/reply';
+import { sendMail, testMessage } from '../events/mail';
+import { EMAIL, badField, readString } from './fields';
+import { optionalBody } from './optional-body';
+import { deliverMail } from './peer-email';
+
+export function smtpTestRoutes(app: App): Route[] {
+  return [
+    {
+      method: 'POST', path: '/api/settings/smtp/test', auth: 'control',
+      async handler(ctx) {
+        const body = await optionalBody(ctx);
+        const smtp = app.store.smtp.get();
+        if (!smtp.server || !smtp.fromEmail) throw createError(409, 'SMTP settings are incomplete: server and fromEmail are needed');
+        const to = readString(body, 'to', { max: 254 }) || smtp.fromEmail;
+        if (!EMAIL.test(to)) throw badField('to', 'must be an e-mail address');
+        const sent = await deliverMail(() => sendMail(smtp, testMessage(to)));
+        return ok({ sent: true, to, messageId: sent.messageId });
+      },
+    },
+  ];
+}

@@ -1,0 +1,133 @@
+// GET /api/events: a WebSocket stream of every event (the webhook envelope as JSON) and of
+// usage snapshots after each collection. Credentials as for the API, or an access token
+// offered as a Sec-WebSocket-Protocol value (browsers cannot set headers). A client that
+// does not keep up is dropped: nothing is buffered for it beyond a fixed bound.
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, WebSocket } from 'ws';
+import type { App } from '../app';
+import type { WgcpEvent } from './bus';
+import { envelopeOf } from './webhook-render';
+
+export const STREAM_PATH = '/api/events';
+/** The subprotocol a browser may offer beside its token, and that the server then selects. */
+export const STREAM_PROTOCOL = 'wgcp';
+
+export interface StreamOptions {
+  /** Throws unless the headers carry a live credential (the API's own check). */
+  authenticate(headers: IncomingMessage['headers']): void;
+  maxBufferedBytes?: number;
+  maxClients?: number;
+  pingIntervalMs?: number;
+}
+
+const refuse = (socket: Duplex, status: number, text: string, error: string) => {
+  const body = JSON.stringify({ error });
+  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+};
+
+export class EventStream {
+  private readonly wss: WebSocketServer;
+  private readonly chosen = new WeakMap<IncomingMessage, string>();
+  private readonly alive = new WeakSet<WebSocket>();
+  private readonly maxBuffered: number;
+  private readonly maxClients: number;
+  private readonly pinger: NodeJS.Timeout;
+  dropped = 0;
+
+  constructor(private readonly app: App, private readonly opts: StreamOptions) {
+    this.maxBuffered = opts.maxBufferedBytes ?? 4 * 1024 * 1024;
+    this.maxClients = opts.maxClients ?? 64;
+    this.wss = new WebSocketServer({
+      noServer: true,
+      maxPayload: 4096,
+      clientTracking: true,
+      perMessageDeflate: false,
+      handleProtocols: (offered, req) => this.chosen.get(req) ?? (offered.has(STREAM_PROTOCOL) ? STREAM_PROTOCOL : false),
+    });
+    // A client that stops answering pings is gone: drop it rather than write into the void.
+    this.pinger = setInterval(() => {
+      for (const ws of this.wss.clients) {
+        if (!this.alive.has(ws)) { ws.terminate(); continue; }
+        this.alive.delete(ws);
+        ws.ping();
+      }
+    }, opts.pingIntervalMs ?? 30_000);
+    this.pinger.unref();
+  }
+
+  get clientCount(): number { return this.wss.clients.size; }
+
+  /** The http server's 'upgrade' listener. */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    socket.on('error', () => socket.destroy());
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path !== STREAM_PATH) return refuse(socket, 404, 'Not Found', 'not found');
+    if (!this.authorised(req)) return refuse(socket, 401, 'Unauthorized', 'unauthorized');
+    if (this.wss.clients.size >= this.maxClients) return refuse(socket, 503, 'Service Unavailable', 'too many event stream clients');
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.welcome(ws));
+  }
+
+  private authorised(req: IncomingMessage): boolean {
+    try {
+      this.opts.authenticate(req.headers);
+      return true;
+    } catch { /* try the subprotocol values */ }
+    const offered = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    for (const value of offered) {
+      if (value === STREAM_PROTOCOL) continue;
+      try {
+        this.opts.authenticate({ authorization: value });
+        // Echo the plain subprotocol when offered, so the token is not sent back.
+        this.chosen.set(req, offered.includes(STREAM_PROTOCOL) ? STREAM_PROTOCOL : value);
+        return true;
+      } catch { /* next value */ }
+    }
+    return false;
+  }
+
+  private welcome(ws: WebSocket): void {
+    this.alive.add(ws);
+    ws.on('pong', () => this.alive.add(ws));
+    ws.on('error', () => ws.terminate());
+    // Clients only listen; anything they send is ignored.
+    ws.on('message', () => {});
+    this.sendTo(ws, JSON.stringify(this.usageMessage()));
+  }
+
+  private sendTo(ws: WebSocket, text: string): void {
+    if (ws.readyState !== WebSocket.OPEN) return;
+    if (ws.bufferedAmount + text.length > this.maxBuffered) {
+      this.dropped++;
+      this.app.log.warn('event stream client dropped: it does not keep up', { bufferedBytes: ws.bufferedAmount });
+      ws.terminate();
+      return;
+    }
+    ws.send(text);
+  }
+
+  private broadcast(message: unknown): void {
+    if (this.wss.clients.size === 0) return;
+    const text = JSON.stringify(message);
+    for (const ws of this.wss.clients) this.sendTo(ws, text);
+  }
+
+  onEvent(e: WgcpEvent): void { this.broadcast(envelopeOf(e)); }
+
+  usageMessage() {
+    const peers = this.app.store.usage.snapshot().map((p) => ({
+      id: p.id, serverID: p.serverId, currentDataUsageBytes: p.usageBytes, dataLimitGB: p.dataLimitGB,
+      enabled: p.enabled, disabledReason: p.disabledReason, latestHandshake: p.latestHandshake,
+    }));
+    return { event: 'usage', timestamp: this.app.now().toISOString(), data: { peers } };
+  }
+
+  /** Sent after every usage collection. */
+  publishUsage(): void { if (this.wss.clients.size > 0) this.broadcast(this.usageMessage()); }
+
+  close(): void {
+    clearInterval(this.pinger);
+    for (const ws of this.wss.clients) ws.terminate();
+    this.wss.close();
+  }
+}

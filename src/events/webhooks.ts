@@ -1,0 +1,141 @@
+// Webhook delivery through the SQLite outbox. An event is written to the outbox for each
+// webhook that hears it (one transaction), then sent in the background: up to 5 attempts
+// with exponential backoff, each logged. Pending items survive a restart because the
+// outbox, not memory, is the queue; delivery is at least once (X-Wgcp-Delivery lets a
+// receiver drop repeats).
+import type { App } from '../app';
+import type { WebhookRecord } from '../store/webhooks';
+import type { OutboxItem } from '../store/outbox';
+import type { WgcpEvent } from './bus';
+import { envelopeOf, renderRequest, type Envelope } from './webhook-render';
+import { sendWebhook, WEBHOOK_TIMEOUT_MS, type SendResult } from './webhook-send';
+
+export const MAX_ATTEMPTS = 5;
+export const DEFAULT_RETRY_BASE_MS = 2000;
+
+/** Wait after the n-th failed attempt: base, 2·base, 4·base, 8·base. */
+export function backoffMs(failedAttempts: number, baseMs: number): number {
+  return baseMs * 2 ** (failedAttempts - 1);
+}
+
+/** Whether a webhook hears an event (its server, or global, is checked by the query). */
+export function hears(hook: Pick<WebhookRecord, 'subscribedActions' | 'isEnabled'>, e: Pick<WgcpEvent, 'action' | 'event' | 'data'>): boolean {
+  if (!hook.isEnabled) return false;
+  if (hook.subscribedActions.length > 0 && !hook.subscribedActions.includes(e.action)) return false;
+  // The contract: peer created is announced for standalone servers only.
+  if (e.event === 'peerCreated' && e.data.mode !== 'standalone') return false;
+  return true;
+}
+
+export interface DispatcherOptions { retryBaseMs?: number; concurrency?: number; timeoutMs?: number }
+
+export class WebhookDispatcher {
+  private readonly inFlight = new Map<number, Promise<void>>();
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private readonly retryBaseMs: number;
+  private readonly concurrency: number;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly app: App, opts: DispatcherOptions = {}) {
+    this.retryBaseMs = opts.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
+    this.concurrency = opts.concurrency ?? 8;
+    this.timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  }
+
+  /** Bus listener: outbox rows for every webhook that hears the event, then a kick. */
+  onEvent(e: WgcpEvent): void {
+    const { store } = this.app;
+    const hooks = store.webhooks.listenersOf(e.serverID).filter((h) => hears(h, e));
+    if (hooks.length === 0) return;
+    const envelope = JSON.stringify(envelopeOf(e));
+    const now = Date.now();
+    store.tx(() => { for (const h of hooks) store.outbox.enqueue(h.id, e.event, envelope, now, new Date(now).toISOString()); });
+    this.kick();
+  }
+
+  /** Starts (or resumes after a restart) working through the outbox. */
+  start(): void { this.kick(); }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  private kick(): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.pump(), 0);
+    this.timer.unref();
+  }
+
+  private pump(): void {
+    this.timer = null;
+    if (this.stopped) return;
+    const free = this.concurrency - this.inFlight.size;
+    if (free > 0) {
+      const due = this.app.store.outbox.due(Date.now(), free + this.inFlight.size).filter((i) => !this.inFlight.has(i.id)).slice(0, free);
+      for (const item of due) {
+        const p = this.attempt(item).catch((err) => {
+          this.app.log.error('webhook delivery step failed', { webhookID: item.webhookId, error: err instanceof Error ? err.message : String(err) });
+        }).finally(() => { this.inFlight.delete(item.id); this.kick(); });
+        this.inFlight.set(item.id, p);
+      }
+    }
+    this.planNext();
+  }
+
+  /** Sleeps until the earliest pending item falls due (at most a minute, in case of clock jumps). */
+  private planNext(): void {
+    if (this.stopped || this.timer) return;
+    const next = this.app.store.outbox.nextDueAt();
+    if (next === null) return;
+    const wait = Math.min(Math.max(next - Date.now(), 0), 60_000);
+    if (wait === 0 && this.inFlight.size >= this.concurrency) return;
+    this.timer = setTimeout(() => this.pump(), wait);
+    this.timer.unref();
+  }
+
+  private async attempt(item: OutboxItem): Promise<void> {
+    const { store, log } = this.app;
+    const hook = store.webhooks.get(item.webhookId);
+    if (!hook) { store.outbox.remove(item.id); return; }
+    const attempt = item.attempts + 1;
+    const result = hook.isEnabled
+      ? await sendWebhook(hook.url, renderRequest(hook, JSON.parse(item.envelope) as Envelope, String(item.id)), hook.verifySSL, this.timeoutMs)
+      : { ok: false, httpStatus: null, error: 'webhook is disabled; delivery dropped', durationMs: 0 };
+    const last = result.ok || !hook.isEnabled || attempt >= MAX_ATTEMPTS;
+    const outcome = result.ok ? 'delivered' : last ? 'failed' : 'retrying';
+    if (this.stopped && !result.ok) return; // shutting down: the item stays due and is tried after the restart
+    store.tx(() => {
+      if (last) store.outbox.remove(item.id);
+      else store.outbox.reschedule(item.id, attempt, Date.now() + backoffMs(attempt, this.retryBaseMs));
+      if (store.webhooks.get(item.webhookId)) {
+        store.outbox.logAttempt({
+          webhookId: item.webhookId, outboxId: item.id, event: item.event, attempt, outcome,
+          httpStatus: result.httpStatus, error: result.error, durationMs: result.durationMs, at: new Date().toISOString(),
+        });
+      }
+    });
+    if (outcome === 'failed') log.warn('webhook delivery failed for good', { webhookID: item.webhookId, event: item.event, attempts: attempt, error: result.error });
+    else if (outcome === 'retrying') log.debug('webhook delivery will be retried', { webhookID: item.webhookId, attempt, error: result.error });
+  }
+}
+
+/** Sends a test event to one webhook once, now, whatever its subscriptions, and logs the attempt. */
+export async function sendTestEvent(app: App, hook: WebhookRecord, timeoutMs = WEBHOOK_TIMEOUT_MS): Promise<SendResult> {
+  const env: Envelope = {
+    action: 0, event: 'test', serverID: hook.serverId, timestamp: app.now().toISOString(),
+    data: { message: 'wgcp test event', webhook: { id: hook.id, name: hook.name } },
+  };
+  const result = await sendWebhook(hook.url, renderRequest(hook, env, `test-${Date.now()}`), hook.verifySSL, timeoutMs);
+  if (app.store.webhooks.get(hook.id)) {
+    app.store.outbox.logAttempt({
+      webhookId: hook.id, outboxId: null, event: 'test', attempt: 1, outcome: 'test',
+      httpStatus: result.httpStatus, error: result.error, durationMs: result.durationMs, at: new Date().toISOString(),
+    });
+  }
+  return result;
+}

@@ -1,0 +1,67 @@
+// Pure usage arithmetic: from the counters last seen and the counters now, how many bytes
+// a peer moved. Counters only grow while a peer stays on its interface; a smaller value
+// means they started again from zero (interface restart, peer re-added), so the new value
+// is all new traffic.
+import type { Baseline, PeerKey } from '../store/usage';
+
+export interface Counters { rxBytes: number; txBytes: number; latestHandshake: number }
+
+export function counterDelta(prev: Baseline | undefined, publicKey: string, cur: Counters): number {
+  // No baseline, or one for another key (the key changed): the peer is new on the interface.
+  if (!prev || prev.publicKey !== publicKey) return cur.rxBytes + cur.txBytes;
+  const rx = cur.rxBytes >= prev.rxBytes ? cur.rxBytes - prev.rxBytes : cur.rxBytes;
+  const tx = cur.txBytes >= prev.txBytes ? cur.txBytes - prev.txBytes : cur.txBytes;
+  return rx + tx;
+}
+
+export interface UsagePlan {
+  /** [peer id, bytes] for peers that moved traffic since the last cycle. */
+  increments: [number, number][];
+  /** [peer id, counters to remember] for peers whose counters changed. */
+  baselines: [number, Baseline][];
+  /** Servers skipped because their interface reported nothing while enabled peers exist. */
+  skippedServers: number[];
+}
+
+/**
+ * One cycle's plan. Peers missing from their interface's counters keep their baseline: a
+ * transient read failure must never make the next cycle count a whole counter twice.
+ */
+export function planUsageCycle(
+  peers: readonly PeerKey[],
+  countersByServer: ReadonlyMap<number, ReadonlyMap<string, Counters>>,
+  baselines: ReadonlyMap<number, Baseline>,
+): UsagePlan {
+  const plan: UsagePlan = { increments: [], baselines: [], skippedServers: [] };
+  const skipped = new Set<number>();
+  for (const peer of peers) {
+    const counters = countersByServer.get(peer.serverId);
+    if (!counters || skipped.has(peer.serverId)) continue;
+    if (counters.size === 0) {
+      if (peer.enabled) { skipped.add(peer.serverId); plan.skippedServers.push(peer.serverId); }
+      continue;
+    }
+    const cur = counters.get(peer.publicKey);
+    if (!cur) continue;
+    const prev = baselines.get(peer.id);
+    const delta = counterDelta(prev, peer.publicKey, cur);
+    if (delta > 0) plan.increments.push([peer.id, delta]);
+    if (!prev || prev.publicKey !== peer.publicKey || prev.rxBytes !== cur.rxBytes || prev.txBytes !== cur.txBytes
+      || prev.latestHandshake !== cur.latestHandshake) {
+      plan.baselines.push([peer.id, { publicKey: peer.publicKey, rxBytes: cur.rxBytes, txBytes: cur.txBytes, latestHandshake: cur.latestHandshake }]);
+    }
+  }
+  return plan;
+}
+
+/** The usage month a moment falls in, in local time (the reset runs 00:00 on the 1st, local). */
+export function usageMonth(d: Date): string {
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}`;
+}
+
+/** Bytes in one GB of dataLimitGB (DESIGN.md: 1 GB = 1,073,741,824 bytes). */
+export const GB = 1_073_741_824;
+
+export function isOverLimit(usageBytes: number, dataLimitGB: number): boolean {
+  return dataLimitGB > 0 && usageBytes >= dataLimitGB * GB;
+}

@@ -1,0 +1,104 @@
+// Usage collection and the data limit: read every interface's counters, add the deltas to
+// currentDataUsageBytes in one transaction, then restrict peers that reached their limit
+// and lift restrictions a limit no longer holds (each peer in its own transaction with
+// its kernel change, so one refusal never blocks the others).
+import type { App } from '../app';
+import { presentPeer } from '../api/present';
+import type { PeerRecord } from '../store/peers';
+import type { WgcpEvent } from '../events/bus';
+import { isOverLimit, planUsageCycle, type Counters, type UsagePlan } from './usage-delta';
+
+export interface UsageCycle { plan: UsagePlan; restricted: number[]; lifted: number[] }
+
+/** Reads the counters of every server's interface; a server whose read fails is left out. */
+export function readCounters(app: App): Map<number, Map<string, Counters>> {
+  const out = new Map<number, Map<string, Counters>>();
+  for (const server of app.store.servers.list()) {
+    try {
+      out.set(server.id, app.kernel.peerCounters(server));
+    } catch (err) {
+      app.log.warn('reading peer counters failed; usage of this server waits for the next cycle', {
+        serverID: server.id, error: err instanceof Error ? err.message : String(err),
+      });
+    }
+  }
+  return out;
+}
+
+/** Adds this cycle's deltas, all peers in one transaction. */
+export function recordUsage(app: App, counters: ReadonlyMap<number, ReadonlyMap<string, Counters>>): UsagePlan {
+  const { store } = app;
+  const seenAt = app.now().toISOString();
+  return store.tx(() => {
+    const plan = planUsageCycle(store.usage.peerKeys(), counters, store.usage.baselines());
+    for (const [id, bytes] of plan.increments) store.usage.addUsage(id, bytes);
+    for (const [id, b] of plan.baselines) store.usage.setBaseline(id, b, seenAt);
+    return plan;
+  });
+}
+
+function changePeer(app: App, id: number, decide: (p: PeerRecord) => PeerRecord | null): { before: PeerRecord; after: PeerRecord } | null {
+  const { store, kernel } = app;
+  return store.tx(() => {
+    const before = store.peers.get(id);
+    if (!before) return null;
+    const after = decide(before);
+    if (!after) return null;
+    store.peers.update(after);
+    // Off the interface its counters are gone; when it returns they start from zero.
+    if (!after.enabled) store.usage.forgetBaseline(id);
+    kernel.applyPeer({ server: store.servers.get(before.serverId)!, before, after });
+    return { before, after };
+  });
+}
+
+function eachPeer(app: App, ids: number[], what: string, fn: (id: number) => boolean): number[] {
+  const done: number[] = [];
+  for (const id of ids) {
+    try {
+      if (fn(id)) done.push(id);
+    } catch (err) {
+      app.log.error(`${what} failed; it is tried again next cycle`, { peerID: id, error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  return done;
+}
+
+/** Enabled peers at or over their limit: enabled=false, disabledReason data_limit, off the interface. */
+export function restrictOverLimit(app: App): number[] {
+  return eachPeer(app, app.store.usage.overLimit(), 'restricting a peer over its data limit', (id) => {
+    const changed = changePeer(app, id, (p) => (p.enabled && isOverLimit(p.usageBytes, p.dataLimitGB)
+      ? { ...p, enabled: false, disabledReason: 'data_limit', updatedAt: app.now().toISOString() } : null));
+    if (!changed) return false;
+    const server = app.store.servers.get(changed.after.serverId);
+    app.log.info('peer restricted: data limit reached', { peerID: id, usageBytes: changed.after.usageBytes, dataLimitGB: changed.after.dataLimitGB });
+    app.events.publish('peerRestricted', changed.after.serverId, { mode: server?.mode, peer: presentPeer(changed.after) });
+    return true;
+  });
+}
+
+/** Peers restricted for a limit they no longer reach (limit raised or removed, usage reset): back on. */
+export function liftRestrictions(app: App): number[] {
+  return eachPeer(app, app.store.usage.restrictedForLimit(), 'lifting a data-limit restriction', (id) => {
+    const changed = changePeer(app, id, (p) => (p.disabledReason === 'data_limit' && !isOverLimit(p.usageBytes, p.dataLimitGB)
+      ? { ...p, enabled: true, disabledReason: '', updatedAt: app.now().toISOString() } : null));
+    if (!changed) return false;
+    const server = app.store.servers.get(changed.after.serverId);
+    app.events.publish('peerUpdated', changed.after.serverId, { mode: server?.mode, peer: presentPeer(changed.after), change: 'restriction lifted' });
+    return true;
+  });
+}
+
+/** One whole cycle as the scheduler runs it. */
+export function runUsageCycle(app: App, counters = readCounters(app)): UsageCycle {
+  const plan = recordUsage(app, counters);
+  const restricted = restrictOverLimit(app);
+  const lifted = liftRestrictions(app);
+  return { plan, restricted, lifted };
+}
+
+/** A peer disabled by anyone leaves its interface, and its counters with it: forget them. */
+export function forgetBaselineOnDisable(app: App, e: WgcpEvent): void {
+  const peer = e.data.peer as { id?: unknown; enabled?: unknown } | undefined;
+  if (peer && peer.enabled === false && typeof peer.id === 'number') app.store.usage.forgetBaseline(peer.id);
+}

@@ -1,0 +1,211 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
+import { KernelOff, type KernelPlane, type PeerChange, type PeerCounters } from '../src/kernel/plane';
+import type { WgcpEvent } from '../src/events/bus';
+import { counterDelta, GB, planUsageCycle, usageMonth } from '../src/jobs/usage-delta';
+import { runUsageCycle } from '../src/jobs/usage';
+import { expirePeers, resetIfNewMonth } from '../src/jobs/calendar';
+
+const t = suite('usage, limits, monthly reset and expiry');
+
+/** A kernel seam whose counters the test sets, recording every peer change it is asked for. */
+function countingKernel() {
+  const counters = new Map<string, PeerCounters>();
+  const applied: PeerChange[] = [];
+  const k: KernelPlane = new KernelOff();
+  k.peerCounters = () => new Map(counters);
+  k.applyPeer = (c) => { applied.push(c); };
+  return { kernel: k, counters, applied };
+}
+
+interface Rig {
+  d: TestDaemon;
+  api: ReturnType<typeof client>;
+  k: ReturnType<typeof countingKernel>;
+  clock: { now: Date };
+  events: WgcpEvent[];
+}
+
+async function rig(dataDir = tempDir(), clock = { now: new Date(2026, 10, 15, 12, 0, 0) }): Promise<Rig> {
+  const k = countingKernel();
+  const d = await startTestDaemon({ dataDir, options: { kernel: k.kernel, now: () => clock.now, events: { schedule: false } } });
+  const events: WgcpEvent[] = [];
+  d.daemon.app.events.subscribe((e) => events.push(e));
+  return { d, api: client(d), k, clock, events };
+}
+
+async function peerOn(r: Rig, body: Record<string, unknown> = {}) {
+  const sid = (await r.api.post('/api/servers', { name: 's', endpoint: 'vpn.example.com:51820', mode: 'forward' })).json.id;
+  const peer = (await r.api.post(`/api/servers/${sid}/peers`, { name: 'p', ...body })).json;
+  return { sid, peer };
+}
+
+const usageOf = async (r: Rig, id: number) => (await r.api.get(`/api/peers/${id}`)).json;
+
+t('counts growth as the difference and a smaller counter as a restart from zero', () => {
+  const prev = { publicKey: 'K', rxBytes: 1000, txBytes: 500, latestHandshake: 1 };
+  assert.is(counterDelta(prev, 'K', { rxBytes: 1600, txBytes: 700, latestHandshake: 2 }), 800);
+  assert.is(counterDelta(prev, 'K', { rxBytes: 300, txBytes: 900, latestHandshake: 2 }), 300 + 400);
+  assert.is(counterDelta(undefined, 'K', { rxBytes: 10, txBytes: 5, latestHandshake: 0 }), 15);
+  // A new key is a new peer on the interface: its counters are all new.
+  assert.is(counterDelta(prev, 'N', { rxBytes: 2000, txBytes: 0, latestHandshake: 0 }), 2000);
+});
+
+t('skips a server whose interface reports nothing and keeps baselines of peers it does not see', () => {
+  const peers = [{ id: 1, serverId: 1, publicKey: 'A', enabled: true }, { id: 2, serverId: 2, publicKey: 'B', enabled: true },
+    { id: 3, serverId: 2, publicKey: 'C', enabled: true }];
+  const base = new Map([[3, { publicKey: 'C', rxBytes: 50, txBytes: 50, latestHandshake: 0 }]]);
+  const plan = planUsageCycle(peers, new Map([[1, new Map()], [2, new Map([['B', { rxBytes: 7, txBytes: 3, latestHandshake: 9 }]])]]), base);
+  assert.equal(plan.skippedServers, [1]);
+  assert.equal(plan.increments, [[2, 10]]);
+  assert.equal(plan.baselines.map(([id]) => id), [2]);
+});
+
+t('usage months follow local time', () => {
+  assert.is(usageMonth(new Date(2026, 0, 1, 0, 0, 0)), '2026-01');
+  assert.is(usageMonth(new Date(2025, 11, 31, 23, 59, 59)), '2025-12');
+});
+
+t('adds rx+tx deltas across cycles, through a counter reset and a daemon restart', async () => {
+  const dir = tempDir();
+  let r = await rig(dir);
+  const { peer } = await peerOn(r);
+  r.k.counters.set(peer.publicKey, { rxBytes: 1000, txBytes: 200, latestHandshake: 1 });
+  runUsageCycle(r.d.daemon.app);
+  assert.is((await usageOf(r, peer.id)).currentDataUsageBytes, 1200);
+  r.k.counters.set(peer.publicKey, { rxBytes: 1500, txBytes: 300, latestHandshake: 2 });
+  runUsageCycle(r.d.daemon.app);
+  assert.is((await usageOf(r, peer.id)).currentDataUsageBytes, 1800);
+  // The interface restarted: counters began again from zero.
+  r.k.counters.set(peer.publicKey, { rxBytes: 40, txBytes: 60, latestHandshake: 3 });
+  runUsageCycle(r.d.daemon.app);
+  assert.is((await usageOf(r, peer.id)).currentDataUsageBytes, 1900);
+  await r.d.stop();
+  // A new daemon on the same data: the persisted baseline means only new traffic counts.
+  r = await rig(dir);
+  r.k.counters.set(peer.publicKey, { rxBytes: 140, txBytes: 60, latestHandshake: 4 });
+  runUsageCycle(r.d.daemon.app);
+  assert.is((await usageOf(r, peer.id)).currentDataUsageBytes, 2000);
+  runUsageCycle(r.d.daemon.app);
+  assert.is((await usageOf(r, peer.id)).currentDataUsageBytes, 2000);
+  await r.d.stop();
+});
+
+t('restricts a peer that reaches its limit: off the interface, data_limit, announced once', async () => {
+  const r = await rig();
+  const { sid, peer } = await peerOn(r, { dataLimitGB: 1, email: 'p@example.com' });
+  r.k.counters.set(peer.publicKey, { rxBytes: GB - 10, txBytes: 5, latestHandshake: 1 });
+  const first = runUsageCycle(r.d.daemon.app);
+  assert.equal(first.restricted, []);
+  r.k.counters.set(peer.publicKey, { rxBytes: GB, txBytes: 5, latestHandshake: 2 });
+  const second = runUsageCycle(r.d.daemon.app);
+  assert.equal(second.restricted, [peer.id]);
+  const shown = await usageOf(r, peer.id);
+  assert.is(shown.enabled, false);
+  assert.is(shown.disabledReason, 'data_limit');
+  assert.is(shown.currentDataUsageBytes, GB + 5);
+  const change = r.k.applied.at(-1)!;
+  assert.is(change.before!.enabled, true);
+  assert.is(change.after!.enabled, false);
+  assert.is(change.server.id, sid);
+  const restricted = r.events.filter((e) => e.event === 'peerRestricted');
+  assert.is(restricted.length, 1);
+  assert.is(restricted[0].action, 4);
+  assert.is((restricted[0].data.peer as { id: number }).id, peer.id);
+  runUsageCycle(r.d.daemon.app);
+  assert.is(r.events.filter((e) => e.event === 'peerRestricted').length, 1);
+  await r.d.stop();
+});
+
+t('raising the limit above usage lifts the restriction; a lower limit restricts at the next cycle', async () => {
+  const r = await rig();
+  const { peer } = await peerOn(r, { dataLimitGB: 1 });
+  r.k.counters.set(peer.publicKey, { rxBytes: GB + 1, txBytes: 0, latestHandshake: 1 });
+  runUsageCycle(r.d.daemon.app);
+  assert.is((await usageOf(r, peer.id)).disabledReason, 'data_limit');
+  const raised = await r.api.put(`/api/peers/${peer.id}`, { dataLimitGB: 2 });
+  assert.is(raised.json.enabled, true);
+  assert.is(raised.json.disabledReason, '');
+  await r.api.put(`/api/peers/${peer.id}`, { dataLimitGB: 1 });
+  assert.equal(runUsageCycle(r.d.daemon.app).restricted, [peer.id]);
+  await r.d.stop();
+});
+
+t('the monthly reset zeroes usage and lifts data-limit restrictions but keeps admin disables', async () => {
+  const r = await rig();
+  const limited = (await peerOn(r, { dataLimitGB: 1 })).peer;
+  const sid = limited.serverID;
+  const admin = (await r.api.post(`/api/servers/${sid}/peers`, { name: 'off', dataLimitGB: 1 })).json;
+  r.k.counters.set(limited.publicKey, { rxBytes: GB, txBytes: 0, latestHandshake: 1 });
+  r.k.counters.set(admin.publicKey, { rxBytes: 1000, txBytes: 0, latestHandshake: 1 });
+  resetIfNewMonth(r.d.daemon.app); // first run records the month, resets nothing
+  runUsageCycle(r.d.daemon.app);
+  await r.api.put(`/api/peers/${admin.id}`, { enabled: false });
+  assert.is((await usageOf(r, limited.id)).disabledReason, 'data_limit');
+  assert.is(resetIfNewMonth(r.d.daemon.app), false, 'same month: nothing to do');
+  r.clock.now = new Date(2026, 11, 1, 0, 0, 5);
+  assert.is(resetIfNewMonth(r.d.daemon.app), true);
+  const l = await usageOf(r, limited.id);
+  const a = await usageOf(r, admin.id);
+  assert.is(l.currentDataUsageBytes, 0);
+  assert.is(l.enabled, true);
+  assert.is(l.disabledReason, '');
+  assert.is(a.currentDataUsageBytes, 0);
+  assert.is(a.enabled, false);
+  assert.is(a.disabledReason, 'admin');
+  assert.is(r.k.applied.at(-1)!.after!.id, limited.id);
+  assert.is(r.k.applied.at(-1)!.after!.enabled, true);
+  assert.is(resetIfNewMonth(r.d.daemon.app), false, 'once a month');
+  await r.d.stop();
+});
+
+t('a daemon that was down at midnight on the 1st resets at its next start', async () => {
+  const dir = tempDir();
+  let r = await rig(dir);
+  const { peer } = await peerOn(r);
+  r.k.counters.set(peer.publicKey, { rxBytes: 500, txBytes: 0, latestHandshake: 1 });
+  resetIfNewMonth(r.d.daemon.app);
+  runUsageCycle(r.d.daemon.app);
+  await r.d.stop();
+  r = await rig(dir, { now: new Date(2027, 0, 3, 9, 0, 0) });
+  assert.is(resetIfNewMonth(r.d.daemon.app), true);
+  assert.is((await usageOf(r, peer.id)).currentDataUsageBytes, 0);
+  await r.d.stop();
+});
+
+t('expiry deletes peers past expiresAt as a delete, then announces peerExpired', async () => {
+  const r = await rig();
+  const clock = r.clock;
+  const { peer } = await peerOn(r, { expiresAt: new Date(clock.now.getTime() + 90_000).toISOString() });
+  const keep = (await r.api.post(`/api/servers/${peer.serverID}/peers`, { name: 'forever' })).json;
+  assert.equal(expirePeers(r.d.daemon.app), []);
+  clock.now = new Date(clock.now.getTime() + 60_000);
+  assert.equal(expirePeers(r.d.daemon.app), []);
+  clock.now = new Date(clock.now.getTime() + 60_000);
+  assert.equal(expirePeers(r.d.daemon.app), [peer.id]);
+  assert.is((await r.api.get(`/api/peers/${peer.id}`)).status, 404);
+  assert.is((await r.api.get(`/api/peers/${keep.id}`)).status, 200);
+  assert.is(r.k.applied.at(-1)!.before!.id, peer.id);
+  assert.is(r.k.applied.at(-1)!.after, null);
+  const names = r.events.map((e) => e.event).filter((n) => n === 'peerDeleted' || n === 'peerExpired');
+  assert.equal(names, ['peerDeleted', 'peerExpired']);
+  await r.d.stop();
+});
+
+t('the schedule collects on its own every WGCP_USAGE_INTERVAL_S seconds', async () => {
+  const k = countingKernel();
+  const d = await startTestDaemon({ options: { kernel: k.kernel }, env: { WGCP_USAGE_INTERVAL_S: '1' } });
+  const api = client(d);
+  const sid = (await api.post('/api/servers', { name: 's', endpoint: 'vpn.example.com:51820', mode: 'forward' })).json.id;
+  const peer = (await api.post(`/api/servers/${sid}/peers`, {})).json;
+  k.counters.set(peer.publicKey, { rxBytes: 64, txBytes: 64, latestHandshake: 1 });
+  const deadline = Date.now() + 5000;
+  while ((await api.get(`/api/peers/${peer.id}`)).json.currentDataUsageBytes !== 128) {
+    assert.ok(Date.now() < deadline, 'the one-second schedule collected');
+    await new Promise((res) => setTimeout(res, 200));
+  }
+  await d.stop();
+});
+
+t.run();
