@@ -1,0 +1,218 @@
+// The effects of the lifecycle: each state's work produces one event, the pure reducer
+// (machine.ts) turns it into the next record, and the record is persisted before the next
+// step. A process start is the table's `start`: it begins at BOOT and resumes from what
+// the record holds (the sealed configuration, the hash), so a restart never spends a token.
+import { sleep, type Clock } from './clock';
+import { loadConfigFile, endpointUrl, ConfigError, type AgentConfig } from './config';
+import { deriveKey, openSealed, seal, type SealKey } from './crypto';
+import { heartbeatBody, judgeAnswer } from './heartbeat';
+import { postJson, type HttpOptions, type Timeouts } from './http-client';
+import type { Logger } from './log';
+import { reduce, retryDelayS, type AgentRecord, type Event } from './machine';
+import { parsePayload, type TunnelConfig } from './payload';
+import { ensureStateDir, loadRecord, removeLeftovers, saveRecord } from './persist';
+import type { Tunnel } from './tunnel';
+
+export interface AgentDeps {
+  configFile: string;
+  config: AgentConfig;
+  log: Logger;
+  clock: Clock;
+  makeTunnel: (config: AgentConfig) => Tunnel;
+  timeouts?: Timeouts;
+  /** Longest wait for a first handshake before the first heartbeat of a new tunnel. */
+  firstHandshakeWaitMs?: number;
+}
+
+export class Agent {
+  private config: AgentConfig;
+  private record!: AgentRecord;
+  private key: SealKey | null = null;
+  private tunnelConfig: TunnelConfig | null = null;
+  private tunnel: Tunnel;
+  private nextHeartbeatAt = 0;
+  private readonly stopper = new AbortController();
+
+  constructor(private readonly deps: AgentDeps) {
+    this.config = deps.config;
+    this.tunnel = deps.makeTunnel(deps.config);
+  }
+
+  get current(): AgentRecord { return this.record; }
+
+  stop(): void { this.stopper.abort(); }
+
+  private get stopping(): boolean { return this.stopper.signal.aborted; }
+  private get log(): Logger { return this.deps.log; }
+  private get intervalMs(): number { return this.config.heartbeat_interval_s * 1000; }
+
+  async run(): Promise<void> {
+    const dir = this.config.state_dir;
+    ensureStateDir(dir);
+    removeLeftovers(dir);
+    const { record, problem } = loadRecord(dir);
+    if (problem) this.log.warn(problem);
+    this.record = { ...record, state: 'BOOT' };
+    this.persist(this.record);
+    this.log.info('agent started', { resumed_from: record.state, device_id: record.device_id });
+    while (!this.stopping) {
+      let event: Event | null = null;
+      try {
+        event = await this.step();
+      } catch (err) {
+        // Nothing may end the loop unattended: log, wait, do the state's work again.
+        this.log.error('unexpected failure', { state: this.record.state, error: (err as Error).message });
+        await sleep(this.deps.clock, this.intervalMs, this.stopper.signal);
+      }
+      if (event && !this.stopping) this.apply(event);
+    }
+    await this.shutdown();
+  }
+
+  private apply(event: Event): void {
+    const before = this.record.state;
+    this.record = reduce(this.record, event);
+    this.persist(this.record);
+    if (this.record.state !== before) this.log.info('state', { from: before, to: this.record.state, event: event.type });
+  }
+
+  private persist(record: AgentRecord): void {
+    try {
+      saveRecord(this.config.state_dir, record);
+    } catch (err) {
+      // Keep running from memory; the next transition writes again.
+      this.log.error('cannot persist the state', { error: (err as Error).message });
+    }
+  }
+
+  private async step(): Promise<Event | null> {
+    switch (this.record.state) {
+      case 'BOOT': return { type: 'start' };
+      case 'APP_INIT': return this.loadConfig();
+      case 'PROVISION': return this.provision();
+      case 'APP_RETRY': {
+        const waitS = retryDelayS(this.record.failures, this.config.heartbeat_interval_s);
+        this.log.info('retrying provisioning', { in_s: waitS, failures: this.record.failures });
+        await sleep(this.deps.clock, waitS * 1000, this.stopper.signal);
+        return this.stopping ? null : { type: 'retry' };
+      }
+      case 'TUNNEL_UP': return this.bringUp('tunnel_established');
+      case 'TUNNEL_REBUILD': return this.bringUp('tunnel_rebuilt');
+      case 'HEARTBEAT': return this.heartbeat();
+    }
+  }
+
+  /** APP_INIT: the file is read again, so an operator can fix it (or drop in a new token) while it retries. */
+  private async loadConfig(): Promise<Event | null> {
+    try {
+      const fresh = loadConfigFile(this.deps.configFile);
+      if (fresh.state_dir !== this.config.state_dir || fresh.interface !== this.config.interface) {
+        this.log.warn('state_dir and interface changes take effect at the next start');
+        fresh.state_dir = this.config.state_dir;
+        fresh.interface = this.config.interface;
+      }
+      this.config = fresh;
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      this.log.error('configuration unusable; keeping the previous one', { error: err.message });
+    }
+    this.key = await deriveKey(this.config.hwid, this.config.server_salt);
+    return { type: 'config_loaded' };
+  }
+
+  private async provision(): Promise<Event | null> {
+    const key = this.key!;
+    if (this.record.sealed_config !== null) {
+      try {
+        this.tunnelConfig = parsePayload(JSON.parse(await openSealed(key, this.record.sealed_config)));
+        return { type: 'provisioned', fresh: false, sealed: this.record.sealed_config, deviceId: this.tunnelConfig.device_id };
+      } catch (err) {
+        this.log.warn('stored configuration cannot be decrypted: cleared, provisioning again', { error: (err as Error).message });
+        return { type: 'stored_config_cleared', reason: `stored configuration unusable: ${(err as Error).message}` };
+      }
+    }
+    try {
+      const answer = await postJson(endpointUrl(this.config.server_url, 'api/v1/provision'),
+        { token: this.config.token, hwid: this.config.hwid }, this.httpOptions());
+      const sealed = (answer.json as { encrypted_config?: unknown } | undefined)?.encrypted_config;
+      if (typeof sealed !== 'string') throw new Error('answer has no encrypted_config');
+      this.tunnelConfig = parsePayload(JSON.parse(await openSealed(key, sealed)));
+      this.log.info('provisioned', { device_id: this.tunnelConfig.device_id });
+      return { type: 'provisioned', fresh: true, sealed, deviceId: this.tunnelConfig.device_id };
+    } catch (err) {
+      if (this.stopping) return null;
+      const reason = `provisioning failed: ${(err as Error).message}`;
+      const hint = /token already used|token expired|invalid token/.test(reason) ? 'put a new registration token into the configuration file' : undefined;
+      this.log.warn(reason, hint ? { hint } : {});
+      return { type: 'provision_failed', reason };
+    }
+  }
+
+  private async bringUp(done: 'tunnel_established' | 'tunnel_rebuilt'): Promise<Event | null> {
+    try {
+      await this.tunnel.up(this.tunnelConfig!);
+    } catch (err) {
+      this.log.error('tunnel could not be brought up; trying again', { error: (err as Error).message });
+      await sleep(this.deps.clock, this.intervalMs, this.stopper.signal);
+      return null;
+    }
+    this.log.info(done === 'tunnel_established' ? 'tunnel up' : 'tunnel rebuilt', { interface: this.config.interface });
+    // The first heartbeat of a new tunnel goes out once it has a handshake (or after one interval).
+    this.nextHeartbeatAt = this.deps.clock.now() + this.intervalMs;
+    await this.waitForHandshake(Math.min(this.intervalMs, this.deps.firstHandshakeWaitMs ?? 10_000));
+    this.nextHeartbeatAt = this.deps.clock.now();
+    return { type: done };
+  }
+
+  private async waitForHandshake(limitMs: number): Promise<void> {
+    const until = this.deps.clock.now() + limitMs;
+    while (!this.stopping && this.deps.clock.now() < until) {
+      if ((await this.tunnel.inspect()).lastHandshake) return;
+      await sleep(this.deps.clock, 250, this.stopper.signal);
+    }
+  }
+
+  private async heartbeat(): Promise<Event | null> {
+    const wait = this.nextHeartbeatAt - this.deps.clock.now();
+    if (wait > 0) await sleep(this.deps.clock, wait, this.stopper.signal);
+    if (this.stopping) return null;
+    this.nextHeartbeatAt = this.deps.clock.now() + this.intervalMs;
+    const current = this.tunnelConfig!;
+    const at = new Date(this.deps.clock.now()).toISOString();
+    try {
+      const status = await this.tunnel.inspect();
+      const body = heartbeatBody(current.device_id, this.record.state, status, this.deps.clock.now());
+      const answer = await postJson(endpointUrl(this.config.server_url, 'api/v1/heartbeat'), body, this.httpOptions());
+      const verdict = judgeAnswer(current, this.record.forwards_hash, answer.json, status.present);
+      if (!verdict.rebuild) return { type: 'heartbeat_answer', at, tunnelUp: body.tunnel_up, forwardsHash: verdict.forwardsHash, rebuild: false };
+      this.log.info('rebuilding the tunnel', { reasons: verdict.reasons });
+      const sealed = verdict.changed.length ? await seal(this.key!, JSON.stringify(verdict.next)) : undefined;
+      this.tunnelConfig = verdict.next;
+      return { type: 'heartbeat_answer', at, tunnelUp: body.tunnel_up, forwardsHash: verdict.forwardsHash, rebuild: true, sealed };
+    } catch (err) {
+      if (this.stopping) return null;
+      this.log.warn('heartbeat failed', { error: (err as Error).message });
+      return { type: 'heartbeat_failed', at, reason: `heartbeat failed: ${(err as Error).message}` };
+    }
+  }
+
+  private httpOptions(extra: Partial<HttpOptions> = {}): HttpOptions {
+    return { clock: this.deps.clock, ca: this.config.ca, timeouts: this.deps.timeouts, signal: this.stopper.signal, ...extra };
+  }
+
+  /** SIGTERM: tell the server (one short attempt), then take the tunnel down. */
+  private async shutdown(): Promise<void> {
+    if (this.record.state === 'HEARTBEAT' && this.tunnelConfig) {
+      try {
+        const status = await this.tunnel.inspect();
+        const body = heartbeatBody(this.tunnelConfig.device_id, this.record.state, status, this.deps.clock.now(), true);
+        await postJson(endpointUrl(this.config.server_url, 'api/v1/heartbeat'), body,
+          { clock: this.deps.clock, ca: this.config.ca, attempts: 1, timeouts: { connectMs: 2000, writeMs: 2000, readMs: 3000 } });
+      } catch (err) {
+        this.log.warn('could not report the stop', { error: (err as Error).message });
+      }
+    }
+    await this.tunnel.down().catch((err) => this.log.warn('tunnel teardown failed', { error: (err as Error).message }));
+    this.log.info('agent stopped', { state: this.record.state });
+  }
+}

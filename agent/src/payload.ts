@@ -1,0 +1,91 @@
+// The configuration payload of the contract (the plaintext inside encrypted_config) and the
+// tunnel fields a heartbeat may change. Unknown fields are ignored, as section 9 asks.
+export interface TunnelConfig {
+  device_id: string;
+  private_key: string;
+  preshared_key: string;
+  internal_ip: string;
+  server_pub: string;
+  endpoint: string;
+  dns: string;
+  allowed_ips: string;
+  server_wg_ip: string;
+}
+
+/** The fields of a heartbeat answer that describe the tunnel the device must run. */
+export const TUNNEL_FIELDS = ['internal_ip', 'private_key', 'preshared_key', 'server_pub', 'endpoint', 'server_wg_ip', 'dns', 'allowed_ips'] as const;
+export type TunnelField = (typeof TUNNEL_FIELDS)[number];
+
+export class PayloadError extends Error {}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const HEX_KEY = /^[0-9a-fA-F]{64}$/;
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const IPV6 = /^[0-9a-fA-F:.]*:[0-9a-fA-F:.]*$/;
+const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+export const isIp = (s: string): boolean => IPV4.test(s) || IPV6.test(s);
+
+/** An address with an optional prefix, e.g. `10.0.0.2` or `10.0.0.2/32` or `0.0.0.0/0`. */
+export function isCidr(s: string): boolean {
+  const [ip, prefix, extra] = s.split('/');
+  if (extra !== undefined || !isIp(ip)) return false;
+  if (prefix === undefined) return true;
+  const max = IPV4.test(ip) ? 32 : 128;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= max;
+}
+
+/** `host:port` or `[v6]:port`, as WireGuard's Endpoint. */
+export function isEndpoint(s: string): boolean {
+  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(s);
+  if (!m) return false;
+  const port = Number(m[3]);
+  const host = m[1] ?? m[2];
+  return port >= 1 && port <= 65535 && (m[1] ? IPV6.test(host) : IPV4.test(host) || HOSTNAME.test(host));
+}
+
+export const splitList = (s: string): string[] => s.split(',').map((x) => x.trim()).filter(Boolean);
+
+const CHECKS: Record<TunnelField | 'device_id', (v: string) => boolean> = {
+  device_id: (v) => UUID.test(v),
+  private_key: (v) => HEX_KEY.test(v),
+  preshared_key: (v) => HEX_KEY.test(v),
+  server_pub: (v) => HEX_KEY.test(v),
+  internal_ip: (v) => isCidr(v),
+  server_wg_ip: (v) => isCidr(v),
+  endpoint: isEndpoint,
+  allowed_ips: (v) => splitList(v).length > 0 && splitList(v).every(isCidr),
+  dns: (v) => splitList(v).every(isIp),
+};
+
+function checkField(field: keyof typeof CHECKS, value: unknown): string {
+  if (typeof value !== 'string' || !CHECKS[field](value)) throw new PayloadError(`configuration field "${field}" is missing or invalid`);
+  return field.endsWith('_key') || field === 'server_pub' ? value.toLowerCase() : value;
+}
+
+/** The payload of a provisioning answer (or of the stored configuration), checked field by field. */
+export function parsePayload(value: unknown): TunnelConfig {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new PayloadError('configuration is not a JSON object');
+  const v = value as Record<string, unknown>;
+  const out = { device_id: checkField('device_id', v.device_id) } as TunnelConfig;
+  for (const f of TUNNEL_FIELDS) out[f] = checkField(f, v[f]);
+  return out;
+}
+
+/**
+ * The tunnel a heartbeat answer asks for: its present tunnel fields over the current ones
+ * (a missing field keeps its value), and the names of the fields that changed.
+ */
+export function mergeTunnelFields(current: TunnelConfig, answer: Record<string, unknown>): { next: TunnelConfig; changed: TunnelField[] } {
+  const next = { ...current };
+  const changed: TunnelField[] = [];
+  for (const f of TUNNEL_FIELDS) {
+    if (answer[f] === undefined || answer[f] === null) continue;
+    const value = checkField(f, answer[f]);
+    if (value !== current[f]) {
+      next[f] = value;
+      changed.push(f);
+    }
+  }
+  return { next, changed };
+}
