@@ -1,0 +1,215 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import net from 'node:net';
+import type { ForwardChange, KernelPlane, PeerCounters, ServerChange, ServerState, PortForward } from '../src/kernel/plane';
+import type { WgcpEvent } from '../src/events/bus';
+import { main as cli } from '../src/cli/main';
+import { call, startTestDaemon } from './helpers/daemon';
+import { deviceFixture, pythonDecrypt, type DeviceFixture } from './device-support';
+
+// The kernel seam as the daemon calls it: records each call and can be told to refuse, so
+// the suite can show that forwards reach the seam inside the transaction and that a
+// refusal leaves the database as it was. (The DNAT itself is proven in the netns suite.)
+class SeamRecorder implements KernelPlane {
+  readonly state = 'off' as const;
+  forwards: ForwardChange[] = [];
+  servers: ServerChange[] = [];
+  reconciled: ServerState[] = [];
+  refuse = false;
+  reconcile(states: ServerState[]): void { this.reconciled = states; }
+  applyServer(c: ServerChange): void { this.servers.push(c); }
+  applyPeer(): void { if (this.refuse) throw new Error('kernel refused the peer'); }
+  applyForward(c: ForwardChange): void {
+    if (this.refuse) throw new Error('kernel refused the forward');
+    this.forwards.push(c);
+  }
+  peerCounters(): Map<string, PeerCounters> { return new Map(); }
+  async close(): Promise<void> {}
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+const t = suite('device admin API: devices and port forwards');
+let f: DeviceFixture;
+const kernel = new SeamRecorder();
+const events: WgcpEvent[] = [];
+let devicePort = 0;
+t.before(async () => {
+  devicePort = await freePort();
+  f = await deviceFixture({ env: { WGCP_DEVICE_LISTEN: `127.0.0.1:${devicePort}` }, options: { kernel } });
+  f.d.daemon.app.events.subscribe((e) => events.push(e));
+});
+t.after(async () => { await f.d.stop(); });
+
+async function newDevice(hwid: string) {
+  const r = await f.provision(await f.newToken(), hwid);
+  const cfg = pythonDecrypt(r.json.encrypted_config, hwid) as Record<string, string>;
+  return (await f.api.get(`/api/devices/${cfg.device_id}`)).json;
+}
+
+const strip = (x: PortForward | null) => x && { protocol: x.protocol, listenPort: x.listenPort, targetIp: x.targetIp, targetPort: x.targetPort, serverId: x.serverId };
+
+t('lists and reads devices; any id that is not a known UUID is 404', async () => {
+  const d = await newDevice('adm-list');
+  const list = (await f.api.get('/api/devices')).json;
+  assert.ok(list.some((x: { id: string }) => x.id === d.id));
+  assert.is(d.serverID, f.serverId);
+  assert.is(d.suspended, false);
+  for (const bad of ['1', 'abc', '8f7e6d5c-4b3a-4291-8a7b-6c5d4e3f2a1b']) {
+    const r = await f.api.get(`/api/devices/${bad}`);
+    assert.equal([r.status, r.json.error], [404, 'device not found']);
+  }
+  assert.is((await call(f.d.url, 'GET', '/api/devices')).status, 401);
+});
+
+t('PUT needs suspended as true or false', async () => {
+  const d = await newDevice('adm-put');
+  for (const body of [{}, { suspended: 'yes' }, { suspended: 1 }]) {
+    const r = await f.api.put(`/api/devices/${d.id}`, body);
+    assert.is(r.status, 400);
+    assert.is(r.json.field, 'suspended');
+  }
+});
+
+t('adds a forward through the kernel seam with the device tunnel address as target, and removes it the same way', async () => {
+  const d = await newDevice('adm-fwd');
+  kernel.forwards = [];
+  const r = await f.api.post(`/api/devices/${d.id}/forwards`, { protocol: 'tcp', listenPort: 2222, targetPort: 22 });
+  assert.is(r.status, 201);
+  assert.equal({ ...r.json, createdAt: undefined }, { id: r.json.id, deviceID: d.id, protocol: 'tcp', listenPort: 2222, targetPort: 22, createdAt: undefined });
+  assert.is(kernel.forwards.length, 1);
+  assert.is(kernel.forwards[0].server.id, f.serverId);
+  assert.equal([kernel.forwards[0].before, strip(kernel.forwards[0].after)], [null, { protocol: 'tcp', listenPort: 2222, targetIp: d.ip, targetPort: 22, serverId: f.serverId }]);
+  const listed = (await f.api.get(`/api/devices/${d.id}/forwards`)).json;
+  assert.equal(listed.map((x: { id: number }) => x.id), [r.json.id]);
+  assert.is((await f.api.post(`/api/devices/${d.id}/forwards`, { protocol: 'udp', listenPort: 2223 })).json.targetPort, 2223, 'targetPort defaults to listenPort');
+  kernel.forwards = [];
+  assert.is((await f.api.del(`/api/forwards/${r.json.id}`)).status, 204);
+  assert.equal([strip(kernel.forwards[0].before)?.listenPort, kernel.forwards[0].after], [2222, null]);
+  assert.is((await f.api.del(`/api/forwards/${r.json.id}`)).status, 404);
+  assert.is((await f.api.del('/api/forwards/abc')).status, 404);
+});
+
+t('refuses bad forwards with a 400 that names the field; a router port is unique per protocol across the router', async () => {
+  const d = await newDevice('adm-valid');
+  const other = await newDevice('adm-valid-2');
+  const bad = async (body: unknown, field: string, device = d.id) => {
+    const r = await f.api.post(`/api/devices/${device}/forwards`, body);
+    assert.is(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
+    assert.is(r.json.field, field);
+  };
+  await bad({ listenPort: 80 }, 'protocol');
+  await bad({ protocol: 'icmp', listenPort: 80 }, 'protocol');
+  await bad({ protocol: 'tcp' }, 'listenPort');
+  for (const p of [0, 65536, '80', 80.5, -1]) await bad({ protocol: 'tcp', listenPort: p }, 'listenPort');
+  for (const p of [0, 65536, 'x']) await bad({ protocol: 'tcp', listenPort: 8000, targetPort: p }, 'targetPort');
+  assert.is((await f.api.post(`/api/devices/${d.id}/forwards`, { protocol: 'tcp', listenPort: 8000, targetPort: 80 })).status, 201);
+  await bad({ protocol: 'tcp', listenPort: 8000, targetPort: 81 }, 'listenPort', other.id);
+  await bad({ protocol: 'tcp', listenPort: 8000, targetPort: 81 }, 'listenPort');
+  assert.is((await f.api.post(`/api/devices/${other.id}/forwards`, { protocol: 'udp', listenPort: 8000 })).status, 201, 'the same port on the other protocol is free');
+  await bad({ protocol: 'udp', listenPort: 51820 }, 'listenPort', other.id);
+  await bad({ protocol: 'tcp', listenPort: devicePort }, 'listenPort', other.id);
+  assert.is((await f.api.post('/api/devices/8f7e6d5c-4b3a-4291-8a7b-6c5d4e3f2a1b/forwards', { protocol: 'tcp', listenPort: 9 })).status, 404);
+  assert.is((await f.api.get('/api/devices/nope/forwards')).status, 404);
+});
+
+t('a kernel refusal leaves nothing stored: no forward, no device, the token still unused', async () => {
+  const d = await newDevice('adm-refuse');
+  kernel.refuse = true;
+  try {
+    const r = await f.api.post(`/api/devices/${d.id}/forwards`, { protocol: 'tcp', listenPort: 3333 });
+    assert.is(r.status, 500);
+    assert.equal((await f.api.get(`/api/devices/${d.id}/forwards`)).json, []);
+    const token = await f.newToken();
+    const p = await f.provision(token, 'adm-refused-device');
+    assert.equal([p.status, p.json], [500, { error: 'provisioning failed' }]);
+    assert.not.ok((await f.api.get('/api/devices')).json.some((x: { hwid: string }) => x.hwid === 'adm-refused-device'));
+    kernel.refuse = false;
+    assert.is((await f.provision(token, 'adm-refused-device')).status, 200, 'the token was not burnt');
+  } finally {
+    kernel.refuse = false;
+  }
+});
+
+t('moving the peer to another address moves its forwards; deleting the peer removes them', async () => {
+  const d = await newDevice('adm-follow');
+  const fw = (await f.api.post(`/api/devices/${d.id}/forwards`, { protocol: 'tcp', listenPort: 4444, targetPort: 44 })).json;
+  kernel.forwards = [];
+  assert.is((await f.api.put(`/api/peers/${d.peerID}`, { ip: '10.44.0.200' })).status, 200);
+  assert.is(kernel.forwards.length, 1);
+  assert.equal([strip(kernel.forwards[0].before)?.targetIp, strip(kernel.forwards[0].after)?.targetIp], [d.ip, '10.44.0.200']);
+  kernel.forwards = [];
+  assert.is((await f.api.del(`/api/peers/${d.peerID}`)).status, 204);
+  assert.equal(kernel.forwards.map((c) => [c.before?.id, c.after]), [[fw.id, null]]);
+  assert.is((await f.api.get(`/api/devices/${d.id}`)).status, 404, 'the device went with its peer');
+  assert.is((await f.api.del(`/api/forwards/${fw.id}`)).status, 404);
+});
+
+t('DELETE /api/devices/{id} removes the device, its peer and its forwards, with the peerDeleted event', async () => {
+  const d = await newDevice('adm-delete');
+  await f.api.post(`/api/devices/${d.id}/forwards`, { protocol: 'udp', listenPort: 5555 });
+  const total = (await f.api.get('/api/stats')).json.totalDevices;
+  events.length = 0;
+  kernel.forwards = [];
+  assert.is((await f.api.del(`/api/devices/${d.id}`)).status, 204);
+  assert.is((await f.api.get(`/api/peers/${d.peerID}`)).status, 404);
+  assert.is((await f.api.get(`/api/devices/${d.id}`)).status, 404);
+  assert.is(kernel.forwards.length, 1);
+  assert.ok(events.some((e) => e.event === 'peerDeleted'));
+  assert.is((await f.api.get('/api/stats')).json.totalDevices, total - 1);
+  assert.is((await f.api.del(`/api/devices/${d.id}`)).status, 404);
+  assert.is((await call(f.d.url, 'POST', '/api/v1/heartbeat', { device_id: d.id })).status, 404);
+});
+
+t('/api/stats counts real devices', async () => {
+  const before = (await f.api.get('/api/stats')).json.totalDevices;
+  assert.is(before, (await f.api.get('/api/devices')).json.length);
+  await newDevice('adm-count');
+  assert.is((await f.api.get('/api/stats')).json.totalDevices, before + 1);
+});
+
+t('a server update hands the kernel its forwards; a restart reconciles them', async () => {
+  const d = await newDevice('adm-server');
+  await f.api.post(`/api/devices/${d.id}/forwards`, { protocol: 'tcp', listenPort: 6666 });
+  kernel.servers = [];
+  assert.is((await f.api.put(`/api/servers/${f.serverId}`, { name: 'renamed' })).status, 200);
+  assert.ok(kernel.servers[0].forwards.some((x) => x.listenPort === 6666 && x.targetIp === d.ip));
+  const again = new SeamRecorder();
+  const second = await startTestDaemon({ dataDir: f.d.dataDir, env: { WGCP_LISTEN: '127.0.0.1:0' }, options: { kernel: again } });
+  try {
+    const state = again.reconciled.find((s) => s.server.id === f.serverId)!;
+    const stored = (await f.api.get('/api/devices')).json.length;
+    assert.ok(stored > 0);
+    assert.ok(state.forwards.some((x) => x.listenPort === 6666 && x.targetIp === d.ip && x.protocol === 'tcp'));
+  } finally {
+    await second.stop();
+  }
+});
+
+t('wgcp regtoken create | list | revoke work on the database beside the running daemon', async () => {
+  let out = '';
+  const run = (...argv: string[]) => { out = ''; return cli(['--data-dir', f.d.dataDir, ...argv], (s) => { out += s; }); };
+  assert.is(run('regtoken', 'create', '--server', String(f.serverId)), 0);
+  const token = out.trim();
+  assert.match(token, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  assert.is((await f.provision(token, 'cli-device')).status, 200);
+  assert.is(run('regtoken', 'list', '--server', String(f.serverId)), 0);
+  const row = (JSON.parse(out) as { token: string; state: string }[]).find((x) => x.token === token)!;
+  assert.is(row.state, 'used');
+  assert.is(run('regtoken', 'create', '--server', String(f.serverId)), 0);
+  const second = out.trim();
+  assert.is(run('regtoken', 'revoke', second), 0);
+  assert.is((await f.provision(second, 'cli-device-2')).status, 403);
+  assert.is(run('regtoken', 'create'), 2, '--server is required');
+  assert.is(run('regtoken', 'create', '--server', '999'), 2, 'unknown server');
+  assert.is(run('regtoken', 'revoke', second), 2, 'already revoked');
+});
+
+t.run();
