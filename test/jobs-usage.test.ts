@@ -1,23 +1,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
-import { KernelOff, type KernelPlane, type PeerChange, type PeerCounters } from '../src/kernel/plane';
+import { countingKernel } from './helpers/counting-kernel';
 import type { WgcpEvent } from '../src/events/bus';
 import { counterDelta, GB, planUsageCycle, usageMonth } from '../src/jobs/usage-delta';
 import { runUsageCycle } from '../src/jobs/usage';
 import { expirePeers, resetIfNewMonth } from '../src/jobs/calendar';
 
 const t = suite('usage, limits, monthly reset and expiry');
-
-/** A kernel seam whose counters the test sets, recording every peer change it is asked for. */
-function countingKernel() {
-  const counters = new Map<string, PeerCounters>();
-  const applied: PeerChange[] = [];
-  const k: KernelPlane = new KernelOff();
-  k.peerCounters = () => new Map(counters);
-  k.applyPeer = (c) => { applied.push(c); };
-  return { kernel: k, counters, applied };
-}
 
 interface Rig {
   d: TestDaemon;

@@ -33,11 +33,11 @@ export function peerEmailRoutes(app: App): Route[] {
       async handler(ctx) {
         const peer = findPeer(app, ctx.params.id);
         const body = await optionalBody(ctx);
+        const smtp = requireSmtp(app);
         const to = readString(body, 'to', { max: 254 }) || peer.email;
         if (!to) throw badField('to', 'is required: the peer has no email address');
         if (!EMAIL.test(to)) throw badField('to', 'must be an e-mail address');
         const conf = peerConfText(app, peer);
-        const smtp = requireSmtp(app);
         const png = await renderQrPng(conf);
         const sent = await deliverMail(() => sendMail(smtp, peerConfigMessage(peer, to, conf, png)));
         app.log.info('peer configuration mailed', { peerID: peer.id });
