@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { SECRET_FILE } from '../src/kernel/command';
 import { peerOps, renderInterfaceConf } from '../src/wg/uapi-conf';
 import { fixturePeer, fixtureServer } from './helpers/kernel-fixtures';
 
@@ -15,10 +16,10 @@ t('the syncconf text holds the key, the port and only enabled peers', () => {
   assert.not.ok(text.includes(b.publicKey));
 });
 
-t('a new enabled peer is one wg set with the preshared key on stdin, never in the arguments', () => {
+t('a new enabled peer is one wg set with the preshared key in a private file, never in the arguments', () => {
   const a = fixturePeer(1, server, 1);
   const ops = peerOps('wgcp1', null, a);
-  assert.equal(ops, [{ args: ['set', 'wgcp1', 'peer', a.publicKey, 'preshared-key', '/dev/stdin', 'allowed-ips', '10.1.0.2/32'], input: a.presharedKey + '\n' }]);
+  assert.equal(ops, [{ args: ['set', 'wgcp1', 'peer', a.publicKey, 'preshared-key', SECRET_FILE, 'allowed-ips', '10.1.0.2/32'], secret: a.presharedKey + '\n' }]);
   assert.not.ok(ops[0].args.includes(a.presharedKey));
 });
 

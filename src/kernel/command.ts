@@ -1,6 +1,31 @@
 // The one place that runs kernel tools (ip, wg, nft): argument arrays, never a shell,
 // synchronously because applies happen inside the API's database transaction.
 import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * Stands in an argument list for the file that holds `secret` (keys). Node gives children a
+ * socket, not a pipe, as stdin, and `wg` cannot open /dev/stdin on a socket; so secrets go
+ * through a 0600 file in a 0700 folder on tmpfs that is removed right after the call.
+ */
+export const SECRET_FILE = '{secret-file}';
+let secretDir: string | null = null;
+
+function withSecretFile<T>(secret: string, fn: (file: string) => T): T {
+  if (!secretDir || !fs.existsSync(secretDir)) {
+    secretDir = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'wgcp-'));
+  }
+  const file = path.join(secretDir, crypto.randomBytes(8).toString('hex'));
+  fs.writeFileSync(file, secret, { mode: 0o600 });
+  try {
+    return fn(file);
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+}
 
 export class CommandError extends Error {
   constructor(readonly tool: string, readonly args: string[], message: string, readonly status: number | null) {
@@ -9,13 +34,19 @@ export class CommandError extends Error {
 }
 
 export interface RunOptions {
-  /** Written to the tool's stdin (batches, configs, keys: never put secrets in args). */
+  /** Written to the tool's stdin (nft batches). */
   input?: string;
+  /** Written to a private file whose path replaces SECRET_FILE in the arguments. */
+  secret?: string;
   timeoutMs?: number;
 }
 
 /** Runs a tool and returns its stdout; throws CommandError carrying the tool's own message. */
 export function run(tool: string, args: string[], opts: RunOptions = {}): string {
+  if (opts.secret !== undefined) {
+    const { secret, ...rest } = opts;
+    return withSecretFile(secret, (file) => run(tool, args.map((a) => (a === SECRET_FILE ? file : a)), rest));
+  }
   const res = spawnSync(tool, args, {
     input: opts.input ?? '',
     encoding: 'utf8',

@@ -22,7 +22,7 @@ import { runSteps, type Step } from './steps';
 const OWN_NAME = /^wgcp\d+$/;
 
 function runPeerOps(ops: PeerOp[]): void {
-  for (const op of ops) run('wg', op.args, { input: op.input });
+  for (const op of ops) run('wg', op.args, { secret: op.secret });
 }
 
 export class KernelLive implements KernelPlane {

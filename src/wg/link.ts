@@ -1,6 +1,6 @@
 // A server's interface as `ip` and `wg` see it: address, MTU, up, listen port and key.
 // The WireGuard device itself is made by a LinkDriver (kernel module or wireguard-go).
-import { run, succeeds } from '../kernel/command';
+import { run, SECRET_FILE, succeeds } from '../kernel/command';
 import type { PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { renderInterfaceConf } from './uapi-conf';
@@ -53,9 +53,9 @@ export function setListenPort(ifname: string, port: number): void {
   run('wg', ['set', ifname, 'listen-port', String(port)]);
 }
 
-/** Makes the interface hold exactly this key, port and these peers (`wg syncconf`, config on stdin). */
+/** Makes the interface hold exactly this key, port and these peers (`wg syncconf`; the config holds keys). */
 export function syncPeers(server: ServerRecord, peers: Iterable<PeerRecord>): void {
-  run('wg', ['syncconf', server.interface, '/dev/stdin'], { input: renderInterfaceConf(server, peers) });
+  run('wg', ['syncconf', server.interface, SECRET_FILE], { secret: renderInterfaceConf(server, peers) });
 }
 
 /** `wg show <if> dump`; holds keys, so it is parsed and dropped, never logged. */

@@ -2,6 +2,7 @@
 // (start-up reconcile) and the argument list of one peer for `wg set`.
 import type { PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
+import { SECRET_FILE } from '../kernel/command';
 import { isWireGuardKey } from './keys';
 import { parseIpv4 } from './ipv4';
 
@@ -28,16 +29,16 @@ export function renderInterfaceConf(server: ServerRecord, peers: Iterable<PeerRe
   return lines.join('\n') + '\n';
 }
 
-/** `wg set` arguments that put one peer on an interface; its preshared key is read from stdin. */
+/** `wg set` arguments that put one peer on an interface; its preshared key is read from a private file. */
 export function peerSetArgs(ifname: string, peer: PeerRecord): string[] {
-  return ['set', ifname, 'peer', checkedKey(peer.publicKey, `public key of peer ${peer.id}`), 'preshared-key', '/dev/stdin', 'allowed-ips', allowedIpOf(peer)];
+  return ['set', ifname, 'peer', checkedKey(peer.publicKey, `public key of peer ${peer.id}`), 'preshared-key', SECRET_FILE, 'allowed-ips', allowedIpOf(peer)];
 }
 
 export function peerRemoveArgs(ifname: string, publicKey: string): string[] {
   return ['set', ifname, 'peer', checkedKey(publicKey, 'peer public key'), 'remove'];
 }
 
-export interface PeerOp { args: string[]; input?: string }
+export interface PeerOp { args: string[]; secret?: string }
 
 /**
  * The `wg set` calls that move an interface from one state of a peer to another: nothing,
@@ -49,7 +50,7 @@ export function peerOps(ifname: string, before: PeerRecord | null, after: PeerRe
   const ops: PeerOp[] = [];
   if (was && (!will || will.publicKey !== was.publicKey)) ops.push({ args: peerRemoveArgs(ifname, was.publicKey) });
   if (will && (!was || was.publicKey !== will.publicKey || was.ip !== will.ip || was.presharedKey !== will.presharedKey)) {
-    ops.push({ args: peerSetArgs(ifname, will), input: will.presharedKey + '\n' });
+    ops.push({ args: peerSetArgs(ifname, will), secret: will.presharedKey + '\n' });
   }
   return ops;
 }

@@ -1,0 +1,78 @@
+// Runs the real wgcpd as a child inside a network namespace (the "router"), with its own
+// mount namespace so that its wireguard-go sockets (/run/wireguard) are private to it, and
+// talks to its API from inside that namespace.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import type { Netns } from './netns';
+import { sh } from './netns';
+import { tempDir } from './daemon';
+
+const run = promisify(execFile);
+const MAIN = path.join(__dirname, '../../src/main.js');
+const FETCH = path.join(__dirname, 'ns-fetch.js');
+// A fixed script (no caller text in it): a private tmpfs on /run/wireguard, then the command.
+const PRIVATE_RUN = 'mkdir -p /run/wireguard && mount -t tmpfs wgcp-test-run /run/wireguard && exec "$@"';
+
+export interface NsAnswer { status: number; text: string; json: any }
+
+export interface NsDaemon {
+  ns: Netns;
+  dataDir: string;
+  pid: number;
+  key: string;
+  output(): string;
+  api(method: string, pathname: string, body?: unknown): Promise<NsAnswer>;
+  /** Runs a tool in the daemon's network and mount namespaces (to see its wireguard-go sockets). */
+  exec(cmd: string, args: string[]): string;
+  stop(): Promise<number | null>;
+}
+
+export async function nsRequest(ns: Netns, url: string, method: string, headers: Record<string, string>, body?: unknown): Promise<NsAnswer> {
+  const req = JSON.stringify({ url, method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const child = run('ip', ['netns', 'exec', ns.name, process.execPath, FETCH], { encoding: 'utf8' });
+  child.child.stdin!.end(req);
+  const { stdout } = await child;
+  const res = JSON.parse(stdout) as { status: number; text: string };
+  let json: unknown;
+  try { json = JSON.parse(res.text); } catch { json = undefined; }
+  return { ...res, json };
+}
+
+/** Starts wgcpd in `ns` listening on 127.0.0.1:8080 there; resolves once /healthz answers. */
+export async function startNsDaemon(ns: Netns, opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<NsDaemon> {
+  const dataDir = opts.dataDir ?? tempDir('wgcp-ns-');
+  const env = { ...process.env, WGCP_DATA_DIR: dataDir, WGCP_LISTEN: '127.0.0.1:8080', WGCP_KERNEL: 'on', WGCP_LOG_LEVEL: 'info', ...opts.env };
+  const child: ChildProcess = spawn('ip', ['netns', 'exec', ns.name, 'unshare', '--mount', '--propagation', 'private', '--',
+    'sh', '-c', PRIVATE_RUN, 'sh', process.execPath, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+  child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const url = 'http://127.0.0.1:8080';
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`wgcpd exited with ${child.exitCode} before it was ready:\n${out}`);
+    const res = await nsRequest(ns, `${url}/healthz`, 'GET', {}).catch(() => null);
+    if (res && res.status === 200) break;
+    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`wgcpd did not become ready:\n${out}`); }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const key = fs.readFileSync(path.join(dataDir, 'api-key'), 'utf8').trim();
+  const pid = child.pid!;
+  return {
+    ns, dataDir, pid, key,
+    output: () => out,
+    api: (method, pathname, body) => nsRequest(ns, url + pathname, method, { 'wg-control-key': key }, body),
+    exec: (cmd, args) => sh('nsenter', ['--target', String(pid), '--mount', '--net', cmd, ...args]),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
