@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Stages the daemon as it is installed: dist/ compiled from src/ with the package version
+# written in, package.json, and production node_modules from `npm ci --omit=dev`
+# (better-sqlite3 compiled for this machine's arch and Node ABI).
+# Usage: stage-app.sh VERSION STAGE_DIR
+set -euo pipefail
+
+version=${1:?usage: stage-app.sh VERSION STAGE_DIR}
+stage=${2:?usage: stage-app.sh VERSION STAGE_DIR}
+root=$(cd "$(dirname "$0")/.." && pwd)
+
+# Keeps only the compiled addon of better-sqlite3: its sources, objects and test extension
+# are build leftovers.
+trim_better_sqlite3() {
+  local bs=$1
+  test -f "$bs/build/Release/better_sqlite3.node"
+  find "$bs/build" -mindepth 1 -maxdepth 1 ! -name Release -exec rm -rf {} +
+  find "$bs/build/Release" -mindepth 1 ! -name better_sqlite3.node -exec rm -rf {} +
+  rm -rf "$bs/deps" "$bs/src" "$bs/binding.gyp"
+  strip --strip-unneeded "$bs/build/Release/better_sqlite3.node"
+  find "$(dirname "$bs")" -name '*.map' -delete
+}
+
+rm -rf "$stage"
+mkdir -p "$stage"
+cp -r "$root/src" "$stage/src"
+cp "$root/package.json" "$root/package-lock.json" "$stage/"
+V="$version" node -e '
+  const fs = require("fs");
+  for (const f of process.argv.slice(1)) {
+    const j = JSON.parse(fs.readFileSync(f, "utf8"));
+    j.version = process.env.V;
+    if (j.packages && j.packages[""]) j.packages[""].version = process.env.V;
+    fs.writeFileSync(f, JSON.stringify(j, null, 2) + "\n");
+  }' "$stage/package.json" "$stage/package-lock.json"
+
+# Only src/ (tests and benchmarks stay out). The stage lies inside the repository so that
+# the type packages resolve from its node_modules.
+case "$stage" in "$root"/*) ;; *) echo "stage-app.sh: STAGE_DIR must be inside $root" >&2; exit 2 ;; esac
+cat >"$stage/tsconfig.json" <<JSON
+{
+  "extends": "$root/tsconfig.json",
+  "compilerOptions": { "rootDir": ".", "outDir": "dist", "incremental": false, "tsBuildInfoFile": null },
+  "include": ["src/**/*.ts"]
+}
+JSON
+"$root/node_modules/.bin/tsc" -p "$stage/tsconfig.json"
+rm -rf "$stage/src" "$stage/tsconfig.json"
+
+# The production node_modules depend only on the lockfile, the Node ABI and the arch, so a
+# second build (another version number) reuses them instead of compiling better-sqlite3 again.
+abi=$(node -p 'process.versions.modules + "-" + process.arch')
+key=$(sha256sum <"$root/package-lock.json" | cut -c1-16)
+cache="$root/dist/pkgbuild/cache/node_modules-$abi-$key"
+if [ ! -d "$cache" ]; then
+  (cd "$stage" && npm ci --omit=dev --no-audit --no-fund --loglevel=error >&2)
+  rm -f "$stage/node_modules/.package-lock.json"
+  trim_better_sqlite3 "$stage/node_modules/better-sqlite3"
+  mkdir -p "$(dirname "$cache")"
+  cp -a "$stage/node_modules" "$cache.tmp"
+  mv "$cache.tmp" "$cache"
+else
+  cp -a "$cache" "$stage/node_modules"
+fi
+rm -f "$stage/package-lock.json"
+
