@@ -73,9 +73,9 @@ export function requestOnce(url: URL, body: unknown, opts: HttpOptions): Promise
     const options: https.RequestOptions = {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'content-length': payload.length, accept: 'application/json' },
-      agent: false,
       ...(secure ? { ca: opts.ca ?? undefined, minVersion: 'TLSv1.2' as const } : {}),
-      ...(opts.createConnection ? { createConnection: opts.createConnection as any } : {}),
+      // A fresh connection each time (no pooled socket outlives a network change).
+      ...(opts.createConnection ? { createConnection: opts.createConnection as any } : { agent: false }),
     };
     const req = (secure ? https : http).request(url, options);
     phase('connect', t.connectMs);

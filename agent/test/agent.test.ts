@@ -1,0 +1,224 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { displayOf } from '../src/machine';
+import { loadRecord, STATE_FILE } from '../src/persist';
+import { harness } from './helpers/agent-harness';
+import { DeviceServer, openWithNode } from './helpers/device-server';
+
+const t = suite('agent lifecycle against a device API');
+let server: DeviceServer;
+t.before.each(async () => { server = new DeviceServer(); await server.start(); });
+t.after.each(async () => { await server.close(); });
+
+const hb = () => server.heartbeats.length;
+const states = (logs: string[]) => logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'state').map((l) => l.to);
+
+t('provisions, brings the tunnel up with the decrypted configuration and heartbeats', async () => {
+  const h = harness(server, server.addToken());
+  h.start();
+  await h.waitFor(() => hb() >= 3, 'three heartbeats');
+  const rec = h.agent.current;
+  const device = server.device(rec.device_id!);
+  assert.equal(h.tunnel.ups, [device.config]);
+  assert.equal(states(h.logs).slice(0, 5), ['APP_INIT', 'PROVISION', 'TUNNEL_UP', 'HEARTBEAT']);
+  assert.equal(server.heartbeats[0], { device_id: rec.device_id, status: 'connected', state: 'HEARTBEAT', tunnel_up: true, last_handshake: h.tunnel.status.lastHandshake!.toISOString() });
+  assert.is(displayOf(rec, true), 'connected');
+  await h.stop();
+});
+
+t('keeps the configuration encrypted at rest, in a 0600 file', async () => {
+  const h = harness(server, server.addToken());
+  h.start();
+  await h.waitFor(() => hb() >= 1, 'a heartbeat');
+  await h.stop();
+  const file = path.join(h.stateDir, STATE_FILE);
+  const text = fs.readFileSync(file, 'utf8');
+  const { record } = loadRecord(h.stateDir);
+  const device = server.device(record.device_id!);
+  assert.not.ok(text.includes(device.config.private_key) || text.includes(device.config.preshared_key));
+  assert.equal(JSON.parse(openWithNode('board-0042', server.salt, record.sealed_config!)), device.config);
+  assert.is(fs.statSync(file).mode & 0o777, 0o600);
+});
+
+t('sends heartbeats one interval apart', async () => {
+  const h = harness(server, server.addToken());
+  h.start();
+  await h.waitFor(() => hb() >= 1, 'first heartbeat');
+  const first = Date.now();
+  await h.waitFor(() => hb() >= 4, 'three more');
+  const perBeat = (Date.now() - first) / 3; // FastClock(10): 1 s of agent time is 100 ms
+  assert.ok(perBeat >= 85 && perBeat < 400, `${perBeat} ms per heartbeat`);
+  await h.stop();
+});
+
+t('resumes after a restart from the stored configuration without spending a token', async () => {
+  const h = harness(server, server.addToken());
+  h.start();
+  await h.waitFor(() => hb() >= 1, 'a heartbeat');
+  const id = h.agent.current.device_id;
+  await h.stop();
+  h.start();
+  const before = hb();
+  await h.waitFor(() => hb() >= before + 2, 'heartbeats after restart');
+  assert.is(server.provisionCalls, 1);
+  assert.is(h.agent.current.device_id, id);
+  assert.is(h.tunnel.ups.length, 2);
+  assert.equal(h.tunnel.ups[1], h.tunnel.ups[0]);
+  await h.stop();
+});
+
+t('rebuilds the tunnel when the port forwards change', async () => {
+  const h = harness(server, server.addToken());
+  h.start();
+  await h.waitFor(() => hb() >= 2, 'heartbeats');
+  server.device(h.agent.current.device_id!).forwards = '[{"protocol":"tcp","listenPort":8080,"targetPort":80}]';
+  await h.waitFor(() => h.tunnel.ups.length === 2, 'a rebuild');
+  await h.waitFor(() => h.agent.current.state === 'HEARTBEAT', 'back in HEARTBEAT');
+  assert.ok(states(h.logs).includes('TUNNEL_REBUILD'));
+  const n = h.tunnel.ups.length;
+  await h.waitFor(() => hb() >= 6, 'more heartbeats');
+  assert.is(h.tunnel.ups.length, n, 'no further rebuild while nothing changes');
+  await h.stop();
+});
+
+t('rebuilds with rotated keys and keeps them, encrypted, across a restart', async () => {
+  const h = harness(server, server.addToken());
+  h.start();
+  await h.waitFor(() => hb() >= 1, 'a heartbeat');
+  const device = server.device(h.agent.current.device_id!);
+  device.config = { ...device.config, private_key: 'ab'.repeat(32), internal_ip: '10.66.0.7' };
+  await h.waitFor(() => h.tunnel.ups.length === 2, 'a rebuild');
+  assert.is(h.tunnel.ups[1].private_key, 'ab'.repeat(32));
+  await h.waitFor(() => h.agent.current.state === 'HEARTBEAT', 'HEARTBEAT');
+  await h.stop();
+  const sealed = loadRecord(h.stateDir).record.sealed_config!;
+  assert.is(JSON.parse(openWithNode('board-0042', server.salt, sealed)).internal_ip, '10.66.0.7');
+  h.start();
+  await h.waitFor(() => h.tunnel.ups.length === 3, 'tunnel after restart');
+  assert.equal(h.tunnel.ups[2], h.tunnel.ups[1]);
+  assert.is(server.provisionCalls, 1);
+  await h.stop();
+});
+
+t('ignores unknown answer fields', async () => {
+  server.extraAnswerFields = { firmware: { channel: 'beta' }, mtu: 1280 };
+  const h = harness(server, server.addToken());
+  h.start();
+  await h.waitFor(() => hb() >= 3, 'heartbeats');
+  assert.is(h.tunnel.ups.length, 1);
+  assert.is(h.agent.current.last_heartbeat_ok, true);
+  await h.stop();
+});
+
+t('clears a stored configuration it cannot decrypt and provisions again', async () => {
+  const h = harness(server, server.addToken());
+  h.start();
+  await h.waitFor(() => hb() >= 1, 'a heartbeat');
+  await h.stop();
+  const file = path.join(h.stateDir, STATE_FILE);
+  const rec = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const bytes = Buffer.from(rec.sealed_config, 'base64');
+  bytes[20] ^= 0xff;
+  fs.writeFileSync(file, JSON.stringify({ ...rec, sealed_config: bytes.toString('base64') }));
+  h.writeConfig({ token: server.addToken() }); // the first token is spent: an operator puts in a new one
+  h.start();
+  await h.waitFor(() => server.provisionCalls === 2 && h.agent.current.state === 'HEARTBEAT', 'fresh provisioning');
+  assert.ok(h.logs.some((l) => l.includes('stored configuration cannot be decrypted')));
+  assert.is(server.devices.size, 1, 'the same hwid stays one device');
+  await h.stop();
+});
+
+t('starts fresh from a corrupted state file', async () => {
+  const h = harness(server, server.addToken());
+  fs.mkdirSync(h.stateDir, { recursive: true });
+  fs.writeFileSync(path.join(h.stateDir, STATE_FILE), '{"version":1,"sta');
+  h.start();
+  await h.waitFor(() => hb() >= 1, 'a heartbeat');
+  assert.is(server.provisionCalls, 1);
+  assert.ok(h.logs.some((l) => l.includes('unreadable')));
+  await h.stop();
+});
+
+t('retries provisioning from APP_RETRY until the server answers', async () => {
+  server.failNext = 4; // the first round's 3 attempts and the first of the next
+  const h = harness(server, server.addToken());
+  h.start();
+  await h.waitFor(() => h.agent.current.state === 'APP_RETRY', 'APP_RETRY');
+  assert.is(displayOf(h.agent.current, true), 'failed');
+  await h.waitFor(() => hb() >= 1, 'a heartbeat after recovery');
+  assert.equal(states(h.logs).slice(0, 6), ['APP_INIT', 'PROVISION', 'APP_RETRY', 'APP_INIT', 'PROVISION', 'TUNNEL_UP']);
+  assert.is(h.agent.current.failures, 0);
+  await h.stop();
+});
+
+t('waits in APP_RETRY on a spent token and recovers when a new one is put in the file', async () => {
+  const spent = server.addToken();
+  server.tokens.get(spent)!.used = true;
+  const h = harness(server, spent);
+  h.start();
+  await h.waitFor(() => h.agent.current.failures >= 2, 'two failed rounds');
+  assert.is(server.provisionCalls, 2, 'a 400 is not retried within a round');
+  assert.match(h.agent.current.last_error!, 'token already used');
+  h.writeConfig({ token: server.addToken() });
+  await h.waitFor(() => hb() >= 1, 'a heartbeat', 15000);
+  await h.stop();
+});
+
+t('logs a failed heartbeat and goes on; recovers when the server answers again', async () => {
+  const h = harness(server, server.addToken());
+  h.start();
+  await h.waitFor(() => hb() >= 1, 'a heartbeat');
+  server.failNext = 3;
+  await h.waitFor(() => h.logs.some((l) => l.includes('heartbeat failed') && l.includes('HTTP 500')), 'a failed heartbeat logged');
+  const after = hb();
+  await h.waitFor(() => hb() > after && h.agent.current.last_heartbeat_ok === true, 'an answered heartbeat');
+  assert.is(h.agent.current.state, 'HEARTBEAT');
+  await h.stop();
+});
+
+t('keeps heartbeating while suspended, and reconnects when reinstated', async () => {
+  const h = harness(server, server.addToken());
+  h.start();
+  await h.waitFor(() => hb() >= 1, 'a heartbeat');
+  const device = server.device(h.agent.current.device_id!);
+  device.suspended = true;
+  await h.waitFor(() => h.agent.current.last_heartbeat_ok === false, 'refused heartbeat');
+  assert.match(h.agent.current.last_error!, 'device is suspended');
+  device.suspended = false;
+  await h.waitFor(() => h.agent.current.last_heartbeat_ok === true, 'answered again');
+  await h.stop();
+});
+
+t('retries a tunnel that fails to come up', async () => {
+  const h = harness(server, server.addToken());
+  h.tunnel.failUps = 2;
+  h.start();
+  await h.waitFor(() => hb() >= 1, 'a heartbeat');
+  assert.is(h.logs.filter((l) => l.includes('tunnel could not be brought up')).length, 2);
+  await h.stop();
+});
+
+t('says it stops (status stopped) and takes the tunnel down on stop', async () => {
+  const h = harness(server, server.addToken());
+  h.start();
+  await h.waitFor(() => hb() >= 1, 'a heartbeat');
+  await h.stop();
+  assert.is(server.heartbeats[server.heartbeats.length - 1].status, 'stopped');
+  assert.ok(h.tunnel.downs >= 1);
+  assert.is(h.tunnel.status.present, false);
+});
+
+t('never writes a key or the token into its log', async () => {
+  const token = server.addToken();
+  const h = harness(server, token);
+  h.start();
+  await h.waitFor(() => hb() >= 2, 'heartbeats');
+  await h.stop();
+  const cfg = server.device(loadRecord(h.stateDir).record.device_id!).config;
+  const all = h.logs.join('');
+  for (const secret of [token, server.salt, cfg.private_key, cfg.preshared_key]) assert.not.ok(all.includes(secret));
+});
+
+t.run();
