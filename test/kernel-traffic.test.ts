@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { canRunAsRoot } from './helpers/root';
 import { linkNamespaces, Netns } from './helpers/netns';
-import { startNsDaemon, type NsDaemon } from './helpers/ns-daemon';
+import { nsRequest, startNsDaemon, type NsDaemon } from './helpers/ns-daemon';
 import { reach, reachSoon, serveTcp, WgClient } from './helpers/wg-client';
 
 const t = suite('kernel: traffic through a router driven by wgcpd');
@@ -24,9 +24,11 @@ interface World {
   daemon: NsDaemon;
   serverId: number;
   serverKey: string;
-  clients: Record<'a' | 'b' | 'c', WgClient>;
+  clients: Record<'a' | 'b' | 'c', WgClient> & { device?: WgClient };
   peers: Record<'a' | 'b' | 'c', { id: number; ip: string; publicKey: string }>;
   otherTable: string;
+  forwardId: number;
+  deviceConf: string;
 }
 const w = {} as World;
 
@@ -142,6 +144,25 @@ if (canRunAsRoot('kernel traffic')) {
     assert.equal(a.json.allowAccess, []);
   });
 
+  t('a device port forward sends the router port through the tunnel to the device, masqueraded', async () => {
+    const token = await w.daemon.api('POST', `/api/servers/${w.serverId}/tokens`);
+    assert.is(token.status, 201, token.text);
+    const prov = await nsRequest(w.router, 'http://127.0.0.1:8080/api/v1/provision', 'POST', {}, { token: token.json.token, hwid: 'kernel-test-device' });
+    assert.is(prov.status, 200, prov.text);
+    const device = (await w.daemon.api('GET', '/api/devices')).json.find((d: { hwid: string }) => d.hwid === 'kernel-test-device');
+    const conf = await w.daemon.api('GET', `/api/peers/${device.peerID}/config`);
+    w.deviceConf = conf.text;
+    w.clients.device = new WgClient('dev', w.router, 4, ENDPOINT_IP);
+    await w.clients.device.up(conf.text, ['10.77.0.0/24']);
+    await serveTcp(w.clients.device.ns, 7000, 'device');
+    assert.is(await reach(w.internet, '198.51.100.1', 9090), null);
+    const fwd = await w.daemon.api('POST', `/api/devices/${device.id}/forwards`, { protocol: 'tcp', listenPort: 9090, targetPort: 7000 });
+    assert.is(fwd.status, 201, fwd.text);
+    w.forwardId = fwd.json.id;
+    assert.ok(w.router.exec('nft', ['list', 'map', 'inet', 'wgcp', 'port_forwards']).includes(`tcp . 9090 : ${device.ip} . 7000`));
+    assert.is(await reachSoon(w.internet, '198.51.100.1', 9090), 'device 10.77.0.1');
+  });
+
   t('a restart reconciles: stray elements go, interfaces and peers come back', async () => {
     w.router.exec('nft', ['add', 'element', 'inet', 'wgcp', 'pairs', `{ ${w.peers.c.ip} . ${w.peers.a.ip} }`]);
     assert.is(await w.daemon.stop(), 0);
@@ -156,6 +177,15 @@ if (canRunAsRoot('kernel traffic')) {
     assert.is(await reachSoon(w.clients.a.ns, INTERNET, 80), 'internet 198.51.100.1');
     assert.is(await reachSoon(w.clients.c.ns, '10.77.0.1', 7000), 'router 10.77.0.4');
     assert.is(await reach(w.clients.c.ns, w.peers.a.ip, 7000), null);
+    await w.clients.device!.up(w.deviceConf, ['10.77.0.0/24']);
+    assert.is(await reachSoon(w.internet, '198.51.100.1', 9090), 'device 10.77.0.1', 'the forward came back with the restart');
+  });
+
+  t('deleting the forward closes the router port again', async () => {
+    const del = await w.daemon.api('DELETE', `/api/forwards/${w.forwardId}`);
+    assert.is(del.status, 204, del.text);
+    assert.not.ok(w.router.exec('nft', ['list', 'map', 'inet', 'wgcp', 'port_forwards']).includes('9090'));
+    assert.is(await reach(w.internet, '198.51.100.1', 9090), null);
   });
 
   t('switching the server to standalone removes its rules; back to forward restores them', async () => {
