@@ -31,6 +31,8 @@ export class Agent {
   private tunnelConfig: TunnelConfig | null = null;
   private tunnel: Tunnel;
   private nextHeartbeatAt = 0;
+  /** Set once this process has touched the tunnel; a stop before that leaves the device alone. */
+  private tunnelTouched = false;
   private readonly stopper = new AbortController();
 
   constructor(private readonly deps: AgentDeps) {
@@ -150,6 +152,7 @@ export class Agent {
 
   private async bringUp(done: 'tunnel_established' | 'tunnel_rebuilt'): Promise<Event | null> {
     try {
+      this.tunnelTouched = true;
       await this.tunnel.up(this.tunnelConfig!);
     } catch (err) {
       this.log.error('tunnel could not be brought up; trying again', { error: (err as Error).message });
@@ -212,7 +215,7 @@ export class Agent {
         this.log.warn('could not report the stop', { error: (err as Error).message });
       }
     }
-    await this.tunnel.down().catch((err) => this.log.warn('tunnel teardown failed', { error: (err as Error).message }));
+    if (this.tunnelTouched) await this.tunnel.down().catch((err) => this.log.warn('tunnel teardown failed', { error: (err as Error).message }));
     this.log.info('agent stopped', { state: this.record.state });
   }
 }

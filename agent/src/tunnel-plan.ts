@@ -6,7 +6,7 @@ export const KEEPALIVE_S = 25;
 /** Routing table and firewall mark of a full tunnel, as wg-quick uses them. */
 export const FULL_TUNNEL_TABLE = '51820';
 
-export interface Command { cmd: 'ip' | 'wg' | 'wireguard-go'; args: string[]; input?: string }
+export interface Command { cmd: 'ip' | 'wg' | 'wireguard-go'; args: string[] }
 
 export const hexToBase64 = (hex: string): string => Buffer.from(hex, 'hex').toString('base64');
 
@@ -19,7 +19,7 @@ export function fullTunnelFamilies(cfg: Pick<TunnelConfig, 'allowed_ips'>): ('-4
   return splitList(cfg.allowed_ips).filter(isDefault).map((c) => (isV6(c) ? '-6' : '-4'));
 }
 
-/** The `wg setconf` text: keys only in memory, handed to `wg` on its standard input. */
+/** The `wg setconf` text. */
 export function wgConfText(cfg: TunnelConfig): string {
   const full = fullTunnelFamilies(cfg).length > 0;
   return [
@@ -37,10 +37,14 @@ export function wgConfText(cfg: TunnelConfig): string {
   ].join('\n');
 }
 
-/** Commands that configure an existing, empty link and route the allowed addresses into it. */
-export function upCommands(ifname: string, cfg: TunnelConfig): Command[] {
+/**
+ * Commands that configure an existing, empty link and route the allowed addresses into it.
+ * `confFile` holds wgConfText(cfg) in a private file (Node's child stdin is a socket, which
+ * `wg` cannot open as /dev/stdin), so keys never appear in an argument list.
+ */
+export function upCommands(ifname: string, cfg: TunnelConfig, confFile: string): Command[] {
   const cmds: Command[] = [
-    { cmd: 'wg', args: ['setconf', ifname, '/dev/stdin'], input: wgConfText(cfg) },
+    { cmd: 'wg', args: ['setconf', ifname, confFile] },
     { cmd: 'ip', args: ['address', 'add', withPrefix(cfg.internal_ip), 'dev', ifname] },
     { cmd: 'ip', args: ['link', 'set', 'up', 'dev', ifname] },
   ];

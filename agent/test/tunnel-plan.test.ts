@@ -25,14 +25,14 @@ t('renders the setconf text with keys, endpoint and PersistentKeepalive 25', () 
   assert.not.match(text, cfg.private_key);
 });
 
-t('passes the keys on standard input, never as arguments', () => {
-  const cmds = upCommands('wgcp0', cfg);
-  assert.equal(cmds[0].args, ['setconf', 'wgcp0', '/dev/stdin']);
+t('passes the keys in a file, never as arguments', () => {
+  const cmds = upCommands('wgcp0', cfg, '/tmp/x/wg.conf');
+  assert.equal(cmds[0].args, ['setconf', 'wgcp0', '/tmp/x/wg.conf']);
   for (const c of cmds) assert.not.ok(c.args.join(' ').includes(hexToBase64(cfg.private_key)));
 });
 
 t('adds the device address as a host address and routes the allowed subnet', () => {
-  const args = upCommands('wgcp0', cfg).map((c) => `${c.cmd} ${c.args.join(' ')}`);
+  const args = upCommands('wgcp0', cfg, 'f').map((c) => `${c.cmd} ${c.args.join(' ')}`);
   assert.equal(args.slice(1), ['ip address add 10.66.0.2/32 dev wgcp0', 'ip link set up dev wgcp0', 'ip -4 route replace 10.66.0.0/24 dev wgcp0']);
 });
 
@@ -40,7 +40,7 @@ t('routes a full tunnel through its own table, keeping the endpoint reachable', 
   const full = { ...cfg, allowed_ips: '0.0.0.0/0, ::/0' };
   assert.equal(fullTunnelFamilies(full), ['-4', '-6']);
   assert.match(wgConfText(full), 'FwMark = 51820\n');
-  const args = upCommands('wgcp0', full).map((c) => c.args.join(' '));
+  const args = upCommands('wgcp0', full, 'f').map((c) => c.args.join(' '));
   assert.ok(args.includes('-4 route replace 0.0.0.0/0 dev wgcp0 table 51820'));
   assert.ok(args.includes('-4 rule add not fwmark 51820 table 51820'));
   assert.ok(args.includes('-6 rule add table main suppress_prefixlength 0'));

@@ -1,0 +1,80 @@
+// The built bundle (dist/wgcp-agent.js) as systemd or procd runs it.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { until } from './helpers/clocks';
+import { DeviceServer } from './helpers/device-server';
+
+const t = suite('agent command line');
+const bundle = path.join(__dirname, '..', '..', 'dist', 'wgcp-agent.js');
+const cli = (...args: string[]) => spawnSync(process.execPath, [bundle, ...args], { encoding: 'utf8', timeout: 20_000 });
+
+function configFile(extra: Record<string, unknown> = {}): { file: string; stateDir: string } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wgcp-agent-cli-'));
+  const stateDir = path.join(dir, 'state');
+  const file = path.join(dir, 'agent.json');
+  fs.writeFileSync(file, JSON.stringify({ server_url: 'http://127.0.0.1:9', token: 'b3a5c1f0-8d2e-4c1a-9f6b-2e7d4a1c0b9e', server_salt: 'salt-salt-salt-salt', hwid: 'board-1', interface: `wgcli${process.pid % 10000}`, state_dir: stateDir, heartbeat_interval_s: 1, ...extra }));
+  return { file, stateDir };
+}
+
+t('is built as one file', () => {
+  assert.ok(fs.existsSync(bundle), `${bundle} is missing: run "npm run build" in agent/`);
+  assert.match(fs.readFileSync(bundle, 'utf8').slice(0, 30), '#!/usr/bin/env node');
+});
+
+t('prints its version', () => {
+  const r = cli('--version');
+  assert.equal([r.status, r.stdout], [0, '1.0.0\n']);
+});
+
+t('prints usage and exits 2 on an unknown command or a missing --config', () => {
+  assert.is(cli().status, 2);
+  assert.match(cli('start').stderr, 'usage: wgcp-agent run --config FILE');
+  const r = cli('run');
+  assert.equal([r.status, r.stderr], [2, 'wgcp-agent: --config FILE is required\n']);
+  assert.is(cli('status', '--config', 'x', '--verbose').status, 2);
+});
+
+t('exits 2 naming the key of a bad configuration', () => {
+  const { file } = configFile({ interface: 'way-too-long-name' });
+  const r = cli('run', '--config', file);
+  assert.is(r.status, 2);
+  assert.match(r.stderr, `${file}: "interface" must be 1 to 15`);
+});
+
+t('reports a never-started agent as BOOT and disconnected', () => {
+  const { file } = configFile();
+  const r = cli('status', '--config', file);
+  assert.is(r.status, 0);
+  assert.equal(JSON.parse(r.stdout), { state: 'BOOT', display: 'disconnected', device_id: null, last_heartbeat: null });
+});
+
+t('runs in the foreground, shows a failing provisioning in status, and stops on SIGTERM', async () => {
+  const server = new DeviceServer();
+  await server.start();
+  const { file } = configFile({ server_url: server.url }); // its token is unknown to the server: 403
+  const child = spawn(process.execPath, [bundle, 'run', '--config', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.on('data', (c) => { out += c; });
+  try {
+    await until(() => out.includes('"to":"APP_RETRY"'), 10_000, 'APP_RETRY');
+    const status = JSON.parse(cli('status', '--config', file).stdout);
+    assert.equal(status, { state: 'APP_RETRY', display: 'failed', device_id: null, last_heartbeat: null });
+    assert.match(out, 'HTTP 403: invalid token');
+    const second = cli('run', '--config', file);
+    assert.is(second.status, 1);
+    assert.match(second.stderr, /another agent \(pid \d+\) runs with state_dir/);
+    child.kill('SIGTERM');
+    const code = await new Promise((r) => child.on('exit', r));
+    assert.is(code, 0);
+    assert.is(JSON.parse(cli('status', '--config', file).stdout).display, 'disconnected');
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await server.close();
+  }
+});
+
+t.run();
