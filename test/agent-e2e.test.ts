@@ -1,0 +1,149 @@
+// wgcp-agent end to end: the real daemon (kernel on, device API over HTTPS) in a router
+// namespace, the built agent bundle with wireguard-go in a device namespace.
+import fs from 'node:fs';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { canRunAsRoot } from './helpers/root';
+import { AgentInstall, newToken, startAgentWorld, type AgentWorld } from './helpers/agent-world';
+import { startNsDaemon } from './helpers/ns-daemon';
+
+const t = suite('agent end to end with wgcpd');
+let w: AgentWorld;
+let agent: AgentInstall;
+let deviceId: string;
+let firstToken: string;
+
+const devices = async () => (await w.daemon.api('GET', '/api/devices')).json as { id: string; tunnelUp: boolean; status: string; lastSeenAt: string | null }[];
+const tokens = async () => (await w.daemon.api('GET', `/api/servers/${w.serverId}/tokens`)).json as { token: string; state: string }[];
+const provisionedLines = () => agent.logs().filter((l) => l.msg === 'provisioned').length;
+
+if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 'ping'])) {
+  t.before(async () => {
+    w = await startAgentWorld('ag');
+    agent = new AgentInstall(w);
+    firstToken = await newToken(w);
+    agent.writeConfig(firstToken);
+  });
+
+  t.after(async () => {
+    await agent?.stop('SIGKILL');
+    await w?.destroy();
+  });
+
+  t('provisions over HTTPS with its token, brings the tunnel up and heartbeats', async () => {
+    agent.start();
+    await agent.waitConnected();
+    const status = agent.status();
+    deviceId = status.device_id!;
+    assert.is(status.state, 'HEARTBEAT');
+    assert.ok(status.last_heartbeat);
+    assert.equal((await tokens()).map((x) => x.state), ['used']);
+    const [dev] = await devices();
+    assert.is(dev.id, deviceId);
+    assert.is(dev.tunnelUp, true);
+    assert.is(dev.status, 'connected');
+  });
+
+  t('has a real handshake and carries traffic to the server tunnel address', async () => {
+    assert.ok(agent.ping(w.serverWgIp), 'ping 10.88.0.1 through the tunnel');
+    const dump = w.device.exec('wg', ['show', agent.ifname, 'dump']).trim().split('\n');
+    assert.is(dump[1].split('\t')[7], '25', 'PersistentKeepalive 25');
+    const serverPeers = w.daemon.exec('wg', ['show', `wgcp${w.serverId}`, 'latest-handshakes']);
+    assert.ok(/\t[1-9]\d+/.test(serverPeers), `router side saw a handshake: ${serverPeers}`);
+  });
+
+  t('status shows no key; the state file and the log hold none in plaintext', async () => {
+    const dev = (await w.daemon.api('GET', `/api/devices/${deviceId}`)).json;
+    const conf = (await w.daemon.api('GET', `/api/peers/${dev.peerID}/config`)).text;
+    const keys = [/^PrivateKey = (\S+)$/m, /^PresharedKey = (\S+)$/m].map((re) => re.exec(conf)![1]);
+    const hexKeys = keys.map((k) => Buffer.from(k, 'base64').toString('hex'));
+    const stored = fs.readFileSync(path.join(agent.stateDir, 'state.json'), 'utf8');
+    assert.equal(Object.keys(agent.status()).sort(), ['device_id', 'display', 'last_heartbeat', 'state']);
+    assert.is(fs.statSync(path.join(agent.stateDir, 'state.json')).mode & 0o777, 0o600);
+    for (const secret of [...keys, ...hexKeys, firstToken, w.salt]) {
+      assert.not.ok(stored.includes(secret), 'secret in the state file');
+      assert.not.ok(agent.output.includes(secret), 'secret in the log');
+    }
+  });
+
+  t('rebuilds the tunnel when an admin adds a port forward', async () => {
+    const rebuildsBefore = agent.logs().filter((l) => l.msg === 'tunnel rebuilt').length;
+    const res = await w.daemon.api('POST', `/api/devices/${deviceId}/forwards`, { protocol: 'tcp', listenPort: 9080, targetPort: 80 });
+    assert.is(res.status, 201, res.text);
+    await agent.waitFor(() => agent.logs().filter((l) => l.msg === 'tunnel rebuilt').length > rebuildsBefore, 'a rebuild');
+    const reason = agent.logs().filter((l) => l.msg === 'rebuilding the tunnel').pop()!;
+    assert.equal(reason.reasons, ['forwards_hash changed']);
+    await agent.waitConnected();
+    assert.ok(agent.ping(w.serverWgIp));
+  });
+
+  t('rebuilds with new keys when an admin rotates them', async () => {
+    const publicKey = () => { try { return w.device.exec('wg', ['show', agent.ifname, 'public-key']).trim(); } catch { return null; } };
+    const before = publicKey();
+    const res = await w.daemon.api('POST', `/api/devices/${deviceId}/rotate`);
+    assert.is(res.status, 200, res.text);
+    await agent.waitFor(() => { const now = publicKey(); return now !== null && now !== before; }, 'the new key in the tunnel', 30_000);
+    await agent.waitConnected();
+    assert.ok(agent.ping(w.serverWgIp));
+  });
+
+  t('keeps retrying while the daemon is down and recovers when it is back', async () => {
+    await w.daemon.stop();
+    const failedBefore = agent.logs().filter((l) => l.msg === 'heartbeat failed').length;
+    await agent.waitFor(() => agent.logs().filter((l) => l.msg === 'heartbeat failed').length >= failedBefore + 2, 'failed heartbeats', 60_000);
+    assert.is(agent.status().display, 'failed');
+    assert.is(agent.child!.exitCode, null, 'the agent keeps running');
+    w.daemon = await startNsDaemon(w.router, { dataDir: w.dataDir, env: w.daemonEnv });
+    await agent.waitConnected(60_000);
+    assert.is(agent.status().device_id, deviceId);
+    assert.ok(await agent.pingSoon(w.serverWgIp), 'traffic again once WireGuard has made a new handshake');
+    assert.is((await devices()).length, 1);
+  });
+
+  t('resumes after SIGKILL at random moments without a new token', async () => {
+    const rng = () => Math.floor(Math.random() * 2500);
+    for (let round = 0; round < 6; round++) {
+      await agent.stop('SIGKILL');
+      agent.start();
+      const delay = rng();
+      await new Promise((r) => setTimeout(r, delay));
+      await agent.stop('SIGKILL');
+      agent.start();
+      await agent.waitConnected(45_000);
+      assert.is(provisionedLines(), 0, `round ${round} (killed after ${delay} ms) provisioned again`);
+      assert.is(agent.status().device_id, deviceId);
+    }
+    assert.ok(agent.ping(w.serverWgIp));
+    assert.equal((await tokens()).map((x) => x.state), ['used']);
+    assert.is((await devices()).length, 1);
+  });
+
+  t('provisions afresh (same device, new keys) when its stored configuration is corrupted', async () => {
+    await agent.stop('SIGTERM');
+    const file = path.join(agent.stateDir, 'state.json');
+    const rec = JSON.parse(fs.readFileSync(file, 'utf8'));
+    const bytes = Buffer.from(rec.sealed_config, 'base64');
+    bytes[bytes.length - 1] ^= 0x55;
+    fs.writeFileSync(file, JSON.stringify({ ...rec, sealed_config: bytes.toString('base64') }));
+    agent.writeConfig(await newToken(w)); // the first token is spent; an operator hands out a new one
+    agent.start();
+    await agent.waitConnected();
+    assert.ok(agent.logs().some((l) => l.msg === 'stored configuration cannot be decrypted: cleared, provisioning again'));
+    assert.is(provisionedLines(), 1);
+    assert.is(agent.status().device_id, deviceId, 'a known hwid keeps its device');
+    assert.ok(agent.ping(w.serverWgIp));
+    assert.equal((await tokens()).map((x) => x.state), ['used', 'used']);
+  });
+
+  t('reports its stop and takes the tunnel down on SIGTERM', async () => {
+    await agent.stop('SIGTERM');
+    assert.is(agent.child!.exitCode, 0);
+    const [dev] = await devices();
+    assert.is(dev.status, 'stopped');
+    assert.throws(() => w.device.exec('ip', ['link', 'show', agent.ifname]));
+    assert.is(agent.status().display, 'disconnected');
+  });
+}
+
+t.run();
