@@ -73,12 +73,12 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
       authenticate: (req) => authenticate(req, store, config.apiKey, now().toISOString()),
     });
     const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, handler);
+    // Made before anything listens, so that an unreadable certificate stops the start cleanly.
+    const deviceServer = config.deviceListen ? createDeviceServer(app) : null;
     const port = await listen(server, config.listen.host, config.listen.port);
     log.info('wgcpd is listening', { host: config.listen.host, port, kernel: kernel.state, dataDir: config.dataDir });
-    let deviceServer: http.Server | null = null;
     let devicePort: number | null = null;
-    if (config.deviceListen) {
-      deviceServer = createDeviceServer(app);
+    if (config.deviceListen && deviceServer) {
       devicePort = await listen(deviceServer, config.deviceListen.host, config.deviceListen.port).catch((err) => {
         server.close();
         throw err;
@@ -96,7 +96,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     const close = async () => {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
       await services.stop();
-      if (deviceServer) await new Promise<void>((resolve) => { deviceServer!.close(() => resolve()); deviceServer!.closeAllConnections(); });
+      if (deviceServer) await new Promise<void>((resolve) => { deviceServer.close(() => resolve()); deviceServer.closeAllConnections(); });
       await kernel!.close();
       store.close();
     };
