@@ -6,6 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { canRunAsRoot } from './helpers/root';
 import { AgentInstall, newToken, startAgentWorld, type AgentWorld } from './helpers/agent-world';
+import { sh } from './helpers/netns';
 import { startNsDaemon } from './helpers/ns-daemon';
 
 const t = suite('agent end to end with wgcpd');
@@ -101,10 +102,20 @@ if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
     assert.is((await devices()).length, 1);
   });
 
-  t('resumes after SIGKILL at random moments without a new token', async () => {
+  t('resumes after SIGKILL at random moments (some in a rebuild) without a new token', async () => {
     const rng = () => Math.floor(Math.random() * 2500);
+    let forwardId: number | null = null;
     for (let round = 0; round < 6; round++) {
       await agent.stop('SIGKILL');
+      // A forward changed while it was down: the next run rebuilds, and a kill may land in that rebuild.
+      if (forwardId === null) {
+        const res = await w.daemon.api('POST', `/api/devices/${deviceId}/forwards`, { protocol: 'udp', listenPort: 9100 + round, targetPort: 53 });
+        assert.is(res.status, 201, res.text);
+        forwardId = res.json.id;
+      } else {
+        assert.is((await w.daemon.api('DELETE', `/api/forwards/${forwardId}`)).status, 204);
+        forwardId = null;
+      }
       agent.start();
       const delay = rng();
       await new Promise((r) => setTimeout(r, delay));
@@ -117,6 +128,11 @@ if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
     assert.ok(agent.ping(w.serverWgIp));
     assert.equal((await tokens()).map((x) => x.state), ['used']);
     assert.is((await devices()).length, 1);
+    const daemonHash = (await w.daemon.api('GET', `/api/devices/${deviceId}`)).json.forwardsHash;
+    await agent.waitFor(() => JSON.parse(fs.readFileSync(path.join(agent.stateDir, 'state.json'), 'utf8')).forwards_hash === daemonHash, 'the stored hash to match the daemon');
+    const comms = sh('ip', ['netns', 'pids', w.device.name]).split(/\s+/).filter(Boolean)
+      .map((pid) => { try { return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim(); } catch { return ''; } });
+    assert.is(comms.filter((c) => c === 'wireguard-go').length, 1, `one wireguard-go left, not one per killed agent: ${comms}`);
   });
 
   t('provisions afresh (same device, new keys) when its stored configuration is corrupted', async () => {
