@@ -2,10 +2,13 @@
 // for Node 18 or later on any CPU.
 const esbuild = require('esbuild');
 const fs = require('node:fs');
+const path = require('node:path');
+
+const here = (p) => path.join(__dirname, p);
 
 esbuild.buildSync({
-  entryPoints: ['src/main.ts'],
-  outfile: 'dist/wgcp-agent.js',
+  entryPoints: [here('src/main.ts')],
+  outfile: here('dist/wgcp-agent.js'),
   bundle: true,
   platform: 'node',
   target: 'node18',
@@ -15,4 +18,4 @@ esbuild.buildSync({
   banner: { js: '#!/usr/bin/env node' },
   logLevel: 'warning',
 });
-fs.chmodSync('dist/wgcp-agent.js', 0o755);
+fs.chmodSync(here('dist/wgcp-agent.js'), 0o755);
