@@ -25,6 +25,12 @@ t('is built as one file', () => {
   assert.match(fs.readFileSync(bundle, 'utf8').slice(0, 30), '#!/usr/bin/env node');
 });
 
+t('needs nothing but Node built-ins (no native or external module)', () => {
+  const required = [...fs.readFileSync(bundle, 'utf8').matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]);
+  assert.ok(required.length > 0);
+  for (const name of required) assert.match(name, /^node:/, name);
+});
+
 t('prints its version', () => {
   const r = cli('--version');
   assert.equal([r.status, r.stdout], [0, '1.0.0\n']);
