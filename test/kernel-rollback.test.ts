@@ -26,6 +26,10 @@ function makeFakeTools(dir: string): string {
     const real = execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
     fs.writeFileSync(path.join(bin, tool), `#!/bin/sh\nif [ -e '${dir}/fail/${tool}' ]; then echo "Error: injected failure of ${tool}" >&2; exit 1; fi\nexec '${real}' "$@"\n`, { mode: 0o755 });
   }
+  // An `ip` that answers like a kernel without the WireGuard module, so that the daemon runs
+  // wireguard-go here even on machines that have the module.
+  const ip = execFileSync('sh', ['-c', 'command -v ip'], { encoding: 'utf8' }).trim();
+  fs.writeFileSync(path.join(bin, 'ip'), `#!/bin/sh\nfor a in "$@"; do [ "$a" = wireguard ] && { echo "Error: Unknown device type." >&2; exit 2; }; done\nexec '${ip}' "$@"\n`, { mode: 0o755 });
   return bin;
 }
 const failing = (tool: 'nft' | 'wg', on: boolean): void => {

@@ -81,7 +81,7 @@ if (canRunAsRoot('kernel traffic')) {
     w.router?.destroy();
   });
 
-  t('the server interface runs under wireguard-go with the created peers', () => {
+  t('the server interface holds its address and the created peers', () => {
     const peers = routerWg();
     for (const p of Object.values(w.peers)) assert.ok(peers.includes(p.publicKey));
     assert.ok(w.router.exec('ip', ['-br', 'address', 'show', 'dev', 'wgcp1']).includes('10.77.0.1/24'));
@@ -92,6 +92,13 @@ if (canRunAsRoot('kernel traffic')) {
     assert.is(await reachSoon(w.clients.b.ns, '10.77.0.1', 7000), 'router 10.77.0.3');
     assert.is(await reach(w.clients.a.ns, w.peers.b.ip, 7000), null);
     assert.is(await reach(w.clients.b.ns, w.peers.a.ip, 7000), null);
+  });
+
+  t('live counters from wg show dump reach the server stats: peers that shook hands are online', async () => {
+    const stats = await w.daemon.api('GET', `/api/servers/${w.serverId}/stats`);
+    assert.is(stats.status, 200, stats.text);
+    assert.is(stats.json.peerCount, 3);
+    assert.ok(stats.json.onlinePeers >= 2 && stats.json.onlinePeers <= 3, `onlinePeers ${stats.json.onlinePeers}`);
   });
 
   t('allowAccess lets a open connections to b, and b still cannot open any to a', async () => {

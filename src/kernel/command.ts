@@ -41,6 +41,12 @@ export interface RunOptions {
   timeoutMs?: number;
 }
 
+/** Removes the private folder of secret files (they are deleted after each call already). */
+export function removeSecretDir(): void {
+  if (secretDir) fs.rmSync(secretDir, { recursive: true, force: true });
+  secretDir = null;
+}
+
 /** Runs a tool and returns its stdout; throws CommandError carrying the tool's own message. */
 export function run(tool: string, args: string[], opts: RunOptions = {}): string {
   if (opts.secret !== undefined) {

@@ -13,7 +13,7 @@ import {
   configureLink, deleteLink, dumpInterface, listLinks, mtuOf, replaceAddress, setListenPort, setMtu, syncPeers, type LinkDriver,
 } from '../wg/link';
 import { peerOps, type PeerOp } from '../wg/uapi-conf';
-import { run } from './command';
+import { removeSecretDir, run } from './command';
 import { ServerModel } from './model';
 import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ServerChange, ServerState } from './plane';
 import { runSteps, type Step } from './steps';
@@ -99,7 +99,10 @@ export class KernelLive implements KernelPlane {
     this.log.info('interface restored after wireguard-go restart', { interface: ifname, peers: model.peers.size });
   }
 
-  async close(): Promise<void> { await this.driver.close(); }
+  async close(): Promise<void> {
+    await this.driver.close();
+    removeSecretDir();
+  }
 
   private model(serverId: number): ServerModel {
     const m = this.servers.get(serverId);
