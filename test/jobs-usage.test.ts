@@ -43,13 +43,12 @@ t('counts growth as the difference and a smaller counter as a restart from zero'
 });
 
 t('skips a server whose interface reports nothing and keeps baselines of peers it does not see', () => {
-  const peers = [{ id: 1, serverId: 1, publicKey: 'A', enabled: true }, { id: 2, serverId: 2, publicKey: 'B', enabled: true },
-    { id: 3, serverId: 2, publicKey: 'C', enabled: true }];
-  const base = new Map([[3, { publicKey: 'C', rxBytes: 50, txBytes: 50, latestHandshake: 0 }]]);
-  const plan = planUsageCycle(peers, new Map([[1, new Map()], [2, new Map([['B', { rxBytes: 7, txBytes: 3, latestHandshake: 9 }]])]]), base);
+  const peers = [{ id: 1, serverId: 1, publicKey: 'A', enabled: true, baseline: null }, { id: 2, serverId: 2, publicKey: 'B', enabled: true, baseline: null },
+    { id: 3, serverId: 2, publicKey: 'C', enabled: true, baseline: { publicKey: 'C', rxBytes: 50, txBytes: 50, latestHandshake: 0 } }];
+  const plan = planUsageCycle(peers, new Map([[1, new Map()], [2, new Map([['B', { rxBytes: 7, txBytes: 3, latestHandshake: 9 }]])]]));
   assert.equal(plan.skippedServers, [1]);
   assert.equal(plan.increments, [[2, 10]]);
-  assert.equal(plan.baselines.map(([id]) => id), [2]);
+  assert.equal(plan.baselines, [[2, 'B', 7, 3, 9]]);
 });
 
 t('usage months follow local time', () => {

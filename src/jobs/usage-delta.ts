@@ -2,11 +2,11 @@
 // a peer moved. Counters only grow while a peer stays on its interface; a smaller value
 // means they started again from zero (interface restart, peer re-added), so the new value
 // is all new traffic.
-import type { Baseline, PeerKey } from '../store/usage';
+import type { Baseline, BaselineRow, UsagePeer } from '../store/usage';
 
 export interface Counters { rxBytes: number; txBytes: number; latestHandshake: number }
 
-export function counterDelta(prev: Baseline | undefined, publicKey: string, cur: Counters): number {
+export function counterDelta(prev: Baseline | null | undefined, publicKey: string, cur: Counters): number {
   // No baseline, or one for another key (the key changed): the peer is new on the interface.
   if (!prev || prev.publicKey !== publicKey) return cur.rxBytes + cur.txBytes;
   const rx = cur.rxBytes >= prev.rxBytes ? cur.rxBytes - prev.rxBytes : cur.rxBytes;
@@ -17,8 +17,8 @@ export function counterDelta(prev: Baseline | undefined, publicKey: string, cur:
 export interface UsagePlan {
   /** [peer id, bytes] for peers that moved traffic since the last cycle. */
   increments: [number, number][];
-  /** [peer id, counters to remember] for peers whose counters changed. */
-  baselines: [number, Baseline][];
+  /** [peer id, public key, rx, tx, latest handshake] to remember, for peers whose counters changed. */
+  baselines: BaselineRow[];
   /** Servers skipped because their interface reported nothing while enabled peers exist. */
   skippedServers: number[];
 }
@@ -28,9 +28,8 @@ export interface UsagePlan {
  * transient read failure must never make the next cycle count a whole counter twice.
  */
 export function planUsageCycle(
-  peers: readonly PeerKey[],
+  peers: readonly UsagePeer[],
   countersByServer: ReadonlyMap<number, ReadonlyMap<string, Counters>>,
-  baselines: ReadonlyMap<number, Baseline>,
 ): UsagePlan {
   const plan: UsagePlan = { increments: [], baselines: [], skippedServers: [] };
   const skipped = new Set<number>();
@@ -43,12 +42,12 @@ export function planUsageCycle(
     }
     const cur = counters.get(peer.publicKey);
     if (!cur) continue;
-    const prev = baselines.get(peer.id);
+    const prev = peer.baseline;
     const delta = counterDelta(prev, peer.publicKey, cur);
     if (delta > 0) plan.increments.push([peer.id, delta]);
     if (!prev || prev.publicKey !== peer.publicKey || prev.rxBytes !== cur.rxBytes || prev.txBytes !== cur.txBytes
       || prev.latestHandshake !== cur.latestHandshake) {
-      plan.baselines.push([peer.id, { publicKey: peer.publicKey, rxBytes: cur.rxBytes, txBytes: cur.txBytes, latestHandshake: cur.latestHandshake }]);
+      plan.baselines.push([peer.id, peer.publicKey, cur.rxBytes, cur.txBytes, cur.latestHandshake]);
     }
   }
   return plan;

@@ -30,9 +30,9 @@ export function recordUsage(app: App, counters: ReadonlyMap<number, ReadonlyMap<
   const { store } = app;
   const seenAt = app.now().toISOString();
   return store.tx(() => {
-    const plan = planUsageCycle(store.usage.peerKeys(), counters, store.usage.baselines());
-    for (const [id, bytes] of plan.increments) store.usage.addUsage(id, bytes);
-    for (const [id, b] of plan.baselines) store.usage.setBaseline(id, b, seenAt);
+    const plan = planUsageCycle(store.usage.cyclePeers(), counters);
+    store.usage.addUsage(plan.increments);
+    store.usage.setBaselines(plan.baselines, seenAt);
     return plan;
   });
 }
