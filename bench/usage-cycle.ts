@@ -78,7 +78,7 @@ function main(): void {
   times.sort((a, b) => a - b);
   parseTimes.sort((a, b) => a - b);
   const pick = (q: number, of = times) => of[Math.min(of.length - 1, Math.floor(q * of.length))].toFixed(1);
-  console.log(JSON.stringify({ bench: 'usage-cycle', peers: PEERS, rounds: ROUNDS, medianMs: pick(0.5), p95Ms: pick(0.95), parseMedianMs: pick(0.5, parseTimes), maxMs: times.at(-1)!.toFixed(1), node: process.version }));
+  console.log(JSON.stringify({ bench: 'usage-cycle', peers: PEERS, rounds: ROUNDS, medianMs: pick(0.5), p95Ms: pick(0.95), parseMedianMs: pick(0.5, parseTimes), maxMs: times.at(-1)!.toFixed(1), node: process.version, cores: os.cpus().length, load1: os.loadavg()[0].toFixed(2) }));
   store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 }
