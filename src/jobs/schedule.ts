@@ -34,7 +34,14 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
 
   const intervalMs = app.config.usageIntervalS * 1000;
   let lastRun = performance.now();
-  const options = { noOverlap: true, suppressMissedWarning: true };
+  // node-cron's own messages go to our JSON log, never raw to stdout.
+  const cronLog = {
+    info: (m: string) => app.log.debug(`node-cron: ${m}`),
+    warn: (m: string) => app.log.debug(`node-cron: ${m}`),
+    error: (m: string | Error) => app.log.error(`node-cron: ${m instanceof Error ? m.message : m}`),
+    debug: (m: string | Error) => app.log.debug(`node-cron: ${m instanceof Error ? m.message : m}`),
+  };
+  const options = { noOverlap: true, suppressMissedWarning: true, logger: cronLog };
   const tasks: ScheduledTask[] = [
     cron.schedule('* * * * * *', () => {
       // Half a tick of slack so that a 1 s interval does not skip a beat on timer jitter.
