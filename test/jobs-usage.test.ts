@@ -81,6 +81,22 @@ t('adds rx+tx deltas across cycles, through a counter reset and a daemon restart
   await r.d.stop();
 });
 
+t('a cycle is one transaction: when one write fails, no peer of the cycle is counted', async () => {
+  const r = await rig();
+  const { sid, peer } = await peerOn(r);
+  const other = (await r.api.post(`/api/servers/${sid}/peers`, {})).json;
+  r.k.counters.set(peer.publicKey, { rxBytes: 100, txBytes: 0, latestHandshake: 1 });
+  // A counter that cannot be stored (NaN becomes NULL, refused by the schema) fails the cycle.
+  r.k.counters.set(other.publicKey, { rxBytes: Number.NaN, txBytes: 0, latestHandshake: 1 });
+  assert.throws(() => runUsageCycle(r.d.daemon.app));
+  assert.is((await usageOf(r, peer.id)).currentDataUsageBytes, 0);
+  r.k.counters.set(other.publicKey, { rxBytes: 5, txBytes: 0, latestHandshake: 1 });
+  runUsageCycle(r.d.daemon.app);
+  assert.is((await usageOf(r, peer.id)).currentDataUsageBytes, 100);
+  assert.is((await usageOf(r, other.id)).currentDataUsageBytes, 5);
+  await r.d.stop();
+});
+
 t('restricts a peer that reaches its limit: off the interface, data_limit, announced once', async () => {
   const r = await rig();
   const { sid, peer } = await peerOn(r, { dataLimitGB: 1, email: 'p@example.com' });
