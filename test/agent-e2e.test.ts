@@ -146,7 +146,7 @@ if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
     agent.start();
     await agent.waitConnected();
     assert.ok(agent.logs().some((l) => l.msg === 'stored configuration cannot be decrypted: cleared, provisioning again'));
-    assert.is(provisionedLines(), 1);
+    assert.is(provisionedLines(), 1, agent.output);
     assert.is(agent.status().device_id, deviceId, 'a known hwid keeps its device');
     assert.ok(agent.ping(w.serverWgIp));
     assert.equal((await tokens()).map((x) => x.state), ['used', 'used']);

@@ -115,9 +115,13 @@ export class AgentInstall {
     }
   }
 
-  /** Waits until status says connected (a heartbeat answered with a handshaken tunnel). */
-  waitConnected(ms = 30_000): Promise<void> {
-    return this.waitFor(() => this.status().display === 'connected', 'display connected', ms);
+  /**
+   * Waits until status says connected (a heartbeat answered with a handshaken tunnel), then
+   * lets the agent's output written meanwhile reach `output` (status() blocks the event loop).
+   */
+  async waitConnected(ms = 30_000): Promise<void> {
+    await this.waitFor(() => this.status().display === 'connected', 'display connected', ms);
+    await new Promise((r) => setTimeout(r, 300));
   }
 
   ping(ip: string): boolean {
