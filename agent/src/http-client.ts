@@ -57,9 +57,11 @@ export function requestOnce(url: URL, body: unknown, opts: HttpOptions): Promise
   return new Promise<Answer>((resolve, reject) => {
     let timer: unknown = null;
     let settled = false;
+    let cause: RequestError | null = null;
+    const abort = (err: RequestError) => { cause = err; req.destroy(err); };
     const phase = (name: string, ms: number) => {
       if (timer !== null) clock.clearTimeout(timer);
-      timer = clock.setTimeout(() => req.destroy(new RequestError(`${name} timeout after ${ms / 1000} s`, null, true)), ms);
+      timer = clock.setTimeout(() => abort(new RequestError(`${name} timeout after ${ms / 1000} s`, null, true)), ms);
     };
     const finish = (err: Error | null, answer?: Answer) => {
       if (settled) return;
@@ -68,7 +70,7 @@ export function requestOnce(url: URL, body: unknown, opts: HttpOptions): Promise
       opts.signal?.removeEventListener('abort', onAbort);
       if (err) reject(err); else resolve(answer!);
     };
-    const onAbort = () => req.destroy(new RequestError('stopped', null, false));
+    const onAbort = () => abort(new RequestError('stopped', null, false));
     const secure = url.protocol === 'https:';
     const options: https.RequestOptions = {
       method: 'POST',
@@ -88,16 +90,18 @@ export function requestOnce(url: URL, body: unknown, opts: HttpOptions): Promise
       else connected();
     });
     req.on('finish', () => phase('read', t.readMs));
-    req.on('error', (err) => finish(err));
+    req.on('error', (err) => finish(cause ?? err));
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (c: Buffer) => {
         size += c.length;
-        if (size > MAX_ANSWER_BYTES) req.destroy(new RequestError('answer too large', res.statusCode ?? null, false));
+        if (size > MAX_ANSWER_BYTES) abort(new RequestError('answer too large', res.statusCode ?? null, false));
         else chunks.push(c);
       });
-      res.on('error', (err) => finish(err));
+      res.on('error', (err) => finish(cause ?? err));
+      // A body cut off (by a timeout here, or by the server) ends without 'end'.
+      res.on('close', () => { if (!res.complete) finish(cause ?? new RequestError('answer cut off', res.statusCode ?? null, true)); });
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         let json: unknown;

@@ -153,6 +153,25 @@ t('ends a request whose answer does not come within 30 s', async () => {
   await s.close();
 });
 
+t('ends an answer whose body stalls, with the read timeout', async () => {
+  const srv = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => { res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' }); res.write('{"device_id":'); });
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const url = new URL(`http://127.0.0.1:${(srv.address() as AddressInfo).port}/`);
+  const clock = new ManualClock();
+  const w = watch(postJson(url, {}, { clock, attempts: 1 }));
+  await until(() => clock.pending().includes(30_000), 3000, 'read timer');
+  await new Promise((r) => setTimeout(r, 50));
+  assert.not.ok(w.done);
+  clock.advance(30_000);
+  await until(() => w.done, 3000, 'timeout');
+  assert.is(w.error!.message, 'read timeout after 30 s');
+  srv.closeAllConnections();
+  srv.close();
+});
+
 t('speaks HTTPS to a server whose certificate the ca_file vouches for, and refuses others', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wgcp-agent-tls-'));
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
