@@ -16,7 +16,7 @@ import { authenticate } from './http/auth';
 import { controlRoutes } from './api/routes';
 import { startEventServices, type EventServiceOptions } from './events/services';
 import type { Route } from './http/router';
-import { attachDeviceContext } from './api/devices-context';
+import { attachDeviceContext, deviceContext } from './api/devices-context';
 import type { FailureLimit } from './device/failure-limiter';
 import { createDeviceServer } from './device/listener';
 import { loadServerSalt } from './device/server-salt';
@@ -98,6 +98,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
       await services.stop();
       if (deviceServer) await new Promise<void>((resolve) => { deviceServer.close(() => resolve()); deviceServer.closeAllConnections(); });
       await kernel!.close();
+      deviceContext(app).heartbeats.flush();
       store.close();
     };
     return { app, port, devicePort, routes, close };

@@ -3,7 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { WgcpEvent } from '../src/events/bus';
-import { HEX64, deviceFixture, pythonDecrypt, type DeviceFixture } from './device-support';
+import { client, startTestDaemon } from './helpers/daemon';
+import { HEX64, SALT, deviceFixture, pythonDecrypt, type DeviceFixture } from './device-support';
 
 const t = suite('device API: heartbeat');
 let f: DeviceFixture;
@@ -140,6 +141,17 @@ t('suspending takes the peer off, announces deviceSuspended once; reinstating br
   const back = await f.api.put(`/api/devices/${cfg.device_id}`, { suspended: false });
   assert.is(back.json.suspended, false);
   assert.is((await f.api.get(`/api/peers/${s.json.peerID}`)).json.enabled, true);
+});
+
+t('reports are stored: a heartbeat just before a stop is there after the restart', async () => {
+  const cfg = await newDevice('hb-restart');
+  assert.is((await f.heartbeat({ device_id: cfg.device_id, status: 'stopping', state: 'LAST' })).status, 200);
+  await f.d.stop();
+  f.d = await startTestDaemon({ dataDir: f.d.dataDir, env: { SERVER_SALT: SALT }, options: { now: () => new Date(nowMs) } });
+  f.api = client(f.d);
+  const d = (await f.api.get(`/api/devices/${cfg.device_id}`)).json;
+  assert.equal([d.status, d.state], ['stopping', 'LAST']);
+  assert.is((await f.heartbeat({ device_id: cfg.device_id })).status, 200);
 });
 
 t('serves only POST on the device paths', async () => {

@@ -21,18 +21,20 @@ export async function deviceFixture(opts: { env?: Record<string, string>; option
   const api = client(d);
   const server = await api.post('/api/servers', { name: 'fleet', endpoint: 'vpn.example.com:51820', mode: opts.mode ?? 'forward', address: '10.44.0.1/24' });
   if (server.status !== 201) throw new Error(`server create failed: ${server.text}`);
-  return {
+  // Methods read fx.d and fx.api at call time, so a suite may restart the daemon in place.
+  const fx: DeviceFixture = {
     d,
     api,
     serverId: server.json.id,
     async newToken(serverId = server.json.id) {
-      const r = await api.post(`/api/servers/${serverId}/tokens`, undefined);
+      const r = await fx.api.post(`/api/servers/${serverId}/tokens`, undefined);
       if (r.status !== 201) throw new Error(`token create failed: ${r.status} ${r.text}`);
       return r.json.token as string;
     },
-    provision: (token, hwid) => call(d.url, 'POST', '/api/v1/provision', { token, hwid }),
-    heartbeat: (body) => call(d.url, 'POST', '/api/v1/heartbeat', body),
+    provision: (token, hwid) => call(fx.d.url, 'POST', '/api/v1/provision', { token, hwid }),
+    heartbeat: (body) => call(fx.d.url, 'POST', '/api/v1/heartbeat', body),
   };
+  return fx;
 }
 
 const PY_DECRYPT = `

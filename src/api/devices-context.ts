@@ -3,8 +3,9 @@
 import type { App } from '../app';
 import { DEFAULT_PROVISION_LIMIT, FailureLimiter, type FailureLimit } from '../device/failure-limiter';
 import { loadServerSalt } from '../device/server-salt';
+import { HeartbeatWriter } from '../device/heartbeat-writer';
 
-export interface DeviceContext { salt: string; limiter: FailureLimiter }
+export interface DeviceContext { salt: string; limiter: FailureLimiter; heartbeats: HeartbeatWriter }
 
 const contexts = new WeakMap<App, DeviceContext>();
 
@@ -12,7 +13,7 @@ const contexts = new WeakMap<App, DeviceContext>();
 export function attachDeviceContext(app: App, salt: string, limit: FailureLimit = DEFAULT_PROVISION_LIMIT): DeviceContext {
   const existing = contexts.get(app);
   if (existing) return existing;
-  const ctx = { salt, limiter: new FailureLimiter(limit, () => app.now().getTime()) };
+  const ctx = { salt, limiter: new FailureLimiter(limit, () => app.now().getTime()), heartbeats: new HeartbeatWriter(app.store, app.log) };
   contexts.set(app, ctx);
   return ctx;
 }

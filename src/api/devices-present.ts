@@ -39,16 +39,35 @@ export function presentRegToken(t: RegTokenRecord, now: string) {
   return { token: t.token, serverID: t.serverId, state, createdAt: t.createdAt, expiresAt: t.expiresAt, usedAt: t.usedAt, deviceID: t.deviceId };
 }
 
-/** The tunnel fields shared by the provisioning payload and the heartbeat answer. */
-export function deviceTunnel(server: ServerRecord, peer: PeerRecord & { privateKey: string }) {
+/** What the tunnel fields are made of: the device's peer and its server (HeartbeatView has the same shape). */
+export interface TunnelSource {
+  ip: string;
+  privateKey: string;
+  presharedKey: string;
+  allowInternet: boolean;
+  serverPublicKey: string;
+  endpoint: string;
+  address: string;
+  dns: string;
+}
+
+export function tunnelSource(server: ServerRecord, peer: PeerRecord & { privateKey: string }): TunnelSource {
   return {
-    internal_ip: peer.ip,
-    private_key: keyToHex(peer.privateKey),
-    preshared_key: keyToHex(peer.presharedKey),
-    server_pub: keyToHex(server.publicKey),
-    endpoint: server.endpoint,
-    server_wg_ip: formatIpv4(parseCidr(server.address)!.ip),
-    dns: server.dns,
-    allowed_ips: peerAllowedIps(server, peer.allowInternet),
+    ip: peer.ip, privateKey: peer.privateKey, presharedKey: peer.presharedKey, allowInternet: peer.allowInternet,
+    serverPublicKey: server.publicKey, endpoint: server.endpoint, address: server.address, dns: server.dns,
+  };
+}
+
+/** The tunnel fields shared by the provisioning payload and the heartbeat answer. */
+export function deviceTunnel(t: TunnelSource) {
+  return {
+    internal_ip: t.ip,
+    private_key: keyToHex(t.privateKey),
+    preshared_key: keyToHex(t.presharedKey),
+    server_pub: keyToHex(t.serverPublicKey),
+    endpoint: t.endpoint,
+    server_wg_ip: formatIpv4(parseCidr(t.address)!.ip),
+    dns: t.dns,
+    allowed_ips: peerAllowedIps(t, t.allowInternet),
   };
 }

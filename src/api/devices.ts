@@ -13,12 +13,16 @@ import { readBool, required } from './fields';
 import { deletePeer, mergePeer } from './peers';
 import { presentPeer } from './present';
 import { presentDevice } from './devices-present';
+import { deviceContext } from './devices-context';
 
 export function findDevice(app: App, idText: string): DeviceRecord {
   const device = isUuid(idText) ? app.store.devices.get(idText.toLowerCase()) : undefined;
   if (!device) throw createError(404, 'device not found');
   return device;
 }
+
+/** Heartbeat reports are written behind their answers: admin reads see them all. */
+function freshDevices(app: App): void { deviceContext(app).heartbeats.flush(); }
 
 export function showDevice(app: App, d: DeviceRecord) {
   return presentDevice(d, app.store.peers.get(d.peerId), forwardsHash(app.store.forwards.listByDevice(d.deviceId)));
@@ -49,11 +53,17 @@ export function deviceRoutes(app: App): Route[] {
   return [
     {
       method: 'GET', path: '/api/devices', auth: 'control',
-      handler: () => ok(store.devices.list().map((d) => showDevice(app, d))),
+      handler() {
+        freshDevices(app);
+        return ok(store.devices.list().map((d) => showDevice(app, d)));
+      },
     },
     {
       method: 'GET', path: '/api/devices/:id', auth: 'control',
-      handler: (ctx) => ok(showDevice(app, findDevice(app, ctx.params.id))),
+      handler(ctx) {
+        freshDevices(app);
+        return ok(showDevice(app, findDevice(app, ctx.params.id)));
+      },
     },
     {
       method: 'PUT', path: '/api/devices/:id', auth: 'control',

@@ -1,10 +1,12 @@
 // POST /api/v1/heartbeat: records what the device reports and answers its current tunnel
 // configuration (keys may have rotated) with the forwards_hash it compares to its own.
+// The hot path of the daemon: one joined read, and the report written behind the answer.
 import createError, { isHttpError } from 'http-errors';
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { ok } from '../http/reply';
-import { forwardsHash } from '../device/forwards-hash';
+import { forwardsHashOfJson } from '../device/forwards-hash';
+import { deviceContext } from './devices-context';
 import { deviceTunnel } from './devices-present';
 import { readHeartbeat } from './heartbeat-input';
 import { DEVICE_BODY_LIMIT, sourceAddress } from './provision';
@@ -16,22 +18,20 @@ export function heartbeatRoute(app: App): Route {
     async handler(ctx) {
       try {
         const input = readHeartbeat(await ctx.body());
-        const device = store.devices.get(input.deviceId);
-        if (!device) throw createError(404, 'device not found');
-        if (device.suspended) throw createError(403, 'device is suspended');
-        const peer = store.peers.get(device.peerId);
-        const server = store.servers.get(device.serverId);
-        if (!peer || !server) throw new Error(`device ${device.deviceId} has lost its peer or server`);
-        if (peer.privateKey === null) throw new Error(`the peer of device ${device.deviceId} has no stored private key (was its publicKey replaced?)`);
-        store.devices.recordHeartbeat(device.deviceId, {
+        const view = store.devices.heartbeatView(input.deviceId);
+        if (!view) throw createError(404, 'device not found');
+        if (view.suspended) throw createError(403, 'device is suspended');
+        const { privateKey } = view;
+        if (privateKey === null) throw new Error(`the peer of device ${input.deviceId} has no stored private key (was its publicKey replaced?)`);
+        deviceContext(app).heartbeats.record(input.deviceId, {
           status: input.status, state: input.state, tunnelUp: input.tunnelUp, lastHandshake: input.lastHandshake,
           seenAt: app.now().toISOString(), source: sourceAddress(ctx.req),
         });
         return ok({
-          device_id: device.deviceId,
+          device_id: input.deviceId,
           status: 'ok',
-          ...deviceTunnel(server, { ...peer, privateKey: peer.privateKey }),
-          forwards_hash: forwardsHash(store.forwards.listByDevice(device.deviceId)),
+          ...deviceTunnel({ ...view, privateKey }),
+          forwards_hash: forwardsHashOfJson(view.forwardsJson),
         });
       } catch (err) {
         if (isHttpError(err) && err.status < 500) throw err;

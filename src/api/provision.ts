@@ -9,7 +9,7 @@ import { ok } from '../http/reply';
 import { deviceKey, encryptPayload } from '../device/payload-crypto';
 import { forwardsHash } from '../device/forwards-hash';
 import { deviceContext } from './devices-context';
-import { deviceTunnel, presentDevice } from './devices-present';
+import { deviceTunnel, presentDevice, tunnelSource } from './devices-present';
 import { presentPeer } from './present';
 import { provisionDevice, readProvisionBody } from './provision-device';
 
@@ -43,7 +43,7 @@ export function provisionRoute(app: App): Route {
         throw createError(500, 'provisioning failed');
       }
       const { server, device, peer, replaced } = done;
-      const payload = JSON.stringify({ device_id: device.deviceId, ...deviceTunnel(server, peer) });
+      const payload = JSON.stringify({ device_id: device.deviceId, ...deviceTunnel(tunnelSource(server, peer)) });
       const encrypted = encryptPayload(payload, deviceKey(device.hwid, salt));
       const hash = forwardsHash(app.store.forwards.listByDevice(device.deviceId));
       const shownPeer = presentPeer(peer);

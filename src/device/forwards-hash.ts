@@ -10,6 +10,13 @@ export function canonicalForwards(forwards: readonly ForwardShape[]): string {
   return JSON.stringify(sorted.map((f) => ({ protocol: f.protocol, listenPort: f.listenPort, targetPort: f.targetPort })));
 }
 
+const EMPTY_HASH = crypto.createHash('sha256').update('[]', 'utf8').digest('hex');
+
+/** From the JSON array text the store reads (any order, any key order): re-made canonical before hashing. */
+export function forwardsHashOfJson(json: string): string {
+  return json === '[]' ? EMPTY_HASH : forwardsHash(JSON.parse(json) as ForwardShape[]);
+}
+
 export function forwardsHash(forwards: readonly ForwardShape[]): string {
   return crypto.createHash('sha256').update(canonicalForwards(forwards), 'utf8').digest('hex');
 }

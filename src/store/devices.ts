@@ -28,6 +28,21 @@ export interface HeartbeatReport {
   source: string;
 }
 
+/** Everything a heartbeat answer needs, read in one statement (the hot path). */
+export interface HeartbeatView {
+  suspended: boolean;
+  ip: string;
+  privateKey: string | null;
+  presharedKey: string;
+  allowInternet: boolean;
+  serverPublicKey: string;
+  endpoint: string;
+  address: string;
+  dns: string;
+  /** JSON array text of the device's forwards: `{"protocol","listenPort","targetPort"}` each. */
+  forwardsJson: string;
+}
+
 const COLUMNS = `device_id AS deviceId, server_id AS serverId, peer_id AS peerId, hwid, suspended, status, state,
   tunnel_up AS tunnelUp, last_handshake AS lastHandshake, last_seen_at AS lastSeenAt, last_source AS lastSource,
   provisioned_at AS provisionedAt, created_at AS createdAt, updated_at AS updatedAt`;
@@ -46,6 +61,7 @@ export class DeviceTable {
   private readonly provisionedStmt;
   private readonly heartbeatStmt;
   private readonly countStmt;
+  private readonly viewStmt;
 
   constructor(db: DB) {
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM devices WHERE device_id = ?`);
@@ -62,6 +78,10 @@ export class DeviceTable {
       last_handshake = CASE WHEN @hasHandshake = 1 THEN @lastHandshake ELSE last_handshake END,
       last_seen_at = @seenAt, last_source = @source WHERE device_id = @deviceId`);
     this.countStmt = db.prepare('SELECT COUNT(*) FROM devices').pluck();
+    this.viewStmt = db.prepare(`SELECT d.suspended, p.ip, p.private_key, p.preshared_key, p.allow_internet, s.public_key,
+      s.endpoint, s.address, s.dns, (SELECT json_group_array(json_object('protocol', protocol, 'listenPort', listen_port,
+      'targetPort', target_port)) FROM port_forwards f WHERE f.device_id = d.device_id)
+      FROM devices d JOIN peers p ON p.id = d.peer_id JOIN servers s ON s.id = d.server_id WHERE d.device_id = ?`).raw();
   }
 
   get(deviceId: string): DeviceRecord | undefined {
@@ -77,6 +97,15 @@ export class DeviceTable {
   byPeer(peerId: number): DeviceRecord | undefined {
     const r = this.byPeerStmt.get(peerId) as Row | undefined;
     return r && fromRow(r);
+  }
+
+  heartbeatView(deviceId: string): HeartbeatView | undefined {
+    const r = this.viewStmt.get(deviceId) as [number, string, string | null, string, number, string, string, string, string, string] | undefined;
+    if (!r) return undefined;
+    return {
+      suspended: r[0] === 1, ip: r[1], privateKey: r[2], presharedKey: r[3], allowInternet: r[4] === 1,
+      serverPublicKey: r[5], endpoint: r[6], address: r[7], dns: r[8], forwardsJson: r[9],
+    };
   }
 
   list(): DeviceRecord[] { return (this.all.all() as Row[]).map(fromRow); }
