@@ -15,14 +15,13 @@ import { presentPeer } from './present';
 import { presentDevice } from './devices-present';
 import { deviceContext } from './devices-context';
 
+/** Heartbeat reports are written behind their answers: whoever reads a device stores pending ones first. */
 export function findDevice(app: App, idText: string): DeviceRecord {
+  deviceContext(app).heartbeats.flush();
   const device = isUuid(idText) ? app.store.devices.get(idText.toLowerCase()) : undefined;
   if (!device) throw createError(404, 'device not found');
   return device;
 }
-
-/** Heartbeat reports are written behind their answers: admin reads see them all. */
-function freshDevices(app: App): void { deviceContext(app).heartbeats.flush(); }
 
 export function showDevice(app: App, d: DeviceRecord) {
   return presentDevice(d, app.store.peers.get(d.peerId), forwardsHash(app.store.forwards.listByDevice(d.deviceId)));
@@ -54,16 +53,13 @@ export function deviceRoutes(app: App): Route[] {
     {
       method: 'GET', path: '/api/devices', auth: 'control',
       handler() {
-        freshDevices(app);
+        deviceContext(app).heartbeats.flush();
         return ok(store.devices.list().map((d) => showDevice(app, d)));
       },
     },
     {
       method: 'GET', path: '/api/devices/:id', auth: 'control',
-      handler(ctx) {
-        freshDevices(app);
-        return ok(showDevice(app, findDevice(app, ctx.params.id)));
-      },
+      handler: (ctx) => ok(showDevice(app, findDevice(app, ctx.params.id))),
     },
     {
       method: 'PUT', path: '/api/devices/:id', auth: 'control',
