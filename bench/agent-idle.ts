@@ -1,9 +1,9 @@
 // Idle memory and CPU per heartbeat of the running agent bundle, against the real daemon
 // (namespaces and wireguard-go as in test/agent-e2e; needs root).
 //   node dist/bench/agent-idle.js [seconds=60] [heartbeat_interval_s=1] [node flags...]
-// RSS is sampled from /proc/<pid>/status once a second after the tunnel is up; CPU is
-// utime+stime from /proc/<pid>/stat over the window, divided by the heartbeats answered in it
-// (each one changes last_heartbeat in the state file, polled every 50 ms).
+// RSS is sampled from /proc/<pid>/status once a second after the tunnel is up. CPU is
+// utime+stime from /proc/<pid>/stat over the window (its children apart), divided by the
+// heartbeats answered in it (each changes last_heartbeat in the state file, polled every 50 ms).
 import fs from 'node:fs';
 import path from 'node:path';
 import { AgentInstall, newToken, startAgentWorld } from '../test/helpers/agent-world';
@@ -14,9 +14,10 @@ const NODE_FLAGS = process.argv.slice(4);
 const TICKS_PER_S = 100; // USER_HZ on Linux
 
 const rssKb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
-const cpuTicks = (pid: number): number => {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(fields[11]) + Number(fields[12]); // utime, stime
+/** [own utime+stime, utime+stime of its reaped children (`wg show`, `ip`)], in ticks. */
+const cpuTicks = (pid: number): [number, number] => {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return [Number(f[11]) + Number(f[12]), Number(f[13]) + Number(f[14])];
 };
 
 async function main(): Promise<void> {
@@ -41,7 +42,9 @@ async function main(): Promise<void> {
       if (Date.now() >= nextSample) { samples.push(rssKb(pid)); nextSample += 1000; }
       await new Promise((r) => setTimeout(r, 50));
     }
-    const cpuMs = ((cpuTicks(pid) - cpu0) * 1000) / TICKS_PER_S;
+    const cpu1 = cpuTicks(pid);
+    const cpuMs = ((cpu1[0] - cpu0[0]) * 1000) / TICKS_PER_S;
+    const childMs = ((cpu1[1] - cpu0[1]) * 1000) / TICKS_PER_S;
     const mb = (kb: number) => (kb / 1024).toFixed(1);
     const sorted = [...samples].sort((a, b) => a - b);
     console.log(JSON.stringify({
@@ -49,6 +52,7 @@ async function main(): Promise<void> {
       rss_mb: { min: mb(sorted[0]), median: mb(sorted[Math.floor(sorted.length / 2)]), max: mb(sorted[sorted.length - 1]) },
       heartbeats: beats, cpu_ms_total: cpuMs, cpu_ms_per_heartbeat: beats ? (cpuMs / beats).toFixed(2) : null,
       cpu_percent: ((cpuMs / (SECONDS * 1000)) * 100).toFixed(3),
+      children_cpu_ms_per_heartbeat: beats ? (childMs / beats).toFixed(2) : null,
     }));
   } finally {
     await agent.stop('SIGTERM');
