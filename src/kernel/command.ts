@@ -14,16 +14,22 @@ import path from 'node:path';
 export const SECRET_FILE = '{secret-file}';
 let secretDir: string | null = null;
 
-function withSecretFile<T>(secret: string, fn: (file: string) => T): T {
+/** Writes each secret to its own private file for the duration of fn (null: no file). */
+export function withSecretFiles<T>(secrets: (string | null)[], fn: (files: (string | null)[]) => T): T {
   if (!secretDir || !fs.existsSync(secretDir)) {
     secretDir = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'wgcp-'));
   }
-  const file = path.join(secretDir, crypto.randomBytes(8).toString('hex'));
-  fs.writeFileSync(file, secret, { mode: 0o600 });
+  const dir = secretDir;
+  const files = secrets.map((s) => {
+    if (s === null) return null;
+    const file = path.join(dir, crypto.randomBytes(8).toString('hex'));
+    fs.writeFileSync(file, s, { mode: 0o600 });
+    return file;
+  });
   try {
-    return fn(file);
+    return fn(files);
   } finally {
-    fs.rmSync(file, { force: true });
+    for (const f of files) if (f) fs.rmSync(f, { force: true });
   }
 }
 
@@ -51,7 +57,7 @@ export function removeSecretDir(): void {
 export function run(tool: string, args: string[], opts: RunOptions = {}): string {
   if (opts.secret !== undefined) {
     const { secret, ...rest } = opts;
-    return withSecretFile(secret, (file) => run(tool, args.map((a) => (a === SECRET_FILE ? file : a)), rest));
+    return withSecretFiles([secret], ([file]) => run(tool, args.map((a) => (a === SECRET_FILE ? file! : a)), rest));
   }
   const res = spawnSync(tool, args, {
     input: opts.input ?? '',

@@ -12,18 +12,16 @@ import { parseDump } from '../wg/dump';
 import {
   configureLink, deleteLink, dumpInterface, listLinks, mtuOf, replaceAddress, setListenPort, setMtu, syncPeers, type LinkDriver,
 } from '../wg/link';
-import { peerOps, type PeerOp } from '../wg/uapi-conf';
-import { removeSecretDir, run } from './command';
+import { peerOps } from '../wg/uapi-conf';
+import { removeSecretDir } from './command';
+import { applyFast } from './fast-apply';
+import { closeLanes } from './lanes';
 import { ServerModel } from './model';
 import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ServerChange, ServerState } from './plane';
 import { runSteps, type Step } from './steps';
 
 /** Interfaces named like the daemon's defaults that no server holds are left-overs to remove. */
 const OWN_NAME = /^wgcp\d+$/;
-
-function runPeerOps(ops: PeerOp[]): void {
-  for (const op of ops) run('wg', op.args, { secret: op.secret });
-}
 
 export class KernelLive implements KernelPlane {
   readonly state = 'on' as const;
@@ -56,11 +54,13 @@ export class KernelLive implements KernelPlane {
     const sliceBefore = peerSlice(model.server, held, lookupBefore, model.referrersOf(id));
     const sliceAfter = peerSlice(model.server, after, lookupAfter, model.referrersOf(id));
     const ifname = model.server.interface;
-    const steps: Step[] = [];
-    this.pushBatch(steps, diff(sliceBefore, sliceAfter), diff(sliceAfter, sliceBefore), `peer ${id} filter`);
-    const ops = peerOps(ifname, held, after);
-    if (ops.length) steps.push({ what: `peer ${id} on ${ifname}`, run: () => runPeerOps(ops), undo: () => runPeerOps(peerOps(ifname, after, held)) });
-    runSteps(steps, this.log);
+    applyFast({
+      what: `peer ${id}`,
+      batch: diff(sliceBefore, sliceAfter),
+      reverseBatch: diff(sliceAfter, sliceBefore),
+      ops: peerOps(ifname, held, after),
+      undoOps: peerOps(ifname, after, held),
+    }, this.log);
     if (after) model.putPeer(after); else model.deletePeer(id);
   }
 
@@ -74,11 +74,9 @@ export class KernelLive implements KernelPlane {
     const model = this.model(server.id);
     const id = (after ?? before)!.id;
     const held = model.forwards.get(id) ?? null;
-    const steps: Step[] = [];
     const was = forwardSlice(model.server, held);
     const will = forwardSlice(model.server, after);
-    this.pushBatch(steps, diff(was, will), diff(will, was), `forward ${id}`);
-    runSteps(steps, this.log);
+    applyFast({ what: `forward ${id}`, batch: diff(was, will), reverseBatch: diff(will, was), ops: [], undoOps: [] }, this.log);
     if (after) model.forwards.set(id, after); else model.forwards.delete(id);
   }
 
@@ -101,6 +99,7 @@ export class KernelLive implements KernelPlane {
 
   async close(): Promise<void> {
     await this.driver.close();
+    await closeLanes();
     removeSecretDir();
   }
 

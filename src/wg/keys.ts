@@ -1,22 +1,29 @@
 // WireGuard keys: X25519 from node:crypto, shown as standard base64 of 32 bytes.
 import crypto from 'node:crypto';
 
-// PKCS#8 DER header of an X25519 private key; the raw 32 bytes follow it.
+// PKCS#8 DER header of an X25519 private key; the raw 32 bytes follow it. An SPKI public
+// key ends with its raw 32 bytes.
 const PKCS8_X25519_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex');
 
 export interface KeyPair { privateKey: string; publicKey: string }
 
+/**
+ * A new key pair, made like `wg genkey`: 32 random bytes, clamped. Not through
+ * crypto.generateKeyPairSync: in Node 20 a garbage-collected key-generation job locks the
+ * key's mutex while a JWK export of that key holds it, and the daemon deadlocks.
+ */
 export function generateKeyPair(): KeyPair {
-  const { privateKey, publicKey } = crypto.generateKeyPairSync('x25519');
-  const priv = privateKey.export({ format: 'jwk' }).d as string;
-  const pub = publicKey.export({ format: 'jwk' }).x as string;
-  return { privateKey: Buffer.from(priv, 'base64url').toString('base64'), publicKey: Buffer.from(pub, 'base64url').toString('base64') };
+  const raw = crypto.randomBytes(32);
+  raw[0] &= 248;
+  raw[31] = (raw[31] & 127) | 64;
+  const privateKey = raw.toString('base64');
+  return { privateKey, publicKey: publicKeyOf(privateKey) };
 }
 
 export function publicKeyOf(privateKeyB64: string): string {
   const key = crypto.createPrivateKey({ key: Buffer.concat([PKCS8_X25519_PREFIX, Buffer.from(privateKeyB64, 'base64')]), format: 'der', type: 'pkcs8' });
-  const jwk = crypto.createPublicKey(key).export({ format: 'jwk' });
-  return Buffer.from(jwk.x as string, 'base64url').toString('base64');
+  const spki = crypto.createPublicKey(key).export({ format: 'der', type: 'spki' });
+  return spki.subarray(spki.length - 32).toString('base64');
 }
 
 export function generatePresharedKey(): string { return crypto.randomBytes(32).toString('base64'); }
