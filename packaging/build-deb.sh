@@ -2,7 +2,8 @@
 # `npm run package:deb`: builds wgcp_<version>_<arch>.deb (the daemon with its production
 # node_modules) and wgcp-agent_<version>_all.deb (the agent's one-file bundle) with dpkg-deb.
 # Usage: build-deb.sh [OUT_DIR]   (default dist/packages)
-# WGCP_VERSION overrides the version from package.json (CI builds a "newer" one this way).
+# WGCP_VERSION overrides the daemon's version from package.json (CI builds a "newer" one this
+# way), WGCP_AGENT_VERSION the agent's from agent/package.json.
 # WGCP_SKIP_AGENT=1 builds the daemon's deb alone.
 set -euo pipefail
 
@@ -65,6 +66,7 @@ build_daemon_deb() {
   install -m 0755 "$here/deb/wgcp/wgcp" "$tree/usr/bin/wgcp"
   install -m 0600 "$here/deb/wgcp/wgcpd.env" "$tree/etc/wgcp/wgcpd.env"
   install -m 0644 "$root/systemd/wgcpd.service" "$tree/usr/lib/systemd/system/wgcpd.service"
+  install -D -m 0644 "$here/deb/wireguard-tmpfiles.conf" "$tree/usr/lib/tmpfiles.d/wgcp.conf"
   gzip -9n <"$here/man/wgcp.1" >"$tree/usr/share/man/man1/wgcp.1.gz"
   write_docs "$tree" wgcp "$version"
   gzip -9n <"$root/README.md" >"$tree/usr/share/doc/wgcp/README.md.gz"
@@ -115,13 +117,15 @@ build_agent_deb() {
   if [ ! -f "$bundle" ]; then
     (cd "$root/agent" && npm ci --no-audit --no-fund --loglevel=error && npm run build) >&2
   fi
-  agent_version=${WGCP_VERSION:-$(node -p "require('$root/agent/package.json').version")}
+  # The agent has its own version (it reports it with --version); WGCP_VERSION is the daemon's.
+  agent_version=${WGCP_AGENT_VERSION:-$(node -p "require('$root/agent/package.json').version")}
   rm -rf "$tree"
   mkdir -p "$tree/DEBIAN" "$tree/usr/lib/wgcp-agent" "$tree/usr/bin" "$tree/usr/lib/systemd/system" \
     "$tree/usr/share/man/man1" "$tree/usr/share/doc/wgcp-agent/examples" "$tree/usr/share/lintian/overrides"
   install -m 0755 "$bundle" "$tree/usr/lib/wgcp-agent/wgcp-agent.js"
   install -m 0755 "$here/deb/wgcp-agent/wgcp-agent" "$tree/usr/bin/wgcp-agent"
   install -m 0644 "$root/systemd/wgcp-agent.service" "$tree/usr/lib/systemd/system/wgcp-agent.service"
+  install -D -m 0644 "$here/deb/wireguard-tmpfiles.conf" "$tree/usr/lib/tmpfiles.d/wgcp-agent.conf"
   gzip -9n <"$here/man/wgcp-agent.1" >"$tree/usr/share/man/man1/wgcp-agent.1.gz"
   write_docs "$tree" wgcp-agent "$agent_version"
   install -m 0644 "$here/deb/wgcp-agent/README" "$tree/usr/share/doc/wgcp-agent/README"

@@ -1,0 +1,201 @@
+// The built debs installed for real: a fresh Debian trixie root (Node 20 from Debian) boots
+// its own systemd under systemd-nspawn; dpkg installs, upgrades, removes and purges there,
+// and systemd runs wgcpd from the installed unit (notify, watchdog, restart, sandbox).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { canRunAsRoot } from './helpers/root';
+import { Container, agentVersion, buildDebs, freshDebianRoot, packageVersion } from './packaging-container';
+
+const t = suite('packaging: deb installed, upgraded, removed and purged in a booted Debian');
+const runs = canRunAsRoot('packaging-install', ['systemd-nspawn', 'nsenter', 'debootstrap', 'dpkg-deb', 'dpkg-shlibdeps', 'unshare']);
+const V1 = packageVersion();
+const V2 = `${V1}+ci2`;
+let box: Container;
+let key = '';
+let port = 8080;
+let scratch = '';
+
+const sh = (script: string) => ['sh', '-c', script];
+async function api(method: string, p: string, opts: { key?: string; body?: unknown } = {}): Promise<{ status: number; json: any }> {
+  const args = ['curl', '-s', '-w', '\n%{http_code}', '-X', method, `http://127.0.0.1:${port}${p}`];
+  if (opts.key !== undefined) args.push('-H', `wg-control-key: ${opts.key}`);
+  if (opts.body !== undefined) args.push('-d', JSON.stringify(opts.body));
+  const out = (await box.run(args, 20_000)).stdout;
+  const nl = out.lastIndexOf('\n');
+  let json: unknown;
+  try { json = JSON.parse(out.slice(0, nl)); } catch { json = out.slice(0, nl); }
+  return { status: Number(out.slice(nl + 1)), json };
+}
+const fileStat = async (f: string) => (await box.run(['stat', '-c', '%a %U %G', f])).stdout.trim();
+const exists = async (f: string) => (await box.run(['test', '-e', f])).code === 0;
+const sha = async (f: string) => (await box.must(['sha256sum', f])).split(' ')[0];
+async function healthy(version: string) {
+  return box.until(`wgcpd ${version} answering /healthz`, async () => {
+    const h = await api('GET', '/healthz').catch(() => null);
+    return h && h.status === 200 && h.json.version === version ? h.json : undefined;
+  }, 60_000);
+}
+async function mainPid(): Promise<number> {
+  return Number((await box.unit('wgcpd.service', ['MainPID'])).MainPID);
+}
+
+if (runs) {
+  t.before(async () => {
+    const [v1, v2] = [await buildDebs(), await buildDebs(V2)];
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wgcp-root-'));
+    const root = await freshDebianRoot(path.join(scratch, 'root'));
+    // A container with loopback alone is never "online": nothing would ever wait it out.
+    fs.symlinkSync('/dev/null', path.join(root, 'etc/systemd/system/systemd-networkd-wait-online.service'));
+    box = await Container.boot(root, `wgcp-pkg-${process.pid}`, { [v1]: '/packages/v1', [v2]: '/packages/v2' });
+  });
+  t.after(async () => {
+    await box?.destroy();
+    if (scratch) fs.rmSync(scratch, { recursive: true, force: true });
+  });
+
+  t('first install makes the user, state folder, salt, TLS pair and an API key printed once and kept 0600', async () => {
+    const out = await box.must(sh('dpkg -i /packages/v1/wgcp_*.deb'));
+    key = (await box.must(['cat', '/var/lib/wgcp/api-key'])).trim();
+    assert.match(key, /^\S{20,}$/);
+    assert.ok(out.includes(key), 'the key is printed by the install');
+    assert.is(await fileStat('/var/lib/wgcp/api-key'), '600 wgcp wgcp');
+    assert.is(await fileStat('/var/lib/wgcp'), '700 wgcp wgcp');
+    assert.is(await fileStat('/var/lib/wgcp/server-salt'), '600 wgcp wgcp');
+    assert.match((await box.must(['cat', '/var/lib/wgcp/server-salt'])).trim(), /^[0-9a-f]{64}$/);
+    assert.is(await fileStat('/etc/wgcp/tls/wgcpd.key'), '640 root wgcp');
+    assert.match(await box.must(['openssl', 'x509', '-in', '/etc/wgcp/tls/wgcpd.crt', '-noout', '-subject']), /CN/);
+    assert.is(await fileStat('/etc/wgcp/wgcpd.env'), '600 root root');
+    assert.match(await box.must(['dpkg-query', '-W', '-f', '${Conffiles}', 'wgcp']), /\/etc\/wgcp\/wgcpd\.env/);
+  });
+
+  t('systemd starts wgcpd as a notify service once the API answers, with the installed unit as it is', async () => {
+    const u = await box.until('wgcpd active', async () => {
+      const p = await box.unit('wgcpd.service', ['ActiveState', 'SubState', 'Type', 'NotifyAccess', 'StatusText', 'UnitFileState', 'WatchdogUSec', 'Restart']);
+      return p.ActiveState === 'active' ? p : p.ActiveState === 'failed' ? p : undefined;
+    });
+    assert.is(u.ActiveState, 'active', JSON.stringify(u));
+    assert.is(u.Type, 'notify');
+    assert.is(u.NotifyAccess, 'all');
+    assert.is(u.UnitFileState, 'enabled');
+    assert.is(u.Restart, 'on-failure');
+    assert.is(u.WatchdogUSec, '30s');
+    assert.match(u.StatusText, /wgcpd is listening on 127\.0\.0\.1:8080/);
+    const verify = await box.run(['systemd-analyze', 'verify', '/usr/lib/systemd/system/wgcpd.service']);
+    assert.is(verify.code, 0, verify.stderr);
+    assert.not.match(verify.stderr, /wgcpd\.service/);
+  });
+
+  t('wgcpd runs as wgcp with CAP_NET_ADMIN alone, no new privileges and a seccomp filter', async () => {
+    const status = await box.must(['cat', `/proc/${await mainPid()}/status`]);
+    const field = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, 'm').exec(status)?.[1] ?? '';
+    const uid = (await box.must(['id', '-u', 'wgcp'])).trim();
+    assert.is(field('Uid').split(/\s+/)[0], uid);
+    assert.is(field('CapEff'), '0000000000001000', 'CAP_NET_ADMIN is bit 12');
+    assert.is(field('CapBnd'), '0000000000001000');
+    assert.is(field('NoNewPrivs'), '1');
+    assert.is(field('Seccomp'), '2');
+  });
+
+  t('/healthz reports the package version, the key from the install works, and the kernel is driven', async () => {
+    const h = await healthy(V1);
+    assert.is(h.status, 'ok');
+    assert.is(h.kernel, 'on', `wg, nft and wireguard-go work with the unit's privileges: ${JSON.stringify(h)}`);
+    assert.is((await api('GET', '/api/servers', { key: 'wgk_not-a-key-at-all-000000' })).status, 401);
+    const made = await api('POST', '/api/servers', { key, body: { name: 'home', endpoint: '127.0.0.1:51820', mode: 'forward' } });
+    assert.is(made.status, 201, JSON.stringify(made.json));
+    assert.ok((await box.must(['wg', 'show', 'interfaces'])).includes(made.json.interface), 'the WireGuard interface exists');
+    assert.is((await box.must(['wgcp', '--version'])).trim(), `wgcp ${V1}`);
+  });
+
+  t('a crash is restarted (Restart=on-failure) with the data intact', async () => {
+    const before = await mainPid();
+    // A crash from outside systemd's own requests (a `systemctl kill` counts as wanted).
+    await box.must(sh(`kill -KILL ${before}`));
+    await box.until('a new wgcpd', async () => {
+      const p = await box.unit('wgcpd.service', ['ActiveState', 'MainPID']);
+      return p.ActiveState === 'active' && Number(p.MainPID) !== before && Number(p.MainPID) > 0 ? true : undefined;
+    });
+    assert.ok(Number((await box.unit('wgcpd.service', ['NRestarts'])).NRestarts) >= 1);
+    await healthy(V1);
+    assert.is((await api('GET', '/api/servers', { key })).json[0].name, 'home');
+  });
+
+  t('the watchdog pings keep wgcpd alive, and a stopped event loop gets it restarted', async () => {
+    const dropIn = '/run/systemd/system/wgcpd.service.d';
+    await box.must(sh(`mkdir -p ${dropIn} && printf '[Service]\\nWatchdogSec=3\\n' > ${dropIn}/test-watchdog.conf && systemctl daemon-reload && systemctl restart wgcpd`));
+    try {
+      const restarts = async () => Number((await box.unit('wgcpd.service', ['NRestarts'])).NRestarts);
+      const start = await restarts();
+      await new Promise((r) => setTimeout(r, 7000));
+      assert.is(await restarts(), start, 'pings every 1.5 s keep a 3 s watchdog satisfied');
+      await box.must(['systemctl', 'kill', '--kill-whom=main', '--signal=SIGSTOP', 'wgcpd.service']);
+      await box.until('a watchdog restart', async () => ((await restarts()) > start ? true : undefined), 30_000);
+      assert.match(await box.must(['journalctl', '-u', 'wgcpd', '--no-pager']), /[Ww]atchdog timeout/);
+      await healthy(V1);
+    } finally {
+      await box.must(sh(`rm -rf ${dropIn} && systemctl daemon-reload && systemctl restart wgcpd`));
+    }
+  });
+
+  t('an upgrade keeps the data, the keys, the salt, the TLS pair and the edited configuration', async () => {
+    await box.must(sh("sed -i 's/^WGCP_LISTEN=.*/WGCP_LISTEN=127.0.0.1:8089/' /etc/wgcp/wgcpd.env && systemctl restart wgcpd"));
+    port = 8089;
+    await healthy(V1);
+    const files = ['/var/lib/wgcp/server-salt', '/var/lib/wgcp/api-key', '/etc/wgcp/tls/wgcpd.key', '/etc/wgcp/tls/wgcpd.crt'];
+    const before = await Promise.all(files.map(sha));
+    const out = await box.must(sh('dpkg -i /packages/v2/wgcp_*.deb'));
+    assert.not.match(out, /first API key/);
+    await healthy(V2);
+    assert.equal(await Promise.all(files.map(sha)), before);
+    assert.is((await api('GET', '/api/servers', { key })).json[0].name, 'home');
+    assert.is((await box.must(['wgcp', '--version'])).trim(), `wgcp ${V2}`);
+    assert.is((await box.must(['wgcp', 'apikey', 'list'])).includes('package-install'), true);
+  });
+
+  t('the agent package installs, waits for its config, and provisions against the daemon', async () => {
+    await box.must(sh('dpkg -i /packages/v1/wgcp-agent_*_all.deb'));
+    assert.is((await box.must(['wgcp-agent', '--version'])).trim(), agentVersion());
+    const idle = await box.unit('wgcp-agent.service', ['ConditionResult', 'ActiveState', 'UnitFileState']);
+    assert.equal([idle.ConditionResult, idle.ActiveState, idle.UnitFileState], ['no', 'inactive', 'enabled']);
+    const token = await api('POST', '/api/servers/1/tokens', { key, body: {} });
+    assert.is(token.status, 201, JSON.stringify(token.json));
+    const config = {
+      server_url: `http://127.0.0.1:${port}`, token: token.json.token, hwid: 'packaging-test-device',
+      server_salt: (await box.must(['cat', '/var/lib/wgcp/server-salt'])).trim(), interface: 'wgcpa0',
+    };
+    await box.must(sh(`umask 027 && printf '%s' '${JSON.stringify(config)}' > /etc/wgcp-agent/config.json && chgrp wgcp-agent /etc/wgcp-agent/config.json && systemctl start wgcp-agent`));
+    const devices = await box.until('the device provisioned', async () => {
+      const d = await api('GET', '/api/devices', { key });
+      return Array.isArray(d.json) && d.json.length === 1 ? d.json : undefined;
+    }, 60_000);
+    const status = JSON.parse(await box.must(['wgcp-agent', 'status', '--config', '/etc/wgcp-agent/config.json']));
+    assert.is(status.device_id, devices[0].id);
+    await box.must(['dpkg', '-P', 'wgcp-agent']);
+    assert.not.ok(await exists('/var/lib/wgcp-agent'));
+    assert.not.ok(await exists('/etc/wgcp-agent'));
+  });
+
+  t('remove stops wgcpd and keeps its data and configuration; a reinstall finds them', async () => {
+    await box.must(['dpkg', '-r', 'wgcp']);
+    assert.is((await box.unit('wgcpd.service', ['ActiveState'])).ActiveState, 'inactive');
+    assert.not.ok(await exists('/usr/lib/wgcp'));
+    for (const f of ['/var/lib/wgcp/wgcp.db', '/var/lib/wgcp/api-key', '/var/lib/wgcp/server-salt', '/etc/wgcp/wgcpd.env', '/etc/wgcp/tls/wgcpd.key']) {
+      assert.ok(await exists(f), `${f} is kept`);
+    }
+    const out = await box.must(sh('dpkg -i /packages/v2/wgcp_*.deb'));
+    assert.not.match(out, /first API key/);
+    await healthy(V2);
+    assert.is((await api('GET', '/api/servers', { key })).json[0].name, 'home');
+  });
+
+  t('purge deletes the data, the keys and the configuration', async () => {
+    await box.must(['dpkg', '-P', 'wgcp']);
+    for (const f of ['/var/lib/wgcp', '/etc/wgcp', '/usr/lib/wgcp']) assert.not.ok(await exists(f), `${f} is gone`);
+    assert.is((await box.unit('wgcpd.service', ['LoadState'])).LoadState, 'not-found');
+  });
+}
+
+t.run();
