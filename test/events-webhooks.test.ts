@@ -170,6 +170,14 @@ t('the API answers while the receiver is still holding the delivery', async () =
   await rx.waitFor(1);
   assert.is((await created).status, 201);
   assert.equal(await deliveries(id), [], 'no attempt has finished yet');
+  // While the attempt is out, the dispatcher sleeps instead of polling the outbox.
+  const outbox = d.daemon.app.store.outbox;
+  const due = outbox.due.bind(outbox);
+  let polls = 0;
+  outbox.due = (...args) => { polls++; return due(...args); };
+  await sleep(300);
+  outbox.due = due;
+  assert.ok(polls <= 10, `polled the outbox ${polls} times while waiting`);
   rx.release();
   await eventually('the held delivery logged', async () => ((await deliveries(id)).length === 1 ? true : undefined));
 });

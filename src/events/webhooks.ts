@@ -90,7 +90,8 @@ export class WebhookDispatcher {
   /** Sleeps until the earliest pending item falls due (at most a minute, in case of clock jumps). */
   private planNext(): void {
     if (this.stopped || this.timer) return;
-    const next = this.app.store.outbox.nextDueAt();
+    // Items being sent are left out: their end kicks the pump anyway.
+    const next = this.app.store.outbox.nextDueAt([...this.inFlight.keys()]);
     if (next === null) return;
     const wait = Math.min(Math.max(next - Date.now(), 0), 60_000);
     if (wait === 0 && this.inFlight.size >= this.concurrency) return;

@@ -50,7 +50,7 @@ export class OutboxTable {
     this.insertStmt = db.prepare(`INSERT INTO webhook_outbox (webhook_id, event, envelope, attempts, next_attempt_at, created_at)
       VALUES (?, ?, ?, 0, ?, ?)`);
     this.dueStmt = db.prepare(`SELECT ${OUTBOX_COLUMNS} FROM webhook_outbox WHERE next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`);
-    this.nextDueStmt = db.prepare('SELECT MIN(next_attempt_at) FROM webhook_outbox').pluck();
+    this.nextDueStmt = db.prepare('SELECT MIN(next_attempt_at) FROM webhook_outbox WHERE id NOT IN (SELECT value FROM json_each(?))').pluck();
     this.rescheduleStmt = db.prepare('UPDATE webhook_outbox SET attempts = ?, next_attempt_at = ? WHERE id = ?');
     this.removeStmt = db.prepare('DELETE FROM webhook_outbox WHERE id = ?');
     this.pendingOfStmt = db.prepare('SELECT COUNT(*) FROM webhook_outbox WHERE webhook_id = ?').pluck();
@@ -69,8 +69,10 @@ export class OutboxTable {
   /** Items whose next attempt is due at `nowMs`, oldest first. */
   due(nowMs: number, limit: number): OutboxItem[] { return this.dueStmt.all(nowMs, limit) as OutboxItem[]; }
 
-  /** When the earliest item falls due, or null when the outbox is empty. */
-  nextDueAt(): number | null { return (this.nextDueStmt.get() as number | null) ?? null; }
+  /** When the earliest item not being sent right now falls due, or null when there is none. */
+  nextDueAt(inFlight: readonly number[] = []): number | null {
+    return (this.nextDueStmt.get(JSON.stringify(inFlight)) as number | null) ?? null;
+  }
 
   reschedule(id: number, attempts: number, nextAttemptAt: number): void { this.rescheduleStmt.run(attempts, nextAttemptAt, id); }
   remove(id: number): void { this.removeStmt.run(id); }
