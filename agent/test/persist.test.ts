@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -71,6 +72,29 @@ t('drops unknown fields of a stored record', () => {
   const d = dir();
   fs.writeFileSync(path.join(d, STATE_FILE), JSON.stringify({ ...sample, extra: 1 }));
   assert.equal(loadRecord(d).record, sample);
+});
+
+t('always leaves a whole record when the writer is killed at random instants', async () => {
+  const d = dir();
+  const writer = `
+    const { saveRecord } = require(${JSON.stringify(path.join(__dirname, '..', 'src', 'persist.js'))});
+    const { initialRecord } = require(${JSON.stringify(path.join(__dirname, '..', 'src', 'machine.js'))});
+    for (let n = 1; ; n++) saveRecord(process.argv[1], { ...initialRecord(), state: 'HEARTBEAT', failures: n, last_error: 'x'.repeat(n % 5000) });
+  `;
+  let lastSeen = 0;
+  for (let round = 0; round < 8; round++) {
+    const child = spawn(process.execPath, ['-e', writer, d], { stdio: 'ignore' });
+    while (!fs.existsSync(path.join(d, STATE_FILE))) await new Promise((r) => setTimeout(r, 5));
+    await new Promise((r) => setTimeout(r, Math.random() * 100));
+    child.kill('SIGKILL');
+    await new Promise((r) => child.on('exit', r));
+    const { record, problem } = loadRecord(d);
+    assert.is(problem, null, `round ${round}`);
+    assert.is(record.state, 'HEARTBEAT');
+    assert.is(record.last_error!.length, record.failures % 5000);
+    lastSeen = record.failures;
+  }
+  assert.ok(lastSeen > 0);
 });
 
 t.run();
