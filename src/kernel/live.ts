@@ -12,16 +12,32 @@ import { parseDump } from '../wg/dump';
 import {
   configureLink, deleteLink, dumpInterface, listLinks, mtuOf, replaceAddress, setListenPort, setMtu, syncPeers, type LinkDriver,
 } from '../wg/link';
-import { peerOps } from '../wg/uapi-conf';
-import { removeSecretDir } from './command';
-import { applyFast } from './fast-apply';
-import { closeLanes } from './lanes';
+import { peerOps, type PeerOp } from '../wg/uapi-conf';
+import { removeSecretDir, run } from './command';
 import { ServerModel } from './model';
 import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ServerChange, ServerState } from './plane';
 import { runSteps, type Step } from './steps';
 
 /** Interfaces named like the daemon's defaults that no server holds are left-overs to remove. */
 const OWN_NAME = /^wgcp\d+$/;
+
+function runPeerOps(ops: PeerOp[]): void {
+  for (const op of ops) run('wg', op.args, { secret: op.secret });
+}
+
+/** The peer's `wg set` calls; if a later one fails after an earlier one worked (a new key), the peer is put back first. */
+function runPeerOpsOrRestore(ops: PeerOp[], restore: PeerOp[]): void {
+  let done = 0;
+  try {
+    for (const op of ops) {
+      run('wg', op.args, { secret: op.secret });
+      done++;
+    }
+  } catch (err) {
+    if (done > 0) { try { runPeerOps(restore); } catch { /* the caller logs the failure; restart reconciles */ } }
+    throw err;
+  }
+}
 
 export class KernelLive implements KernelPlane {
   readonly state = 'on' as const;
@@ -54,13 +70,12 @@ export class KernelLive implements KernelPlane {
     const sliceBefore = peerSlice(model.server, held, lookupBefore, model.referrersOf(id));
     const sliceAfter = peerSlice(model.server, after, lookupAfter, model.referrersOf(id));
     const ifname = model.server.interface;
-    applyFast({
-      what: `peer ${id}`,
-      batch: diff(sliceBefore, sliceAfter),
-      reverseBatch: diff(sliceAfter, sliceBefore),
-      ops: peerOps(ifname, held, after),
-      undoOps: peerOps(ifname, after, held),
-    }, this.log);
+    const steps: Step[] = [];
+    this.pushBatch(steps, diff(sliceBefore, sliceAfter), diff(sliceAfter, sliceBefore), `peer ${id} filter`);
+    const ops = peerOps(ifname, held, after);
+    const restore = peerOps(ifname, after, held);
+    if (ops.length) steps.push({ what: `peer ${id} on ${ifname}`, run: () => runPeerOpsOrRestore(ops, restore), undo: () => runPeerOps(restore) });
+    runSteps(steps, this.log);
     if (after) model.putPeer(after); else model.deletePeer(id);
   }
 
@@ -74,9 +89,11 @@ export class KernelLive implements KernelPlane {
     const model = this.model(server.id);
     const id = (after ?? before)!.id;
     const held = model.forwards.get(id) ?? null;
+    const steps: Step[] = [];
     const was = forwardSlice(model.server, held);
     const will = forwardSlice(model.server, after);
-    applyFast({ what: `forward ${id}`, batch: diff(was, will), reverseBatch: diff(will, was), ops: [], undoOps: [] }, this.log);
+    this.pushBatch(steps, diff(was, will), diff(will, was), `forward ${id}`);
+    runSteps(steps, this.log);
     if (after) model.forwards.set(id, after); else model.forwards.delete(id);
   }
 
@@ -99,7 +116,6 @@ export class KernelLive implements KernelPlane {
 
   async close(): Promise<void> {
     await this.driver.close();
-    await closeLanes();
     removeSecretDir();
   }
 
