@@ -40,10 +40,12 @@ if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
     assert.is(status.state, 'HEARTBEAT');
     assert.ok(status.last_heartbeat);
     assert.equal((await tokens()).map((x) => x.state), ['used']);
-    const [dev] = await devices();
-    assert.is(dev.id, deviceId);
+    const dev = (await w.daemon.api('GET', `/api/devices/${deviceId}`)).json;
     assert.is(dev.tunnelUp, true);
     assert.is(dev.status, 'connected');
+    assert.is(dev.state, 'HEARTBEAT');
+    assert.ok(Date.now() - Date.parse(dev.lastHandshake) < 60_000, `last_handshake reported: ${dev.lastHandshake}`);
+    assert.ok(Date.now() - Date.parse(dev.lastSeenAt) < 10_000);
   });
 
   t('has a real handshake and carries traffic to the server tunnel address', async () => {
