@@ -22,6 +22,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const HEX_KEY = /^[0-9a-fA-F]{64}$/;
 const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 const IPV6 = /^[0-9a-fA-F:.]*:[0-9a-fA-F:.]*$/;
+const PRINTABLE = /^[\x20-\x7e]{0,255}$/;
 const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 export const isIp = (s: string): boolean => IPV4.test(s) || IPV6.test(s);
@@ -52,10 +53,11 @@ const CHECKS: Record<TunnelField | 'device_id', (v: string) => boolean> = {
   preshared_key: (v) => HEX_KEY.test(v),
   server_pub: (v) => HEX_KEY.test(v),
   internal_ip: (v) => isCidr(v),
-  server_wg_ip: (v) => isCidr(v),
   endpoint: isEndpoint,
   allowed_ips: (v) => splitList(v).length > 0 && splitList(v).every(isCidr),
-  dns: (v) => splitList(v).every(isIp),
+  // Kept and compared but not run by the agent: a value it cannot parse must not stop the tunnel.
+  server_wg_ip: (v) => PRINTABLE.test(v),
+  dns: (v) => PRINTABLE.test(v),
 };
 
 function checkField(field: keyof typeof CHECKS, value: unknown): string {

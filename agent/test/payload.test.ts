@@ -19,10 +19,17 @@ t('names a missing or malformed field', () => {
   const p = samplePayload();
   const cases: [string, unknown][] = [
     ['device_id', 'not-a-uuid'], ['private_key', 'ab'], ['preshared_key', undefined], ['server_pub', 'zz'.repeat(32)],
-    ['internal_ip', '10.0.0.300'], ['endpoint', 'host-without-port'], ['allowed_ips', ''], ['server_wg_ip', 5], ['dns', 'not an ip'],
+    ['internal_ip', '10.0.0.300'], ['endpoint', 'host-without-port'], ['allowed_ips', ''], ['server_wg_ip', 5], ['dns', 'a\nb'],
   ];
   for (const [field, value] of cases) assert.throws(() => parsePayload({ ...p, [field]: value }), new RegExp(`"${field}"`), field);
   assert.throws(() => parsePayload([]), /not a JSON object/);
+});
+
+t('accepts any printable dns and server_wg_ip: the agent keeps them but does not run them', () => {
+  const p = samplePayload();
+  assert.is(parsePayload({ ...p, dns: 'dns.example.net' }).dns, 'dns.example.net');
+  assert.is(parsePayload({ ...p, dns: '' }).dns, '');
+  assert.is(parsePayload({ ...p, server_wg_ip: '10.66.0.1/24' }).server_wg_ip, '10.66.0.1/24');
 });
 
 t('accepts endpoints as host:port, a.b.c.d:port and [v6]:port', () => {
