@@ -54,15 +54,6 @@ build_daemon_deb() {
   mkdir -p "$tree/DEBIAN" "$tree/usr/lib" "$tree/usr/bin" "$tree/etc/wgcp" \
     "$tree/usr/lib/systemd/system" "$tree/usr/share/man/man1"
   cp -a "$app" "$tree/usr/lib/wgcp"
-  find "$tree/usr/lib/wgcp" -type f -exec chmod 0644 {} +
-  # npm's own leftovers (.bin links, .npmignore, .eslintrc) are not needed at run time.
-  rm -rf "$tree/usr/lib/wgcp/node_modules/.bin"
-  find "$tree/usr/lib/wgcp/node_modules" -name '.*' -prune -exec rm -rf {} +
-  find "$tree/usr/lib/wgcp/node_modules" \( -name coverage -o -name test -o -name "*.md" ! -iname "license*" \) -prune -exec rm -rf {} +
-  # Scripts with a #! line stay runnable, as npm installed them.
-  find "$tree/usr/lib/wgcp" -type f -name '*.js' -o -type f -path '*/bin/*' | while read -r f; do
-    if [ "$(head -c 2 "$f")" = '#!' ]; then chmod 0755 "$f"; fi
-  done
   install -m 0755 "$here/deb/wgcp/wgcp" "$tree/usr/bin/wgcp"
   install -m 0600 "$here/deb/wgcp/wgcpd.env" "$tree/etc/wgcp/wgcpd.env"
   install -m 0644 "$root/systemd/wgcpd.service" "$tree/usr/lib/systemd/system/wgcpd.service"

@@ -17,7 +17,7 @@ trim_better_sqlite3() {
   find "$bs/build" -mindepth 1 -maxdepth 1 ! -name Release -exec rm -rf {} +
   find "$bs/build/Release" -mindepth 1 ! -name better_sqlite3.node -exec rm -rf {} +
   rm -rf "$bs/deps" "$bs/src" "$bs/binding.gyp"
-  strip --strip-unneeded "$bs/build/Release/better_sqlite3.node"
+  "${STRIP:-strip}" --strip-unneeded "$bs/build/Release/better_sqlite3.node"
   find "$(dirname "$bs")" -name '*.map' -delete
 }
 
@@ -49,7 +49,9 @@ rm -rf "$stage/src" "$stage/tsconfig.json"
 
 # The production node_modules depend only on the lockfile, the Node ABI and the arch, so a
 # second build (another version number) reuses them instead of compiling better-sqlite3 again.
-abi=$(node -p 'process.versions.modules + "-" + process.arch')
+# A cross build (OpenWrt's feed Makefile) names the target in npm_config_arch and
+# npm_config_nodedir, and the compiler in CC/CXX; STRIP is the target's strip.
+abi=$(node -p 'process.versions.modules + "-" + (process.env.npm_config_arch || process.arch)')
 key=$(sha256sum <"$root/package-lock.json" | cut -c1-16)
 cache="$root/dist/pkgbuild/cache/node_modules-$abi-$key"
 if [ ! -d "$cache" ]; then
@@ -63,4 +65,12 @@ else
   cp -a "$cache" "$stage/node_modules"
 fi
 rm -f "$stage/package-lock.json"
-
+# npm's own leftovers (.bin links, .npmignore, .eslintrc) are not needed at run time.
+rm -rf "$stage/node_modules/.bin"
+find "$stage/node_modules" -name '.*' -prune -exec rm -rf {} +
+find "$stage/node_modules" \( -name coverage -o -name test -o -name "*.md" ! -iname "license*" \) -prune -exec rm -rf {} +
+# Plain files 0644; scripts with a #! line stay runnable, as npm installed them.
+find "$stage" -type f -exec chmod 0644 {} +
+find "$stage" -type f -name '*.js' -o -type f -path '*/bin/*' | while read -r f; do
+  if [ "$(head -c 2 "$f")" = '#!' ]; then chmod 0755 "$f"; fi
+done
