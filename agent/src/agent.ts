@@ -72,10 +72,11 @@ export class Agent {
   }
 
   private apply(event: Event): void {
-    const before = this.record.state;
+    const before = this.record;
     this.record = reduce(this.record, event);
-    this.persist(this.record);
-    if (this.record.state !== before) this.log.info('state', { from: before, to: this.record.state, event: event.type });
+    // An unchanged record (the same failure again, for days) is not rewritten: flash wears.
+    if (JSON.stringify(this.record) !== JSON.stringify(before)) this.persist(this.record);
+    if (this.record.state !== before.state) this.log.info('state', { from: before.state, to: this.record.state, event: event.type });
   }
 
   private persist(record: AgentRecord): void {

@@ -191,6 +191,20 @@ t('keeps heartbeating while suspended, and reconnects when reinstated', async ()
   await h.stop();
 });
 
+t('does not rewrite the state file for the same failure again (flash wear)', async () => {
+  const h = harness(server, server.addToken());
+  h.start();
+  await h.waitFor(() => hb() >= 1, 'a heartbeat');
+  server.device(h.agent.current.device_id!).suspended = true;
+  await h.waitFor(() => h.agent.current.last_heartbeat_ok === false, 'refused heartbeat');
+  const file = path.join(h.stateDir, STATE_FILE);
+  const written = fs.statSync(file).mtimeMs;
+  const refused = hb();
+  await h.waitFor(() => hb() >= refused + 3, 'three more refused heartbeats');
+  assert.is(fs.statSync(file).mtimeMs, written);
+  await h.stop();
+});
+
 t('retries a tunnel that fails to come up', async () => {
   const h = harness(server, server.addToken());
   h.tunnel.failUps = 2;
