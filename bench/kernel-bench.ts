@@ -93,7 +93,7 @@ async function inside(): Promise<void> {
   const tool = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: 'utf8' }).stdout.trim().split('\n')[0];
   process.stdout.write([
     `- date: ${new Date().toISOString()}`,
-    `- machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} x${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Linux ${os.release()}`,
+    `- machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} x${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Linux ${os.release()}, load average at the end ${os.loadavg()[0].toFixed(1)}`,
     `- tools: node ${process.version}, ${tool('nft', ['--version'])}, ${tool('wg', ['--version']).split(' - ')[0]}, WireGuard: ${probeKernel().ok ? (probeKernel() as { wireguard: string }).wireguard : '?'}`,
     `- ${CHANGES} changes a size (median shown), ${REBUILDS} rebuilds a size (median); a change is one applyPeer from the API's seam to the kernel`,
     '',
