@@ -35,15 +35,17 @@ write_default_scripts() {
   cat >"$ctl/postinst" <<'SCRIPT'
 #!/bin/sh
 [ "${IPKG_NO_SCRIPT}" = "1" ] && exit 0
-[ -s ${IPKG_INSTROOT}/lib/functions.sh ] || exit 0
-. ${IPKG_INSTROOT}/lib/functions.sh
-default_postinst $0 $@
+[ -s "${IPKG_INSTROOT}/lib/functions.sh" ] || exit 0
+# shellcheck source=/dev/null # OpenWrt's /lib/functions.sh
+. "${IPKG_INSTROOT}/lib/functions.sh"
+default_postinst "$0" "$@"
 SCRIPT
   cat >"$ctl/prerm" <<'SCRIPT'
 #!/bin/sh
-[ -s ${IPKG_INSTROOT}/lib/functions.sh ] || exit 0
-. ${IPKG_INSTROOT}/lib/functions.sh
-default_prerm $0 $@
+[ -s "${IPKG_INSTROOT}/lib/functions.sh" ] || exit 0
+# shellcheck source=/dev/null # OpenWrt's /lib/functions.sh
+. "${IPKG_INSTROOT}/lib/functions.sh"
+default_prerm "$0" "$@"
 SCRIPT
   chmod 0755 "$ctl/postinst" "$ctl/prerm"
 }

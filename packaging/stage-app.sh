@@ -68,7 +68,7 @@ rm -f "$stage/package-lock.json"
 # npm's own leftovers (.bin links, .npmignore, .eslintrc) are not needed at run time.
 rm -rf "$stage/node_modules/.bin"
 find "$stage/node_modules" -name '.*' -prune -exec rm -rf {} +
-find "$stage/node_modules" \( -name coverage -o -name test -o -name "*.md" ! -iname "license*" \) -prune -exec rm -rf {} +
+find "$stage/node_modules" \( -name coverage -o -name test -o -name "*.d.ts" -o -name "*.md" ! -iname "license*" \) -prune -exec rm -rf {} +
 # Plain files 0644; scripts with a #! line stay runnable, as npm installed them.
 find "$stage" -type f -exec chmod 0644 {} +
 find "$stage" -type f -name '*.js' -o -type f -path '*/bin/*' | while read -r f; do

@@ -157,3 +157,13 @@ export function agentVersion(): string {
 }
 
 export const REPO_ROOT = REPO;
+
+/** True when every tool is on PATH; outside CI a missing one skips the suite (in CI it fails). */
+export function haveTools(suiteName: string, tools: string[]): boolean {
+  const dirs = (process.env.PATH ?? '').split(':');
+  const missing = tools.filter((tool) => !dirs.some((d) => d && fs.existsSync(path.join(d, tool))));
+  if (missing.length === 0) return true;
+  if (process.env.CI) throw new Error(`suite "${suiteName}" cannot run in CI: missing tools: ${missing.join(', ')}`);
+  console.log(`SKIP suite "${suiteName}": missing tools: ${missing.join(', ')}`);
+  return false;
+}
