@@ -8,7 +8,7 @@ import { sleepSync, succeeds } from '../kernel/command';
 import { deleteLink, linkExists, type LinkDriver } from './link';
 
 export const SOCKET_DIR = '/var/run/wireguard';
-const START_TIMEOUT_MS = 5000;
+const START_TIMEOUT_MS = 10_000;
 const MAX_BACKOFF_MS = 30_000;
 
 /** An old wireguard-go removes its socket as it exits; a new one must not answer through the old socket. */
