@@ -31,10 +31,17 @@ export function deleteLink(ifname: string): void {
   if (linkExists(ifname)) run('ip', ['link', 'del', 'dev', ifname]);
 }
 
+/** Interface names reach `ip` and `wg` as arguments: refuse any a tool could read as an option or a path. */
+export function checkIfname(name: string): string {
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$/.test(name)) throw new Error(`interface name ${JSON.stringify(name)} cannot be used`);
+  return name;
+}
+
 export const mtuOf = (server: Pick<ServerRecord, 'mtu'>): number => server.mtu ?? DEFAULT_MTU;
 
 /** Sets the tunnel address (only that one), the MTU and brings the link up. */
 export function configureLink(server: ServerRecord): void {
+  checkIfname(server.interface);
   run('ip', ['address', 'flush', 'dev', server.interface]);
   run('ip', ['address', 'add', server.address, 'dev', server.interface]);
   run('ip', ['link', 'set', 'dev', server.interface, 'mtu', String(mtuOf(server)), 'up']);
@@ -65,7 +72,7 @@ export function dumpInterface(ifname: string): string {
 
 export const kernelDriver: LinkDriver = {
   kind: 'kernel',
-  create(ifname) { run('ip', ['link', 'add', 'dev', ifname, 'type', 'wireguard']); },
+  create(ifname) { run('ip', ['link', 'add', 'dev', checkIfname(ifname), 'type', 'wireguard']); },
   remove: deleteLink,
   async close() {},
 };

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import type { Logger } from '../log';
 import { sleepSync, succeeds } from '../kernel/command';
-import { deleteLink, linkExists, type LinkDriver } from './link';
+import { checkIfname, deleteLink, linkExists, type LinkDriver } from './link';
 
 export const SOCKET_DIR = '/var/run/wireguard';
 const START_TIMEOUT_MS = 10_000;
@@ -34,6 +34,7 @@ export class UserspaceDriver implements LinkDriver {
   constructor(private readonly log: Logger, private readonly onRestart: (ifname: string) => void, private readonly binary = 'wireguard-go') {}
 
   create(ifname: string): void {
+    checkIfname(ifname);
     if (this.running.has(ifname)) throw new Error(`wireguard-go already runs ${ifname}`);
     // A device left by an earlier daemon (killed without cleanup) cannot be supervised: replace it.
     if (linkExists(ifname)) {
