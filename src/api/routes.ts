@@ -22,7 +22,7 @@ import { regTokenRoutes } from './regtokens';
 
 export function controlRoutes(app: App): Route[] {
   return [
-    { method: 'GET', path: '/healthz', auth: 'none', handler: () => ok({ status: 'ok', kernel: app.kernel.state, version: VERSION }) },
+    { method: 'GET', path: '/healthz', auth: 'none', handler: () => ok({ status: 'ok', kernel: app.kernel.state, ...(app.kernel.reason ? { kernelReason: app.kernel.reason } : {}), version: VERSION }) },
     { method: 'GET', path: '/api/openapi.json', auth: 'control', handler: () => ok(openApiDocument) },
     ...serverRoutes(app),
     ...peerRoutes(app),
