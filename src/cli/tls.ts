@@ -16,7 +16,8 @@ export interface TlsFiles { cert: string; key: string; fingerprint: string }
 export function runTlsCommand(args: Args, dataDir: string, out: (s: string) => void): TlsFiles {
   if (args.words[1] !== 'init') throw new UsageError(TLS_USAGE);
   const dir = path.resolve(stringOption(args, 'out-dir') ?? path.join(dataDir, 'tls'));
-  const cn = stringOption(args, 'cn') ?? os.hostname();
+  // A host name that is not a valid DNS name (underscores, say) falls back to localhost.
+  const cn = stringOption(args, 'cn') ?? (/^[A-Za-z0-9.-]{1,64}$/.test(os.hostname()) ? os.hostname() : 'localhost');
   if (!/^[A-Za-z0-9*.-]{1,64}$/.test(cn)) throw new UsageError('--cn must be a host name');
   const san = (stringOption(args, 'san') ?? `DNS:${cn},DNS:localhost,IP:127.0.0.1,IP:::1`).split(',').map((s) => s.trim());
   if (san.some((s) => !SAN_ITEM.test(s))) throw new UsageError('--san must be a comma-separated list of DNS:name and IP:address');
