@@ -66,8 +66,10 @@ export function run(tool: string, args: string[], opts: RunOptions = {}): string
     maxBuffer: 256 * 1024 * 1024,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
-  if (res.error) {
-    const code = (res.error as NodeJS.ErrnoException).code;
+  const code = (res.error as NodeJS.ErrnoException | undefined)?.code;
+  // A tool that exits before reading its input (a refusal) leaves EPIPE: its exit and stderr say why.
+  const exitedEarly = code === 'EPIPE' && typeof res.status === 'number' && res.status !== 0;
+  if (res.error && !exitedEarly) {
     const why = code === 'ENOENT' ? 'not found' : code === 'ETIMEDOUT' ? 'timed out' : res.error.message;
     throw new CommandError(tool, args, `${tool}: ${why}`, null);
   }

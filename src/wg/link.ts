@@ -42,8 +42,13 @@ export const mtuOf = (server: Pick<ServerRecord, 'mtu'>): number => server.mtu ?
 /** Sets the tunnel address (only that one), the MTU and brings the link up. */
 export function configureLink(server: ServerRecord): void {
   checkIfname(server.interface);
-  run('ip', ['address', 'flush', 'dev', server.interface]);
-  run('ip', ['address', 'add', server.address, 'dev', server.interface]);
+  // Left alone when already right: a restart must not blip the routes of a kept kernel interface.
+  const rows = JSON.parse(run('ip', ['-j', 'address', 'show', 'dev', server.interface]) || '[]') as { addr_info?: { local: string; prefixlen: number }[] }[];
+  const held = (rows[0]?.addr_info ?? []).map((a) => `${a.local}/${a.prefixlen}`);
+  if (held.length !== 1 || held[0] !== server.address) {
+    run('ip', ['address', 'flush', 'dev', server.interface]);
+    run('ip', ['address', 'add', server.address, 'dev', server.interface]);
+  }
   run('ip', ['link', 'set', 'dev', server.interface, 'mtu', String(mtuOf(server)), 'up']);
 }
 
