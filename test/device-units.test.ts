@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FailureLimiter } from '../src/device/failure-limiter';
+import { FailureLimiter, limiterKey } from '../src/device/failure-limiter';
 import { canonicalForwards, forwardsHash, forwardsHashOfJson } from '../src/device/forwards-hash';
 import { isHardwareId, isUuid } from '../src/device/identifiers';
 import { decryptPayload, deviceKey, encryptPayload } from '../src/device/payload-crypto';
@@ -75,6 +75,15 @@ t('limiter: blocks at the limit until the window ends, per address, and forgets 
   assert.ok(l.size <= 3);
   assert.is(l.blockedFor('w'), 0, 'the oldest address was forgotten');
   assert.is(l.blockedFor('z'), 10);
+});
+
+t('limiter key: IPv4 as it is, IPv6 by its /64 whatever the spelling', () => {
+  assert.is(limiterKey('192.0.2.7'), '192.0.2.7');
+  assert.is(limiterKey('2001:db8:0:1::5'), '2001:db8:0:1::/64');
+  assert.is(limiterKey('2001:0db8:0000:0001:ffff::9'), '2001:db8:0:1::/64');
+  assert.is(limiterKey('2001:DB8:0:1:2:3:4:5'), '2001:db8:0:1::/64');
+  assert.is(limiterKey('fe80::1%eth0'), 'fe80:0:0:0::/64');
+  assert.is(limiterKey('::1'), '0:0:0:0::/64');
 });
 
 t.run();

@@ -7,6 +7,7 @@ import type { App } from '../app';
 import type { Route } from '../http/router';
 import { ok } from '../http/reply';
 import { deviceKey, encryptPayload } from '../device/payload-crypto';
+import { limiterKey } from '../device/failure-limiter';
 import { forwardsHash } from '../device/forwards-hash';
 import { deviceContext } from './devices-context';
 import { deviceTunnel, presentDevice, tunnelSource } from './devices-present';
@@ -26,7 +27,8 @@ export function provisionRoute(app: App): Route {
     async handler(ctx) {
       const { salt, limiter } = deviceContext(app);
       const source = sourceAddress(ctx.req);
-      const wait = limiter.blockedFor(source);
+      const counted = limiterKey(source);
+      const wait = limiter.blockedFor(counted);
       if (wait > 0) {
         throw createError(429, 'too many failed provisioning attempts; try again later', { headers: { 'Retry-After': String(wait) } });
       }
@@ -36,7 +38,7 @@ export function provisionRoute(app: App): Route {
         done = provisionDevice(app, token, hwid);
       } catch (err) {
         if (isHttpError(err) && err.status < 500) {
-          limiter.recordFailure(source);
+          limiter.recordFailure(counted);
           throw err;
         }
         app.log.error('provisioning failed', { requestId: ctx.requestId, error: err instanceof Error ? err.message : String(err) });

@@ -49,3 +49,18 @@ export class FailureLimiter {
     }
   }
 }
+
+/**
+ * The key an address is counted under: IPv4 as it is; IPv6 by its /64, since one host
+ * usually holds a whole /64 and could otherwise rotate addresses past the limit.
+ */
+export function limiterKey(address: string): string {
+  if (!address.includes(':')) return address;
+  const plain = address.split('%')[0].toLowerCase();
+  const [head, tail] = plain.includes('::') ? plain.split('::') : [plain, null];
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  if (right.some((g) => g.includes('.')) || left.some((g) => g.includes('.'))) return plain;
+  const groups = tail === null ? left : [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+  return groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':') + '::/64';
+}
