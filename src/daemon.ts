@@ -70,6 +70,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
       routes,
       log,
       bodyLimit: CONTROL_BODY_LIMIT,
+      logRequests: config.logLevel === 'debug',
       authenticate: (req) => authenticate(req, store, config.apiKey, now().toISOString()),
     });
     const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, handler);

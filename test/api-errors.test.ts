@@ -60,6 +60,8 @@ t('turns an unexpected exception into a generic 500 and keeps serving', async ()
     assert.is(r.status, 500);
     assert.equal(r.json, { error: 'internal server error' });
     assert.match(r.headers.get('x-request-id')!, /^[0-9a-f]{12}$/);
+    const next = (await api.get('/api/nothing')).headers.get('x-request-id')!;
+    assert.is.not(next, r.headers.get('x-request-id'));
   } finally {
     store.servers.list = original;
   }
@@ -71,7 +73,7 @@ t('logs a 500 with its request id and never a credential', async () => {
   const { createLogger } = await import('../src/log');
   const { createRequestHandler } = await import('../src/http/server');
   const routes: Route[] = [{ method: 'GET', path: '/boom', auth: 'none', handler: () => { throw new Error('kaboom'); } }];
-  const handler = createRequestHandler({ routes, log: createLogger('debug', (l) => lines.push(l)), bodyLimit: 10, authenticate: () => {} });
+  const handler = createRequestHandler({ routes, log: createLogger('debug', (l) => lines.push(l)), bodyLimit: 10, logRequests: true, authenticate: () => {} });
   const server = http.createServer(handler).listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const port = (server.address() as { port: number }).port;
@@ -82,6 +84,9 @@ t('logs a 500 with its request id and never a credential', async () => {
   assert.ok(failure, 'a failure line is logged');
   assert.is(failure.requestId, r.headers.get('x-request-id'));
   assert.is(failure.error, 'kaboom');
+  const access = lines.map((l) => JSON.parse(l)).find((l) => l.msg === 'request');
+  assert.is(access.route, '/boom');
+  assert.is(access.status, 500);
   assert.not.ok(lines.join('').includes('supersecret'));
   assert.not.ok(lines.join('').includes('alsosecret'));
 });

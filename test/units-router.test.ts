@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { findRoute, type Route } from '../src/http/router';
 import { ok } from '../src/http/reply';
+import { splitTarget } from '../src/http/server';
 
 const t = suite('router');
 const h = () => ok(null);
@@ -31,6 +32,14 @@ t('throws 404 for unknown paths and bad escapes, 405 with Allow for other method
   assert.throws(() => findRoute(routes, 'GET', '/api/nope'), (e: { status: number }) => e.status === 404);
   assert.throws(() => findRoute(routes, 'GET', '/api/servers/%E0%A4%A'), (e: { status: number }) => e.status === 404);
   assert.throws(() => findRoute(routes, 'DELETE', '/api/servers'), (e: { status: number; headers: Record<string, string> }) => e.status === 405 && e.headers.Allow === 'GET, POST');
+});
+
+t('splits a request target into path and query', () => {
+  const { pathname, query } = splitTarget('/api/servers/1/peers?limit=2&offset=4');
+  assert.is(pathname, '/api/servers/1/peers');
+  assert.is(query.get('limit'), '2');
+  assert.is(query.get('offset'), '4');
+  assert.is(splitTarget('/healthz').pathname, '/healthz');
 });
 
 t.run();

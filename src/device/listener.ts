@@ -24,6 +24,7 @@ export function createDeviceServer(app: App): http.Server {
     routes: deviceApiRoutes(app),
     log: app.log,
     bodyLimit: DEVICE_BODY_LIMIT,
+    logRequests: app.config.logLevel === 'debug',
     // Every device route is auth 'none'; nothing here may accept control credentials.
     authenticate: () => { throw createError(401, 'unauthorized'); },
   });

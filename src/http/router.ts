@@ -26,8 +26,19 @@ export interface Route {
 
 export interface Match { route: Route; params: Record<string, string> }
 
-function matchPath(pattern: string, segments: string[]): Record<string, string> | null {
-  const parts = pattern.split('/').filter(Boolean);
+// Patterns are split once per route table, not on every request.
+const compiled = new WeakMap<readonly Route[], string[][]>();
+
+function partsOf(routes: readonly Route[]): string[][] {
+  let parts = compiled.get(routes);
+  if (!parts) {
+    parts = routes.map((r) => r.path.split('/').filter(Boolean));
+    compiled.set(routes, parts);
+  }
+  return parts;
+}
+
+function matchPath(parts: string[], segments: string[]): Record<string, string> | null {
   if (parts.length !== segments.length) return null;
   const params: Record<string, string> = {};
   for (let i = 0; i < parts.length; i++) {
@@ -45,8 +56,10 @@ export function findRoute(routes: readonly Route[], method: string, pathname: st
     throw createError(404, 'not found');
   }
   const allowed = new Set<string>();
-  for (const route of routes) {
-    const params = matchPath(route.path, segments);
+  const parts = partsOf(routes);
+  for (let i = 0; i < routes.length; i++) {
+    const route = routes[i];
+    const params = matchPath(parts[i], segments);
     if (!params) continue;
     if (route.method === method || (method === 'HEAD' && route.method === 'GET')) return { route, params };
     allowed.add(route.method);

@@ -13,6 +13,24 @@ export interface HandlerOptions {
   log: Logger;
   bodyLimit: number;
   authenticate(req: IncomingMessage): void;
+  /** One debug line per request; off unless the log level is debug (it costs on hot paths). */
+  logRequests?: boolean;
+}
+
+// Request ids: a random per-process prefix and a counter, unique enough to match a
+// response to its log line without drawing random bytes on every request.
+const ID_PREFIX = crypto.randomBytes(3).toString('hex');
+let idCounter = 0;
+
+function nextRequestId(): string {
+  idCounter = (idCounter + 1) % 0x1000000;
+  return ID_PREFIX + idCounter.toString(16).padStart(6, '0');
+}
+
+/** Splits a request target into path and query without building a whole URL object. */
+export function splitTarget(target: string): { pathname: string; query: URLSearchParams } {
+  const q = target.indexOf('?');
+  return q < 0 ? { pathname: target, query: new URLSearchParams() } : { pathname: target.slice(0, q), query: new URLSearchParams(target.slice(q + 1)) };
 }
 
 function send(req: IncomingMessage, res: ServerResponse, reply: Reply, requestId: string): void {
@@ -32,19 +50,21 @@ function send(req: IncomingMessage, res: ServerResponse, reply: Reply, requestId
 
 export function createRequestHandler(opts: HandlerOptions): RequestListener {
   return (req, res) => {
-    const requestId = crypto.randomBytes(6).toString('hex');
-    const started = process.hrtime.bigint();
+    const requestId = nextRequestId();
     let routePath = '(none)';
-    res.on('finish', () => {
-      // The route pattern, not the raw path: a path may carry a registration token.
-      opts.log.debug('request', { requestId, method: req.method, route: routePath, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 });
-    });
+    if (opts.logRequests) {
+      const started = process.hrtime.bigint();
+      res.on('finish', () => {
+        // The route pattern, not the raw path: a path may carry a registration token.
+        opts.log.debug('request', { requestId, method: req.method, route: routePath, status: res.statusCode, ms: Number(process.hrtime.bigint() - started) / 1e6 });
+      });
+    }
     (async () => {
-      const url = new URL(req.url ?? '/', 'http://localhost');
-      const { route, params } = findRoute(opts.routes, req.method ?? 'GET', url.pathname);
+      const { pathname, query } = splitTarget(req.url ?? '/');
+      const { route, params } = findRoute(opts.routes, req.method ?? 'GET', pathname);
       routePath = route.path;
       if (route.auth === 'control') opts.authenticate(req);
-      const ctx: RequestContext = { req, res, params, query: url.searchParams, requestId, body: () => readJsonBody(req, route.bodyLimit ?? opts.bodyLimit) };
+      const ctx: RequestContext = { req, res, params, query, requestId, body: () => readJsonBody(req, route.bodyLimit ?? opts.bodyLimit) };
       const reply = await route.handler(ctx);
       if (!res.headersSent && !res.writableEnded) send(req, res, reply, requestId);
     })().catch((err) => sendError(res, err, requestId, opts.log));
