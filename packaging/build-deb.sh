@@ -12,7 +12,10 @@ here="$root/packaging"
 out=$(mkdir -p "${1:-$root/dist/packages}" && cd "${1:-$root/dist/packages}" && pwd)
 version=${WGCP_VERSION:-$(node -p "require('$root/package.json').version")}
 arch=$(dpkg --print-architecture)
-work="$root/dist/pkgbuild"
+# A folder of this run's own (inside the repository, see stage-app.sh): builds may run side
+# by side in one working tree.
+work="$root/dist/pkgbuild/run-$$"
+trap 'rm -rf "$work"' EXIT
 # The project has no mailing address of its own yet: set WGCP_MAINTAINER for a real build.
 maintainer=${WGCP_MAINTAINER:-"wgcp maintainers <wgcp-maintainers@example.org>"}
 mkdir -p "$work"

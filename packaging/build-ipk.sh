@@ -11,7 +11,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 feed="$root/openwrt"
 out=$(mkdir -p "${1:-$root/dist/packages}" && cd "${1:-$root/dist/packages}" && pwd)
-work="$root/dist/pkgbuild"
+# A folder of this run's own (inside the repository, see stage-app.sh): builds may run side
+# by side in one working tree.
+work="$root/dist/pkgbuild/run-$$"
+trap 'rm -rf "$work"' EXIT
 mk="$feed/Makefile"
 mkdir -p "$work"
 

@@ -59,8 +59,9 @@ if [ ! -d "$cache" ]; then
   rm -f "$stage/node_modules/.package-lock.json"
   trim_better_sqlite3 "$stage/node_modules/better-sqlite3"
   mkdir -p "$(dirname "$cache")"
-  cp -a "$stage/node_modules" "$cache.tmp"
-  mv "$cache.tmp" "$cache"
+  cp -a "$stage/node_modules" "$cache.tmp-$$"
+  # Another build may have filled the cache meanwhile: then its copy stays.
+  mv -T "$cache.tmp-$$" "$cache" 2>/dev/null || rm -rf "$cache.tmp-$$"
 else
   cp -a "$cache" "$stage/node_modules"
 fi

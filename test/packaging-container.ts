@@ -3,6 +3,7 @@
 // so that the packages are installed, started, upgraded and purged as on a real machine.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 const REPO = path.join(__dirname, '..', '..');
@@ -133,15 +134,16 @@ function safeRead(file: string): string {
 const built = new Map<string, string>();
 
 /**
- * Builds the debs with `npm run package:deb` into dist/packages-test/<version> (once a
- * process). An empty version means the one in package.json.
+ * Builds the debs with `npm run package:deb` into a temporary folder (once a process).
+ * An empty version means the one in package.json.
  */
 export async function buildDebs(version = ''): Promise<string> {
   const key = version || 'default';
   const cached = built.get(key);
   if (cached) return cached;
-  const out = path.join(REPO, 'dist', 'packages-test', key);
-  fs.rmSync(out, { recursive: true, force: true });
+  // A folder of this process's own: other test runs may build in the same tree meanwhile.
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), `wgcp-debs-${key}-`));
+  process.once('exit', () => fs.rmSync(out, { recursive: true, force: true }));
   const env = { ...process.env, ...(version ? { WGCP_VERSION: version } : {}) };
   await mustRun('npm', ['run', '-s', 'package:deb', '--', out], { env, timeoutMs: 15 * 60_000 });
   built.set(key, out);

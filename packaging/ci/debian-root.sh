@@ -23,8 +23,8 @@ if [ ! -s "$tarball" ]; then
   rm -rf "$work"
   debootstrap --variant=minbase --include="$include" "$suite" "$work" "$mirror" >&2
   rm -rf "$work/var/cache/apt/archives/"*.deb "$work/var/lib/apt/lists/"*_Packages
-  tar -C "$work" -czf "$tarball.tmp" .
-  mv "$tarball.tmp" "$tarball"
+  tar -C "$work" -czf "$tarball.tmp-$$" .
+  mv "$tarball.tmp-$$" "$tarball"
   rm -rf "$work"
   # Roots made for another package list are dead weight now.
   find "$cache" -maxdepth 1 -name "debian-$suite-$arch-*.tar.gz" ! -name "${tarball##*/}" -delete
