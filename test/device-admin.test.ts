@@ -168,6 +168,29 @@ t('DELETE /api/devices/{id} removes the device, its peer and its forwards, with 
   assert.is((await call(f.d.url, 'POST', '/api/v1/heartbeat', { device_id: d.id })).status, 404);
 });
 
+t('a device peer keeps the keys the daemon made: a publicKey from outside is refused', async () => {
+  const d = await newDevice('adm-key');
+  const peer = (await f.api.get(`/api/servers/${f.serverId}/peers`)).json.find((p: { ip: string }) => p.ip === d.ip);
+  const { generateKeyPair } = await import('../src/wg/keys');
+  const r = await f.api.put(`/api/peers/${peer.id}`, { publicKey: generateKeyPair().publicKey });
+  assert.is(r.status, 400);
+  assert.is(r.json.field, 'publicKey');
+  assert.ok(r.json.error.includes('/rotate'));
+  assert.is((await f.api.get(`/api/peers/${peer.id}`)).json.publicKey, peer.publicKey);
+  assert.is((await f.heartbeat({ device_id: d.id })).status, 200);
+});
+
+t('a server may not take a UDP port that a forward already holds', async () => {
+  const d = await newDevice('adm-port');
+  assert.is((await f.api.post(`/api/devices/${d.id}/forwards`, { protocol: 'udp', listenPort: 40123 })).status, 201);
+  const r = await f.api.post('/api/servers', { name: 'clash', endpoint: '127.0.0.1:40123', mode: 'forward' });
+  assert.is(r.status, 400);
+  assert.is(r.json.field, 'listenPort');
+  const u = await f.api.put(`/api/servers/${f.serverId}`, { listenPort: 40123 });
+  assert.is(u.status, 400);
+  assert.is(u.json.field, 'listenPort');
+});
+
 t('/api/stats counts real devices', async () => {
   const before = (await f.api.get('/api/stats')).json.totalDevices;
   assert.is(before, (await f.api.get('/api/devices')).json.length);

@@ -7,7 +7,7 @@ import { created, noContent, ok } from '../http/reply';
 import type { PeerRecord } from '../store/peers';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
 import { firstFreeHost, parseCidr } from '../wg/ipv4';
-import { parseId } from './fields';
+import { badField, parseId } from './fields';
 import { presentPeer } from './present';
 import { findServer } from './servers';
 import { forwardsFollowPeer } from './forwards-follow';
@@ -114,7 +114,12 @@ export function peerRoutes(app: App): Route[] {
           const server = store.servers.get(before.serverId)!;
           const next = mergePeer(before, input, app.now().toISOString());
           if (next.ip !== before.ip) checkPeerIp(store, server, next.ip, before.id);
-          if (next.publicKey !== before.publicKey) checkPeerKey(store, server, next.publicKey, before.id);
+          if (next.publicKey !== before.publicKey) {
+            // A device's keys are the daemon's to make: it could never learn a key set here.
+            const device = store.devices.byPeer(before.id);
+            if (device) throw badField('publicKey', `belongs to device ${device.deviceId}; use POST /api/devices/${device.deviceId}/rotate`);
+            checkPeerKey(store, server, next.publicKey, before.id);
+          }
           if (input.allowAccess !== undefined) checkAllowAccess(store, server, next.allowAccess, before.id);
           store.peers.update(next);
           kernel.applyPeer({ server, before, after: next });

@@ -81,6 +81,8 @@ export function checkServerConflicts(store: Store, s: Omit<ServerRecord, 'id'> &
     if (other.listenPort === s.listenPort) throw badField('listenPort', `${s.listenPort} is already used by server ${other.id}`);
     if (overlaps(parseCidr(other.address)!, mine)) throw badField('address', `${s.address} overlaps the subnet of server ${other.id}`);
   }
+  const forward = store.forwards.holder('udp', s.listenPort);
+  if (forward !== undefined) throw badField('listenPort', `udp/${s.listenPort} is already forwarded by forward ${forward}`);
   if (s.id === undefined) return;
   for (const ip of store.peers.usedIps(s.id)) {
     const n = parseIpv4(ip)!;
