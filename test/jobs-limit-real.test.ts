@@ -118,7 +118,9 @@ if (canRunAsRoot('data limit with real traffic')) {
     await new Promise((r) => setTimeout(r, 2500));
     const after = (await getPeer()).currentDataUsageBytes as number;
     assert.ok(after >= before, 'usage is kept');
-    assert.ok(after - before < 1024 * 1024, `only the few new packets count (${after - before} bytes)`);
+    // Counting the old counters again would add more than 1 GiB; late retransmissions of the
+    // earlier bulk transfer may add a few MiB on a loaded machine, which is real traffic.
+    assert.ok(after - before < 64 * 1024 * 1024, `only the few new packets count (${after - before} bytes)`);
   });
 }
 
