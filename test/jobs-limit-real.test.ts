@@ -87,7 +87,7 @@ if (canRunAsRoot('data limit with real traffic')) {
     }, 10_000);
     assert.is(shown.disabledReason, 'data_limit');
     assert.ok(shown.currentDataUsageBytes >= GB, `usage ${shown.currentDataUsageBytes} reached the limit`);
-    assert.ok(r.sent < 2 * GB, `traffic stopped soon after the limit (sent ${r.sent})`);
+    assert.ok(r.sent < 3 * GB, `traffic stopped soon after the limit, not at the 8 GiB offered (sent ${r.sent})`);
     assert.not.ok(daemon.exec('wg', ['show', 'wgcp1', 'peers']).includes(peer.publicKey));
     assert.is(await reach(client.ns, SERVER_IP, 7000), null);
   });
