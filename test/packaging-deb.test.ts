@@ -27,9 +27,11 @@ async function member(file: string, inside: string): Promise<Buffer> {
 const ELF_MACHINE: Record<string, number> = { amd64: 62, arm64: 183, armhf: 40, i386: 3 };
 
 if (runs) {
-  t.before(async () => {
+  t('npm run package:deb builds both debs', async () => {
     dir = await buildDebs();
     arch = (await mustRun('dpkg', ['--print-architecture'])).trim();
+    assert.ok(fs.existsSync(deb()), deb());
+    assert.ok(fs.existsSync(agentDeb()), agentDeb());
   });
 
   t('lintian reports no error and no warning on either deb', async () => {

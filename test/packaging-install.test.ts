@@ -43,13 +43,16 @@ async function mainPid(): Promise<number> {
 }
 
 if (runs) {
-  t.before(async () => {
+  // Set-up as the first behaviour (not a before hook) so that a failure says why.
+  t('two builds of the debs and a fresh Debian trixie root booting its own systemd', async () => {
     const [v1, v2] = [await buildDebs(), await buildDebs(V2)];
     scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'wgcp-root-'));
     const root = await freshDebianRoot(path.join(scratch, 'root'));
+    assert.match(fs.readFileSync(path.join(root, 'etc/os-release'), 'utf8'), /trixie/);
     // A container with loopback alone is never "online": nothing would ever wait it out.
     fs.symlinkSync('/dev/null', path.join(root, 'etc/systemd/system/systemd-networkd-wait-online.service'));
     box = await Container.boot(root, `wgcp-pkg-${process.pid}`, { [v1]: '/packages/v1', [v2]: '/packages/v2' });
+    assert.match((await box.must(['node', '--version'])).trim(), /^v2\d\./, 'the target Node is 20 or later');
   });
   t.after(async () => {
     await box?.destroy();

@@ -63,7 +63,7 @@ const agentIpk = () => opened.get('wgcp-agent')!;
 const mode = (file: string) => (fs.statSync(file).mode & 0o777).toString(8);
 
 if (runs) {
-  t.before(async () => {
+  t('npm run package:ipk builds wgcp and wgcp-agent, each opened as opkg does', async () => {
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'wgcp-ipk-'));
     const out = path.join(work, 'out');
     const built = (await mustRun('npm', ['run', '-s', 'package:ipk', '--', out], { timeoutMs: 15 * 60_000 })).trim().split('\n');
@@ -71,6 +71,7 @@ if (runs) {
       const o = await open(file);
       opened.set(o.control.Package, o);
     }
+    assert.equal([...opened.keys()].sort(), ['wgcp', 'wgcp-agent']);
   });
   t.after(() => { if (work) fs.rmSync(work, { recursive: true, force: true }); });
 
