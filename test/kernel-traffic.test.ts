@@ -172,10 +172,12 @@ if (canRunAsRoot('kernel traffic')) {
 
   t('a restart reconciles: stray elements go, interfaces and peers come back', async () => {
     w.router.exec('nft', ['add', 'element', 'inet', 'wgcp', 'pairs', `{ ${w.peers.c.ip} . ${w.peers.a.ip} }`]);
+    w.router.exec('ip', ['tuntap', 'add', 'dev', 'wgcp9', 'mode', 'tun']); // a left-over no server holds
     assert.is(await w.daemon.stop(), 0);
     w.daemon = await startNsDaemon(w.router, { dataDir: w.daemon.dataDir });
     assert.not.ok(nftSet('pairs').includes(`${w.peers.c.ip} . ${w.peers.a.ip}`));
     assert.ok(nftSet('internet').includes(w.peers.a.ip));
+    assert.not.match(w.router.exec('ip', ['-o', 'link', 'show']), /wgcp9/);
     const peers = routerWg();
     assert.ok(peers.includes(w.peers.a.publicKey) && peers.includes(w.peers.c.publicKey));
     assert.not.ok(peers.includes(w.peers.b.publicKey));
