@@ -136,8 +136,11 @@ if (canRunAsRoot('kernel rollback')) {
     assert.is(await reachSoon(w.client.ns, '10.66.0.1', 7000), `router ${w.a.ip}`);
   });
 
-  t('a server update applies a new listen port, MTU and interface name in place', async () => {
-    const res = await w.daemon.api('PUT', `/api/servers/${w.serverId}`, { listenPort: 51900, mtu: 1380, interface: 'wgcp-lab' });
+  t('a server update applies a new interface name (same port), then a new listen port and MTU in place', async () => {
+    let res = await w.daemon.api('PUT', `/api/servers/${w.serverId}`, { interface: 'wgcp-lab' });
+    assert.is(res.status, 200, res.text);
+    assert.is(w.daemon.exec('wg', ['show', 'wgcp-lab', 'listen-port']).trim(), '51820');
+    res = await w.daemon.api('PUT', `/api/servers/${w.serverId}`, { listenPort: 51900, mtu: 1380 });
     assert.is(res.status, 200, res.text);
     assert.is(w.daemon.exec('wg', ['show', 'wgcp-lab', 'listen-port']).trim(), '51900');
     assert.match(w.daemon.exec('ip', ['link', 'show', 'dev', 'wgcp-lab']), /mtu 1380 /);

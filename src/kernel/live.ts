@@ -179,6 +179,8 @@ export class KernelLive implements KernelPlane {
     const steps: Step[] = [];
     const renamed = was.interface !== after.interface;
     if (renamed) {
+      // The old interface goes first: the new one takes over its listen port.
+      steps.push({ what: `interface ${was.interface}`, run: () => this.driver.remove(was.interface), undo: () => this.bringUpNew(old) });
       steps.push({ what: `interface ${after.interface}`, run: () => this.bringUpNew(next), undo: () => this.driver.remove(after.interface) });
     } else {
       const ifname = after.interface;
@@ -195,7 +197,6 @@ export class KernelLive implements KernelPlane {
     const sliceWas = serverSlice(old);
     const sliceNext = serverSlice(next);
     this.pushBatch(steps, diff(sliceWas, sliceNext), diff(sliceNext, sliceWas), `server ${after.id} filter`);
-    if (renamed) steps.push({ what: `interface ${was.interface}`, run: () => this.driver.remove(was.interface) });
     runSteps(steps, this.log);
     this.servers.set(after.id, next);
   }
