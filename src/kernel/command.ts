@@ -13,11 +13,14 @@ import path from 'node:path';
  */
 export const SECRET_FILE = '{secret-file}';
 let secretDir: string | null = null;
+let exitHookSet = false;
 
 /** Writes each secret to its own private file for the duration of fn (null: no file). */
 export function withSecretFiles<T>(secrets: (string | null)[], fn: (files: (string | null)[]) => T): T {
   if (!secretDir || !fs.existsSync(secretDir)) {
     secretDir = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'wgcp-'));
+    if (!exitHookSet) process.once('exit', () => removeSecretDir());
+    exitHookSet = true;
   }
   const dir = secretDir;
   const files = secrets.map((s) => {
