@@ -104,6 +104,22 @@ if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
     assert.is((await devices()).length, 1);
   });
 
+  t('keeps going while the network vanishes and recovers when it returns', async () => {
+    const provisioned = provisionedLines();
+    w.device.exec('ip', ['link', 'set', w.deviceLink, 'down']);
+    try {
+      const failedBefore = agent.logs().filter((l) => l.msg === 'heartbeat failed').length;
+      await agent.waitFor(() => agent.logs().filter((l) => l.msg === 'heartbeat failed').length >= failedBefore + 2, 'failed heartbeats', 60_000);
+      assert.is(agent.status().display, 'failed');
+      assert.is(agent.status().state, 'HEARTBEAT');
+    } finally {
+      w.device.exec('ip', ['link', 'set', w.deviceLink, 'up']);
+    }
+    await agent.waitConnected(60_000);
+    assert.ok(await agent.pingSoon(w.serverWgIp));
+    assert.is(provisionedLines(), provisioned, 'no new provisioning');
+  });
+
   t('resumes after SIGKILL at random moments (some in a rebuild) without a new token', async () => {
     const rng = () => Math.floor(Math.random() * 2500);
     let forwardId: number | null = null;

@@ -15,6 +15,8 @@ export interface AgentWorld {
   device: Netns;
   daemon: NsDaemon;
   routerIp: string;
+  /** The device's end of the veth to the router (its "WAN"). */
+  deviceLink: string;
   salt: string;
   dataDir: string;
   certFile: string;
@@ -31,7 +33,7 @@ export async function startAgentWorld(label: string): Promise<AgentWorld> {
   const router = new Netns(`${label}r`);
   const device = new Netns(`${label}d`);
   const routerIp = '203.0.113.1';
-  linkNamespaces(router, `${routerIp}/24`, device, '203.0.113.2/24');
+  const { bIf: deviceLink } = linkNamespaces(router, `${routerIp}/24`, device, '203.0.113.2/24');
   const certDir = tempDir('wgcp-agent-tls-');
   const certFile = path.join(certDir, 'cert.pem');
   const keyFile = path.join(certDir, 'key.pem');
@@ -44,7 +46,7 @@ export async function startAgentWorld(label: string): Promise<AgentWorld> {
   const server = await daemon.api('POST', '/api/servers', { name: 'field', endpoint: `${routerIp}:51820`, mode: 'forward', address: '10.88.0.1/24' });
   if (server.status !== 201) throw new Error(`cannot create a server: ${server.text}`);
   const world: AgentWorld = {
-    router, device, daemon, routerIp, salt, dataDir, certFile, keyFile, serverId: server.json.id, serverWgIp: '10.88.0.1', daemonEnv,
+    router, device, daemon, routerIp, deviceLink, salt, dataDir, certFile, keyFile, serverId: server.json.id, serverWgIp: '10.88.0.1', daemonEnv,
     async destroy() {
       await world.daemon.stop().catch(() => null);
       device.destroy();
