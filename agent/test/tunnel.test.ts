@@ -59,6 +59,8 @@ if (enabled) {
   }
 
   t.after(() => {
+    // Deleting the link lets wireguard-go exit and remove its socket; a SIGKILL would leave it.
+    try { srv.exec('ip', ['link', 'del', srvIf]); } catch { /* gone */ }
     dev.destroy();
     srv.destroy();
   });
