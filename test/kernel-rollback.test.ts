@@ -39,7 +39,10 @@ const failing = (tool: 'nft' | 'wg', on: boolean): void => {
 const dbPeers = async () => (await w.daemon.api('GET', `/api/servers/${w.serverId}/peers`)).json;
 
 if (canRunAsRoot('kernel rollback')) {
-  t.before(async () => {
+  // uvu swallows an error thrown by a before hook: say it, so a failed setup is not silent.
+  t.before(() => setUp().catch((err) => { console.error('kernel suite setup failed:', err); throw err; }));
+
+  async function setUp(): Promise<void> {
     w.fakeDir = tempDir('wgcp-fake-tools-');
     const bin = makeFakeTools(w.fakeDir);
     w.router = new Netns('router');
@@ -55,7 +58,7 @@ if (canRunAsRoot('kernel rollback')) {
     w.client = new WgClient('a', w.router, 1, '192.0.2.1');
     await w.client.up((await w.daemon.api('GET', `/api/peers/${w.a.id}/config`)).text, ['10.66.0.0/24']);
     await serveTcp(w.router, 7000, 'router');
-  });
+  }
 
   t.after(async () => {
     await w.daemon?.stop();

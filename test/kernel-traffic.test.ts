@@ -47,7 +47,10 @@ const put = async (name: 'a' | 'b' | 'c', body: unknown) => {
 };
 
 if (canRunAsRoot('kernel traffic')) {
-  t.before(async () => {
+  // uvu swallows an error thrown by a before hook: say it, so a failed setup is not silent.
+  t.before(() => setUp().catch((err) => { console.error('kernel suite setup failed:', err); throw err; }));
+
+  async function setUp(): Promise<void> {
     w.router = new Netns('router');
     w.router.exec('ip', ['address', 'add', `${ENDPOINT_IP}/32`, 'dev', 'lo']);
     w.router.exec('sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1']);
@@ -72,7 +75,7 @@ if (canRunAsRoot('kernel traffic')) {
       await connectClient(name);
       await serveTcp(w.clients[name].ns, 7000, name);
     }
-  });
+  }
 
   t.after(async () => {
     await w.daemon?.stop();
