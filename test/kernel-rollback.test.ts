@@ -17,6 +17,25 @@ const t = suite('kernel: rollback on tool failure, wireguard-go supervision');
 
 const w = {} as { router: Netns; daemon: NsDaemon; fakeDir: string; serverId: number; a: { id: number; ip: string; publicKey: string }; client: WgClient };
 
+/**
+ * The daemon keeps one `nft -i` for incremental batches: the fake passes each line to a real
+ * `nft -i` unless the marker exists, when it answers with an error instead (the line that
+ * ends each batch always goes through, so the daemon hears the end of the answer).
+ */
+function interactiveNft(dir: string, real: string): string {
+  return `if [ "$1" = -i ]; then
+  fifo='${dir}/nft-in.'$$; mkfifo "$fifo"; '${real}' -i < "$fifo" & exec 3> "$fifo"; rm -f "$fifo"
+  while IFS= read -r line; do
+    case "$line" in
+      wgcp-batch-end-*) printf '%s\\n' "$line" >&3 ;;
+      *) if [ -e '${dir}/fail/nft' ]; then echo "Error: injected failure of nft" >&2; else printf '%s\\n' "$line" >&3; fi ;;
+    esac
+  done
+  exec 3>&-; wait; exit 0
+fi
+`;
+}
+
 /** Scripts named like the tools that fail while a marker file exists and run the real tool otherwise. */
 function makeFakeTools(dir: string): string {
   const bin = path.join(dir, 'bin');
@@ -24,7 +43,7 @@ function makeFakeTools(dir: string): string {
   fs.mkdirSync(path.join(dir, 'fail'));
   for (const tool of ['nft', 'wg']) {
     const real = execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
-    fs.writeFileSync(path.join(bin, tool), `#!/bin/sh\nif [ -e '${dir}/fail/${tool}' ]; then echo "Error: injected failure of ${tool}" >&2; exit 1; fi\nexec '${real}' "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(path.join(bin, tool), `#!/bin/sh\n${tool === 'nft' ? interactiveNft(dir, real) : ''}if [ -e '${dir}/fail/${tool}' ]; then echo "Error: injected failure of ${tool}" >&2; exit 1; fi\nexec '${real}' "$@"\n`, { mode: 0o755 });
   }
   // An `ip` that answers like a kernel without the WireGuard module, so that the daemon runs
   // wireguard-go here even on machines that have the module.

@@ -1,6 +1,7 @@
 // The daemon drives a real router: wgcpd runs in a "router" namespace with WGCP_KERNEL=on,
 // clients run wireguard-go with the .conf files the API hands out, and an "internet"
 // namespace answers TCP. Real traffic proves the policy; tables and interfaces are read back.
+import fs from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { canRunAsRoot } from './helpers/root';
@@ -128,6 +129,18 @@ if (canRunAsRoot('kernel traffic')) {
     await put('b', { allowInternet: false });
     assert.is(await reach(w.clients.b.ns, INTERNET, 80), null);
     assert.is(w.daemon.pid, pid);
+  });
+
+  t('a long-lived nft that dies is started again by the next change', async () => {
+    const pids = w.router.exec('ip', ['netns', 'pids', w.router.name]).split(/\s+/).filter(Boolean);
+    const nft = pids.find((pid) => { try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') === 'nft\0-i\0'; } catch { return false; } });
+    assert.ok(nft, 'the daemon keeps one nft -i');
+    process.kill(Number(nft), 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 200));
+    await put('b', { allowInternet: true });
+    assert.ok(nftSet('internet').includes(w.peers.b.ip));
+    await put('b', { allowInternet: false });
+    assert.not.ok(nftSet('internet').includes(w.peers.b.ip));
   });
 
   t('disabling a peer takes it off the interface and out of the sets; enabling brings it back', async () => {

@@ -8,6 +8,7 @@ import { diff } from '../nft/diff';
 import { emptyElements } from '../nft/elements';
 import { forwardSlice, fullPolicy, peerSlice, serverSlice } from '../nft/policy';
 import { renderTable } from '../nft/render';
+import { NftSession } from '../nft/session';
 import { parseDump } from '../wg/dump';
 import {
   configureLink, deleteLink, dumpInterface, listLinks, mtuOf, replaceAddress, setListenPort, setMtu, syncPeers, type LinkDriver,
@@ -42,6 +43,8 @@ function runPeerOpsOrRestore(ops: PeerOp[], restore: PeerOp[]): void {
 export class KernelLive implements KernelPlane {
   readonly state = 'on' as const;
   private readonly servers = new Map<number, ServerModel>();
+  /** Incremental batches go through one long-lived nft; start-up's whole table through `nft -f`. */
+  private readonly nft = new NftSession();
 
   constructor(private readonly log: Logger, readonly driver: LinkDriver) {}
 
@@ -116,6 +119,7 @@ export class KernelLive implements KernelPlane {
 
   async close(): Promise<void> {
     await this.driver.close();
+    await this.nft.close();
     removeSecretDir();
   }
 
@@ -126,7 +130,7 @@ export class KernelLive implements KernelPlane {
   }
 
   private pushBatch(steps: Step[], batch: string, reverse: string, what: string): void {
-    if (batch) steps.push({ what, run: () => applyBatch(batch), undo: () => applyBatch(reverse) });
+    if (batch) steps.push({ what, run: () => this.nft.apply(batch), undo: () => this.nft.apply(reverse) });
   }
 
   /** Makes the device if missing, then address, MTU, up, key, port and peers. */
