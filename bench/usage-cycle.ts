@@ -1,7 +1,7 @@
 // One usage-collection cycle for 10,000 peers on one interface: parse the `wg show dump`
 // text, compute every delta, write usage and baselines in one transaction, then look for
 // peers over their limit. Real SQLite file (WAL, as the daemon opens it), the real parser.
-//   node dist/bench/usage-cycle.js [peers] [rounds]
+//   node dist/bench/usage-cycle.js [peers] [rounds] [active share, 0..1]
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,13 +18,17 @@ import { recordUsage, restrictOverLimit } from '../src/jobs/usage';
 
 const PEERS = Number(process.argv[2] ?? 10_000);
 const ROUNDS = Number(process.argv[3] ?? 30);
+// Share of peers that move traffic between two cycles: 1 is the worst case (every row written).
+const ACTIVE = Number(process.argv[4] ?? 1);
+const activeIn = (i: number, round: number) => ((i * 7919) % 1000) / 1000 < ACTIVE || round === 0;
 
 function dumpText(keys: string[], round: number): string {
   const lines = ['PRIVATEKEY\tPUBLICKEY\t51820\toff'];
   keys.forEach((k, i) => {
-    // Every peer moves traffic every round: the worst case, each row written.
-    const rx = (round + 1) * (1000 + i);
-    const tx = (round + 1) * (500 + i);
+    // An active peer's counters grow every round; an idle peer's stay where round 0 left them.
+    const grown = activeIn(i, round) ? round + 1 : 1;
+    const rx = grown * (1000 + i);
+    const tx = grown * (500 + i);
     lines.push(`${k}\t(none)\t198.51.100.${i % 250}:${40000 + (i % 20000)}\t10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}/32\t1700000000\t${rx}\t${tx}\t25`);
   });
   return lines.join('\n') + '\n';
@@ -70,15 +74,16 @@ function main(): void {
     restrictOverLimit(app);
     const ms = performance.now() - started;
     if (r > 0) parseTimes.push(parsed - started);
-    if (plan.increments.length !== PEERS) throw new Error(`expected ${PEERS} increments, got ${plan.increments.length}`);
+    const moving = keys.filter((_k, i) => activeIn(i, r)).length;
+    if (plan.increments.length !== moving) throw new Error(`expected ${moving} increments, got ${plan.increments.length}`);
     if (r > 0) times.push(ms); // round 0 writes the first baselines (inserts); the rest are the steady state
   }
-  const expected = keys.reduce((sum, _k, i) => sum + (ROUNDS + 1) * (1500 + 2 * i), 0);
+  const expected = keys.reduce((sum, _k, i) => sum + (activeIn(i, ROUNDS) ? ROUNDS + 1 : 1) * (1500 + 2 * i), 0);
   if (store.peers.counts(null).usage !== expected) throw new Error('usage total does not match the counters');
   times.sort((a, b) => a - b);
   parseTimes.sort((a, b) => a - b);
   const pick = (q: number, of = times) => of[Math.min(of.length - 1, Math.floor(q * of.length))].toFixed(1);
-  console.log(JSON.stringify({ bench: 'usage-cycle', peers: PEERS, rounds: ROUNDS, medianMs: pick(0.5), p95Ms: pick(0.95), parseMedianMs: pick(0.5, parseTimes), maxMs: times.at(-1)!.toFixed(1), node: process.version, cores: os.cpus().length, load1: os.loadavg()[0].toFixed(2) }));
+  console.log(JSON.stringify({ bench: 'usage-cycle', peers: PEERS, rounds: ROUNDS, active: ACTIVE, medianMs: pick(0.5), p95Ms: pick(0.95), parseMedianMs: pick(0.5, parseTimes), maxMs: times.at(-1)!.toFixed(1), node: process.version, cores: os.cpus().length, load1: os.loadavg()[0].toFixed(2) }));
   store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 }

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
 import { countingKernel } from './helpers/counting-kernel';
+import { generateKeyPair } from '../src/wg/keys';
 import type { WgcpEvent } from '../src/events/bus';
 import { counterDelta, GB, planUsageCycle, usageMonth } from '../src/jobs/usage-delta';
 import { runUsageCycle } from '../src/jobs/usage';
@@ -78,6 +79,25 @@ t('adds rx+tx deltas across cycles, through a counter reset and a daemon restart
   assert.is((await usageOf(r, peer.id)).currentDataUsageBytes, 2000);
   runUsageCycle(r.d.daemon.app);
   assert.is((await usageOf(r, peer.id)).currentDataUsageBytes, 2000);
+  await r.d.stop();
+});
+
+t('sees every change to the peers between cycles: new, re-keyed and deleted peers', async () => {
+  const r = await rig();
+  const { sid, peer } = await peerOn(r);
+  r.k.counters.set(peer.publicKey, { rxBytes: 100, txBytes: 0, latestHandshake: 1 });
+  runUsageCycle(r.d.daemon.app);
+  const added = (await r.api.post(`/api/servers/${sid}/peers`, {})).json;
+  r.k.counters.set(added.publicKey, { rxBytes: 7, txBytes: 0, latestHandshake: 1 });
+  runUsageCycle(r.d.daemon.app);
+  assert.is((await usageOf(r, added.id)).currentDataUsageBytes, 7, 'a peer created after the last cycle is counted');
+  // A new key is a new peer on the interface: its counters start from zero.
+  const rekeyed = (await r.api.put(`/api/peers/${peer.id}`, { publicKey: generateKeyPair().publicKey })).json;
+  r.k.counters.set(rekeyed.publicKey, { rxBytes: 30, txBytes: 0, latestHandshake: 2 });
+  runUsageCycle(r.d.daemon.app);
+  assert.is((await usageOf(r, peer.id)).currentDataUsageBytes, 130);
+  await r.api.del(`/api/servers/${sid}`);
+  assert.not.throws(() => runUsageCycle(r.d.daemon.app), 'peers gone with their server are not written to');
   await r.d.stop();
 });
 

@@ -29,12 +29,17 @@ export function readCounters(app: App): Map<number, Map<string, Counters>> {
 export function recordUsage(app: App, counters: ReadonlyMap<number, ReadonlyMap<string, Counters>>): UsagePlan {
   const { store } = app;
   const seenAt = app.now().toISOString();
-  return store.tx(() => {
-    const plan = planUsageCycle(store.usage.cyclePeers(), counters);
-    store.usage.addUsage(plan.increments);
-    store.usage.setBaselines(plan.baselines, seenAt);
-    return plan;
-  });
+  try {
+    return store.tx(() => {
+      const plan = planUsageCycle(store.usage.cyclePeers(), counters);
+      store.usage.addUsage(plan.increments);
+      store.usage.setBaselines(plan.baselines, seenAt);
+      return plan;
+    });
+  } catch (err) {
+    store.usage.invalidate();
+    throw err;
+  }
 }
 
 function changePeer(app: App, id: number, decide: (p: PeerRecord) => PeerRecord | null): { before: PeerRecord; after: PeerRecord } | null {

@@ -161,4 +161,18 @@ export const MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL
   ) WITHOUT ROWID;
   `,
+  // Usage (issue 4): a version bumped by every change to which peers exist, their keys or
+  // their enabled flag, so a usage cycle re-reads the peer list only when it changed.
+  `
+  INSERT INTO job_state (name, value) VALUES ('peersVersion', '0');
+  CREATE TRIGGER peers_version_insert AFTER INSERT ON peers BEGIN
+    UPDATE job_state SET value = CAST(value AS INTEGER) + 1 WHERE name = 'peersVersion';
+  END;
+  CREATE TRIGGER peers_version_delete AFTER DELETE ON peers BEGIN
+    UPDATE job_state SET value = CAST(value AS INTEGER) + 1 WHERE name = 'peersVersion';
+  END;
+  CREATE TRIGGER peers_version_update AFTER UPDATE OF server_id, public_key, enabled ON peers BEGIN
+    UPDATE job_state SET value = CAST(value AS INTEGER) + 1 WHERE name = 'peersVersion';
+  END;
+  `,
 ];

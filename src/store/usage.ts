@@ -28,6 +28,9 @@ export interface UsageRow {
 
 export class UsageTable {
   private readonly cycleStmt;
+  private readonly versionStmt;
+  /** The peer list of the last cycle with its baselines, valid while peersVersion stays. */
+  private cache: { version: string; peers: UsagePeer[]; byId: Map<number, UsagePeer> } | null = null;
   private readonly upsertBaselines;
   private readonly forgetStmt;
   private readonly addUsageStmt;
@@ -42,6 +45,7 @@ export class UsageTable {
   constructor(db: DB) {
     this.cycleStmt = db.prepare(`SELECT p.id, p.server_id, p.public_key, p.enabled, c.public_key, c.rx_bytes, c.tx_bytes,
       c.latest_handshake FROM peers p LEFT JOIN usage_counters c ON c.peer_id = p.id ORDER BY p.id`).raw();
+    this.versionStmt = db.prepare(`SELECT value FROM job_state WHERE name = 'peersVersion'`).pluck();
     // A whole cycle is two statements fed JSON arrays: 10,000 peers cost two native calls, not 20,000.
     this.upsertBaselines = db.prepare(`INSERT INTO usage_counters (peer_id, public_key, rx_bytes, tx_bytes, latest_handshake, seen_at)
       SELECT j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4, ? FROM json_each(?) j WHERE true
@@ -62,14 +66,25 @@ export class UsageTable {
     this.stateSet = db.prepare('INSERT INTO job_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value');
   }
 
-  /** Every peer with the counters last seen for it, in id order. */
+  /**
+   * Every peer with the counters last seen for it, in id order. Read from the database only
+   * when a trigger has bumped peersVersion (a peer added, deleted, re-keyed, moved, enabled or
+   * disabled) since the last read; the baselines in between are kept by setBaselines.
+   */
   cyclePeers(): UsagePeer[] {
+    const version = String(this.versionStmt.get());
+    if (this.cache?.version === version) return this.cache.peers;
     type Raw = [number, number, string, number, string | null, number | null, number | null, number | null];
-    return (this.cycleStmt.all() as Raw[]).map(([id, serverId, publicKey, enabled, bKey, rx, tx, hs]) => ({
+    const peers = (this.cycleStmt.all() as Raw[]).map(([id, serverId, publicKey, enabled, bKey, rx, tx, hs]): UsagePeer => ({
       id, serverId, publicKey, enabled: enabled === 1,
       baseline: bKey === null ? null : { publicKey: bKey, rxBytes: rx!, txBytes: tx!, latestHandshake: hs! },
     }));
+    this.cache = { version, peers, byId: new Map(peers.map((p) => [p.id, p])) };
+    return peers;
   }
+
+  /** Drops the cached peer list (after a rolled-back cycle, the database is the truth again). */
+  invalidate(): void { this.cache = null; }
 
   /** Adds [peer id, bytes] to each peer's usage. */
   addUsage(increments: readonly [number, number][]): void {
@@ -78,11 +93,20 @@ export class UsageTable {
 
   /** Remembers the counters seen for each peer. */
   setBaselines(rows: readonly BaselineRow[], seenAt: string): void {
-    if (rows.length) this.upsertBaselines.run(seenAt, JSON.stringify(rows));
+    if (!rows.length) return;
+    this.upsertBaselines.run(seenAt, JSON.stringify(rows));
+    for (const [id, publicKey, rxBytes, txBytes, latestHandshake] of rows) {
+      const cached = this.cache?.byId.get(id);
+      if (cached) cached.baseline = { publicKey, rxBytes, txBytes, latestHandshake };
+    }
   }
 
   /** The peer left the interface: its counters start again from zero when it returns. */
-  forgetBaseline(peerId: number): void { this.forgetStmt.run(peerId); }
+  forgetBaseline(peerId: number): void {
+    this.forgetStmt.run(peerId);
+    const cached = this.cache?.byId.get(peerId);
+    if (cached) cached.baseline = null;
+  }
 
   /** Enabled peers whose usage has reached their limit. */
   overLimit(): number[] { return this.overLimitStmt.all() as number[]; }
