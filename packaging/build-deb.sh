@@ -6,6 +6,8 @@
 # way), WGCP_AGENT_VERSION the agent's from agent/package.json.
 # WGCP_SKIP_AGENT=1 builds the daemon's deb alone.
 set -euo pipefail
+# Modes of what is packed must not depend on the caller's umask (a test runner may hold 077).
+umask 022
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 here="$root/packaging"

@@ -7,6 +7,8 @@
 # which compiles it for the target's CPU and musl.
 # Usage: build-ipk.sh [OUT_DIR]   (default dist/packages)
 set -euo pipefail
+# Modes of what is packed must not depend on the caller's umask (a test runner may hold 077).
+umask 022
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 feed="$root/openwrt"

@@ -4,6 +4,8 @@
 # (better-sqlite3 compiled for this machine's arch and Node ABI).
 # Usage: stage-app.sh VERSION STAGE_DIR
 set -euo pipefail
+# Modes of what is packed must not depend on the caller's umask (a test runner may hold 077).
+umask 022
 
 version=${1:?usage: stage-app.sh VERSION STAGE_DIR}
 stage=${2:?usage: stage-app.sh VERSION STAGE_DIR}
@@ -70,7 +72,8 @@ rm -f "$stage/package-lock.json"
 rm -rf "$stage/node_modules/.bin"
 find "$stage/node_modules" -name '.*' -prune -exec rm -rf {} +
 find "$stage/node_modules" \( -name coverage -o -name test -o -name "*.d.ts" -o -name "*.md" ! -iname "license*" \) -prune -exec rm -rf {} +
-# Plain files 0644; scripts with a #! line stay runnable, as npm installed them.
+# Folders 0755, plain files 0644; scripts with a #! line stay runnable, as npm installed them.
+find "$stage" -type d -exec chmod 0755 {} +
 find "$stage" -type f -exec chmod 0644 {} +
 find "$stage" -type f -name '*.js' -o -type f -path '*/bin/*' | while read -r f; do
   if [ "$(head -c 2 "$f")" = '#!' ]; then chmod 0755 "$f"; fi

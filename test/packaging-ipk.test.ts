@@ -111,6 +111,17 @@ if (runs) {
     assert.match(init, /procd_set_param capabilities \/etc\/capabilities\/wgcpd\.json/);
   });
 
+  t('what the daemon user reads is readable: folders 755, files 644 or 755, only the UCI file 600', async () => {
+    for (const ipk of [daemonIpk(), agentIpk()]) {
+      const listing = await mustRun('tar', ['-tvzf', path.join(ipk.dir, 'data.tar.gz')]);
+      for (const line of listing.trim().split('\n')) {
+        const [perm, , , , , name] = line.split(/\s+/);
+        const ok = perm.startsWith('d') ? perm === 'drwxr-xr-x' : ['-rw-r--r--', '-rwxr-xr-x'].includes(perm) || (name === './etc/config/wgcp' && perm === '-rw-------');
+        assert.ok(ok, `${perm} ${name}`);
+      }
+    }
+  });
+
   t('every UCI option of /etc/config/wgcp becomes its environment variable in the init script', () => {
     const d = path.join(daemonIpk().dir, 'data');
     const options = [...fs.readFileSync(path.join(d, 'etc/config/wgcp'), 'utf8').matchAll(/^\s*#?option (\w+) /gm)].map((m) => m[1]);
