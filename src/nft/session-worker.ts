@@ -50,12 +50,15 @@ function ensureChild(): ChildProcess {
   const c = spawn('nft', ['-i'], { env: { ...process.env, HOME: home }, stdio: ['pipe', 'ignore', 'pipe'] });
   c.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); check(); });
   c.stdin!.on('error', () => { /* the exit handler answers */ });
+  // A child already given up on (killed after a timeout) answers nothing: a newer one may be at work.
   c.on('error', (err: NodeJS.ErrnoException) => {
-    if (child === c) child = null;
+    if (child !== c) return;
+    child = null;
     answer({ ok: false, message: err.code === 'ENOENT' ? 'nft: not found' : `nft: ${err.message}` });
   });
   c.on('exit', (code, sig) => {
-    if (child === c) child = null;
+    if (child !== c) return;
+    child = null;
     const said = brief(stderr);
     stderr = '';
     answer({ ok: false, message: `nft -i exited (${sig ?? `exit code ${code}`}): ${said || 'no message'}` });
@@ -73,6 +76,8 @@ parentPort?.on('message', (req: SessionRequest | 'close') => {
   pending = {
     seq: req.seq,
     timer: setTimeout(() => {
+      child = null;
+      stderr = '';
       c.kill('SIGKILL');
       answer({ ok: false, message: `nft did not answer within ${req.timeoutMs / 1000} s` });
     }, req.timeoutMs),

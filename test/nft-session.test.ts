@@ -1,0 +1,82 @@
+// The long-lived nft session's protocol, against a stand-in `nft -i` first on PATH (no root):
+// one line a batch, the end line's error closing each answer, deaths and hangs survived.
+import fs from 'node:fs';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { NftSession } from '../src/nft/session';
+import { tempDir } from './helpers/daemon';
+
+const t = suite('nft session');
+
+// Answers like nft -i: silence for a committed line, an error block for a refused one.
+const FAKE_NFT = `#!/bin/sh
+[ "$1" = -i ] || exit 2
+while IFS= read -r line; do
+  case "$line" in
+    wgcp-batch-end-*) printf 'Error: syntax error, unexpected newline, expecting string\\n%s\\n   ^\\n' "$line" >&2 ;;
+    *die*) exit 7 ;;
+    *hang*) sleep 30 ;;
+    *bad*) printf 'Error: Could not process rule: No such file or directory\\n%s\\n      ^^^^\\n' "$line" >&2 ;;
+    *) printf '%s\\n' "$line" >> "$FAKE_NFT_LOG" ;;
+  esac
+done
+`;
+
+const dir = tempDir('wgcp-nft-session-');
+const log = path.join(dir, 'applied');
+const savedPath = process.env.PATH;
+
+/** A session whose worker sees the stand-in first on PATH (the worker copies the environment when it starts). */
+function session(timeoutMs?: number): NftSession {
+  fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'bin', 'nft'), FAKE_NFT, { mode: 0o755 });
+  process.env.PATH = `${path.join(dir, 'bin')}:${savedPath}`;
+  process.env.FAKE_NFT_LOG = log;
+  const s = new NftSession(timeoutMs);
+  s.apply('add element inet wgcp internet { 10.1.0.2 }\n');
+  process.env.PATH = savedPath;
+  delete process.env.FAKE_NFT_LOG;
+  return s;
+}
+
+t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+t('a batch goes as one line (one transaction) and silence means it was applied', async () => {
+  const s = session();
+  s.apply('delete element inet wgcp pairs { 10.1.0.2 . 10.1.0.3 }\nadd element inet wgcp pairs { 10.1.0.2 . 10.1.0.4 }\n');
+  await s.close();
+  assert.equal(fs.readFileSync(log, 'utf8').trim().split('\n').slice(-1), ['delete element inet wgcp pairs { 10.1.0.2 . 10.1.0.3 }; add element inet wgcp pairs { 10.1.0.2 . 10.1.0.4 }']);
+});
+
+t('a refused batch throws nft\'s own message, without the caret lines', async () => {
+  const s = session();
+  assert.throws(() => s.apply('add element inet wgcp bad { 1.2.3.4 }\n'), (e: Error) =>
+    e.message === 'nft failed: Error: Could not process rule: No such file or directory; add element inet wgcp bad { 1.2.3.4 }');
+  s.apply('add element inet wgcp internet { 10.1.0.9 }\n');
+  await s.close();
+});
+
+t('a session that died says so, and the next batch starts a new one', async () => {
+  const s = session();
+  assert.throws(() => s.apply('add element inet wgcp die { 1.2.3.4 }\n'), /nft -i exited \(exit code 7\)/);
+  s.apply('add element inet wgcp internet { 10.1.0.10 }\n');
+  await s.close();
+  assert.ok(fs.readFileSync(log, 'utf8').includes('10.1.0.10'));
+});
+
+t('a batch nft does not answer in time fails, and the next one works', async () => {
+  const s = session(500);
+  assert.throws(() => s.apply('add element inet wgcp hang { 1.2.3.4 }\n'), /nft did not answer within 0.5 s/);
+  s.apply('add element inet wgcp internet { 10.1.0.11 }\n');
+  await s.close();
+  assert.ok(fs.readFileSync(log, 'utf8').includes('10.1.0.11'));
+});
+
+t('an empty batch touches nothing', async () => {
+  const s = new NftSession();
+  s.apply('\n \n');
+  await s.close();
+});
+
+t.run();
