@@ -215,6 +215,23 @@ t('POST /api/webhooks/{id}/test sends a test event; a failing receiver is a 502'
   assert.is((await api.get('/api/webhooks/999999/deliveries')).status, 404);
 });
 
+t('an item that cannot even be attempted waits and is dropped like a failing one, never spun on', async () => {
+  const rx = await receiver();
+  const sid = await server('standalone');
+  const id = await hook(sid, { url: rx.url, subscribedActions: [1] });
+  const outbox = d.daemon.app.store.outbox;
+  const poison = outbox.enqueue(id, 'peerUpdated', '{not json', Date.now(), new Date().toISOString());
+  const due = outbox.due.bind(outbox);
+  let polls = 0;
+  outbox.due = (...args) => { polls++; return due(...args); };
+  d.daemon.app.events.publish('peerCreated', sid, { mode: 'standalone' }); // a good item beside it
+  await eventually('the unreadable item gone', () => (outbox.pendingOf(id) === 0 ? true : undefined), 8000);
+  outbox.due = due;
+  assert.ok(polls < 40, `polled ${polls} times`);
+  assert.equal(rx.received.map((r) => JSON.parse(r.body).event), ['peerCreated'], 'the good item went out');
+  assert.ok(poison > 0);
+});
+
 t('pending deliveries survive a daemon restart mid-retry', async () => {
   const rx = await receiver();
   rx.statuses = [500];

@@ -80,6 +80,7 @@ export class WebhookDispatcher {
       for (const item of due) {
         const p = this.attempt(item).catch((err) => {
           this.app.log.error('webhook delivery step failed', { webhookID: item.webhookId, error: err instanceof Error ? err.message : String(err) });
+          this.pushBack(item);
         }).finally(() => { this.inFlight.delete(item.id); this.kick(); });
         this.inFlight.set(item.id, p);
       }
@@ -97,6 +98,15 @@ export class WebhookDispatcher {
     if (wait === 0 && this.inFlight.size >= this.concurrency) return;
     this.timer = setTimeout(() => this.pump(), wait);
     this.timer.unref();
+  }
+
+  /** After an unexpected failure the item counts as an attempt and waits like one, so it can never spin. */
+  private pushBack(item: OutboxItem): void {
+    try {
+      const attempt = item.attempts + 1;
+      if (attempt >= MAX_ATTEMPTS) this.app.store.outbox.remove(item.id);
+      else this.app.store.outbox.reschedule(item.id, attempt, Date.now() + backoffMs(attempt, this.retryBaseMs));
+    } catch { /* the database itself is failing: the next pump tries again after its own delay */ }
   }
 
   private async attempt(item: OutboxItem): Promise<void> {
