@@ -185,6 +185,20 @@ t('the monthly reset zeroes usage and lifts data-limit restrictions but keeps ad
   await r.d.stop();
 });
 
+t('a clock that falls behind the usage month (no RTC before NTP) never resets usage', async () => {
+  const r = await rig();
+  const { peer } = await peerOn(r);
+  r.k.counters.set(peer.publicKey, { rxBytes: 500, txBytes: 0, latestHandshake: 1 });
+  resetIfNewMonth(r.d.daemon.app);
+  runUsageCycle(r.d.daemon.app);
+  r.clock.now = new Date(2024, 4, 1, 0, 0, 30);
+  assert.is(resetIfNewMonth(r.d.daemon.app), false);
+  r.clock.now = new Date(2026, 10, 20, 8, 0, 0);
+  assert.is(resetIfNewMonth(r.d.daemon.app), false, 'back in the stored month: still nothing');
+  assert.is((await usageOf(r, peer.id)).currentDataUsageBytes, 500);
+  await r.d.stop();
+});
+
 t('a daemon that was down at midnight on the 1st resets at its next start', async () => {
   const dir = tempDir();
   let r = await rig(dir);

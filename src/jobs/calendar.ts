@@ -19,6 +19,11 @@ export function resetIfNewMonth(app: App): boolean {
   const started = app.store.tx(() => {
     const stored = usage.getState(MONTH_STATE);
     if (stored === month) return false;
+    // A clock behind the stored month (a router without RTC before NTP) never resets usage.
+    if (stored !== null && month < stored) {
+      app.log.warn('the clock is behind the current usage month; usage is not reset', { month, usageMonth: stored });
+      return false;
+    }
     usage.setState(MONTH_STATE, month);
     // A fresh database has no month yet: its usage already belongs to this one.
     if (stored === null) return false;
