@@ -1,16 +1,8 @@
-// Loads a batch into nftables with `nft -f -`: the kernel applies the whole batch or none of it.
+// Loads a whole batch into nftables with one `nft -f -` (start-up's table replacement): the
+// kernel applies all of it or none. Incremental batches go through NftSession instead.
 import { run } from '../kernel/command';
 
 export function applyBatch(batch: string): void {
   if (batch === '') return;
   run('nft', ['-f', '-'], { input: batch });
-}
-
-/** The table as nft prints it, or null when it does not exist. */
-export function listTable(): string | null {
-  try {
-    return run('nft', ['list', 'table', 'inet', 'wgcp']);
-  } catch {
-    return null;
-  }
 }
