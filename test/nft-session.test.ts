@@ -73,6 +73,26 @@ t('a batch nft does not answer in time fails, and the next one works', async () 
   assert.ok(fs.readFileSync(log, 'utf8').includes('10.1.0.11'));
 });
 
+t('an nft without a usable -i falls back to one nft -f a batch, and says so once', async () => {
+  const bin = path.join(dir, 'bin-no-cli');
+  fs.mkdirSync(bin, { recursive: true });
+  const oneShotLog = path.join(dir, 'one-shot');
+  fs.writeFileSync(path.join(bin, 'nft'), `#!/bin/sh\n[ "$1" = -i ] && { echo "Error: this build has no interactive CLI" >&2; exit 1; }\ncat >> '${oneShotLog}'\n`, { mode: 0o755 });
+  process.env.PATH = `${bin}:${savedPath}`;
+  const said: string[] = [];
+  const s = new NftSession(30_000, (reason) => said.push(reason));
+  try {
+    s.apply('add element inet wgcp internet { 10.1.0.2 }\n');
+    s.apply('delete element inet wgcp internet { 10.1.0.2 }\nadd element inet wgcp internet { 10.1.0.3 }\n');
+  } finally {
+    process.env.PATH = savedPath;
+  }
+  await s.close();
+  assert.is(said.length, 1);
+  assert.match(said[0], /no interactive CLI/);
+  assert.is(fs.readFileSync(oneShotLog, 'utf8'), 'add element inet wgcp internet { 10.1.0.2 }\ndelete element inet wgcp internet { 10.1.0.2 }\nadd element inet wgcp internet { 10.1.0.3 }\n');
+});
+
 t('an empty batch touches nothing', async () => {
   const s = new NftSession();
   s.apply('\n \n');

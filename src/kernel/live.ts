@@ -44,7 +44,7 @@ export class KernelLive implements KernelPlane {
   readonly state = 'on' as const;
   private readonly servers = new Map<number, ServerModel>();
   /** Incremental batches go through one long-lived nft; start-up's whole table through `nft -f`. */
-  private readonly nft = new NftSession();
+  private readonly nft = new NftSession(30_000, (reason) => this.log.warn('nft -i cannot be used: incremental batches run one nft -f each (slower)', { reason }));
 
   constructor(private readonly log: Logger, readonly driver: LinkDriver) {}
 

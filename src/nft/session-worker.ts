@@ -82,5 +82,6 @@ parentPort?.on('message', (req: SessionRequest | 'close') => {
       answer({ ok: false, message: `nft did not answer within ${req.timeoutMs / 1000} s` });
     }, req.timeoutMs),
   };
-  c.stdin!.write(`${req.line}\nwgcp-batch-end-${req.seq}\n`);
+  // An empty line is the start-up probe: only the end line, to see that `nft -i` answers at all.
+  c.stdin!.write(`${req.line ? `${req.line}\n` : ''}wgcp-batch-end-${req.seq}\n`);
 });

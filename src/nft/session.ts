@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { CommandError } from '../kernel/command';
+import { applyBatch } from './apply';
 import type { SessionAnswer } from './session-worker';
 
 const RESULT_BYTES = 16 * 1024;
@@ -23,17 +24,37 @@ export class NftSession {
   private home: string | null = null;
   private worker: Worker | null = null;
   private seq = 0;
+  private mode: 'unknown' | 'session' | 'one-shot' = 'unknown';
 
-  constructor(private readonly timeoutMs = 30_000) {}
+  /** `onOneShot(reason)` is told once when this nft has no usable `nft -i` (a build without its CLI). */
+  constructor(private readonly timeoutMs = 30_000, private readonly onOneShot: (reason: string) => void = () => {}) {}
 
   /** Applies a batch of element adds/deletes as one transaction; throws with nft's message. */
   apply(batch: string): void {
     const line = batch.split('\n').map((l) => l.trim()).filter(Boolean).join('; ');
     if (line === '') return;
+    if (this.mode === 'unknown') this.mode = this.probe();
+    if (this.mode === 'one-shot') return applyBatch(batch);
+    this.send(line);
+  }
+
+  private probe(): 'session' | 'one-shot' {
+    try {
+      this.send('', Math.min(this.timeoutMs, 5000));
+      return 'session';
+    } catch (err) {
+      void this.worker?.terminate();
+      this.worker = null;
+      this.onOneShot(err instanceof Error ? err.message : String(err));
+      return 'one-shot';
+    }
+  }
+
+  private send(line: string, timeoutMs = this.timeoutMs): void {
     this.worker ??= this.startWorker();
     Atomics.store(this.flag, 0, 0);
-    this.worker.postMessage({ seq: ++this.seq, line, timeoutMs: this.timeoutMs });
-    if (Atomics.wait(this.flag, 0, 0, this.timeoutMs + 5000) === 'timed-out') {
+    this.worker.postMessage({ seq: ++this.seq, line, timeoutMs });
+    if (Atomics.wait(this.flag, 0, 0, timeoutMs + 5000) === 'timed-out') {
       void this.worker.terminate();
       this.worker = null;
       throw new CommandError('nft', ['-i'], 'nft: the session did not answer', null);
