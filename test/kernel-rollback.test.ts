@@ -84,6 +84,7 @@ if (canRunAsRoot('kernel rollback')) {
     w.client?.destroy();
     w.router?.destroy();
     if (w.fakeDir) fs.rmSync(w.fakeDir, { recursive: true, force: true });
+    if (w.daemon) fs.rmSync(w.daemon.dataDir, { recursive: true, force: true });
   });
 
   t('a peer create that nft refuses answers 500 with nft\'s message; database and kernel unchanged', async () => {

@@ -14,9 +14,13 @@ const MAIN = path.join(__dirname, '../src/main.js');
 
 const toolPath = (tool: string): string => execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
 
+const madeDirs: string[] = [];
+t.after(() => { for (const d of madeDirs) fs.rmSync(d, { recursive: true, force: true }); });
+
 /** A PATH folder holding only the named tools (links to the real ones). */
 function pathWith(tools: string[]): string {
   const dir = tempDir('wgcp-path-');
+  madeDirs.push(dir);
   for (const tool of tools) fs.symlinkSync(toolPath(tool), path.join(dir, tool));
   return dir;
 }
@@ -72,6 +76,7 @@ t('WGCP_KERNEL=off never touches the kernel and says so in /healthz', async () =
     assert.is(health.kernelReason, 'WGCP_KERNEL=off');
   } finally {
     await d.stop();
+    fs.rmSync(d.dataDir, { recursive: true, force: true });
   }
 });
 

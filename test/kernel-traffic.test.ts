@@ -83,6 +83,7 @@ if (canRunAsRoot('kernel traffic')) {
     for (const c of Object.values(w.clients ?? {})) c.destroy();
     w.internet?.destroy();
     w.router?.destroy();
+    if (w.daemon) fs.rmSync(w.daemon.dataDir, { recursive: true, force: true });
   });
 
   t('the server interface holds its address and the created peers', () => {
