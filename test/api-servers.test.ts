@@ -92,6 +92,8 @@ t('refuses an unknown mode, a bad endpoint, wrong types and out-of-range numbers
     [{ ...home, dns: 'not-an-ip' }, 'dns'],
     [{ ...home, interface: 'this-name-is-too-long' }, 'interface'],
     [{ ...home, interface: 'bad name' }, 'interface'],
+    [{ ...home, interface: '-f' }, 'interface'],
+    [{ ...home, interface: '.hidden' }, 'interface'],
   ];
   for (const [body, field] of cases) {
     const r = await api.post('/api/servers', body);

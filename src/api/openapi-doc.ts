@@ -144,7 +144,7 @@ export const openApiDocument = {
       MailTo: { type: 'object', properties: { to: { ...str, format: 'email' } } },
       MailSent: { type: 'object', properties: { sent: bool, to: str, messageId: str } },
       Stats: { type: 'object', additionalProperties: int },
-      Health: { type: 'object', properties: { status: str, kernel: { enum: ['on', 'off'] }, version: str } },
+      Health: { type: 'object', properties: { status: str, kernel: { enum: ['on', 'off'] }, version: str, kernelReason: { ...str, description: 'why the kernel backend is off; absent when on' } } },
     },
   },
   security: [{ apiKey: [] }, { bearer: [] }],

@@ -16,7 +16,8 @@ export interface ServerInput {
   mtu?: number | null;
 }
 
-const IFNAME = /^[A-Za-z0-9_.-]{1,15}$/;
+// No leading '-' or '.': the name reaches `ip` and `wg` as an argument.
+const IFNAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$/;
 
 export function endpointPort(endpoint: string): number | null {
   const m = /^(\[[0-9A-Fa-f:.]+\]|[^:\[\]]+):(\d{1,5})$/.exec(endpoint);
@@ -37,7 +38,7 @@ export function parseServerInput(body: Body): ServerInput {
     name: readString(body, 'name', { max: 64, min: 1 }),
     endpoint: readString(body, 'endpoint', { max: 260 }),
     mode: oneOf(body, 'mode', ['forward', 'standalone'] as const),
-    interface: readString(body, 'interface', { max: 15, pattern: IFNAME, describe: 'an interface name of 1 to 15 letters, digits, "_", "." or "-"' }),
+    interface: readString(body, 'interface', { max: 15, pattern: IFNAME, describe: 'an interface name of 1 to 15 letters, digits, "_", "." or "-", starting with a letter, digit or "_"' }),
     address: readString(body, 'address', { max: 18 }),
     listenPort: readInt(body, 'listenPort', 1, 65535),
     dns: readString(body, 'dns', { max: 200 }),
