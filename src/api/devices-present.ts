@@ -1,6 +1,6 @@
 // Device records as the two APIs show them: the admin view (camel-cased like the rest of
 // the control plane) and the tunnel fields of the device contract (snake_case, hex keys).
-import type { DeviceRecord } from '../store/devices';
+import type { DeviceRecord, HeartbeatView } from '../store/devices';
 import type { ForwardRecord } from '../store/forwards';
 import type { PeerRecord } from '../store/peers';
 import type { RegTokenRecord } from '../store/regtokens';
@@ -39,17 +39,8 @@ export function presentRegToken(t: RegTokenRecord, now: string) {
   return { token: t.token, serverID: t.serverId, state, createdAt: t.createdAt, expiresAt: t.expiresAt, usedAt: t.usedAt, deviceID: t.deviceId };
 }
 
-/** What the tunnel fields are made of: the device's peer and its server (HeartbeatView has the same shape). */
-export interface TunnelSource {
-  ip: string;
-  privateKey: string;
-  presharedKey: string;
-  allowInternet: boolean;
-  serverPublicKey: string;
-  endpoint: string;
-  address: string;
-  dns: string;
-}
+/** What the tunnel fields are made of: the device's peer and its server, as the heartbeat's one read gives them. */
+export type TunnelSource = Omit<HeartbeatView, 'suspended' | 'forwardsJson' | 'privateKey'> & { privateKey: string };
 
 export function tunnelSource(server: ServerRecord, peer: PeerRecord & { privateKey: string }): TunnelSource {
   return {
