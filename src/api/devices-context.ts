@@ -1,11 +1,13 @@
-// What the device API needs beyond the App: the SERVER_SALT and the limiter of failed
-// provisioning attempts. One context per App, so both listeners share one limiter.
+// What the device API needs beyond the App: the SERVER_SALT, the limiter of failed
+// provisioning attempts, the queue of heartbeat reports and the kept heartbeat answers.
+// One context per App, so both listeners share them.
 import type { App } from '../app';
 import { DEFAULT_PROVISION_LIMIT, FailureLimiter, type FailureLimit } from '../device/failure-limiter';
 import { loadServerSalt } from '../device/server-salt';
 import { HeartbeatWriter } from '../device/heartbeat-writer';
+import { HeartbeatAnswers } from '../device/heartbeat-answers';
 
-export interface DeviceContext { salt: string; limiter: FailureLimiter; heartbeats: HeartbeatWriter }
+export interface DeviceContext { salt: string; limiter: FailureLimiter; heartbeats: HeartbeatWriter; answers: HeartbeatAnswers }
 
 const contexts = new WeakMap<App, DeviceContext>();
 
@@ -13,7 +15,7 @@ const contexts = new WeakMap<App, DeviceContext>();
 export function attachDeviceContext(app: App, salt: string, limit: FailureLimit = DEFAULT_PROVISION_LIMIT): DeviceContext {
   const existing = contexts.get(app);
   if (existing) return existing;
-  const ctx = { salt, limiter: new FailureLimiter(limit, () => app.now().getTime()), heartbeats: new HeartbeatWriter(app.store, app.log) };
+  const ctx = { salt, limiter: new FailureLimiter(limit, () => app.now().getTime()), heartbeats: new HeartbeatWriter(app.store, app.log), answers: new HeartbeatAnswers(app.store) };
   contexts.set(app, ctx);
   return ctx;
 }

@@ -35,7 +35,7 @@ export class HeartbeatWriter {
     this.pending = [];
     if (!this.store.db.open) return;
     try {
-      this.store.tx(() => { for (const { deviceId, report } of batch) this.store.devices.recordHeartbeat(deviceId, report); });
+      this.store.telemetryTx(() => { for (const { deviceId, report } of batch) this.store.devices.recordHeartbeat(deviceId, report); });
     } catch (err) {
       this.log.error('could not store heartbeat reports', { count: batch.length, error: err instanceof Error ? err.message : String(err) });
     }

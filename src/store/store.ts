@@ -24,7 +24,12 @@ export class Store {
   readonly devices: DeviceTable;
   readonly forwards: ForwardTable;
 
+  private readonly totalChanges;
+  /** Rows changed by telemetryTx, left out of revision(). */
+  private telemetryChanges = 0;
+
   constructor(readonly db: DB) {
+    this.totalChanges = db.prepare('SELECT total_changes()').pluck();
     this.servers = new ServerTable(db);
     this.peers = new PeerTable(db);
     this.webhooks = new WebhookTable(db);
@@ -41,6 +46,23 @@ export class Store {
 
   /** Runs fn in one IMMEDIATE transaction: all of it commits, or none of it. */
   tx<T>(fn: () => T): T { return this.db.transaction(fn).immediate(); }
+
+  /**
+   * A number that changes whenever this connection changes a row, except through
+   * telemetryTx. Caches of data read from the store compare it to know they are current
+   * (SQLite's total_changes() counts every INSERT, UPDATE and DELETE, committed or not).
+   */
+  revision(): number { return (this.totalChanges.get() as number) - this.telemetryChanges; }
+
+  /** tx for writes no cached view depends on (heartbeat reports): they leave revision() alone. */
+  telemetryTx<T>(fn: () => T): T {
+    const before = this.totalChanges.get() as number;
+    try {
+      return this.tx(fn);
+    } finally {
+      this.telemetryChanges += (this.totalChanges.get() as number) - before;
+    }
+  }
 
   close(): void { this.db.close(); }
 }

@@ -1,0 +1,54 @@
+// The heartbeat's answer depends only on stored rows (device, peer, server, forwards), and
+// a device asks for it every 30 s while those rows change rarely. So the answer text is
+// kept per device and used while the store's revision() is the one it was made at; any
+// change to the data drops every kept answer. Heartbeat reports do not count as changes.
+import type { Store } from '../store/store';
+import type { HeartbeatView } from '../store/devices';
+import { forwardsHashOfJson } from './forwards-hash';
+import { deviceTunnel } from '../api/devices-present';
+
+/** What a heartbeat needs to decide its answer; body is null when the peer has no stored private key. */
+export interface HeartbeatAnswer { suspended: boolean; body: string | null }
+
+/** Kept answers at most: about 0.6 KiB each, so the default holds 10,000 devices in about 7 MiB. */
+export const ANSWER_CACHE_LIMIT = 10_000;
+
+/** The JSON text of a heartbeat answer (the contract's 200 body). Pure. */
+export function renderHeartbeatAnswer(deviceId: string, view: HeartbeatView): string | null {
+  const { privateKey } = view;
+  if (privateKey === null) return null;
+  return JSON.stringify({
+    device_id: deviceId,
+    status: 'ok',
+    ...deviceTunnel({ ...view, privateKey }),
+    forwards_hash: forwardsHashOfJson(view.forwardsJson),
+  });
+}
+
+export class HeartbeatAnswers {
+  private readonly kept = new Map<string, HeartbeatAnswer>();
+  private revision = -1;
+
+  constructor(private readonly store: Store, private readonly limit = ANSWER_CACHE_LIMIT) {}
+
+  /** The answer for a (lower-case) device id, or undefined for an unknown device. */
+  get(deviceId: string): HeartbeatAnswer | undefined {
+    const revision = this.store.revision();
+    if (revision !== this.revision) {
+      this.kept.clear();
+      this.revision = revision;
+    } else {
+      const kept = this.kept.get(deviceId);
+      if (kept) return kept;
+    }
+    const view = this.store.devices.heartbeatView(deviceId);
+    if (!view) return undefined;
+    const answer = { suspended: view.suspended, body: renderHeartbeatAnswer(deviceId, view) };
+    // Oldest first out: Map keeps insertion order.
+    if (this.kept.size >= this.limit) this.kept.delete(this.kept.keys().next().value as string);
+    this.kept.set(deviceId, answer);
+    return answer;
+  }
+
+  get size(): number { return this.kept.size; }
+}
