@@ -26,16 +26,25 @@ export interface Route {
 
 export interface Match { route: Route; params: Record<string, string> }
 
-// Patterns are split once per route table, not on every request.
-const compiled = new WeakMap<readonly Route[], string[][]>();
+// Per route table, once: each pattern split into segments, and the matches of the literal
+// paths (no `:name` segment) by "METHOD /path", so that a request naming one exactly (the
+// device heartbeat, for one) skips the segment walk with the same result.
+interface Compiled { parts: string[][]; exact: Map<string, Match> }
+const compiled = new WeakMap<readonly Route[], Compiled>();
 
-function partsOf(routes: readonly Route[]): string[][] {
-  let parts = compiled.get(routes);
-  if (!parts) {
-    parts = routes.map((r) => r.path.split('/').filter(Boolean));
-    compiled.set(routes, parts);
+function compile(routes: readonly Route[]): Compiled {
+  let c = compiled.get(routes);
+  if (!c) {
+    c = { parts: routes.map((r) => r.path.split('/').filter(Boolean)), exact: new Map() };
+    compiled.set(routes, c);
+    for (const r of routes) {
+      if (r.path.includes(':') || r.path.includes('%')) continue;
+      for (const method of r.method === 'GET' ? ['GET', 'HEAD'] : [r.method]) {
+        c.exact.set(`${method} ${r.path}`, walkRoutes(routes, c.parts, method, r.path.split('/').filter(Boolean)));
+      }
+    }
   }
-  return parts;
+  return c;
 }
 
 function matchPath(parts: string[], segments: string[]): Record<string, string> | null {
@@ -48,15 +57,8 @@ function matchPath(parts: string[], segments: string[]): Record<string, string> 
   return params;
 }
 
-export function findRoute(routes: readonly Route[], method: string, pathname: string): Match {
-  let segments: string[];
-  try {
-    segments = pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
-  } catch {
-    throw createError(404, 'not found');
-  }
+function walkRoutes(routes: readonly Route[], parts: string[][], method: string, segments: string[]): Match {
   const allowed = new Set<string>();
-  const parts = partsOf(routes);
   for (let i = 0; i < routes.length; i++) {
     const route = routes[i];
     const params = matchPath(parts[i], segments);
@@ -66,4 +68,18 @@ export function findRoute(routes: readonly Route[], method: string, pathname: st
   }
   if (allowed.size === 0) throw createError(404, 'not found');
   throw createError(405, 'method not allowed', { headers: { Allow: [...allowed].sort().join(', ') } });
+}
+
+export function findRoute(routes: readonly Route[], method: string, pathname: string): Match {
+  const c = compile(routes);
+  const exact = c.exact.get(`${method} ${pathname}`);
+  // A fresh (empty) params object, not the stored one: handlers own what they are handed.
+  if (exact) return { route: exact.route, params: {} };
+  let segments: string[];
+  try {
+    segments = pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
+  } catch {
+    throw createError(404, 'not found');
+  }
+  return walkRoutes(routes, c.parts, method, segments);
 }
