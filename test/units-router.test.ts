@@ -42,4 +42,21 @@ t('splits a request target into path and query', () => {
   assert.is(splitTarget('/healthz').pathname, '/healthz');
 });
 
+t('a literal path found by its map entry gives what the segment walk gives, earlier routes first', () => {
+  const shadowing: Route[] = [
+    { method: 'POST', path: '/api/v1/:name', auth: 'none', handler: h },
+    { method: 'POST', path: '/api/v1/heartbeat', auth: 'none', handler: h },
+    { method: 'GET', path: '/api/v1/heartbeat', auth: 'none', handler: h },
+  ];
+  const exact = findRoute(shadowing, 'POST', '/api/v1/heartbeat');
+  assert.is(exact.route, shadowing[0], 'the earlier parameter route wins, as in the walk');
+  assert.equal(exact.params, { name: 'heartbeat' });
+  assert.equal(findRoute(shadowing, 'POST', '/api/v1/heartbeat/'), exact, 'the walk agrees');
+  assert.is(findRoute(shadowing, 'HEAD', '/api/v1/heartbeat').route, shadowing[2]);
+  const literal = findRoute(routes, 'GET', '/api/servers');
+  literal.params.x = 'changed';
+  assert.equal(findRoute(routes, 'GET', '/api/servers').params, {}, 'a handler cannot change the next request\'s params');
+  assert.throws(() => findRoute(routes, 'DELETE', '/api/servers'), (e: { status: number }) => e.status === 405);
+});
+
 t.run();

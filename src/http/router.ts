@@ -73,8 +73,8 @@ function walkRoutes(routes: readonly Route[], parts: string[][], method: string,
 export function findRoute(routes: readonly Route[], method: string, pathname: string): Match {
   const c = compile(routes);
   const exact = c.exact.get(`${method} ${pathname}`);
-  // A fresh (empty) params object, not the stored one: handlers own what they are handed.
-  if (exact) return { route: exact.route, params: {} };
+  // A copy of the stored params: handlers own what they are handed.
+  if (exact) return { route: exact.route, params: { ...exact.params } };
   let segments: string[];
   try {
     segments = pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
