@@ -16,6 +16,8 @@ export interface Config {
   serverSalt: string | null;
   kernel: KernelMode;
   usageIntervalS: number;
+  /** Heartbeat answers kept in memory at most (0: none kept). */
+  heartbeatCache: number;
   logLevel: LogLevel;
 }
 
@@ -46,6 +48,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^\d+$/.test(interval) || Number(interval) < 1 || Number(interval) > 86400) {
     throw new ConfigError(`WGCP_USAGE_INTERVAL_S must be a whole number of seconds from 1 to 86400, got "${interval}"`);
   }
+  const cache = nonEmpty(env, 'WGCP_HEARTBEAT_CACHE') ?? '10000';
+  if (!/^\d+$/.test(cache) || Number(cache) > 10_000_000) {
+    throw new ConfigError(`WGCP_HEARTBEAT_CACHE must be a whole number of devices from 0 to 10000000, got "${cache}"`);
+  }
   const tlsCert = nonEmpty(env, 'WGCP_TLS_CERT');
   const tlsKey = nonEmpty(env, 'WGCP_TLS_KEY');
   if ((tlsCert === null) !== (tlsKey === null)) {
@@ -66,6 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     serverSalt: salt,
     kernel: oneOf('WGCP_KERNEL', nonEmpty(env, 'WGCP_KERNEL') ?? 'auto', ['on', 'off', 'auto'] as const),
     usageIntervalS: Number(interval),
+    heartbeatCache: Number(cache),
     logLevel: oneOf('WGCP_LOG_LEVEL', nonEmpty(env, 'WGCP_LOG_LEVEL') ?? 'info', ['error', 'warn', 'info', 'debug'] as const),
   };
 }

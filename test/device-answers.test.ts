@@ -34,7 +34,7 @@ t('the store revision moves with an admin change and stays with stored heartbeat
 
 t('an answer is kept while nothing changes and made again after a change', async () => {
   const id = await newDevice('ans-kept');
-  const answers = new HeartbeatAnswers(store());
+  const answers = new HeartbeatAnswers(store(), 10);
   const first = answers.get(id)!;
   assert.is(answers.get(id), first, 'the same kept object');
   assert.equal(first, { suspended: false, body: renderHeartbeatAnswer(id, store().devices.heartbeatView(id)!) });
@@ -56,6 +56,9 @@ t('at most the limit is kept; the oldest goes first', async () => {
   assert.is(answers.get(ids[1]), b, 'b is still kept');
   assert.is.not(answers.get(ids[0]), a, 'a was let go and made again');
   assert.equal(answers.get(ids[0]), a, 'with the same content');
+  const none = new HeartbeatAnswers(store(), 0);
+  assert.equal(none.get(ids[0]), a, 'a limit of 0 (WGCP_HEARTBEAT_CACHE=0) still answers');
+  assert.is(none.size, 0, 'but keeps nothing');
 });
 
 t('every kind of admin change reaches the next heartbeat answer', async () => {

@@ -15,7 +15,12 @@ const contexts = new WeakMap<App, DeviceContext>();
 export function attachDeviceContext(app: App, salt: string, limit: FailureLimit = DEFAULT_PROVISION_LIMIT): DeviceContext {
   const existing = contexts.get(app);
   if (existing) return existing;
-  const ctx = { salt, limiter: new FailureLimiter(limit, () => app.now().getTime()), heartbeats: new HeartbeatWriter(app.store, app.log), answers: new HeartbeatAnswers(app.store) };
+  const ctx = {
+    salt,
+    limiter: new FailureLimiter(limit, () => app.now().getTime()),
+    heartbeats: new HeartbeatWriter(app.store, app.log),
+    answers: new HeartbeatAnswers(app.store, app.config.heartbeatCache),
+  };
   contexts.set(app, ctx);
   return ctx;
 }

@@ -10,8 +10,6 @@ import { deviceTunnel } from '../api/devices-present';
 /** What a heartbeat needs to decide its answer; body is null when the peer has no stored private key. */
 export interface HeartbeatAnswer { suspended: boolean; body: string | null }
 
-/** Kept answers at most: about 0.6 KiB each, so the default holds 10,000 devices in about 7 MiB. */
-export const ANSWER_CACHE_LIMIT = 10_000;
 
 /** The JSON text of a heartbeat answer (the contract's 200 body). Pure. */
 export function renderHeartbeatAnswer(deviceId: string, view: HeartbeatView): string | null {
@@ -29,7 +27,8 @@ export class HeartbeatAnswers {
   private readonly kept = new Map<string, HeartbeatAnswer>();
   private revision = -1;
 
-  constructor(private readonly store: Store, private readonly limit = ANSWER_CACHE_LIMIT) {}
+  /** limit: answers kept at most (WGCP_HEARTBEAT_CACHE); 0 keeps none. */
+  constructor(private readonly store: Store, private readonly limit: number) {}
 
   /** The answer for a (lower-case) device id, or undefined for an unknown device. */
   get(deviceId: string): HeartbeatAnswer | undefined {
@@ -44,6 +43,7 @@ export class HeartbeatAnswers {
     const view = this.store.devices.heartbeatView(deviceId);
     if (!view) return undefined;
     const answer = { suspended: view.suspended, body: renderHeartbeatAnswer(deviceId, view) };
+    if (this.limit === 0) return answer;
     // Oldest first out: Map keeps insertion order.
     if (this.kept.size >= this.limit) this.kept.delete(this.kept.keys().next().value as string);
     this.kept.set(deviceId, answer);
