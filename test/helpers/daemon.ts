@@ -16,8 +16,15 @@ export interface TestDaemon {
   stop(): Promise<void>;
 }
 
+// Folders made here outlive a daemon's stop (suites restart daemons on them) and go when
+// the test process exits.
+const made: string[] = [];
+process.once('exit', () => { for (const dir of made) fs.rmSync(dir, { recursive: true, force: true }); });
+
 export function tempDir(prefix = 'wgcp-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  made.push(dir);
+  return dir;
 }
 
 export async function startTestDaemon(opts: { dataDir?: string; env?: Record<string, string>; options?: DaemonOptions } = {}): Promise<TestDaemon> {
