@@ -1,7 +1,7 @@
 // A fresh Debian root (packaging/ci/debian-root.sh, cached debootstrap) booted with its own
 // systemd as PID 1 under systemd-nspawn, in a private network namespace (loopback only),
 // so that the packages are installed, started, upgraded and purged as on a real machine.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,8 +45,14 @@ export class Container {
     const log = fs.openSync(logFile, 'w');
     // The machine id is made at first boot, as on a new machine.
     fs.rmSync(path.join(root, 'etc', 'machine-id'), { force: true });
+    // The TUN device as a Debian host has it (udev makes it 0666: wgcpd opens it as its own
+    // user), from a node of our own: some hosts keep /dev/net/tun at 0600, and the host's
+    // node is not ours to change.
+    const tun = `${root}.tun`;
+    fs.rmSync(tun, { force: true });
+    execFileSync('mknod', ['-m', '0666', tun, 'c', '10', '200']);
     const args = ['-D', root, '--boot', '--register=no', '--keep-unit', '--private-network', '-M', name,
-      '--console=pipe', '--bind=/dev/net/tun', ...Object.entries(binds).map(([h, c]) => `--bind-ro=${h}:${c}`)];
+      '--console=pipe', `--bind=${tun}:/dev/net/tun`, ...Object.entries(binds).map(([h, c]) => `--bind-ro=${h}:${c}`)];
     // This host mounts cgroup v1 controllers; the container's systemd needs the unified tree.
     const nspawn = spawn('systemd-nspawn', args, { stdio: ['ignore', log, log], env: { ...process.env, SYSTEMD_NSPAWN_UNIFIED_HIERARCHY: '1' } });
     fs.closeSync(log);
@@ -108,6 +114,7 @@ export class Container {
     await exited;
     clearTimeout(timer);
     fs.rmSync(this.root, { recursive: true, force: true });
+    fs.rmSync(`${this.root}.tun`, { force: true });
     fs.rmSync(this.logFile, { force: true });
   }
 }
