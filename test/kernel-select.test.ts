@@ -37,11 +37,13 @@ function freePort(): Promise<number> {
 interface Run { code: number | null; output: string }
 
 /** Runs wgcpd until it exits or `untilReady` has seen it serve; then stops it. */
-function runDaemon(env: Record<string, string>, opts: { uid?: number; port?: number; untilReady?: (port: number) => Promise<void> } = {}): Promise<Run> {
+function runDaemon(env: Record<string, string>, opts: { uid?: number; port?: number; untilReady?: (port: number) => Promise<void>; prefix?: string[]; netAdmin?: boolean } = {}): Promise<Run> {
   const dataDir = tempDir('wgcp-select-');
   if (opts.uid !== undefined) fs.chownSync(dataDir, opts.uid, opts.uid);
-  const cmd = opts.uid === undefined ? process.execPath : toolPath('setpriv');
-  const args = opts.uid === undefined ? [MAIN] : [`--reuid=${opts.uid}`, `--regid=${opts.uid}`, '--clear-groups', process.execPath, MAIN];
+  // netAdmin: the other user keeps CAP_NET_ADMIN, as the packaged units give it.
+  const caps = opts.netAdmin ? ['--inh-caps=+net_admin', '--ambient-caps=+net_admin'] : [];
+  const command = opts.uid === undefined ? [process.execPath, MAIN] : [toolPath('setpriv'), `--reuid=${opts.uid}`, `--regid=${opts.uid}`, '--clear-groups', ...caps, process.execPath, MAIN];
+  const [cmd, ...args] = [...(opts.prefix ?? []), ...command];
   const child = spawn(cmd, args, { env: { WGCP_DATA_DIR: dataDir, WGCP_LISTEN: `127.0.0.1:${opts.port ?? 0}`, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
@@ -97,6 +99,32 @@ if (canRunAsRoot('kernel backend selection', ['ip', 'nft', 'wg', 'setpriv'])) {
     const run = await runDaemon({ WGCP_KERNEL: 'on', PATH: process.env.PATH! }, { uid: 65534 });
     assert.is(run.code, 3);
     assert.match(run.output, /nftables cannot be used, missing privileges\?.*Operation not permitted/);
+  });
+
+  const hasWireGuardModule = (): boolean => {
+    try {
+      execFileSync('ip', ['link', 'add', 'dev', 'wgcpselmod', 'type', 'wireguard'], { stdio: 'ignore' });
+      execFileSync('ip', ['link', 'del', 'dev', 'wgcpselmod'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  t('WGCP_KERNEL=on refuses to start when wireguard-go is needed and this user cannot open /dev/net/tun', async () => {
+    if (hasWireGuardModule()) {
+      console.log('  (the kernel has a WireGuard module: /dev/net/tun is not needed, nothing to check)');
+      return;
+    }
+    // A 0600 root-owned TUN node bound over /dev/net/tun in a mount namespace of the daemon's own.
+    const dir = tempDir('wgcp-tun-');
+    madeDirs.push(dir);
+    const node = path.join(dir, 'tun');
+    execFileSync('mknod', ['-m', '0600', node, 'c', '10', '200']);
+    const prefix = [toolPath('unshare'), '-m', 'sh', '-c', 'mount --bind "$0" /dev/net/tun && exec "$@"', node];
+    const run = await runDaemon({ WGCP_KERNEL: 'on', PATH: process.env.PATH! }, { uid: 65534, netAdmin: true, prefix });
+    assert.is(run.code, 3, run.output);
+    assert.match(run.output, /this user cannot open \/dev\/net\/tun for wireguard-go/);
   });
 
   t('WGCP_KERNEL=auto without the tools runs with the backend off and says why in the log and /healthz', async () => {

@@ -32,5 +32,12 @@ export function probeKernel(): Probe {
     return { ok: false, reason: 'the kernel has no WireGuard module and wireguard-go is not installed' };
   }
   if (!fs.existsSync('/dev/net/tun')) return { ok: false, reason: 'the kernel has no WireGuard module and /dev/net/tun is missing for wireguard-go' };
+  // CAP_NET_ADMIN does not open a 0600 root-owned device for another user: wireguard-go
+  // would fail at the first server instead of here.
+  try {
+    fs.accessSync('/dev/net/tun', fs.constants.R_OK | fs.constants.W_OK);
+  } catch {
+    return { ok: false, reason: 'the kernel has no WireGuard module and this user cannot open /dev/net/tun for wireguard-go (it is 0666 on a usual system)' };
+  }
   return { ok: true, wireguard: 'wireguard-go' };
 }
