@@ -1,19 +1,19 @@
 // The built bundle (dist/wgcp-agent.js) as systemd or procd runs it.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { until } from './helpers/clocks';
 import { DeviceServer } from './helpers/device-server';
+import { tempDir } from './helpers/temp-dir';
 
 const t = suite('agent command line');
 const bundle = path.join(__dirname, '..', '..', 'dist', 'wgcp-agent.js');
 const cli = (...args: string[]) => spawnSync(process.execPath, [bundle, ...args], { encoding: 'utf8', timeout: 20_000 });
 
 function configFile(extra: Record<string, unknown> = {}): { file: string; stateDir: string } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wgcp-agent-cli-'));
+  const dir = tempDir('wgcp-agent-cli-');
   const stateDir = path.join(dir, 'state');
   const file = path.join(dir, 'agent.json');
   fs.writeFileSync(file, JSON.stringify({ server_url: 'http://127.0.0.1:9', token: 'b3a5c1f0-8d2e-4c1a-9f6b-2e7d4a1c0b9e', server_salt: 'salt-salt-salt-salt', hwid: 'board-1', interface: `wgcli${process.pid % 10000}`, state_dir: stateDir, heartbeat_interval_s: 1, ...extra }));

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError, endpointUrl, loadConfigFile, parseConfig } from '../src/config';
+import { tempDir } from './helpers/temp-dir';
 
 const t = suite('agent configuration file');
 const base = { server_url: 'https://vpn.example.com:8443', token: 'b3a5c1f0-8d2e-4c1a-9f6b-2e7d4a1c0b9e', server_salt: 'pepper-pepper-pepper', hwid: 'board-0042' };
-const tmp = () => fs.mkdtempSync(path.join(os.tmpdir(), 'wgcp-agent-config-'));
+const tmp = () => tempDir('wgcp-agent-config-');
 
 t('fills the defaults of DESIGN.md section 5', () => {
   const c = parseConfig(base);

@@ -3,13 +3,13 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { Duplex } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { postJson, RequestError } from '../src/http-client';
 import { ManualClock, until } from './helpers/clocks';
+import { tempDir } from './helpers/temp-dir';
 
 const t = suite('agent HTTP client');
 
@@ -173,7 +173,7 @@ t('ends an answer whose body stalls, with the read timeout', async () => {
 });
 
 t('speaks HTTPS to a server whose certificate the ca_file vouches for, and refuses others', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wgcp-agent-tls-'));
+  const dir = tempDir('wgcp-agent-tls-');
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
     '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem')], { stdio: 'ignore' });
   const cert = fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8');

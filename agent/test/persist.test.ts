@@ -1,14 +1,14 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { initialRecord, type AgentRecord } from '../src/machine';
 import { ensureStateDir, loadRecord, removeLeftovers, saveRecord, STATE_FILE } from '../src/persist';
+import { tempDir } from './helpers/temp-dir';
 
 const t = suite('agent persistent state');
-const dir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'wgcp-agent-persist-'));
+const dir = () => tempDir('wgcp-agent-persist-');
 const sample: AgentRecord = { ...initialRecord(), state: 'HEARTBEAT', sealed_config: 'c2VhbGVk', device_id: 'd', forwards_hash: 'h', last_heartbeat: '2026-11-22T10:00:00.000Z', last_heartbeat_ok: true, tunnel_up: true };
 
 t('gives a fresh record when nothing is stored', () => {

@@ -1,6 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -8,6 +7,7 @@ import { PID_FILE } from '../src/lock';
 import { initialRecord, type AgentRecord } from '../src/machine';
 import { saveRecord, STATE_FILE } from '../src/persist';
 import { statusReport } from '../src/status';
+import { tempDir } from './helpers/temp-dir';
 
 const t = suite('agent status report');
 const connected: AgentRecord = { ...initialRecord(), state: 'HEARTBEAT', sealed_config: 'c2VhbGVk', device_id: 'dev-1', forwards_hash: 'h', last_heartbeat: '2026-11-22T10:00:00.000Z', last_heartbeat_ok: true, tunnel_up: true };
@@ -19,7 +19,7 @@ t.before(() => {
 });
 t.after(() => { fakeAgent.kill('SIGKILL'); });
 
-const dir = () => fs.mkdtempSync(path.join(os.tmpdir(), 'wgcp-agent-status-'));
+const dir = () => tempDir('wgcp-agent-status-');
 const setTime = (file: string, ms: number) => fs.utimesSync(file, ms / 1000, ms / 1000);
 
 t('shows exactly state, display, device_id and last_heartbeat', () => {

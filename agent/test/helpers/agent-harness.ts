@@ -1,7 +1,6 @@
 // Runs the agent in this process against a DeviceServer, with a tunnel that records what
 // it was asked to run (the real tunnel is tested in tunnel.test.ts and the root e2e suites).
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Agent } from '../../src/agent';
 import { loadConfigFile } from '../../src/config';
@@ -10,6 +9,7 @@ import type { TunnelConfig } from '../../src/payload';
 import type { Tunnel, TunnelStatus } from '../../src/tunnel';
 import { FastClock, until } from './clocks';
 import type { DeviceServer } from './device-server';
+import { tempDir } from './temp-dir';
 
 export class RecordingTunnel implements Tunnel {
   ups: TunnelConfig[] = [];
@@ -38,7 +38,7 @@ export interface Harness {
   writeConfig(extra?: Record<string, unknown>): void;
 }
 
-export function harness(server: DeviceServer, token: string, dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wgcp-agent-run-'))): Harness {
+export function harness(server: DeviceServer, token: string, dir = tempDir('wgcp-agent-run-')): Harness {
   const configFile = path.join(dir, 'agent.json');
   const stateDir = path.join(dir, 'state');
   const base = { server_url: server.url, token, server_salt: server.salt, hwid: 'board-0042', interface: 'wgcpt0', state_dir: stateDir, heartbeat_interval_s: 1 };
