@@ -5,11 +5,10 @@
 import createError, { isHttpError } from 'http-errors';
 import type { App } from '../app';
 import type { Route } from '../http/router';
+import { okJsonText } from '../http/reply';
 import { deviceContext } from './devices-context';
 import { readHeartbeat } from './heartbeat-input';
 import { DEVICE_BODY_LIMIT, sourceAddress } from './provision';
-
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function heartbeatRoute(app: App): Route {
   return {
@@ -26,7 +25,7 @@ export function heartbeatRoute(app: App): Route {
           status: input.status, state: input.state, tunnelUp: input.tunnelUp, lastHandshake: input.lastHandshake,
           seenAt: app.now().toISOString(), source: sourceAddress(ctx.req),
         });
-        return { status: 200, raw: answer.body, type: JSON_TYPE };
+        return okJsonText(answer.body);
       } catch (err) {
         if (isHttpError(err) && err.status < 500) throw err;
         app.log.error('heartbeat failed', { requestId: ctx.requestId, error: err instanceof Error ? err.message : String(err) });

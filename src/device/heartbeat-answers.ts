@@ -10,7 +10,6 @@ import { deviceTunnel } from '../api/devices-present';
 /** What a heartbeat needs to decide its answer; body is null when the peer has no stored private key. */
 export interface HeartbeatAnswer { suspended: boolean; body: string | null }
 
-
 /** The JSON text of a heartbeat answer (the contract's 200 body). Pure. */
 export function renderHeartbeatAnswer(deviceId: string, view: HeartbeatView): string | null {
   const { privateKey } = view;

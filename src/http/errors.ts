@@ -3,6 +3,7 @@
 import type { ServerResponse } from 'node:http';
 import { isHttpError } from 'http-errors';
 import type { Logger } from '../log';
+import { JSON_TYPE } from './reply';
 
 export interface ErrorBody { status: number; body: Record<string, string>; headers: Record<string, string> }
 
@@ -33,6 +34,6 @@ export function sendError(res: ServerResponse, err: unknown, requestId: string, 
     return;
   }
   const text = JSON.stringify(body);
-  res.writeHead(status, { ...headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': requestId });
+  res.writeHead(status, { ...headers, 'Content-Type': JSON_TYPE, 'Content-Length': Buffer.byteLength(text), 'X-Request-Id': requestId });
   res.end(text);
 }

@@ -37,10 +37,11 @@ function compile(routes: readonly Route[]): Compiled {
   if (!c) {
     c = { parts: routes.map((r) => r.path.split('/').filter(Boolean)), exact: new Map() };
     compiled.set(routes, c);
-    for (const r of routes) {
+    for (let i = 0; i < routes.length; i++) {
+      const r = routes[i];
       if (r.path.includes(':') || r.path.includes('%')) continue;
       for (const method of r.method === 'GET' ? ['GET', 'HEAD'] : [r.method]) {
-        c.exact.set(`${method} ${r.path}`, walkRoutes(routes, c.parts, method, r.path.split('/').filter(Boolean)));
+        c.exact.set(`${method} ${r.path}`, walkRoutes(routes, c.parts, method, c.parts[i]));
       }
     }
   }

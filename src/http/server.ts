@@ -6,7 +6,7 @@ import type { Logger } from '../log';
 import { findRoute, type Route, type RequestContext } from './router';
 import { readJsonBody } from './body';
 import { sendError } from './errors';
-import type { Reply } from './reply';
+import { JSON_TYPE, type Reply } from './reply';
 
 export interface HandlerOptions {
   routes: readonly Route[];
@@ -38,7 +38,7 @@ function send(req: IncomingMessage, res: ServerResponse, reply: Reply, requestId
   let payload: Buffer | string | undefined;
   if (reply.json !== undefined) {
     payload = JSON.stringify(reply.json);
-    headers['Content-Type'] = 'application/json; charset=utf-8';
+    headers['Content-Type'] = JSON_TYPE;
   } else if (reply.raw !== undefined) {
     payload = reply.raw;
     headers['Content-Type'] = reply.type ?? 'application/octet-stream';
