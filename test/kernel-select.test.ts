@@ -14,13 +14,9 @@ const MAIN = path.join(__dirname, '../src/main.js');
 
 const toolPath = (tool: string): string => execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
 
-const madeDirs: string[] = [];
-t.after(() => { for (const d of madeDirs) fs.rmSync(d, { recursive: true, force: true }); });
-
 /** A PATH folder holding only the named tools (links to the real ones). */
 function pathWith(tools: string[]): string {
   const dir = tempDir('wgcp-path-');
-  madeDirs.push(dir);
   for (const tool of tools) fs.symlinkSync(toolPath(tool), path.join(dir, tool));
   return dir;
 }
@@ -118,7 +114,6 @@ if (canRunAsRoot('kernel backend selection', ['ip', 'nft', 'wg', 'setpriv'])) {
     }
     // A 0600 root-owned TUN node bound over /dev/net/tun in a mount namespace of the daemon's own.
     const dir = tempDir('wgcp-tun-');
-    madeDirs.push(dir);
     const node = path.join(dir, 'tun');
     execFileSync('mknod', ['-m', '0600', node, 'c', '10', '200']);
     const prefix = [toolPath('unshare'), '-m', 'sh', '-c', 'mount --bind "$0" /dev/net/tun && exec "$@"', node];
