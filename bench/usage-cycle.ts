@@ -53,7 +53,7 @@ function main(): void {
       store.peers.insert({
         serverId: server.id, name: `p${i}`, email: '', ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${(i & 255) + 2}`,
         publicKey: pair.publicKey, privateKey: pair.privateKey, presharedKey: generatePresharedKey(), allowAccess: [],
-        allowInternet: false, enabled: true, disabledReason: '', dataLimitGB: 100, usageBytes: 0, expiresAt: null,
+        allowInternet: false, enabled: true, disabledReasons: [], dataLimitGB: 100, usageBytes: 0, expiresAt: null,
         createdAt: now, updatedAt: now,
       });
     }

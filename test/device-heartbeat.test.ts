@@ -132,7 +132,7 @@ t('suspending takes the peer off, announces deviceSuspended once; reinstating br
   const s = await f.api.put(`/api/devices/${cfg.device_id}`, { suspended: true });
   assert.is(s.json.suspended, true);
   const peer = (await f.api.get(`/api/peers/${s.json.peerID}`)).json;
-  assert.equal([peer.enabled, peer.disabledReason], [false, 'admin']);
+  assert.equal([peer.enabled, peer.disabledReason], [false, 'suspended']);
   assert.is((await f.api.put(`/api/devices/${cfg.device_id}`, { suspended: true })).status, 200);
   const suspendedEvents = events.filter((e) => e.event === 'deviceSuspended');
   assert.is(suspendedEvents.length, 1, 'only the change is announced');

@@ -9,7 +9,7 @@ const server = fixtureServer(1);
 
 t('the syncconf text holds the key, the port and only enabled peers', () => {
   const a = fixturePeer(1, server, 1);
-  const b = fixturePeer(2, server, 2, { enabled: false, disabledReason: 'admin' });
+  const b = fixturePeer(2, server, 2, { enabled: false, disabledReasons: ['admin'] });
   const text = renderInterfaceConf(server, [a, b]);
   assert.ok(text.startsWith(`[Interface]\nPrivateKey = ${server.privateKey}\nListenPort = 51821\n`));
   assert.ok(text.includes(`[Peer]\nPublicKey = ${a.publicKey}\nPresharedKey = ${a.presharedKey}\nAllowedIPs = 10.1.0.2/32\n`));

@@ -10,7 +10,8 @@ import { isUuid } from '../device/identifiers';
 import { forwardsHash } from '../device/forwards-hash';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
 import { readBool, required } from './fields';
-import { deletePeer, mergePeer } from './peers';
+import { deletePeer } from './peers';
+import { hasReason, withReason, withoutReason } from '../ops/disable-reasons';
 import { presentPeer } from './present';
 import { presentDevice } from './devices-present';
 import { deviceContext } from './devices-context';
@@ -66,12 +67,11 @@ export function deviceRoutes(app: App): Route[] {
       async handler(ctx) {
         const device = findDevice(app, ctx.params.id);
         const suspended = required(readBool(await ctx.body(), 'suspended'), 'suspended');
-        // Suspending also takes the peer off the interface; reinstating restores a peer
-        // that was off for an admin reason, never one over its data limit.
+        // Suspension is a reason of its own: reinstating lifts it and nothing else, so a
+        // peer an admin disabled or one over its data limit stays off.
         const server = changePeer(app, device, (before, now) => {
-          if (suspended && before.enabled) return mergePeer(before, { enabled: false }, now);
-          if (!suspended && !before.enabled && before.disabledReason === 'admin') return mergePeer(before, { enabled: true }, now);
-          return before;
+          const next = suspended ? withReason(before, 'suspended') : withoutReason(before, 'suspended');
+          return next.enabled === before.enabled && hasReason(next, 'suspended') === hasReason(before, 'suspended') ? before : { ...next, updatedAt: now };
         }, () => store.devices.setSuspended(device.deviceId, suspended, app.now().toISOString()));
         const shown = showDevice(app, store.devices.get(device.deviceId)!);
         if (suspended && !device.suspended) app.events.publish('deviceSuspended', server.id, { device: shown });

@@ -58,7 +58,8 @@ export const openApiDocument = {
         properties: {
           id: { ...int, readOnly: true }, serverID: { ...int, readOnly: true }, name: str, email: str,
           ip: str, publicKey: str, allowAccess: { type: 'array', items: int }, allowInternet: bool, enabled: bool,
-          disabledReason: { enum: ['', 'admin', 'data_limit'], readOnly: true },
+          disabledReason: { enum: ['', 'admin', 'suspended', 'data_limit'], readOnly: true, description: 'the first of disabledReasons, or ""' },
+          disabledReasons: { type: 'array', items: { enum: ['admin', 'suspended', 'data_limit'] }, readOnly: true, description: 'every reason the peer is off; each is lifted only by its owner' },
           dataLimitGB: { ...int, minimum: 0 }, currentDataUsageBytes: { ...int, readOnly: true },
           expiresAt: { type: ['string', 'null'], format: 'date-time' }, hasPrivateKey: { ...bool, readOnly: true },
           createdAt: { ...ts, readOnly: true }, updatedAt: { ...ts, readOnly: true },

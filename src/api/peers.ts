@@ -9,6 +9,7 @@ import { generateKeyPair, generatePresharedKey } from '../wg/keys';
 import { firstFreeHost, parseCidr } from '../wg/ipv4';
 import { badField, parseId } from './fields';
 import { presentPeer } from './present';
+import { hasReason, withReason, withoutReason } from '../ops/disable-reasons';
 import { findServer } from './servers';
 import { forwardsFollowPeer } from './forwards-follow';
 import { GB, allocatePeerIp, checkAllowAccess, checkPeerIp, checkPeerKey, parsePeerInput, type PeerInput } from './peer-input';
@@ -30,7 +31,7 @@ function readPage(query: URLSearchParams): { limit: number; offset: number } | u
   return { limit: num('limit', 1000, 10_000), offset: num('offset', 0, 1e9) };
 }
 
-/** Applies an update body to a peer: the admin's enabled flag, and lifting a data-limit restriction the new limit no longer holds. */
+/** Applies an update body to a peer: the admin's own disable, and lifting a data-limit restriction the new limit no longer holds. */
 export function mergePeer(before: PeerRecord, input: PeerInput, now: string): PeerRecord {
   const next: PeerRecord = {
     ...before,
@@ -47,17 +48,10 @@ export function mergePeer(before: PeerRecord, input: PeerInput, now: string): Pe
     next.publicKey = input.publicKey;
     next.privateKey = null;
   }
-  if (input.enabled === false) {
-    next.enabled = false;
-    next.disabledReason = before.enabled ? 'admin' : before.disabledReason;
-  } else if (input.enabled === true) {
-    next.enabled = true;
-    next.disabledReason = '';
-  } else if (before.disabledReason === 'data_limit' && (next.dataLimitGB === 0 || next.usageBytes < next.dataLimitGB * GB)) {
-    next.enabled = true;
-    next.disabledReason = '';
-  }
-  return next;
+  // `enabled` is the admin's own decision: it adds or lifts 'admin' and no other reason.
+  let out = input.enabled === false ? withReason(next, 'admin') : input.enabled === true ? withoutReason(next, 'admin') : next;
+  if (hasReason(out, 'data_limit') && (out.dataLimitGB === 0 || out.usageBytes < out.dataLimitGB * GB)) out = withoutReason(out, 'data_limit');
+  return out;
 }
 
 export function peerRoutes(app: App): Route[] {
@@ -87,7 +81,7 @@ export function peerRoutes(app: App): Route[] {
           const rec = store.peers.insert({
             serverId: server.id, name: input.name ?? '', email: input.email ?? '', ip,
             publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey: generatePresharedKey(),
-            allowAccess, allowInternet: input.allowInternet ?? false, enabled, disabledReason: enabled ? '' : 'admin',
+            allowAccess, allowInternet: input.allowInternet ?? false, enabled, disabledReasons: enabled ? [] : ['admin'],
             dataLimitGB: input.dataLimitGB ?? 0, usageBytes: 0, expiresAt: input.expiresAt ?? null,
             createdAt: now, updatedAt: now,
           });

@@ -1,5 +1,6 @@
 // Records as the API shows them: contract field names, secrets left out or masked.
 import type { PeerRecord } from '../store/peers';
+import { primaryReason } from '../ops/disable-reasons';
 import type { ServerRecord } from '../store/servers';
 import type { SmtpRecord } from '../store/smtp';
 import type { WebhookRecord } from '../store/webhooks';
@@ -17,7 +18,8 @@ export function presentPeer(p: PeerRecord) {
     allowAccess: p.allowAccess,
     allowInternet: p.allowInternet,
     enabled: p.enabled,
-    disabledReason: p.disabledReason,
+    disabledReason: primaryReason(p.disabledReasons),
+    disabledReasons: p.disabledReasons,
     dataLimitGB: p.dataLimitGB,
     currentDataUsageBytes: p.usageBytes,
     expiresAt: p.expiresAt,

@@ -58,7 +58,7 @@ export function provisionDevice(app: App, token: string, hwid: string): Provisio
       const inserted = store.peers.insert({
         serverId: server.id, name: `device-${hwid}`.slice(0, 64), email: '', ip,
         publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey,
-        allowAccess: [], allowInternet: DEVICE_PEER_INTERNET, enabled: true, disabledReason: '',
+        allowAccess: [], allowInternet: DEVICE_PEER_INTERNET, enabled: true, disabledReasons: [],
         dataLimitGB: 0, usageBytes: 0, expiresAt: null, createdAt: now, updatedAt: now,
       });
       const peer = { ...inserted, privateKey: keys.privateKey };

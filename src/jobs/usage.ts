@@ -4,6 +4,7 @@
 // its kernel change, so one refusal never blocks the others).
 import type { App } from '../app';
 import { presentPeer } from '../api/present';
+import { hasReason, withReason, withoutReason } from '../ops/disable-reasons';
 import type { PeerRecord } from '../store/peers';
 import type { WgcpEvent } from '../events/bus';
 import { isOverLimit, planUsageCycle, type Counters, type UsagePlan } from './usage-delta';
@@ -73,7 +74,7 @@ function eachPeer(app: App, ids: number[], what: string, fn: (id: number) => boo
 export function restrictOverLimit(app: App): number[] {
   return eachPeer(app, app.store.usage.overLimit(), 'restricting a peer over its data limit', (id) => {
     const changed = changePeer(app, id, (p) => (p.enabled && isOverLimit(p.usageBytes, p.dataLimitGB)
-      ? { ...p, enabled: false, disabledReason: 'data_limit', updatedAt: app.now().toISOString() } : null));
+      ? { ...withReason(p, 'data_limit'), updatedAt: app.now().toISOString() } : null));
     if (!changed) return false;
     const server = app.store.servers.get(changed.after.serverId);
     app.log.info('peer restricted: data limit reached', { peerID: id, usageBytes: changed.after.usageBytes, dataLimitGB: changed.after.dataLimitGB });
@@ -85,8 +86,9 @@ export function restrictOverLimit(app: App): number[] {
 /** Peers restricted for a limit they no longer reach (limit raised or removed, usage reset): back on. */
 export function liftRestrictions(app: App): number[] {
   return eachPeer(app, app.store.usage.restrictedForLimit(), 'lifting a data-limit restriction', (id) => {
-    const changed = changePeer(app, id, (p) => (p.disabledReason === 'data_limit' && !isOverLimit(p.usageBytes, p.dataLimitGB)
-      ? { ...p, enabled: true, disabledReason: '', updatedAt: app.now().toISOString() } : null));
+    // Only the limit's own reason is lifted: a peer an admin or a suspension holds stays off.
+    const changed = changePeer(app, id, (p) => (hasReason(p, 'data_limit') && !isOverLimit(p.usageBytes, p.dataLimitGB)
+      ? { ...withoutReason(p, 'data_limit'), updatedAt: app.now().toISOString() } : null));
     if (!changed) return false;
     const server = app.store.servers.get(changed.after.serverId);
     app.events.publish('peerUpdated', changed.after.serverId, { mode: server?.mode, peer: presentPeer(changed.after), change: 'restriction lifted' });

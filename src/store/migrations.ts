@@ -175,4 +175,18 @@ export const MIGRATIONS: readonly string[] = [
     UPDATE job_state SET value = CAST(value AS INTEGER) + 1 WHERE name = 'peersVersion';
   END;
   `,
+  // Safety (issue 11): why a peer is off becomes a set, so lifting one decision never lifts
+  // another. A suspended device's peer was marked 'admin' before: it becomes 'suspended'.
+  // The old single column stays (its CHECK forbids new values) and is no longer read.
+  // Links made before wgcp marked its own links are adopted once, by name (linkOwnership).
+  `
+  ALTER TABLE peers ADD COLUMN disabled_reasons TEXT NOT NULL DEFAULT '';
+  UPDATE peers SET disabled_reasons = CASE
+    WHEN disabled_reason = 'admin' AND id IN (SELECT peer_id FROM devices WHERE suspended = 1) THEN 'suspended'
+    WHEN disabled_reason IN ('admin', 'data_limit') THEN disabled_reason
+    ELSE 'admin' END
+  WHERE enabled = 0;
+  UPDATE peers SET disabled_reason = '';
+  INSERT INTO job_state (name, value) SELECT 'adoptUnmarkedLinks', '1' WHERE EXISTS (SELECT 1 FROM servers);
+  `,
 ];

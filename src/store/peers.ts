@@ -2,7 +2,9 @@
 // allowAccess ids so that callers never see one without the other.
 import type { DB } from './db';
 
-export type DisabledReason = '' | 'admin' | 'data_limit';
+/** Why a peer is off; the order is the canonical one (the first is shown as `disabledReason`). */
+export const DISABLE_REASONS = ['admin', 'suspended', 'data_limit'] as const;
+export type DisableReason = typeof DISABLE_REASONS[number];
 
 export interface PeerRecord {
   id: number;
@@ -15,8 +17,9 @@ export interface PeerRecord {
   presharedKey: string;
   allowAccess: number[];
   allowInternet: boolean;
+  /** True exactly when disabledReasons is empty. */
   enabled: boolean;
-  disabledReason: DisabledReason;
+  disabledReasons: DisableReason[];
   dataLimitGB: number;
   usageBytes: number;
   expiresAt: string | null;
@@ -27,15 +30,17 @@ export interface PeerRecord {
 export type NewPeer = Omit<PeerRecord, 'id'>;
 
 const COLUMNS = `id, server_id AS serverId, name, email, ip, public_key AS publicKey, private_key AS privateKey,
-  preshared_key AS presharedKey, allow_internet AS allowInternet, enabled, disabled_reason AS disabledReason,
+  preshared_key AS presharedKey, allow_internet AS allowInternet, enabled, disabled_reasons AS disabledReasons,
   data_limit_gb AS dataLimitGB, usage_bytes AS usageBytes, expires_at AS expiresAt,
   created_at AS createdAt, updated_at AS updatedAt`;
 
-type Row = Omit<PeerRecord, 'allowAccess' | 'allowInternet' | 'enabled'> & { allowInternet: number; enabled: number };
+type Row = Omit<PeerRecord, 'allowAccess' | 'allowInternet' | 'enabled' | 'disabledReasons'> & { allowInternet: number; enabled: number; disabledReasons: string };
 
+/** `enabled` is stored beside the reasons (indexes and triggers read it) and always follows them. */
 function toColumns(p: Omit<PeerRecord, 'allowAccess'> | NewPeer) {
-  const { allowAccess: _ignored, ...rest } = p as PeerRecord;
-  return { ...rest, allowInternet: p.allowInternet ? 1 : 0, enabled: p.enabled ? 1 : 0 };
+  const { allowAccess: _ignored, disabledReasons, ...rest } = p as PeerRecord;
+  const reasons = DISABLE_REASONS.filter((r) => disabledReasons.includes(r));
+  return { ...rest, allowInternet: p.allowInternet ? 1 : 0, enabled: reasons.length === 0 ? 1 : 0, disabledReasons: reasons.join(',') };
 }
 
 export class PeerTable {
@@ -63,12 +68,12 @@ export class PeerTable {
     this.accessOfServer = db.prepare(`SELECT a.peer_id AS p, a.target_id AS t FROM peer_access a
       JOIN peers ON peers.id = a.peer_id WHERE peers.server_id = ? ORDER BY a.peer_id, a.target_id`);
     this.insertStmt = db.prepare(`INSERT INTO peers (server_id, name, email, ip, public_key, private_key, preshared_key,
-      allow_internet, enabled, disabled_reason, data_limit_gb, usage_bytes, expires_at, created_at, updated_at)
+      allow_internet, enabled, disabled_reasons, data_limit_gb, usage_bytes, expires_at, created_at, updated_at)
       VALUES (@serverId, @name, @email, @ip, @publicKey, @privateKey, @presharedKey, @allowInternet, @enabled,
-      @disabledReason, @dataLimitGB, @usageBytes, @expiresAt, @createdAt, @updatedAt)`);
+      @disabledReasons, @dataLimitGB, @usageBytes, @expiresAt, @createdAt, @updatedAt)`);
     this.updateStmt = db.prepare(`UPDATE peers SET name = @name, email = @email, ip = @ip, public_key = @publicKey,
       private_key = @privateKey, preshared_key = @presharedKey, allow_internet = @allowInternet, enabled = @enabled,
-      disabled_reason = @disabledReason, data_limit_gb = @dataLimitGB, usage_bytes = @usageBytes,
+      disabled_reasons = @disabledReasons, data_limit_gb = @dataLimitGB, usage_bytes = @usageBytes,
       expires_at = @expiresAt, updated_at = @updatedAt WHERE id = @id`);
     this.deleteStmt = db.prepare('DELETE FROM peers WHERE id = ?');
     this.clearAccess = db.prepare('DELETE FROM peer_access WHERE peer_id = ?');
@@ -126,6 +131,11 @@ export class PeerTable {
   }
 }
 
+export function parseReasons(text: string): DisableReason[] {
+  const listed = text.split(',');
+  return DISABLE_REASONS.filter((r) => listed.includes(r));
+}
+
 function fromRow(row: Row, allowAccess: number[]): PeerRecord {
-  return { ...row, allowAccess, allowInternet: row.allowInternet === 1, enabled: row.enabled === 1 };
+  return { ...row, allowAccess, allowInternet: row.allowInternet === 1, enabled: row.enabled === 1, disabledReasons: parseReasons(row.disabledReasons) };
 }

@@ -2,6 +2,7 @@
 // restarts), the usage increments, the queries the limit/expiry/reset jobs run, and small
 // named job state such as the current usage month.
 import type { DB } from './db';
+import { parseReasons } from './peers';
 
 export interface Baseline {
   publicKey: string;
@@ -22,6 +23,7 @@ export interface UsageRow {
   usageBytes: number;
   dataLimitGB: number;
   enabled: boolean;
+  /** The first of the peer's disable reasons, or "". */
   disabledReason: string;
   latestHandshake: number;
 }
@@ -57,9 +59,9 @@ export class UsageTable {
       AND usage_bytes >= data_limit_gb * 1073741824 ORDER BY id`).pluck();
     this.expiredStmt = db.prepare(`SELECT id FROM peers WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY id`).pluck();
     this.zeroUsageStmt = db.prepare('UPDATE peers SET usage_bytes = 0 WHERE usage_bytes <> 0');
-    this.restrictedStmt = db.prepare(`SELECT id FROM peers WHERE disabled_reason = 'data_limit' ORDER BY id`).pluck();
+    this.restrictedStmt = db.prepare(`SELECT id FROM peers WHERE instr(',' || disabled_reasons || ',', ',data_limit,') > 0 ORDER BY id`).pluck();
     this.snapshotStmt = db.prepare(`SELECT p.id, p.server_id AS serverId, p.usage_bytes AS usageBytes,
-      p.data_limit_gb AS dataLimitGB, p.enabled, p.disabled_reason AS disabledReason,
+      p.data_limit_gb AS dataLimitGB, p.enabled, p.disabled_reasons AS disabledReasons,
       COALESCE(c.latest_handshake, 0) AS latestHandshake
       FROM peers p LEFT JOIN usage_counters c ON c.peer_id = p.id ORDER BY p.id`);
     this.stateGet = db.prepare('SELECT value FROM job_state WHERE name = ?').pluck();
@@ -118,7 +120,8 @@ export class UsageTable {
   restrictedForLimit(): number[] { return this.restrictedStmt.all() as number[]; }
 
   snapshot(): UsageRow[] {
-    return (this.snapshotStmt.all() as (Omit<UsageRow, 'enabled'> & { enabled: number })[]).map((r) => ({ ...r, enabled: r.enabled === 1 }));
+    type Raw = Omit<UsageRow, 'enabled' | 'disabledReason'> & { enabled: number; disabledReasons: string };
+    return (this.snapshotStmt.all() as Raw[]).map(({ disabledReasons, ...r }) => ({ ...r, enabled: r.enabled === 1, disabledReason: parseReasons(disabledReasons)[0] ?? '' }));
   }
 
   getState(name: string): string | null { return (this.stateGet.get(name) as string | undefined) ?? null; }

@@ -23,6 +23,6 @@ export function fixturePeer(id: number, server: ServerRecord, n: number, over: P
   return {
     id, serverId: server.id, name: `p${id}`, email: '', ip: formatIpv4(base + 1 + n), publicKey: keys.publicKey,
     privateKey: keys.privateKey, presharedKey: generatePresharedKey(), allowAccess: [], allowInternet: false, enabled: true,
-    disabledReason: '', dataLimitGB: 0, usageBytes: 0, expiresAt: null, createdAt: T, updatedAt: T, ...over,
+    disabledReasons: [], dataLimitGB: 0, usageBytes: 0, expiresAt: null, createdAt: T, updatedAt: T, ...over,
   };
 }
