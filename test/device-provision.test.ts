@@ -242,20 +242,30 @@ function provisionFrom(localAddress: string, url: string, body: unknown): Promis
   });
 }
 
-rl('after 3 failures the address gets 429 with {"error"} and Retry-After, even with a good token; other addresses are not affected; the window ends', async () => {
-  const good = await g.newToken();
+rl('after 3 failures a further failure from that address gets 429 with {"error"} and Retry-After; other addresses are not affected; the window ends', async () => {
   for (let i = 0; i < 3; i++) assert.is((await provisionFrom('127.0.0.1', g.d.url, { token: 'bad', hwid: 'h' })).status, 400);
-  const blocked = await provisionFrom('127.0.0.1', g.d.url, { token: good, hwid: 'h' });
-  assert.is(blocked.status, 429);
+  const blocked = await provisionFrom('127.0.0.1', g.d.url, { token: '8f7e6d5c-4b3a-4291-8a7b-6c5d4e3f2a1b', hwid: 'h' });
+  assert.is(blocked.status, 429, 'an unknown token from a blocked address: 429, not its 403');
   assert.equal(Object.keys(blocked.json), ['error']);
   assert.is(blocked.retryAfter, '60');
   assert.is((await provisionFrom('127.0.0.2', g.d.url, { token: 'bad', hwid: 'h' })).status, 400, 'another source address still gets its own answer');
   clock += 60_000;
-  assert.is((await provisionFrom('127.0.0.1', g.d.url, { token: good, hwid: 'h' })).status, 200, 'the window has ended');
+  assert.is((await provisionFrom('127.0.0.1', g.d.url, { token: 'bad', hwid: 'h' })).status, 400, 'the window has ended');
 });
 
 rl('successful provisionings do not count against the address', async () => {
   for (let i = 0; i < 5; i++) assert.is((await provisionFrom('127.0.0.3', g.d.url, { token: await g.newToken(), hwid: `ok-${i}` })).status, 200);
+});
+
+rl('behind one NAT a good token still provisions from a blocked address, and that success clears the count', async () => {
+  // One device behind the router's NAT fails three times; another behind the same address has a good token.
+  for (let i = 0; i < 3; i++) assert.is((await provisionFrom('127.0.0.4', g.d.url, { token: 'bad', hwid: 'h' })).status, 400);
+  assert.is((await provisionFrom('127.0.0.4', g.d.url, { token: 'bad', hwid: 'h' })).status, 429, 'failures from a blocked address get 429');
+  const ok = await provisionFrom('127.0.0.4', g.d.url, { token: await g.newToken(), hwid: 'nat-neighbour' });
+  assert.is(ok.status, 200, 'the neighbour with a good token is not locked out');
+  const after = await provisionFrom('127.0.0.4', g.d.url, { token: 'bad', hwid: 'h' });
+  assert.is(after.status, 400, 'the success cleared the count: a failure gets its own answer again, not 429');
+  assert.equal(after.json, { error: 'invalid token format' });
 });
 
 rl.run();

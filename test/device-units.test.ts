@@ -77,6 +77,16 @@ t('limiter: blocks at the limit until the window ends, per address, and forgets 
   assert.is(l.blockedFor('z'), 10);
 });
 
+t('limiter: a success clears its address at once, and only that one', () => {
+  const l = new FailureLimiter({ failures: 2, windowMs: 10_000 }, () => 0);
+  for (const a of ['nat', 'other']) { l.recordFailure(a); l.recordFailure(a); }
+  l.recordSuccess('nat');
+  assert.is(l.blockedFor('nat'), 0);
+  l.recordFailure('nat');
+  assert.is(l.blockedFor('nat'), 0, 'counting starts over from zero');
+  assert.is(l.blockedFor('other'), 10);
+});
+
 t('limiter key: IPv4 as it is, IPv6 by its /64 whatever the spelling', () => {
   assert.is(limiterKey('192.0.2.7'), '192.0.2.7');
   assert.is(limiterKey('2001:db8:0:1::5'), '2001:db8:0:1::/64');

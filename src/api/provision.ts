@@ -1,6 +1,7 @@
 // POST /api/v1/provision: a one-time token and a hardware id in, the device's tunnel
 // configuration out, encrypted for that hwid. Failed attempts count against the source
-// address; past the limit the address gets 429 until its window ends.
+// address; past the limit its failures get 429 until the window ends. A good token still
+// provisions from a blocked address (a whole NAT shares it) and clears the count.
 import createError, { isHttpError } from 'http-errors';
 import type { IncomingMessage } from 'node:http';
 import type { App } from '../app';
@@ -28,22 +29,22 @@ export function provisionRoute(app: App): Route {
       const { salt, limiter } = deviceContext(app);
       const source = sourceAddress(ctx.req);
       const counted = limiterKey(source);
-      const wait = limiter.blockedFor(counted);
-      if (wait > 0) {
-        throw createError(429, 'too many failed provisioning attempts; try again later', { headers: { 'Retry-After': String(wait) } });
-      }
       let done;
       try {
         const { token, hwid } = readProvisionBody(await ctx.body());
         done = provisionDevice(app, token, hwid);
       } catch (err) {
         if (isHttpError(err) && err.status < 500) {
+          // A blocked address learns nothing more about why its attempts fail.
+          const wait = limiter.blockedFor(counted);
           limiter.recordFailure(counted);
+          if (wait > 0) throw createError(429, 'too many failed provisioning attempts; try again later', { headers: { 'Retry-After': String(wait) } });
           throw err;
         }
         app.log.error('provisioning failed', { requestId: ctx.requestId, error: err instanceof Error ? err.message : String(err) });
         throw createError(500, 'provisioning failed');
       }
+      limiter.recordSuccess(counted);
       const { server, device, peer, replaced } = done;
       const payload = JSON.stringify({ device_id: device.deviceId, ...deviceTunnel(tunnelSource(server, peer)) });
       const encrypted = encryptPayload(payload, deviceKey(device.hwid, salt));

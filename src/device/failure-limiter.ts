@@ -1,6 +1,8 @@
 // Counts failed provisioning attempts per source address in fixed windows. Once an address
-// has `failures` failures in a window, it is refused (429) until the window ends. Memory
-// is bounded: expired windows are dropped, and past `maxAddresses` the oldest go first.
+// has `failures` failures in a window, its further failures are answered 429 until the
+// window ends. Only failures count, and a success clears its address: many devices share
+// one address behind a NAT, and one broken neighbour must not lock the others out.
+// Memory is bounded: expired windows are dropped, and past `maxAddresses` the oldest go first.
 export interface FailureLimit { failures: number; windowMs: number; maxAddresses?: number }
 
 export const DEFAULT_PROVISION_LIMIT: FailureLimit = { failures: 30, windowMs: 5 * 60_000, maxAddresses: 100_000 };
@@ -24,6 +26,11 @@ export class FailureLimiter {
     if (w) { w.count++; return; }
     this.prune();
     this.windows.set(address, { count: 1, endsAt: this.clock() + this.limit.windowMs });
+  }
+
+  /** A success proves the address is used by someone who holds a good token: its count starts over. */
+  recordSuccess(address: string): void {
+    this.windows.delete(address);
   }
 
   get size(): number { return this.windows.size; }
