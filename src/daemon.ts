@@ -21,6 +21,8 @@ import type { FailureLimit } from './device/failure-limiter';
 import { createDeviceServer } from './device/listener';
 import { loadServerSalt } from './device/server-salt';
 
+const ADOPT_STATE = 'adoptUnmarkedLinks';
+
 export interface DaemonOptions {
   log?: Logger;
   now?: () => Date;
@@ -58,7 +60,11 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
   let kernel: KernelPlane | undefined;
   try {
     kernel = opts.kernel ?? selectKernel(config, log);
-    kernel.reconcile(store.servers.list().map((server) => ({ server, peers: store.peers.listByServer(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) })));
+    // A database from before links were marked adopts its servers' links once, by name.
+    const adoptUnmarked = store.usage.getState(ADOPT_STATE) === '1';
+    kernel.reconcile(store.servers.list().map((server) => ({ server, peers: store.peers.listByServer(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) })), { adoptUnmarked });
+    if (adoptUnmarked && kernel.state === 'on') store.usage.setState(ADOPT_STATE, '0');
+    for (const f of kernel.failures()) log.error('server is down: wgcpd runs without it and retries', { serverID: f.serverId, interface: f.interface, reason: f.reason });
     const app: App = { config, store, kernel, events: new EventBus(log, now), log, now };
     ensureFirstApiKey(store, config, log, now().toISOString());
     const salt = loadServerSalt(config.serverSalt, config.dataDir);

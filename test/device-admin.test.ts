@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import net from 'node:net';
-import type { ForwardChange, KernelPlane, PeerCounters, ServerChange, ServerState, PortForward } from '../src/kernel/plane';
+import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ServerChange, ServerKernelState, ServerState, PortForward } from '../src/kernel/plane';
+import type { ServerFailure } from '../src/kernel/failed-servers';
 import type { WgcpEvent } from '../src/events/bus';
 import { main as cli } from '../src/cli/main';
 import { call, startTestDaemon } from './helpers/daemon';
@@ -18,12 +19,20 @@ class SeamRecorder implements KernelPlane {
   refuse = false;
   reconcile(states: ServerState[]): void { this.reconciled = states; }
   applyServer(c: ServerChange): void { this.servers.push(c); }
-  applyPeer(): void { if (this.refuse) throw new Error('kernel refused the peer'); }
+  applyPeer(c: PeerChange): void {
+    if (this.refuse) throw new Error('kernel refused the peer');
+    // Forwards that move with a peer ride in its change (one kernel change): recorded per forward.
+    const after = new Map((c.forwards?.after ?? []).map((f) => [f.id, f]));
+    for (const f of c.forwards?.before ?? []) this.forwards.push({ server: c.server, before: f, after: after.get(f.id) ?? null });
+  }
   applyForward(c: ForwardChange): void {
     if (this.refuse) throw new Error('kernel refused the forward');
     this.forwards.push(c);
   }
   peerCounters(): Map<string, PeerCounters> { return new Map(); }
+  isForeignLink(): boolean { return false; }
+  serverState(): ServerKernelState { return { state: 'off' }; }
+  failures(): ServerFailure[] { return []; }
   async close(): Promise<void> {}
 }
 

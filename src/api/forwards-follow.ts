@@ -1,15 +1,17 @@
-// Keeps the kernel's forwards in step when the peer behind them changes outside the
-// forwards API: a deleted peer takes its forwards along, a moved peer moves their target.
-// Called inside the caller's transaction, like every kernel apply.
-import type { App } from '../app';
+// A peer's port forwards follow it: a deleted peer takes its forwards along, a moved peer
+// moves their target. The peer's kernel change carries them, so the peer and its forwards
+// apply (and roll back) as one change.
+import type { PortForward } from '../kernel/plane';
+import type { Store } from '../store/store';
 import type { PeerRecord } from '../store/peers';
-import type { ServerRecord } from '../store/servers';
 
-/** Call before deleting `before` (after === null), or after storing its new address. */
-export function forwardsFollowPeer(app: App, server: ServerRecord, before: PeerRecord, after: PeerRecord | null): void {
-  if (after !== null && after.ip === before.ip) return;
-  for (const f of app.store.forwards.kernelForwardsOfPeer(before.id)) {
-    if (after === null) app.kernel.applyForward({ server, before: f, after: null });
-    else app.kernel.applyForward({ server, before: { ...f, targetIp: before.ip }, after: { ...f, targetIp: after.ip } });
-  }
+/** The forwards a change of `before` into `after` (null: a delete) moves; undefined when it moves none. */
+export function forwardsOfPeerChange(store: Store, before: PeerRecord, after: PeerRecord | null): { before: PortForward[]; after: PortForward[] } | undefined {
+  if (after !== null && after.ip === before.ip) return undefined;
+  const held = store.forwards.kernelForwardsOfPeer(before.id);
+  if (held.length === 0) return undefined;
+  return {
+    before: held.map((f) => ({ ...f, targetIp: before.ip })),
+    after: after === null ? [] : held.map((f) => ({ ...f, targetIp: after.ip })),
+  };
 }

@@ -48,6 +48,11 @@ export const openApiDocument = {
           interface: str, address: { ...str, description: 'server tunnel address with prefix, e.g. 10.1.0.1/24' },
           listenPort: { type: 'integer', minimum: 1, maximum: 65535 }, dns: str,
           mtu: { type: ['integer', 'null'], minimum: 1280, maximum: 9000 },
+          kernelState: { enum: ['up', 'failed', 'off'], readOnly: true, description: 'up in the kernel, failed (see kernelFailure; retried), or off (no kernel backend)' },
+          kernelFailure: {
+            type: ['object', 'null'], readOnly: true,
+            properties: { reason: str, since: ts, attempts: int, nextRetryAt: ts },
+          },
           peers: { type: 'array', items: ref('Peer'), readOnly: true },
           webhooks: { type: 'array', items: ref('Webhook'), readOnly: true },
           createdAt: { ...ts, readOnly: true }, updatedAt: { ...ts, readOnly: true },
@@ -145,7 +150,14 @@ export const openApiDocument = {
       MailTo: { type: 'object', properties: { to: { ...str, format: 'email' } } },
       MailSent: { type: 'object', properties: { sent: bool, to: str, messageId: str } },
       Stats: { type: 'object', additionalProperties: int },
-      Health: { type: 'object', properties: { status: str, kernel: { enum: ['on', 'off'] }, version: str, kernelReason: { ...str, description: 'why the kernel backend is off; absent when on' } } },
+      Health: {
+        type: 'object',
+        properties: {
+          status: { enum: ['ok', 'degraded'], description: 'degraded while a server could not be brought up' },
+          kernel: { enum: ['on', 'off'] }, version: str, kernelReason: { ...str, description: 'why the kernel backend is off; absent when on' },
+          failures: { type: 'array', description: 'servers that could not be brought up; absent when none', items: { type: 'object', properties: { serverID: int, interface: str, reason: str, since: ts, attempts: int, nextRetryAt: ts } } },
+        },
+      },
     },
   },
   security: [{ apiKey: [] }, { bearer: [] }],

@@ -11,7 +11,7 @@ import { badField, parseId } from './fields';
 import { presentPeer } from './present';
 import { hasReason, withReason, withoutReason } from '../ops/disable-reasons';
 import { findServer } from './servers';
-import { forwardsFollowPeer } from './forwards-follow';
+import { forwardsOfPeerChange } from './forwards-follow';
 import { GB, allocatePeerIp, checkAllowAccess, checkPeerIp, checkPeerKey, parsePeerInput, type PeerInput } from './peer-input';
 
 export function findPeer(app: App, idText: string): PeerRecord {
@@ -67,10 +67,13 @@ export function peerRoutes(app: App): Route[] {
     {
       method: 'POST', path: '/api/servers/:id/peers', auth: 'control',
       async handler(ctx) {
-        const server = findServer(app, ctx.params.id);
+        const serverId = findServer(app, ctx.params.id).id;
         const input = parsePeerInput(await ctx.body());
         const now = app.now().toISOString();
-        const peer = store.tx(() => {
+        const { server, peer } = store.tx(() => {
+          // Read again here: the server may have changed (a new subnet) while the body arrived.
+          const server = store.servers.get(serverId);
+          if (!server) throw createError(404, 'server not found');
           const ip = input.ip ?? allocatePeerIp(store, server, (used) => firstFreeHost(parseCidr(server.address)!, used));
           checkPeerIp(store, server, ip, null);
           const keys = input.publicKey !== undefined ? { privateKey: null, publicKey: input.publicKey } : generateKeyPair();
@@ -86,7 +89,7 @@ export function peerRoutes(app: App): Route[] {
             createdAt: now, updatedAt: now,
           });
           kernel.applyPeer({ server, before: null, after: rec });
-          return rec;
+          return { server, peer: rec };
         });
         const shown = presentPeer(peer);
         events.publish('peerCreated', server.id, { mode: server.mode, peer: shown });
@@ -115,9 +118,9 @@ export function peerRoutes(app: App): Route[] {
             checkPeerKey(store, server, next.publicKey, before.id);
           }
           if (input.allowAccess !== undefined) checkAllowAccess(store, server, next.allowAccess, before.id);
+          const forwards = forwardsOfPeerChange(store, before, next);
           store.peers.update(next);
-          kernel.applyPeer({ server, before, after: next });
-          forwardsFollowPeer(app, server, before, next);
+          kernel.applyPeer({ server, before, after: next, forwards });
           return { server, after: next };
         });
         const shown = presentPeer(after);
@@ -137,11 +140,15 @@ export function peerRoutes(app: App): Route[] {
 
 /** A delete as every caller does it (API, expiry, device removal): rows, kernel, then the event. */
 export function deletePeer(app: App, peer: PeerRecord): void {
-  const server = app.store.servers.get(peer.serverId)!;
-  app.store.tx(() => {
-    forwardsFollowPeer(app, server, peer, null);
-    app.store.peers.delete(peer.id);
-    app.kernel.applyPeer({ server, before: peer, after: null });
+  const { store } = app;
+  const { server, before } = store.tx(() => {
+    const before = store.peers.get(peer.id);
+    if (!before) throw createError(404, 'peer not found');
+    const server = store.servers.get(before.serverId)!;
+    const forwards = forwardsOfPeerChange(store, before, null);
+    store.peers.delete(before.id);
+    app.kernel.applyPeer({ server, before, after: null, forwards });
+    return { server, before };
   });
-  app.events.publish('peerDeleted', server.id, { mode: server.mode, peer: presentPeer(peer) });
+  app.events.publish('peerDeleted', server.id, { mode: server.mode, peer: presentPeer(before) });
 }

@@ -2,6 +2,7 @@
 import type { PeerRecord } from '../store/peers';
 import { primaryReason } from '../ops/disable-reasons';
 import type { ServerRecord } from '../store/servers';
+import type { ServerKernelState } from '../kernel/plane';
 import type { SmtpRecord } from '../store/smtp';
 import type { WebhookRecord } from '../store/webhooks';
 
@@ -49,7 +50,13 @@ export function presentWebhook(w: WebhookRecord) {
   };
 }
 
-export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: WebhookRecord[]) {
+/** A server's standing in the kernel, as the API shows it. */
+export function presentKernelState(k: ServerKernelState) {
+  if (k.state !== 'failed') return { kernelState: k.state, kernelFailure: null };
+  return { kernelState: k.state, kernelFailure: { reason: k.reason, since: k.since, attempts: k.attempts, nextRetryAt: k.nextRetryAt } };
+}
+
+export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: WebhookRecord[], kernel: ServerKernelState) {
   return {
     id: s.id,
     name: s.name,
@@ -61,6 +68,7 @@ export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: We
     listenPort: s.listenPort,
     dns: s.dns,
     mtu: s.mtu,
+    ...presentKernelState(kernel),
     peers: peers.map(presentPeer),
     webhooks: webhooks.map(presentWebhook),
     createdAt: s.createdAt,

@@ -20,9 +20,21 @@ import { deviceRoutes } from './devices';
 import { forwardRoutes } from './forwards';
 import { regTokenRoutes } from './regtokens';
 
+/** Liveness: 200 while the API serves; `degraded` names the servers the kernel could not bring up. */
+function health(app: App) {
+  const failures = app.kernel.failures().map((f) => ({ serverID: f.serverId, interface: f.interface, reason: f.reason, since: f.since, attempts: f.attempts, nextRetryAt: f.nextRetryAt }));
+  return {
+    status: failures.length ? 'degraded' : 'ok',
+    kernel: app.kernel.state,
+    ...(app.kernel.reason ? { kernelReason: app.kernel.reason } : {}),
+    ...(failures.length ? { failures } : {}),
+    version: VERSION,
+  };
+}
+
 export function controlRoutes(app: App): Route[] {
   return [
-    { method: 'GET', path: '/healthz', auth: 'none', handler: () => ok({ status: 'ok', kernel: app.kernel.state, ...(app.kernel.reason ? { kernelReason: app.kernel.reason } : {}), version: VERSION }) },
+    { method: 'GET', path: '/healthz', auth: 'none', handler: () => ok(health(app)) },
     { method: 'GET', path: '/api/openapi.json', auth: 'control', handler: () => ok(openApiDocument) },
     ...serverRoutes(app),
     ...peerRoutes(app),

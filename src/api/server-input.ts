@@ -92,11 +92,11 @@ export function checkServerConflicts(store: Store, s: Omit<ServerRecord, 'id'> &
   }
 }
 
-/** The default interface name wgcp<id>, or the first free variant when an admin took it. */
-export function defaultInterfaceName(store: Store, id: number): string {
+/** The default interface name wgcp<id>, or the first free variant when a server or a router's own link holds it. */
+export function defaultInterfaceName(store: Store, id: number, heldByRouter: (name: string) => boolean = () => false): string {
   const used = new Set(store.servers.list().map((s) => s.interface));
   for (let i = 0; ; i++) {
     const name = i === 0 ? `wgcp${id}` : `wgcp${id}-${i}`;
-    if (!used.has(name)) return name;
+    if (!used.has(name) && !heldByRouter(name)) return name;
   }
 }

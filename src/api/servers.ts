@@ -8,6 +8,7 @@ import { generateKeyPair } from '../wg/keys';
 import { parseCidr, formatIpv4 } from '../wg/ipv4';
 import { parseId, required } from './fields';
 import { presentServer } from './present';
+import { foreignLinkError } from '../wg/link-owner';
 import { checkServerConflicts, defaultInterfaceName, endpointPort, nextFreeAddress, parseServerInput } from './server-input';
 
 export function findServer(app: App, idText: string): ServerRecord {
@@ -17,7 +18,7 @@ export function findServer(app: App, idText: string): ServerRecord {
 }
 
 export function showServer(app: App, s: ServerRecord) {
-  return presentServer(s, app.store.peers.listByServer(s.id), app.store.webhooks.listByServer(s.id));
+  return presentServer(s, app.store.peers.listByServer(s.id), app.store.webhooks.listByServer(s.id), app.kernel.serverState(s.id));
 }
 
 const serverIp = (address: string): string => formatIpv4(parseCidr(address)!.ip);
@@ -53,9 +54,10 @@ export function serverRoutes(app: App): Route[] {
             updatedAt: now,
           };
           checkServerConflicts(store, draft);
+          if (input.interface !== undefined && kernel.isForeignLink(draft.interface)) throw foreignLinkError(draft.interface);
           const rec = store.servers.insert(draft);
           if (input.interface === undefined) {
-            rec.interface = defaultInterfaceName(store, rec.id);
+            rec.interface = defaultInterfaceName(store, rec.id, (name) => kernel.isForeignLink(name));
             store.servers.update(rec);
           }
           kernel.applyServer({ before: null, after: rec, peers: [], forwards: [] });
@@ -91,6 +93,7 @@ export function serverRoutes(app: App): Route[] {
             updatedAt: app.now().toISOString(),
           };
           checkServerConflicts(store, next);
+          if (next.interface !== current.interface && kernel.isForeignLink(next.interface)) throw foreignLinkError(next.interface);
           store.servers.update(next);
           kernel.applyServer({ before: current, after: next, peers: store.peers.listByServer(next.id), forwards: store.forwards.kernelForwardsOfServer(next.id) });
           return next;

@@ -5,22 +5,19 @@ import type { Logger } from '../log';
 import type { ServerRecord } from '../store/servers';
 import { applyBatch } from '../nft/apply';
 import { diff } from '../nft/diff';
-import { emptyElements } from '../nft/elements';
+import { emptyElements, mergeInto, type PolicyElements } from '../nft/elements';
 import { forwardSlice, fullPolicy, peerSlice, serverSlice } from '../nft/policy';
 import { renderTable } from '../nft/render';
 import { NftSession } from '../nft/session';
 import { parseDump } from '../wg/dump';
-import {
-  configureLink, deleteLink, dumpInterface, listLinks, mtuOf, replaceAddress, setListenPort, setMtu, syncPeers, type LinkDriver,
-} from '../wg/link';
+import { configureLink, dumpInterface, mtuOf, replaceAddress, setListenPort, setMtu, syncPeers, type LinkDriver } from '../wg/link';
+import { deleteOwnLink, foreignLinkError, isForeignLink, linkInfo, listLinks, markOwnLink } from '../wg/link-owner';
 import { peerOps, type PeerOp } from '../wg/uapi-conf';
 import { removeSecretDir, run } from './command';
 import { ServerModel } from './model';
-import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ServerChange, ServerState } from './plane';
+import { FailedServers, type ServerFailure } from './failed-servers';
+import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
 import { runSteps, type Step } from './steps';
-
-/** Interfaces named like the daemon's defaults that no server holds are left-overs to remove. */
-const OWN_NAME = /^wgcp\d+$/;
 
 function runPeerOps(ops: PeerOp[]): void {
   for (const op of ops) run('wg', op.args, { secret: op.secret });
@@ -46,26 +43,50 @@ export class KernelLive implements KernelPlane {
   /** Incremental batches go through one long-lived nft; start-up's whole table through `nft -f`. */
   private readonly nft = new NftSession(30_000, (reason) => this.log.warn('nft -i cannot be used: incremental batches run one nft -f each (slower)', { reason }));
 
+  /** Servers that could not be brought up: left out of the table, retried with back-off. */
+  private readonly failed = new FailedServers((id) => this.retryServer(id));
+
   constructor(private readonly log: Logger, readonly driver: LinkDriver) {}
 
-  reconcile(states: ServerState[]): void {
+  reconcile(states: ServerState[], opts: ReconcileOptions = {}): void {
     const wanted = new Set(states.map((s) => s.server.interface));
     for (const link of listLinks()) {
-      if (OWN_NAME.test(link.name) && !wanted.has(link.name) && (link.kind === 'wireguard' || link.kind === 'tun')) {
-        this.log.info('removing an interface no server holds', { interface: link.name });
-        deleteLink(link.name);
+      if (opts.adoptUnmarked && !link.ours && wanted.has(link.name) && (link.kind === 'wireguard' || link.kind === 'tun')) {
+        this.log.info('adopting an interface made by an earlier wgcp', { interface: link.name });
+        markOwnLink(link.name);
+      } else if (link.ours && !wanted.has(link.name)) {
+        this.log.info('removing an interface of wgcp that no server holds', { interface: link.name });
+        deleteOwnLink(link.name);
       }
     }
     const models = states.map(ServerModel.of);
-    for (const m of models) this.bringUp(m, true);
-    applyBatch(renderTable(fullPolicy(models)));
     this.servers.clear();
-    for (const m of models) this.servers.set(m.server.id, m);
-    this.log.info('kernel reconciled', { servers: models.length, peers: models.reduce((n, m) => n + m.peers.size, 0), wireguard: this.driver.kind });
+    for (const m of models) {
+      this.servers.set(m.server.id, m);
+      try {
+        this.bringUp(m, true);
+      } catch (err) {
+        this.markFailed(m, err);
+      }
+    }
+    applyBatch(renderTable(fullPolicy(models.filter((m) => !this.failed.has(m.server.id)))));
+    this.log.info('kernel reconciled', { servers: models.length, failed: this.failed.list().length, peers: models.reduce((n, m) => n + m.peers.size, 0), wireguard: this.driver.kind });
   }
 
-  applyPeer({ server, before, after }: PeerChange): void {
+  isForeignLink(name: string): boolean { return isForeignLink(name); }
+
+  serverState(serverId: number): ServerKernelState {
+    const failure = this.failed.get(serverId);
+    return failure ? { state: 'failed', ...failure } : { state: 'up' };
+  }
+
+  failures(): ServerFailure[] { return this.failed.list(); }
+
+  applyPeer(change: PeerChange): void {
+    const { server, before, after } = change;
     const model = this.model(server.id);
+    // A failed server holds nothing in the kernel: its model follows, and it all goes in when it comes up.
+    if (this.failed.has(server.id)) return this.followPeer(model, change);
     const id = (after ?? before)!.id;
     const held = model.peers.get(id) ?? null;
     const lookupBefore = (x: number) => model.peers.get(x);
@@ -73,25 +94,42 @@ export class KernelLive implements KernelPlane {
     const sliceBefore = peerSlice(model.server, held, lookupBefore, model.referrersOf(id));
     const sliceAfter = peerSlice(model.server, after, lookupAfter, model.referrersOf(id));
     const ifname = model.server.interface;
+    // The peer's forwards that move with it go in the same nft batch: one change, one undo.
+    const fwBefore = mergeSlices((change.forwards?.before ?? []).map((f) => forwardSlice(model.server, f)));
+    const fwAfter = mergeSlices((change.forwards?.after ?? []).map((f) => forwardSlice(model.server, f)));
+    const was = mergeInto(sliceBefore, fwBefore);
+    const will = mergeInto(sliceAfter, fwAfter);
     const steps: Step[] = [];
-    this.pushBatch(steps, diff(sliceBefore, sliceAfter), diff(sliceAfter, sliceBefore), `peer ${id} filter`);
+    this.pushBatch(steps, diff(was, will), diff(will, was), `peer ${id} filter`);
     const ops = peerOps(ifname, held, after);
     const restore = peerOps(ifname, after, held);
     if (ops.length) steps.push({ what: `peer ${id} on ${ifname}`, run: () => runPeerOpsOrRestore(ops, restore), undo: () => runPeerOps(restore) });
     runSteps(steps, this.log);
+    this.followPeer(model, change);
+  }
+
+  /** The model takes a peer change (and its forwards) that the kernel holds now, or will when the server comes up. */
+  private followPeer(model: ServerModel, { before, after, forwards }: PeerChange): void {
+    const id = (after ?? before)!.id;
+    for (const f of forwards?.before ?? []) model.forwards.delete(f.id);
+    for (const f of forwards?.after ?? []) model.forwards.set(f.id, f);
     if (after) model.putPeer(after); else model.deletePeer(id);
   }
 
   applyServer({ before, after, peers, forwards }: ServerChange): void {
     if (!before && after) return this.createServer(new ServerModel(after, peers, forwards));
-    if (before && !after) return this.deleteServer(this.model(before.id));
-    if (before && after) return this.updateServer(this.model(before.id), after);
+    if (before && !after) return this.failed.has(before.id) ? this.dropFailedServer(this.model(before.id)) : this.deleteServer(this.model(before.id));
+    if (before && after) return this.failed.has(before.id) ? this.updateFailedServer(this.model(before.id), after) : this.updateServer(this.model(before.id), after);
   }
 
   applyForward({ server, before, after }: ForwardChange): void {
     const model = this.model(server.id);
     const id = (after ?? before)!.id;
     const held = model.forwards.get(id) ?? null;
+    if (this.failed.has(server.id)) {
+      if (after) model.forwards.set(id, after); else model.forwards.delete(id);
+      return;
+    }
     const steps: Step[] = [];
     const was = forwardSlice(model.server, held);
     const will = forwardSlice(model.server, after);
@@ -102,6 +140,7 @@ export class KernelLive implements KernelPlane {
 
   peerCounters(server: ServerRecord): Map<string, PeerCounters> {
     const out = new Map<string, PeerCounters>();
+    if (this.failed.has(server.id)) return out;
     for (const p of parseDump(dumpInterface(server.interface)).peers) {
       out.set(p.publicKey, { latestHandshake: p.latestHandshake, rxBytes: p.rxBytes, txBytes: p.txBytes });
     }
@@ -118,6 +157,7 @@ export class KernelLive implements KernelPlane {
   }
 
   async close(): Promise<void> {
+    this.failed.close();
     await this.driver.close();
     await this.nft.close();
     removeSecretDir();
@@ -133,31 +173,72 @@ export class KernelLive implements KernelPlane {
     if (batch) steps.push({ what, run: () => this.nft.apply(batch), undo: () => this.nft.apply(reverse) });
   }
 
-  /** Makes the device if missing, then address, MTU, up, key, port and peers. */
+  /** Makes the device if missing, then address, MTU, up, key, port and peers. Never takes a link wgcp did not make. */
   private bringUp(m: ServerModel, reuse: boolean): void {
     const { server } = m;
-    const existing = reuse ? listLinks().find((l) => l.name === server.interface) : undefined;
-    const usable = existing && (this.driver.kind === 'kernel' ? existing.kind === 'wireguard' : false);
+    const existing = linkInfo(server.interface);
+    if (existing && !existing.ours) throw foreignLinkError(server.interface);
+    const usable = reuse && existing && (this.driver.kind === 'kernel' ? existing.kind === 'wireguard' : false);
     if (!usable) {
-      if (existing) deleteLink(server.interface);
+      if (existing) deleteOwnLink(server.interface);
       this.driver.create(server.interface);
     }
     configureLink(server);
     syncPeers(server, m.peers.values());
   }
 
-  /** A new interface that is removed again if any part of bringing it up fails. */
+  /** A new interface that is removed again if any part of bringing it up fails (only if wgcp made it). */
   private bringUpNew(m: ServerModel): void {
     try {
       this.bringUp(m, false);
     } catch (err) {
-      try { this.driver.remove(m.server.interface); } catch { /* it may never have existed */ }
+      try { if (!isForeignLink(m.server.interface)) this.driver.remove(m.server.interface); } catch { /* it may never have existed */ }
       throw err;
     }
   }
 
+  private markFailed(m: ServerModel, err: unknown): void {
+    const reason = err instanceof Error ? err.message : String(err);
+    this.failed.mark(m.server.id, m.server.interface, reason);
+    const f = this.failed.get(m.server.id)!;
+    this.log.error('server could not be brought up; the others run, and it is tried again', { serverID: m.server.id, interface: m.server.interface, reason, attempt: f.attempts, nextRetryAt: f.nextRetryAt });
+  }
+
+  /** A failed server's next try: its interface, then its elements in the table. */
+  private retryServer(serverId: number): void {
+    const m = this.servers.get(serverId);
+    if (!m || !this.failed.has(serverId)) return;
+    try {
+      this.bringUpNew(m);
+      const slice = serverSlice(m);
+      const empty = emptyElements();
+      runSteps([{ what: `server ${serverId} filter`, run: () => this.nft.apply(diff(empty, slice)) }], this.log);
+      this.failed.clear(serverId);
+      this.log.info('server is up after an earlier failure', { serverID: serverId, interface: m.server.interface });
+    } catch (err) {
+      try { if (!isForeignLink(m.server.interface)) this.driver.remove(m.server.interface); } catch { /* nothing was made */ }
+      this.markFailed(m, err);
+    }
+  }
+
+  /** An update of a failed server is stored, then tried at once: it may be the fix. */
+  private updateFailedServer(old: ServerModel, after: ServerRecord): void {
+    if (isForeignLink(after.interface)) throw foreignLinkError(after.interface);
+    if (old.server.interface !== after.interface && !isForeignLink(old.server.interface)) this.driver.remove(old.server.interface);
+    this.servers.set(after.id, old.withServer(after));
+    this.failed.mark(after.id, after.interface, 'retrying after an update');
+    this.retryServer(after.id);
+  }
+
+  private dropFailedServer(m: ServerModel): void {
+    this.failed.clear(m.server.id);
+    if (!isForeignLink(m.server.interface)) this.driver.remove(m.server.interface);
+    this.servers.delete(m.server.id);
+  }
+
   private createServer(m: ServerModel): void {
     const ifname = m.server.interface;
+    if (isForeignLink(ifname)) throw foreignLinkError(ifname);
     const empty = emptyElements();
     const slice = serverSlice(m);
     const steps: Step[] = [{ what: `interface ${ifname}`, run: () => this.bringUpNew(m), undo: () => this.driver.remove(ifname) }];
@@ -182,6 +263,7 @@ export class KernelLive implements KernelPlane {
     const was = old.server;
     const steps: Step[] = [];
     const renamed = was.interface !== after.interface;
+    if (renamed && isForeignLink(after.interface)) throw foreignLinkError(after.interface);
     if (renamed) {
       // The old interface goes first: the new one takes over its listen port.
       steps.push({ what: `interface ${was.interface}`, run: () => this.driver.remove(was.interface), undo: () => this.bringUpNew(old) });
@@ -206,3 +288,7 @@ export class KernelLive implements KernelPlane {
   }
 }
 
+
+function mergeSlices(slices: PolicyElements[]): PolicyElements {
+  return slices.reduce((into, more) => mergeInto(into, more), emptyElements());
+}

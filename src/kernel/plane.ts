@@ -3,11 +3,14 @@
 // what the kernel refused.
 import type { PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
+import type { ServerFailure } from './failed-servers';
 
 export interface PeerChange {
   server: ServerRecord;
   before: PeerRecord | null;
   after: PeerRecord | null;
+  /** The peer's port forwards before and after, when the change moves them (a new address, a delete): one kernel change with the peer's. */
+  forwards?: { before: PortForward[]; after: PortForward[] };
 }
 
 export interface ServerChange {
@@ -46,12 +49,25 @@ export interface PeerCounters {
   txBytes: number;
 }
 
+export interface ReconcileOptions {
+  /** Links named as a server's interface but not marked (made by a wgcp before marks) are adopted once. */
+  adoptUnmarked?: boolean;
+}
+
+/** How a server stands in the kernel: up, failed (with why, retried), or off (no kernel backend). */
+export type ServerKernelState = { state: 'up' } | { state: 'off' } | ({ state: 'failed' } & ServerFailure);
+
 export interface KernelPlane {
   readonly state: 'on' | 'off';
   /** Why the backend is off (shown in /healthz); absent when it is on. */
   readonly reason?: string;
-  /** Start-up: make the kernel hold exactly this state. */
-  reconcile(servers: ServerState[]): void;
+  /** Start-up: make the kernel hold exactly this state; a server that fails is marked failed, not fatal. */
+  reconcile(servers: ServerState[], opts?: ReconcileOptions): void;
+  /** True when a link of this name exists on the router and wgcp did not make it. */
+  isForeignLink(name: string): boolean;
+  serverState(serverId: number): ServerKernelState;
+  /** Servers that could not be brought up, with the reason. */
+  failures(): ServerFailure[];
   applyServer(change: ServerChange): void;
   applyPeer(change: PeerChange): void;
   applyForward(change: ForwardChange): void;
@@ -65,6 +81,9 @@ export class KernelOff implements KernelPlane {
   readonly state = 'off' as const;
   constructor(readonly reason = 'the kernel backend is off') {}
   reconcile(): void {}
+  isForeignLink(): boolean { return false; }
+  serverState(): ServerKernelState { return { state: 'off' }; }
+  failures(): ServerFailure[] { return []; }
   applyServer(): void {}
   applyPeer(): void {}
   applyForward(): void {}

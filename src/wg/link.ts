@@ -1,6 +1,7 @@
 // A server's interface as `ip` and `wg` see it: address, MTU, up, listen port and key.
 // The WireGuard device itself is made by a LinkDriver (kernel module or wireguard-go).
-import { run, SECRET_FILE, succeeds } from '../kernel/command';
+import { run, SECRET_FILE } from '../kernel/command';
+import { deleteOwnLink, markOwnLink } from './link-owner';
 import type { PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { renderInterfaceConf } from './uapi-conf';
@@ -13,22 +14,6 @@ export interface LinkDriver {
   create(ifname: string): void;
   remove(ifname: string): void;
   close(): Promise<void>;
-}
-
-export interface LinkInfo { name: string; kind: string | null }
-
-/** Every link of the namespace with its kind (`wireguard`, `tun`, ...). */
-export function listLinks(): LinkInfo[] {
-  const rows = JSON.parse(run('ip', ['-d', '-j', 'link', 'show']) || '[]') as { ifname: string; linkinfo?: { info_kind?: string } }[];
-  return rows.map((r) => ({ name: r.ifname, kind: r.linkinfo?.info_kind ?? null }));
-}
-
-export function linkExists(ifname: string): boolean {
-  return succeeds('ip', ['link', 'show', 'dev', ifname]);
-}
-
-export function deleteLink(ifname: string): void {
-  if (linkExists(ifname)) run('ip', ['link', 'del', 'dev', ifname]);
 }
 
 /** Interface names reach `ip` and `wg` as arguments: refuse any a tool could read as an option or a path. */
@@ -77,7 +62,16 @@ export function dumpInterface(ifname: string): string {
 
 export const kernelDriver: LinkDriver = {
   kind: 'kernel',
-  create(ifname) { run('ip', ['link', 'add', 'dev', checkIfname(ifname), 'type', 'wireguard']); },
-  remove: deleteLink,
+  create(ifname) {
+    run('ip', ['link', 'add', 'dev', checkIfname(ifname), 'type', 'wireguard']);
+    try {
+      markOwnLink(ifname);
+    } catch (err) {
+      // Made a moment ago by this call, so it is ours to take back even unmarked.
+      run('ip', ['link', 'del', 'dev', ifname]);
+      throw err;
+    }
+  },
+  remove: deleteOwnLink,
   async close() {},
 };

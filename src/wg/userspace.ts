@@ -3,9 +3,12 @@
 // owner re-applies the interface (the new process starts empty).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { Logger } from '../log';
 import { sleepSync, succeeds } from '../kernel/command';
-import { checkIfname, deleteLink, linkExists, type LinkDriver } from './link';
+import { checkIfname, type LinkDriver } from './link';
+import { deleteOwnLink, foreignLinkError, isForeignLink, linkExists, markOwnLink } from './link-owner';
 
 export const SOCKET_DIR = '/var/run/wireguard';
 const START_TIMEOUT_MS = 10_000;
@@ -22,13 +25,35 @@ interface Supervised {
   stopping: boolean;
   backoffMs: number;
   restartTimer?: NodeJS.Timeout;
-  stderr: string;
+  /** Where the child's stderr goes (quoted in errors and the log). */
+  stderrFile: string;
+}
+
+/** The last lines wireguard-go wrote to stderr, as one line. */
+function stderrTail(s: Supervised): string {
+  try {
+    return fs.readFileSync(s.stderrFile, 'utf8').trim().split('\n').slice(-3).join('; ').slice(-300);
+  } catch {
+    return '';
+  }
+}
+
+/** True once the child has exited (a zombie, or gone): the event loop is blocked, so ask /proc. */
+function hasExited(pid: number | undefined): boolean {
+  if (pid === undefined) return true;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return true;
+  }
 }
 
 export class UserspaceDriver implements LinkDriver {
   readonly kind = 'wireguard-go' as const;
   private readonly running = new Map<string, Supervised>();
   private closed = false;
+  private errDir: string | null = null;
 
   /** `onRestart(ifname)` runs after a dead child was replaced; it must re-apply the interface. */
   constructor(private readonly log: Logger, private readonly onRestart: (ifname: string) => void, private readonly binary = 'wireguard-go') {}
@@ -36,12 +61,22 @@ export class UserspaceDriver implements LinkDriver {
   create(ifname: string): void {
     checkIfname(ifname);
     if (this.running.has(ifname)) throw new Error(`wireguard-go already runs ${ifname}`);
-    // A device left by an earlier daemon (killed without cleanup) cannot be supervised: replace it.
+    // A device left by an earlier daemon (killed without cleanup) cannot be supervised: replace
+    // it. A link wgcp did not make is never replaced.
+    if (isForeignLink(ifname)) throw foreignLinkError(ifname);
     if (linkExists(ifname)) {
-      deleteLink(ifname);
+      deleteOwnLink(ifname);
       waitSocketGone(ifname);
     }
-    this.running.set(ifname, this.launch(ifname, 500));
+    const s = this.launch(ifname, 500);
+    try {
+      markOwnLink(ifname);
+    } catch (err) {
+      s.stopping = true;
+      s.child.kill('SIGKILL');
+      throw err;
+    }
+    this.running.set(ifname, s);
   }
 
   remove(ifname: string): void {
@@ -52,7 +87,7 @@ export class UserspaceDriver implements LinkDriver {
       this.running.delete(ifname);
     }
     // Deleting the device makes wireguard-go exit; the signal covers a child stuck before that.
-    deleteLink(ifname);
+    if (!isForeignLink(ifname)) deleteOwnLink(ifname);
     if (s && s.child.exitCode === null) s.child.kill('SIGTERM');
   }
 
@@ -76,46 +111,66 @@ export class UserspaceDriver implements LinkDriver {
     }
     this.running.clear();
     await Promise.all(waits);
+    if (this.errDir) fs.rmSync(this.errDir, { recursive: true, force: true });
   }
 
   private launch(ifname: string, backoffMs: number): Supervised {
-    const child = spawn(this.binary, ['-f', ifname], {
-      env: { ...process.env, WG_PROCESS_FOREGROUND: '1', LOG_LEVEL: 'error' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    const s: Supervised = { child, stopping: false, backoffMs, stderr: '' };
-    child.stderr?.on('data', (chunk: Buffer) => { s.stderr = (s.stderr + chunk.toString()).slice(-2000); });
+    // stderr goes to a file: the start-up wait blocks the event loop, and its error must be
+    // able to quote what wireguard-go said.
+    const stderrFile = path.join(this.stderrDir(), `${ifname}.err`);
+    const fd = fs.openSync(stderrFile, 'w', 0o600);
+    let child: ChildProcess;
+    try {
+      child = spawn(this.binary, ['-f', ifname], {
+        env: { ...process.env, WG_PROCESS_FOREGROUND: '1', LOG_LEVEL: 'error' },
+        stdio: ['ignore', 'ignore', fd],
+      });
+    } finally {
+      fs.closeSync(fd);
+    }
+    const s: Supervised = { child, stopping: false, backoffMs, stderrFile };
     child.on('error', (err) => this.log.error('wireguard-go could not run', { interface: ifname, error: err.message }));
     child.on('exit', (code, signal) => this.exited(ifname, s, code, signal));
-    this.waitReady(ifname, child);
+    this.waitReady(ifname, s);
     this.log.info('wireguard-go started', { interface: ifname, pid: child.pid });
     return s;
   }
 
   /** Blocks until the device and its UAPI socket answer: applies are synchronous. */
-  private waitReady(ifname: string, child: ChildProcess): void {
+  private waitReady(ifname: string, s: Supervised): void {
     const socket = `${SOCKET_DIR}/${ifname}.sock`;
     const deadline = Date.now() + START_TIMEOUT_MS;
-    while (Date.now() < deadline) {
+    let died = false;
+    while (Date.now() < deadline && !(died = hasExited(s.child.pid))) {
       if (fs.existsSync(socket) && succeeds('wg', ['show', ifname, 'listen-port'])) return;
       sleepSync(10);
     }
-    child.kill('SIGKILL');
-    throw new Error(`wireguard-go did not bring up ${ifname} within ${START_TIMEOUT_MS / 1000} s`);
+    s.stopping = true;
+    s.child.kill('SIGKILL');
+    const said = stderrTail(s);
+    const how = died ? 'exited before it brought up' : `did not bring up ${ifname} within ${START_TIMEOUT_MS / 1000} s`;
+    throw new Error(`wireguard-go ${died ? `${how} ${ifname}` : how}: ${said || 'it said nothing'}`);
+  }
+
+  private stderrDir(): string {
+    if (!this.errDir || !fs.existsSync(this.errDir)) this.errDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wgcp-wggo-'));
+    return this.errDir;
   }
 
   private exited(ifname: string, s: Supervised, code: number | null, signal: string | null): void {
     if (s.stopping || this.closed || this.running.get(ifname) !== s) return;
-    this.log.warn('wireguard-go exited; restarting it', { interface: ifname, code, signal, stderr: s.stderr.trim().slice(-300), inMs: s.backoffMs });
+    this.log.warn('wireguard-go exited; restarting it', { interface: ifname, code, signal, stderr: stderrTail(s), inMs: s.backoffMs });
     s.restartTimer = setTimeout(() => this.restart(ifname, s), s.backoffMs);
   }
 
   private restart(ifname: string, dead: Supervised): void {
     if (this.closed || this.running.get(ifname) !== dead) return;
     try {
-      if (linkExists(ifname)) deleteLink(ifname);
+      if (isForeignLink(ifname)) throw foreignLinkError(ifname);
+      deleteOwnLink(ifname);
       waitSocketGone(ifname);
       const next = this.launch(ifname, Math.min(dead.backoffMs * 2, MAX_BACKOFF_MS));
+      markOwnLink(ifname);
       this.running.set(ifname, next);
       this.onRestart(ifname);
       // A child that stays up for a minute earns back the short delay.
