@@ -66,6 +66,7 @@ export class KernelLive implements KernelPlane {
       try {
         this.bringUp(m, true);
       } catch (err) {
+        try { if (!isForeignLink(m.server.interface)) this.driver.remove(m.server.interface); } catch { /* nothing was made */ }
         this.markFailed(m, err);
       }
     }
@@ -180,7 +181,7 @@ export class KernelLive implements KernelPlane {
     if (existing && !existing.ours) throw foreignLinkError(server.interface);
     const usable = reuse && existing && (this.driver.kind === 'kernel' ? existing.kind === 'wireguard' : false);
     if (!usable) {
-      if (existing) deleteOwnLink(server.interface);
+      if (existing) this.driver.remove(server.interface);
       this.driver.create(server.interface);
     }
     configureLink(server);

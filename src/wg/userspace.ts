@@ -89,6 +89,8 @@ export class UserspaceDriver implements LinkDriver {
     // Deleting the device makes wireguard-go exit; the signal covers a child stuck before that.
     if (!isForeignLink(ifname)) deleteOwnLink(ifname);
     if (s && s.child.exitCode === null) s.child.kill('SIGTERM');
+    // The name may be reused at once: the next wireguard-go must not find the old socket.
+    waitSocketGone(ifname);
   }
 
   /** Pids of the children, for tests and the log. */
