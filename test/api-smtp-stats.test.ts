@@ -42,6 +42,34 @@ t('refuses bad SMTP settings, naming the field', async () => {
   assert.is(d.daemon.app.store.smtp.get().server, 'smtp.example.com');
 });
 
+t("refuses an SMTP server at a link-local, metadata or unspecified address, or at wgcpd's own listener, naming server", async () => {
+  const before = d.daemon.app.store.smtp.get();
+  const cases: [Record<string, unknown>, RegExp][] = [
+    [{ server: '169.254.169.254' }, /link-local/], [{ server: '2852039166' }, /link-local/], [{ server: 'fe80::1' }, /link-local/],
+    [{ server: '::ffff:169.254.169.254' }, /link-local/], [{ server: '0.0.0.0' }, /unspecified/], [{ server: '::' }, /unspecified/],
+    [{ server: '127.0.0.1', port: d.daemon.port }, /wgcpd's own listener/], [{ server: 'localhost', port: d.daemon.port }, /wgcpd's own listener/],
+  ];
+  for (const [body, message] of cases) {
+    const r = await api.post('/api/settings/smtp', body);
+    assert.is(r.status, 400, `${JSON.stringify(body)}: ${r.text}`);
+    assert.is(r.json.field, 'server', JSON.stringify(body));
+    assert.match(r.json.error, /^server must not point to /);
+    assert.match(r.json.error, message);
+  }
+  assert.equal(d.daemon.app.store.smtp.get(), before, 'nothing was saved');
+  await api.post('/api/settings/smtp', { server: 'localhost', port: 25 });
+  const onlyPort = await api.post('/api/settings/smtp', { port: d.daemon.port });
+  assert.is(onlyPort.status, 400, 'a port change alone is checked with the stored server');
+  assert.is(onlyPort.json.field, 'server');
+});
+
+t('keeps an SMTP server on loopback or in a private range', async () => {
+  for (const server of ['127.0.0.1', 'localhost', '::1', '192.168.1.2', '10.1.2.3', 'fd00::25', 'smtp.example.com']) {
+    const r = await api.post('/api/settings/smtp', { server, port: 25 });
+    assert.is(r.status, 200, `${server}: ${r.text}`);
+  }
+});
+
 t('counts servers, peers, webhooks and usage globally and per server', async () => {
   const a = (await api.post('/api/servers', { name: 'a', endpoint: 'a.example.com:51820', mode: 'forward' })).json.id;
   const b = (await api.post('/api/servers', { name: 'b', endpoint: 'b.example.com:51821', mode: 'standalone' })).json.id;

@@ -77,6 +77,57 @@ t('refuses bad urls, actions, templates, payloads and headers, naming the field'
   }
 });
 
+t('refuses a url to a link-local, metadata or unspecified address in any spelling, on create and update, naming url', async () => {
+  const refused = [
+    'http://169.254.169.254/latest/meta-data/', 'http://[::ffff:169.254.169.254]/', 'http://[::ffff:a9fe:a9fe]/',
+    'http://2852039166/', 'http://0xa9.254.169.254/', 'https://169.254.1.1:8443/x', 'http://[fe80::1]/', 'http://[febf::1]/',
+    'http://0.0.0.0:9/', 'http://0/', 'http://[::]/', 'http://[fd00:ec2::254]/', 'http://100.100.100.200/',
+  ];
+  const w = (await api.post(`/api/servers/${sid}/webhooks`, { url: 'http://127.0.0.1:9/guard' })).json;
+  for (const url of refused) {
+    for (const r of [await api.post(`/api/servers/${sid}/webhooks`, { url }), await api.put(`/api/webhooks/${w.id}`, { url })]) {
+      assert.is(r.status, 400, `${url}: ${r.text}`);
+      assert.is(r.json.field, 'url', url);
+      assert.match(r.json.error, /^url must not point to /, url);
+    }
+  }
+  assert.is((await api.get(`/api/webhooks/${w.id}`)).json.url, 'http://127.0.0.1:9/guard', 'the refused updates changed nothing');
+});
+
+t("refuses a url to wgcpd's own listener, by address or as localhost", async () => {
+  for (const url of [`http://127.0.0.1:${d.daemon.port}/api/peers`, `http://localhost:${d.daemon.port}/`, `http://LOCALHOST.:${d.daemon.port}/`]) {
+    const r = await api.post(`/api/servers/${sid}/webhooks`, { url });
+    assert.is(r.status, 400, `${url}: ${r.text}`);
+    assert.equal(r.json, { error: `url must not point to wgcpd's own listener (127.0.0.1:${d.daemon.port})`, field: 'url' }, url);
+  }
+});
+
+t('keeps loopback on other ports and the private ranges: a receiver on the router or the LAN is a normal use', async () => {
+  for (const url of ['http://127.0.0.1:9/x', 'http://localhost:9/x', 'http://[::1]:9/x', 'http://192.168.1.20/hook', 'http://10.0.0.7:8080/',
+    'http://172.16.5.5/', 'http://[fd12:3456::1]/', 'https://hooks.example.com/x', 'http://169.255.0.1/']) {
+    const r = await api.post(`/api/servers/${sid}/webhooks`, { url });
+    assert.is(r.status, 201, `${url}: ${r.text}`);
+  }
+});
+
+t('refuses header names and values Node cannot send, at input rather than at delivery', async () => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ 'X-Price': '10 €' }, /value of "X-Price"/], [{ 'X-Name': '日本' }, /value of "X-Name"/],
+    [{ 'X-Bell': 'a\u0007b' }, /value of "X-Bell"/], [{ 'X-Del': 'a\u007fb' }, /value of "X-Del"/],
+    [{ 'X-Ok': 'fine', 'Bad:Name': 'x' }, /header name "Bad:Name"/],
+  ];
+  for (const [headers, message] of cases) {
+    for (const customHeaders of [headers, bytes(JSON.stringify(headers))]) {
+      const r = await api.post(`/api/servers/${sid}/webhooks`, { url: 'http://127.0.0.1:9/h', customHeaders });
+      assert.is(r.status, 400, JSON.stringify(headers));
+      assert.is(r.json.field, 'customHeaders');
+      assert.match(r.json.error, message);
+    }
+  }
+  const latin1 = await api.post(`/api/servers/${sid}/webhooks`, { url: 'http://127.0.0.1:9/h', customHeaders: { 'X-Team': 'réseau\tdeux' } });
+  assert.is(latin1.status, 201, 'Latin-1 and a tab are what Node sends as they are');
+});
+
 t('reads, updates and deletes one webhook', async () => {
   const w = (await api.post(`/api/servers/${sid}/webhooks`, { url: 'http://127.0.0.1:9/rud' })).json;
   assert.is((await api.get(`/api/webhooks/${w.id}`)).json.url, 'http://127.0.0.1:9/rud');

@@ -12,6 +12,8 @@ import { generateKeyPair } from '../src/wg/keys';
 import { runUsageCycle } from '../src/jobs/usage';
 import { expirePeers } from '../src/jobs/calendar';
 import { GB } from '../src/jobs/usage-delta';
+import { sendMail, testMessage } from '../src/events/mail';
+import type { Resolve } from '../src/net/guarded-lookup';
 
 const t = suite('mail through a real SMTP server');
 
@@ -118,6 +120,23 @@ t('POST /api/settings/smtp/test sends a test message; an unreachable server is a
   const down = await api.post('/api/settings/smtp/test', {});
   assert.is(down.status, 502);
   assert.match(down.json.error, /ECONNREFUSED/);
+  await api.post('/api/settings/smtp', settings());
+});
+
+t('a server given by name is resolved through the address guard and reached at the address it checked', async () => {
+  await api.post('/api/settings/smtp', settings({ server: 'localhost' }));
+  const before = smtp.mails.length;
+  const r = await api.post('/api/settings/smtp/test', { to: 'named@example.com' });
+  assert.is(r.status, 200, r.text);
+  assert.equal((await smtp.waitFor(before + 1)).at(-1)!.rcptTos, ['named@example.com']);
+  // A name no DNS knows: only the resolver handed to the guard can lead the mailer to the server.
+  const resolve: Resolve = async (host) => (host === 'smtp.wgcp.test' ? [{ address: '127.0.0.1', family: 4 }] : []);
+  const stored = { ...d.daemon.app.store.smtp.get(), server: 'smtp.wgcp.test' };
+  await sendMail(stored, testMessage('made-up-name@example.com'), resolve);
+  assert.equal((await smtp.waitFor(before + 2)).at(-1)!.rcptTos, ['made-up-name@example.com']);
+  const metadata: Resolve = async () => [{ address: '169.254.169.254', family: 4 }];
+  const refused = await sendMail(stored, testMessage('x@example.com'), metadata).then(() => '', (e: Error) => e.message);
+  assert.is(refused, 'refused: 169.254.169.254 is a link-local address');
   await api.post('/api/settings/smtp', settings());
 });
 

@@ -1,11 +1,14 @@
 // The one SMTP configuration. The password is never shown: GET masks it, and a POST that
-// sends the mask back keeps the stored one.
+// sends the mask back keeps the stored one. The server may not point where mail must not
+// go (net/address-guard); a change of server or port is checked on the merged settings.
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { ok } from '../http/reply';
 import type { SmtpRecord } from '../store/smtp';
 import { EMAIL, HOSTNAME, badField, readBool, readInt, readString } from './fields';
 import { MASK, presentSmtp } from './present';
+import { hostRefusal, inputRefusalText } from '../net/address-guard';
+import { guardFacts } from '../net/own-listeners';
 
 export function smtpRoutes(app: App): Route[] {
   const { store } = app;
@@ -35,6 +38,8 @@ export function smtpRoutes(app: App): Route[] {
           const next: SmtpRecord = { ...store.smtp.get() };
           for (const [k, v] of Object.entries(input)) if (v !== undefined) (next as unknown as Record<string, unknown>)[k] = v;
           if (next.enabled && next.server === '') throw badField('server', 'is required when SMTP is enabled');
+          const refusal = (input.server !== undefined || input.port !== undefined) && next.server !== '' ? hostRefusal(next.server, next.port, guardFacts()) : null;
+          if (refusal) throw badField('server', inputRefusalText(refusal));
           if (next.enabled && next.fromEmail === '') throw badField('fromEmail', 'is required when SMTP is enabled');
           if (next.enabled && next.useAuth && next.username === '') throw badField('username', 'is required when useAuth is true');
           store.smtp.save(next);

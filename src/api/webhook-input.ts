@@ -1,6 +1,9 @@
-// Validation of a webhook body: its URL, action codes, template and the custom headers
-// (the UTF-8 bytes of a JSON object, or that object itself).
+// Validation of a webhook body: its URL (and where it points: see net/address-guard),
+// action codes, template and the custom headers (the UTF-8 bytes of a JSON object, or that
+// object itself), which must be headers Node can send.
+import http from 'node:http';
 import { ACTIONS } from '../events/bus';
+import { hostRefusal, inputRefusalText, urlPort, type GuardFacts } from '../net/address-guard';
 import type { WebhookTemplate } from '../store/webhooks';
 import { badField, oneOf, readBool, readIntArray, readString, type Body } from './fields';
 import { MASK } from './present';
@@ -35,6 +38,16 @@ function jsonObjectText(field: string, text: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
+/** Node's own check, the one a request would fail at: what passes here can be sent. */
+function nodeAccepts(check: () => void): boolean {
+  try {
+    check();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function readCustomHeaders(body: Body): string | undefined {
   const v = body.customHeaders;
   if (v === undefined || v === null) return undefined;
@@ -58,16 +71,17 @@ function readCustomHeaders(body: Body): string | undefined {
     throw badField('customHeaders', 'must be an array of bytes of a JSON object, or a JSON object');
   }
   for (const [name, value] of Object.entries(obj)) {
-    if (!TOKEN.test(name)) throw badField('customHeaders', `has an invalid header name "${name}"`);
+    if (!TOKEN.test(name) || !nodeAccepts(() => http.validateHeaderName(name))) throw badField('customHeaders', `has an invalid header name "${name}"`);
     if (RESERVED_HEADERS.has(name.toLowerCase())) throw badField('customHeaders', `must not set "${name}"`);
-    if (typeof value !== 'string' || /[\r\n\0]/.test(value) || value.length > 4096) {
-      throw badField('customHeaders', `value of "${name}" must be a string on one line`);
+    if (typeof value !== 'string' || value.length > 4096 || !nodeAccepts(() => http.validateHeaderValue(name, value))) {
+      throw badField('customHeaders', `value of "${name}" must be a string on one line of Latin-1 text without control characters`);
     }
   }
   return Object.keys(obj).length === 0 ? '' : JSON.stringify(obj);
 }
 
-export function parseWebhookInput(body: Body): WebhookInput {
+/** `facts`: wgcpd's listeners and the host's addresses, for the address guard. */
+export function parseWebhookInput(body: Body, facts: GuardFacts): WebhookInput {
   const input: WebhookInput = {
     name: readString(body, 'name', { max: 64 }),
     url: readString(body, 'url', { max: 2048 }),
@@ -88,6 +102,8 @@ export function parseWebhookInput(body: Body): WebhookInput {
     if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || !u.hostname) {
       throw badField('url', 'must be an http:// or https:// URL');
     }
+    const refusal = hostRefusal(u.hostname, urlPort(u), facts);
+    if (refusal) throw badField('url', inputRefusalText(refusal));
   }
   if (input.defaultPayload) jsonObjectText('defaultPayload', input.defaultPayload);
   return input;

@@ -5,6 +5,7 @@ import type { App } from '../app';
 import type { Route } from '../http/router';
 import { created, noContent, ok } from '../http/reply';
 import type { WebhookRecord } from '../store/webhooks';
+import { guardFacts } from '../net/own-listeners';
 import { parseId, required } from './fields';
 import { presentWebhook } from './present';
 import { findServer } from './servers';
@@ -27,7 +28,7 @@ export function webhookRoutes(app: App): Route[] {
       method: 'POST', path: '/api/servers/:id/webhooks', auth: 'control',
       async handler(ctx) {
         const server = findServer(app, ctx.params.id);
-        const input = parseWebhookInput(await ctx.body());
+        const input = parseWebhookInput(await ctx.body(), guardFacts());
         const now = app.now().toISOString();
         const draft = {
           serverId: server.id,
@@ -61,7 +62,7 @@ export function webhookRoutes(app: App): Route[] {
       method: 'PUT', path: '/api/webhooks/:id', auth: 'control',
       async handler(ctx) {
         const before = findWebhook(app, ctx.params.id);
-        const input = parseWebhookInput(await ctx.body());
+        const input = parseWebhookInput(await ctx.body(), guardFacts());
         const next: WebhookRecord = { ...before, updatedAt: app.now().toISOString() };
         for (const [k, v] of Object.entries(input)) if (v !== undefined) (next as unknown as Record<string, unknown>)[k] = v;
         checkTemplate(next.template, next.customBody);

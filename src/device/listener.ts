@@ -8,6 +8,7 @@ import type { App } from '../app';
 import { createRequestHandler } from '../http/server';
 import { deviceApiRoutes } from '../api/devices-api';
 import { DEVICE_BODY_LIMIT } from '../api/provision';
+import { registerOwnListener } from '../net/own-listeners';
 
 const TIMEOUTS = { requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 65_000 };
 
@@ -29,11 +30,9 @@ export function createDeviceServer(app: App): http.Server {
     authenticate: () => { throw createError(401, 'unauthorized'); },
   });
   const { tlsCert, tlsKey } = app.config;
-  if (tlsCert === null || tlsKey === null) return http.createServer(TIMEOUTS, handler);
-  return https.createServer({
-    ...TIMEOUTS,
-    cert: readPem(tlsCert, 'WGCP_TLS_CERT'),
-    key: readPem(tlsKey, 'WGCP_TLS_KEY'),
-    minVersion: 'TLSv1.2',
-  }, handler);
+  const server = tlsCert === null || tlsKey === null
+    ? http.createServer(TIMEOUTS, handler)
+    : https.createServer({ ...TIMEOUTS, cert: readPem(tlsCert, 'WGCP_TLS_CERT'), key: readPem(tlsKey, 'WGCP_TLS_KEY'), minVersion: 'TLSv1.2' }, handler);
+  registerOwnListener(server);
+  return server;
 }

@@ -1,20 +1,30 @@
 // Mail through nodemailer with the stored SMTP settings: the transport, the messages (a
 // peer's configuration, notices, a test) and one send that turns any SMTP failure into a
-// MailError carrying the server's words.
+// MailError carrying the server's words. The server's name is resolved here, through the
+// address guard, and nodemailer connects to that checked address (TLS still verifies the name).
+import net from 'node:net';
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import type Mail from 'nodemailer/lib/mailer';
 import type { SmtpRecord } from '../store/smtp';
+import { canonicalHost } from '../net/address-guard';
+import { resolveAllowed, systemResolve, type Resolve } from '../net/guarded-lookup';
+import { guardFacts } from '../net/own-listeners';
 
 export class MailError extends Error {}
 
 export const QR_CID = 'wgcp-qrcode';
 
-/** useTLS: implicit TLS on port 465, STARTTLS required on any other port; off: plain SMTP. */
-export function transportOptions(s: SmtpRecord): SMTPTransport.Options {
+/**
+ * useTLS: implicit TLS on port 465, STARTTLS required on any other port; off: plain SMTP.
+ * `address`: the checked address to connect to; certificates are still checked against the name.
+ */
+export function transportOptions(s: SmtpRecord, address: string = s.server): SMTPTransport.Options {
   const implicit = s.useTLS && s.port === 465;
+  const name = canonicalHost(s.server);
   return {
-    host: s.server,
+    host: address,
+    servername: net.isIP(name) ? undefined : name,
     port: s.port,
     secure: implicit,
     requireTLS: s.useTLS && !implicit,
@@ -28,10 +38,22 @@ export function transportOptions(s: SmtpRecord): SMTPTransport.Options {
 
 export interface Sent { messageId: string; accepted: string[] }
 
-export async function sendMail(s: SmtpRecord, message: Mail.Options): Promise<Sent> {
+/** The first address of the SMTP server that the guard allows; any refusal or DNS failure is a MailError. */
+async function checkedAddress(s: SmtpRecord, resolve: Resolve): Promise<string> {
+  try {
+    const [first] = await resolveAllowed(s.server, s.port, guardFacts(), resolve);
+    if (!first) throw Object.assign(new Error(`${s.server} has no address`), { code: 'ENOTFOUND' });
+    return first.address;
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new MailError(e.code ? `${e.code}: ${e.message}` : e.message);
+  }
+}
+
+export async function sendMail(s: SmtpRecord, message: Mail.Options, resolve: Resolve = systemResolve): Promise<Sent> {
   if (!s.server) throw new MailError('SMTP server is not set');
   if (!s.fromEmail) throw new MailError('SMTP fromEmail is not set');
-  const transport = nodemailer.createTransport(transportOptions(s));
+  const transport = nodemailer.createTransport(transportOptions(s, await checkedAddress(s, resolve)));
   try {
     const info = await transport.sendMail({ ...message, from: { name: s.fromName || 'wgcp', address: s.fromEmail } });
     return { messageId: info.messageId, accepted: (info.accepted as (string | { address: string })[]).map((a) => (typeof a === 'string' ? a : a.address)) };

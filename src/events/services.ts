@@ -3,6 +3,7 @@
 import type http from 'node:http';
 import type { App } from '../app';
 import { startJobs, type Jobs } from '../jobs/schedule';
+import { registerOwnListener } from '../net/own-listeners';
 import { forgetBaselineOnDisable } from '../jobs/usage';
 import { MailNotices } from './mail-notices';
 import { EventStream, type StreamOptions } from './stream';
@@ -23,6 +24,8 @@ export interface EventServices {
 }
 
 export function startEventServices(app: App, server: http.Server, opts: EventServiceOptions): EventServices {
+  // The main listener is handed over here: webhooks and mail must never be sent to it.
+  registerOwnListener(server);
   const webhooks = new WebhookDispatcher(app, opts);
   const mail = new MailNotices(app);
   const stream = new EventStream(app, { authenticate: opts.authenticate });

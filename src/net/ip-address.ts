@@ -1,0 +1,57 @@
+// IP addresses as bytes, whatever their spelling: an IPv4-mapped IPv6 address is the IPv4
+// address it carries (a dual-stack socket connects to that one), so rules match either form.
+import net from 'node:net';
+
+export interface IpAddress { family: 4 | 6; bytes: number[] }
+
+function ipv6Bytes(text: string): number[] {
+  let t = text.toLowerCase();
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(t);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number);
+    t = `${t.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = t.includes('::') ? t.split('::') : [t, undefined];
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const zeros: string[] = tail === undefined ? [] : Array(8 - left.length - right.length).fill('0');
+  return [...left, ...zeros, ...right].flatMap((g) => { const n = parseInt(g, 16); return [n >> 8, n & 0xff]; });
+}
+
+const MAPPED_PREFIX = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
+
+/** Parses a literal address (brackets and an IPv6 zone are dropped); null when it is not one. */
+export function parseIp(text: string): IpAddress | null {
+  const plain = text.replace(/^\[(.*)\]$/, '$1').split('%')[0];
+  if (net.isIPv4(plain)) return { family: 4, bytes: plain.split('.').map(Number) };
+  if (!net.isIPv6(plain)) return null;
+  const bytes = ipv6Bytes(plain);
+  if (MAPPED_PREFIX.every((b, i) => bytes[i] === b)) return { family: 4, bytes: bytes.slice(12) };
+  return { family: 6, bytes };
+}
+
+/** Whether the first `bits` bits of `ip` equal those of `prefix` (same family only). */
+export function inPrefix(ip: IpAddress, prefix: IpAddress, bits: number): boolean {
+  if (ip.family !== prefix.family) return false;
+  for (let i = 0; i < bits; i++) {
+    const mask = 0x80 >> (i % 8);
+    if ((ip.bytes[i >> 3] & mask) !== (prefix.bytes[i >> 3] & mask)) return false;
+  }
+  return true;
+}
+
+export function sameIp(a: IpAddress, b: IpAddress): boolean {
+  return a.family === b.family && a.bytes.every((x, i) => x === b.bytes[i]);
+}
+
+export function isUnspecified(ip: IpAddress): boolean {
+  return ip.bytes.every((b) => b === 0);
+}
+
+/** Dotted IPv4, or IPv6 in its shortest form (the URL parser's canonical one). */
+export function formatIp(ip: IpAddress): string {
+  if (ip.family === 4) return ip.bytes.join('.');
+  const groups = [];
+  for (let i = 0; i < 16; i += 2) groups.push(((ip.bytes[i] << 8) | ip.bytes[i + 1]).toString(16));
+  return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1);
+}
