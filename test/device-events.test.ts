@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
 import { Receiver, eventually } from './helpers/receiver';
 import { deviceFixture, pythonDecrypt, type DeviceFixture } from './device-support';
+import { envelopeOf } from '../src/events/webhook-render';
 
 const t = suite('device events: webhooks and the live stream hear provisioned and suspended');
 let f: DeviceFixture;
@@ -31,10 +32,31 @@ t('a provisioning reaches the subscribed webhook as action 6 and the stream as d
   const [req] = await rx.waitFor(1);
   const body = JSON.parse(req.body);
   assert.equal([body.action, body.event, body.serverID], [6, 'deviceProvisioned', f.serverId]);
-  assert.is(body.data.device.id, cfg.device_id);
   assert.not.ok(req.body.includes(cfg.private_key as string), 'no key in the webhook');
   const live = await eventually('the stream event', () => streamed.find((m) => m.event === 'deviceProvisioned'));
-  assert.is(live.data.device.id, cfg.device_id);
+  assert.is(live.data.device.hwid, 'evt-board');
+});
+
+t('the device_id is a credential: webhooks and the stream carry its first 8 characters, never the whole', async () => {
+  const device = (await f.api.get('/api/devices')).json[0];
+  assert.match(device.id, /^[0-9a-f-]{36}$/, 'the admin API shows the whole id');
+  const webhook = JSON.parse(rx.received[0].body);
+  const live = streamed.find((m) => m.event === 'deviceProvisioned');
+  for (const shown of [webhook.data.device, live.data.device]) {
+    assert.is(shown.idPrefix, device.id.slice(0, 8));
+    assert.is(shown.id, undefined);
+    assert.is(shown.peerID, device.peerID, 'the peer id still ties the event to the device');
+  }
+  assert.not.ok(rx.received[0].body.includes(device.id), 'nowhere in the webhook body');
+  assert.not.ok(JSON.stringify(live).includes(device.id), 'nowhere in the stream message');
+});
+
+t('any device id in event data leaves as a prefix: device.id, and deviceID fields at any depth', () => {
+  const id = '0123abcd-4567-4890-8abc-def012345678';
+  const env = envelopeOf({ action: 6, event: 'deviceProvisioned', serverID: 1, timestamp: 't', data: {
+    device: { id, hwid: 'h' }, peer: { id: 7 }, forwards: [{ id: 3, deviceID: id }],
+  } });
+  assert.equal(env.data, { device: { idPrefix: '0123abcd', hwid: 'h' }, peer: { id: 7 }, forwards: [{ id: 3, deviceIDPrefix: '0123abcd' }] });
 });
 
 t('a suspension reaches them as action 7; the peer events are filtered out by subscribedActions', async () => {
@@ -42,8 +64,10 @@ t('a suspension reaches them as action 7; the peer events are filtered out by su
   assert.is((await f.api.put(`/api/devices/${device.id}`, { suspended: true })).status, 200);
   const all = await rx.waitFor(2);
   const body = JSON.parse(all[1].body);
-  assert.equal([body.action, body.event, body.data.device.id, body.data.device.suspended], [7, 'deviceSuspended', device.id, true]);
-  await eventually('the stream event', () => streamed.find((m) => m.event === 'deviceSuspended'));
+  assert.equal([body.action, body.event, body.data.device.idPrefix, body.data.device.suspended], [7, 'deviceSuspended', device.id.slice(0, 8), true]);
+  assert.not.ok(all[1].body.includes(device.id), 'the whole device_id is not in the webhook');
+  const live = await eventually('the stream event', () => streamed.find((m) => m.event === 'deviceSuspended'));
+  assert.not.ok(JSON.stringify(live).includes(device.id), 'nor in the stream');
   assert.is(rx.received.length, 2, 'peerCreated and peerUpdated were not sent to this webhook');
 });
 

@@ -6,6 +6,7 @@ import createError, { isHttpError } from 'http-errors';
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { okJsonText } from '../http/reply';
+import { deviceIdPrefix } from '../device/identifiers';
 import { deviceContext } from './devices-context';
 import { readHeartbeat } from './heartbeat-input';
 import { DEVICE_BODY_LIMIT, sourceAddress } from './provision';
@@ -20,7 +21,7 @@ export function heartbeatRoute(app: App): Route {
         const answer = answers.get(input.deviceId);
         if (!answer) throw createError(404, 'device not found');
         if (answer.suspended) throw createError(403, 'device is suspended');
-        if (answer.body === null) throw new Error(`the peer of device ${input.deviceId} has no stored private key (was its publicKey replaced?)`);
+        if (answer.body === null) throw new Error(`the peer of device ${deviceIdPrefix(input.deviceId)}… has no stored private key (was its publicKey replaced?)`);
         heartbeats.record(input.deviceId, {
           status: input.status, state: input.state, tunnelUp: input.tunnelUp, lastHandshake: input.lastHandshake,
           seenAt: app.now().toISOString(), source: sourceAddress(ctx.req),

@@ -8,6 +8,7 @@ import type { App } from '../app';
 import type { Route } from '../http/router';
 import { ok } from '../http/reply';
 import { deviceKey, encryptPayload } from '../device/payload-crypto';
+import { deviceIdPrefix } from '../device/identifiers';
 import { limiterKey } from '../device/failure-limiter';
 import { forwardsHash } from '../device/forwards-hash';
 import { deviceContext } from './devices-context';
@@ -53,7 +54,7 @@ export function provisionRoute(app: App): Route {
       if (replaced) app.events.publish('peerUpdated', server.id, { mode: server.mode, peer: shownPeer });
       else app.events.publish('peerCreated', server.id, { mode: server.mode, peer: shownPeer });
       app.events.publish('deviceProvisioned', server.id, { device: presentDevice(device, peer, hash), peer: shownPeer, reprovisioned: replaced !== null, source });
-      app.log.info('device provisioned', { deviceId: device.deviceId, serverId: server.id, source, reprovisioned: replaced !== null });
+      app.log.info('device provisioned', { device: deviceIdPrefix(device.deviceId), serverId: server.id, source, reprovisioned: replaced !== null });
       return ok({ encrypted_config: encrypted });
     },
   };

@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import type { WebhookRecord } from '../store/webhooks';
 import { VERSION } from '../version';
 import type { WgcpEvent } from './bus';
+import { withDeviceIdPrefixes } from './device-redaction';
 
 export interface Envelope extends Record<string, unknown> {
   action: number;
@@ -15,8 +16,9 @@ export interface Envelope extends Record<string, unknown> {
 
 export interface RenderedRequest { body: string; headers: Record<string, string> }
 
+/** The event as it leaves the daemon (webhooks and the live stream): device ids by their prefix. */
 export function envelopeOf(e: WgcpEvent): Envelope {
-  return { action: e.action, event: e.event, serverID: e.serverID, timestamp: e.timestamp, data: e.data };
+  return { action: e.action, event: e.event, serverID: e.serverID, timestamp: e.timestamp, data: withDeviceIdPrefixes(e.data) };
 }
 
 function parseObject(text: string): Record<string, unknown> {
@@ -70,7 +72,7 @@ export function summaryLine(env: Envelope): string {
   const server = env.data.server as Record<string, unknown> | undefined;
   let what = '';
   if (peer) what = `${peer.name ? `${String(peer.name)} ` : ''}(${String(peer.ip ?? `peer ${String(peer.id)}`)})`;
-  else if (device) what = `device ${String(device.device_id ?? device.id ?? '')}`;
+  else if (device) what = `device ${String(device.idPrefix ?? '')}`;
   else if (server) what = `${String(server.name ?? '')}`.trim();
   return `wgcp: ${TITLES[env.event] ?? env.event}${what ? `: ${what}` : ''} on server ${env.serverID}`;
 }
