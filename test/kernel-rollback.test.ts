@@ -121,6 +121,23 @@ if (canRunAsRoot('kernel rollback')) {
     assert.is(kernelState(w.daemon), kernel);
   });
 
+  t('a device peer delete whose wg step fails keeps the peer and its port forwards in the kernel', async () => {
+    const token = (await w.daemon.api('POST', `/api/servers/${w.serverId}/tokens`)).json.token;
+    assert.is((await w.daemon.api('POST', '/api/v1/provision', { token, hwid: 'rollback-fw' })).status, 200);
+    const device = (await w.daemon.api('GET', '/api/devices')).json.find((x: { hwid: string }) => x.hwid === 'rollback-fw');
+    const fw = await w.daemon.api('POST', `/api/devices/${device.id}/forwards`, { protocol: 'tcp', listenPort: 8443, targetPort: 443 });
+    assert.is(fw.status, 201, fw.text);
+    const kernel = kernelState(w.daemon);
+    assert.match(kernel, /8443/);
+    failing('wg', true);
+    const res = await w.daemon.api('DELETE', `/api/peers/${device.peerID}`);
+    failing('wg', false);
+    assert.is(res.status, 500);
+    assert.is((await w.daemon.api('GET', `/api/devices/${device.id}/forwards`)).json.length, 1);
+    assert.is(kernelState(w.daemon), kernel, 'the forward is back in the kernel with its peer');
+    assert.is((await w.daemon.api('DELETE', `/api/devices/${device.id}`)).status, 204);
+  });
+
   t('a server create whose filter step fails removes its new interface again', async () => {
     const kernel = kernelState(w.daemon);
     failing('nft', true);

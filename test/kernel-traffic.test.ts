@@ -189,7 +189,9 @@ if (canRunAsRoot('kernel traffic')) {
 
   t('a restart reconciles: stray elements go, interfaces and peers come back', async () => {
     w.router.exec('nft', ['add', 'element', 'inet', 'wgcp', 'pairs', `{ ${w.peers.c.ip} . ${w.peers.a.ip} }`]);
-    w.router.exec('ip', ['tuntap', 'add', 'dev', 'wgcp9', 'mode', 'tun']); // a left-over no server holds
+    // A left-over of wgcp's own (it carries wgcp's mark) that no server holds; unmarked links are the router's (kernel-ownership suite).
+    w.router.exec('ip', ['tuntap', 'add', 'dev', 'wgcp9', 'mode', 'tun']);
+    w.router.exec('ip', ['link', 'set', 'dev', 'wgcp9', 'alias', 'wgcp-managed']);
     assert.is(await w.daemon.stop(), 0);
     w.daemon = await startNsDaemon(w.router, { dataDir: w.daemon.dataDir });
     assert.not.ok(nftSet('pairs').includes(`${w.peers.c.ip} . ${w.peers.a.ip}`));
