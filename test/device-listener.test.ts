@@ -3,13 +3,14 @@ import https from 'node:https';
 import http from 'node:http';
 import path from 'node:path';
 import tls from 'node:tls';
-import { suite } from 'uvu';
+import { suiteNeeding } from './helpers/root';
 import * as assert from 'uvu/assert';
 import { main as cli } from '../src/cli/main';
 import { client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
 import { SALT, pythonDecrypt } from './device-support';
+import { createLogger } from '../src/log';
 
-const t = suite('device listener: HTTPS on WGCP_DEVICE_LISTEN, device API only; wgcp tls init; SERVER_SALT file');
+const t = suiteNeeding('device listener: HTTPS on WGCP_DEVICE_LISTEN, device API only; wgcp tls init; SERVER_SALT file', ['openssl', 'python3:cryptography']);
 const tlsDir = path.join(tempDir('wgcp-tls-'), 'tls');
 let cert = '';
 let key = '';
@@ -107,6 +108,29 @@ t('without a certificate the device listener speaks plain HTTP, still the device
   assert.equal([r.status, r.json], [400, { error: 'invalid device id' }]);
   assert.is((await request(http, port, 'GET', '/api/servers', undefined, { 'wg-control-key': d.key })).status, 404);
   await d.stop();
+});
+
+/** The warnings a daemon started with this environment logs about the device API in plain HTTP. */
+async function plainHttpWarnings(env: Record<string, string>): Promise<{ level: string; listener: string; address: string; msg: string }[]> {
+  const lines: string[] = [];
+  const started = await startTestDaemon({ env: { SERVER_SALT: SALT, ...env }, options: { log: createLogger('info', (l) => { lines.push(l); }) } });
+  await started.stop();
+  return lines.map((l) => JSON.parse(l)).filter((l) => /plain HTTP/.test(l.msg));
+}
+
+t('warns loudly at start when the device API is plain HTTP on a non-loopback address, naming the listener', async () => {
+  const device = await plainHttpWarnings({ WGCP_DEVICE_LISTEN: '0.0.0.0:0' });
+  assert.equal(device.map((w) => [w.level, w.listener, w.address]), [['warn', 'WGCP_DEVICE_LISTEN', '0.0.0.0']]);
+  assert.match(device[0].msg, /device_id/);
+  // The main listener serves the device API too.
+  const main = await plainHttpWarnings({ WGCP_LISTEN: '0.0.0.0:0' });
+  assert.equal(main.map((w) => [w.level, w.listener, w.address]), [['warn', 'WGCP_LISTEN', '0.0.0.0']]);
+});
+
+t('no such warning for loopback listeners or a device listener with TLS', async () => {
+  assert.equal(await plainHttpWarnings({ WGCP_DEVICE_LISTEN: '127.0.0.1:0' }), []);
+  assert.equal(await plainHttpWarnings({ WGCP_LISTEN: '[::1]:0' }), []);
+  assert.equal(await plainHttpWarnings({ WGCP_DEVICE_LISTEN: '0.0.0.0:0', WGCP_TLS_CERT: cert, WGCP_TLS_KEY: key }), []);
 });
 
 t('a certificate that cannot be read stops the start with a message naming WGCP_TLS_CERT', async () => {

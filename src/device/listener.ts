@@ -9,6 +9,7 @@ import { createRequestHandler } from '../http/server';
 import { deviceApiRoutes } from '../api/devices-api';
 import { DEVICE_BODY_LIMIT } from '../api/provision';
 import { registerOwnListener } from '../net/own-listeners';
+import { warnIfPlainHttp } from './plain-http-warning';
 
 const TIMEOUTS = { requestTimeout: 30_000, headersTimeout: 15_000, keepAliveTimeout: 65_000 };
 
@@ -30,9 +31,11 @@ export function createDeviceServer(app: App): http.Server {
     authenticate: () => { throw createError(401, 'unauthorized'); },
   });
   const { tlsCert, tlsKey } = app.config;
-  const server = tlsCert === null || tlsKey === null
+  const plain = tlsCert === null || tlsKey === null;
+  const server = plain
     ? http.createServer(TIMEOUTS, handler)
     : https.createServer({ ...TIMEOUTS, cert: readPem(tlsCert, 'WGCP_TLS_CERT'), key: readPem(tlsKey, 'WGCP_TLS_KEY'), minVersion: 'TLSv1.2' }, handler);
   registerOwnListener(server);
+  warnIfPlainHttp(app.log, server, 'WGCP_DEVICE_LISTEN', !plain);
   return server;
 }

@@ -4,6 +4,7 @@ import type http from 'node:http';
 import type { App } from '../app';
 import { startJobs, type Jobs } from '../jobs/schedule';
 import { registerOwnListener } from '../net/own-listeners';
+import { warnIfPlainHttp } from '../device/plain-http-warning';
 import { forgetBaselineOnDisable } from '../jobs/usage';
 import { MailNotices } from './mail-notices';
 import { EventStream, type StreamOptions } from './stream';
@@ -24,8 +25,10 @@ export interface EventServices {
 }
 
 export function startEventServices(app: App, server: http.Server, opts: EventServiceOptions): EventServices {
-  // The main listener is handed over here: webhooks and mail must never be sent to it.
+  // The daemon hands its main listener over here: webhooks and mail must never be sent to
+  // it, and since it serves the device API too, its plain HTTP is judged like the device listener's.
   registerOwnListener(server);
+  warnIfPlainHttp(app.log, server, 'WGCP_LISTEN', false);
   const webhooks = new WebhookDispatcher(app, opts);
   const mail = new MailNotices(app);
   const stream = new EventStream(app, { authenticate: opts.authenticate });

@@ -2,7 +2,7 @@
 // unspecified address (it means "this host"), and wgcpd's own listeners. Loopback and the
 // private ranges stay allowed: a receiver on the router or on the LAN is a normal use.
 // Pure: the live facts (listeners, the host's addresses) are handed in.
-import { formatIp, inPrefix, isUnspecified, parseIp, sameIp, type IpAddress } from './ip-address';
+import { formatIp, inPrefix, isLoopback, isUnspecified, parseIp, sameIp, type IpAddress } from './ip-address';
 
 export interface Endpoint { address: string; port: number }
 export interface GuardFacts {
@@ -25,16 +25,10 @@ const RANGES: [string, number, string][] = [
 ];
 const REFUSED = RANGES.map(([p, bits, what]) => ({ prefix: parseIp(p)!, bits, what }));
 const NAT64 = parseIp('64:ff9b::')!;
-const LOOPBACK = [parseIp('127.0.0.0')!, 8] as const;
-const LOOPBACK6 = parseIp('::1')!;
 
 /** The address a NAT64 gateway would connect to, or the address itself. */
 function throughNat64(ip: IpAddress): IpAddress {
   return inPrefix(ip, NAT64, 96) ? { family: 4, bytes: ip.bytes.slice(12) } : ip;
-}
-
-function isLoopback(ip: IpAddress): boolean {
-  return inPrefix(ip, LOOPBACK[0], LOOPBACK[1]) || sameIp(ip, LOOPBACK6);
 }
 
 function reaches(listener: Endpoint, ip: IpAddress, port: number, locals: IpAddress[]): boolean {

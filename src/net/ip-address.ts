@@ -55,3 +55,8 @@ export function formatIp(ip: IpAddress): string {
   for (let i = 0; i < 16; i += 2) groups.push(((ip.bytes[i] << 8) | ip.bytes[i + 1]).toString(16));
   return new URL(`http://[${groups.join(':')}]/`).hostname.slice(1, -1);
 }
+
+/** 127.0.0.0/8 or ::1: traffic that never leaves the host. */
+export function isLoopback(ip: IpAddress): boolean {
+  return ip.family === 4 ? ip.bytes[0] === 127 : ip.bytes.slice(0, 15).every((b) => b === 0) && ip.bytes[15] === 1;
+}
