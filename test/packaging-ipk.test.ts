@@ -1,4 +1,5 @@
-// The OpenWrt packages as `npm run package:ipk` builds them from openwrt/Makefile: opened
+// The OpenWrt packages as `npm run package:ipk` builds them from the feed's package folders
+// (openwrt/wgcp, openwrt/wgcp-agent; data from each Makefile's install recipe): opened
 // as opkg opens them (an ar archive of debian-binary, control.tar.gz, data.tar.gz), with
 // their control fields, conffiles, maintainer scripts and files checked.
 import fs from 'node:fs';
@@ -35,9 +36,10 @@ export function parseControl(text: string): Record<string, string> {
 }
 
 const t = suite('packaging: the OpenWrt ipks');
-const runs = haveTools('packaging-ipk', ['ar', 'tar', 'shellcheck']);
-const makefile = fs.readFileSync(path.join(REPO_ROOT, 'openwrt', 'Makefile'), 'utf8');
-const mkVar = (name: string) => new RegExp(`^${name}:=(.*)$`, 'm').exec(makefile)?.[1] ?? '';
+const runs = haveTools('packaging-ipk', ['npm', 'ar', 'tar', 'shellcheck']);
+const makefileOf = (pkg: string) => fs.readFileSync(path.join(REPO_ROOT, 'openwrt', pkg, 'Makefile'), 'utf8');
+const varOf = (pkg: string, name: string) => new RegExp(`^${name}:=(.*)$`, 'm').exec(makefileOf(pkg))?.[1] ?? '';
+const mkVar = (name: string) => varOf('wgcp', name);
 let work = '';
 const opened = new Map<string, { control: Record<string, string>; dir: string; conffiles: string }>();
 
@@ -58,6 +60,17 @@ async function open(file: string) {
   return { control, dir, conffiles: fs.readFileSync(path.join(dir, 'control', 'conffiles'), 'utf8') };
 }
 
+/** Every shell script a package installs (by its #! line), for shellcheck. */
+function shellScripts(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const file = path.join(entry.parentPath, entry.name);
+    if (!entry.isFile() || file.includes(`${path.sep}node_modules${path.sep}`) || file.endsWith('.js')) continue;
+    if (/^#!\/bin\/sh/.test(fs.readFileSync(file, 'utf8').slice(0, 40))) out.push(file);
+  }
+  return out;
+}
+
 const daemonIpk = () => opened.get('wgcp')!;
 const agentIpk = () => opened.get('wgcp-agent')!;
 const mode = (file: string) => (fs.statSync(file).mode & 0o777).toString(8);
@@ -75,16 +88,16 @@ if (runs) {
   });
   t.after(() => { if (work) fs.rmSync(work, { recursive: true, force: true }); });
 
-  t('the feed Makefile carries the version of package.json and of the agent', () => {
+  t('each feed Makefile carries its version: package.json\'s, and the agent\'s', () => {
     assert.is(mkVar('PKG_VERSION'), packageVersion());
-    assert.is(mkVar('AGENT_VERSION'), agentVersion());
+    assert.is(varOf('wgcp-agent', 'PKG_VERSION'), agentVersion());
   });
 
   t('wgcp control fields: version, node and WireGuard dependencies, its user, an arch', () => {
     const c = daemonIpk().control;
     assert.is(c.Version, `${packageVersion()}-${mkVar('PKG_RELEASE')}`);
     const deps = c.Depends.split(/,\s*/);
-    for (const d of ['node', 'wireguard-tools', 'nftables', 'kmod-wireguard']) assert.ok(deps.includes(d), d);
+    for (const d of ['node', 'wireguard-tools', 'nftables', 'kmod-wireguard', 'procd-ujail', 'px5g-mbedtls']) assert.ok(deps.includes(d), d);
     assert.is(c['Require-User'], 'wgcp=372:wgcp=372');
     assert.is(c.Section, 'net');
     assert.ok(c.Architecture && c.Architecture !== 'all');
@@ -109,6 +122,15 @@ if (runs) {
     assert.match(init, /procd_set_param respawn/);
     assert.match(init, /procd_add_reload_trigger wgcp/);
     assert.match(init, /procd_set_param capabilities \/etc\/capabilities\/wgcpd\.json/);
+    // procd applies user, capabilities and no_new_privs only in ujail: the jail is required,
+    // with no filesystem namespace, and gets only the environment named (so PATH is given).
+    assert.match(init, /^\s*procd_add_jail wgcpd requirejail$/m);
+    assert.match(init, /PATH="\$RUN_PATH"/);
+    assert.match(init, /^RUN_PATH=\/usr\/sbin:\/usr\/bin:\/sbin:\/bin$/m);
+    assert.not.match(init, /^[^#]*\bchown\b[^#\n]*\s-[a-zA-Z]*R/m);
+    assert.match(fs.readFileSync(path.join(d, 'etc/config/wgcp'), 'utf8'), /^\s*option kernel 'on'$/m);
+    for (const f of ['etc/uci-defaults/90-wgcp', 'usr/share/wgcp/fw4-include.sh', 'usr/share/wgcp/cleanup.sh']) assert.is(mode(path.join(d, f)), '755', f);
+    assert.match(fs.readFileSync(path.join(d, 'usr/share/nftables.d/chain-pre/forward_wan/30-wgcp.nft'), 'utf8'), /^ct status dnat oifname "wgcp\*" accept/m);
   });
 
   t('what the daemon user reads is readable: folders 755, files 644 or 755, only the UCI file 600', async () => {
@@ -133,18 +155,27 @@ if (runs) {
       'WGCP_LOG_LEVEL', 'WGCP_TLS_CERT', 'WGCP_TLS_KEY', 'WGCP_USAGE_INTERVAL_S']);
   });
 
-  t('the maintainer scripts are OpenWrt\'s default ones plus the Makefile\'s postinst, all shellcheck-clean', async () => {
+  t('the maintainer scripts are OpenWrt\'s default ones plus the Makefile\'s prerm; every script shipped is shellcheck-clean', async () => {
     for (const [name, ipk] of [['wgcp', daemonIpk()], ['wgcp-agent', agentIpk()]] as const) {
       const ctl = path.join(ipk.dir, 'control');
       assert.match(fs.readFileSync(path.join(ctl, 'postinst'), 'utf8'), /default_postinst "\$0" "\$@"/, name);
       assert.match(fs.readFileSync(path.join(ctl, 'prerm'), 'utf8'), /default_prerm "\$0" "\$@"/, name);
-      const scripts = fs.readdirSync(ctl).filter((f) => /^(postinst|prerm|postinst-pkg)$/.test(f)).map((f) => path.join(ctl, f));
+      const scripts = fs.readdirSync(ctl).filter((f) => /^(postinst|prerm|postinst-pkg|prerm-pkg)$/.test(f)).map((f) => path.join(ctl, f));
       const r = await runCommand('shellcheck', ['-s', 'sh', ...scripts]);
       assert.is(r.code, 0, r.stdout);
+      // Init scripts say `shellcheck shell=dash` (busybox ash under /etc/rc.common); the others are sh.
+      const shipped = shellScripts(path.join(ipk.dir, 'data'));
+      assert.ok(shipped.length >= (name === 'wgcp' ? 5 : 1), `${name}: ${shipped.join(' ')}`);
+      const s = await runCommand('shellcheck', ['-x', ...shipped]);
+      assert.is(s.code, 0, s.stdout);
     }
-    const pkgScript = fs.readFileSync(path.join(daemonIpk().dir, 'control', 'postinst-pkg'), 'utf8');
-    assert.match(pkgScript, /\[ -n "\$IPKG_INSTROOT" \] && exit 0/);
-    assert.not.match(pkgScript, /\$\$/, "make's $$ is undone");
+    // default_prerm sources it (no exit), before it stops the service; an upgrade keeps all.
+    const prerm = fs.readFileSync(path.join(daemonIpk().dir, 'control', 'prerm-pkg'), 'utf8');
+    assert.match(prerm, /\/usr\/share\/wgcp\/cleanup\.sh/);
+    assert.match(prerm, /"\$\{PKG_UPGRADE\}" != 1/);
+    assert.not.match(prerm, /\bexit\b/);
+    assert.not.match(prerm, /\$\$/, "make's $$ is undone");
+    assert.not.ok(fs.existsSync(path.join(daemonIpk().dir, 'control', 'postinst-pkg')), 'the default postinst runs uci-defaults');
   });
 
   t('wgcp-agent is arch all with the bundle, its init script and capabilities', () => {
@@ -156,6 +187,13 @@ if (runs) {
     assert.ok(fs.statSync(path.join(d, 'usr/lib/wgcp-agent/wgcp-agent.js')).size > 10_000);
     assert.is(mode(path.join(d, 'etc/init.d/wgcp-agent')), '755');
     assert.equal(JSON.parse(fs.readFileSync(path.join(d, 'etc/capabilities/wgcp-agent.json'), 'utf8')).ambient, ['CAP_NET_ADMIN']);
+    assert.ok(c.Depends.split(/,\s*/).includes('procd-ujail'));
+    const init = fs.readFileSync(path.join(d, 'etc/init.d/wgcp-agent'), 'utf8');
+    assert.match(init, /^\s*procd_add_jail wgcp-agent requirejail$/m);
+    assert.match(init, /chown root:wgcp-agent "\$CONFIG"\n\s*chmod 0640 "\$CONFIG"/);
+    assert.not.match(init, /^[^#]*\bchown\b[^#\n]*\s-[a-zA-Z]*R/m);
+    // The example keeps the device's identity on flash (/var is RAM on OpenWrt).
+    assert.is(JSON.parse(fs.readFileSync(path.join(d, 'etc/wgcp-agent/config.json.example'), 'utf8')).state_dir, '/etc/wgcp-agent/state');
   });
 }
 

@@ -1,10 +1,12 @@
-// Can this process drive the kernel? Checks the tools and the privilege, and which
-// WireGuard there is: the kernel module (a probe link) or wireguard-go.
+// Can this process drive the kernel? Checks the tools and the privilege, which `ip` there
+// is (iproute2, or BusyBox's applet as on a stock OpenWrt: no -V, -j or -d, which wgcp
+// does not use), and which WireGuard: the kernel module (a probe link) or wireguard-go.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { run, succeeds } from './command';
 
-export type Probe = { ok: true; wireguard: 'kernel' | 'wireguard-go' } | { ok: false; reason: string };
+export type IpTool = 'iproute2' | 'busybox';
+export type Probe = { ok: true; wireguard: 'kernel' | 'wireguard-go'; ip: IpTool } | { ok: false; reason: string };
 
 function firstFailure(tool: string, args: string[]): string | null {
   try {
@@ -15,8 +17,23 @@ function firstFailure(tool: string, args: string[]): string | null {
   }
 }
 
+/**
+ * Which `ip` is on PATH: iproute2 answers `ip -V`; BusyBox's applet refuses it (usage,
+ * exit 1) but lists the loopback link. Anything else cannot be used.
+ */
+export function probeIp(): { ok: true; ip: IpTool } | { ok: false; reason: string } {
+  try {
+    if (/iproute2/.test(run('ip', ['-V'], { timeoutMs: 10_000 }))) return { ok: true, ip: 'iproute2' };
+  } catch { /* not iproute2's: BusyBox's applet has no -V */ }
+  const failed = firstFailure('ip', ['link', 'show', 'dev', 'lo']);
+  if (failed) return { ok: false, reason: `ip cannot be run (${failed})` };
+  return { ok: true, ip: 'busybox' };
+}
+
 export function probeKernel(): Probe {
-  for (const [tool, args] of [['ip', ['-V']], ['wg', ['--version']], ['nft', ['--version']]] as const) {
+  const ip = probeIp();
+  if (!ip.ok) return ip;
+  for (const [tool, args] of [['wg', ['--version']], ['nft', ['--version']]] as const) {
     const failed = firstFailure(tool, [...args]);
     if (failed) return { ok: false, reason: `${tool} cannot be run (${failed})` };
   }
@@ -26,7 +43,7 @@ export function probeKernel(): Probe {
   const probe = `wgcpprobe${crypto.randomBytes(2).toString('hex')}`;
   if (succeeds('ip', ['link', 'add', 'dev', probe, 'type', 'wireguard'])) {
     succeeds('ip', ['link', 'del', 'dev', probe]);
-    return { ok: true, wireguard: 'kernel' };
+    return { ok: true, wireguard: 'kernel', ip: ip.ip };
   }
   if (!succeeds('wireguard-go', ['--version'])) {
     return { ok: false, reason: 'the kernel has no WireGuard module and wireguard-go is not installed' };
@@ -39,5 +56,5 @@ export function probeKernel(): Probe {
   } catch {
     return { ok: false, reason: 'the kernel has no WireGuard module and this user cannot open /dev/net/tun for wireguard-go (it is 0666 on a usual system)' };
   }
-  return { ok: true, wireguard: 'wireguard-go' };
+  return { ok: true, wireguard: 'wireguard-go', ip: ip.ip };
 }

@@ -24,12 +24,21 @@ export function checkIfname(name: string): string {
 
 export const mtuOf = (server: Pick<ServerRecord, 'mtu'>): number => server.mtu ?? DEFAULT_MTU;
 
+/**
+ * The IPv4 addresses (address/prefix) an interface holds, read from the text of `ip address
+ * show`: iproute2 and BusyBox's `ip` applet (OpenWrt's stock `ip`, which has no `-j`) both
+ * print one `inet A.B.C.D/N ...` line an address.
+ */
+export function ipv4Addresses(ifname: string): string[] {
+  const text = run('ip', ['address', 'show', 'dev', checkIfname(ifname)]);
+  return [...text.matchAll(/^\s+inet (\d{1,3}(?:\.\d{1,3}){3}\/\d{1,2})\s/gm)].map((m) => m[1]);
+}
+
 /** Sets the tunnel address (only that one), the MTU and brings the link up. */
 export function configureLink(server: ServerRecord): void {
   checkIfname(server.interface);
   // Left alone when already right: a restart must not blip the routes of a kept kernel interface.
-  const rows = JSON.parse(run('ip', ['-j', 'address', 'show', 'dev', server.interface]) || '[]') as { addr_info?: { local: string; prefixlen: number }[] }[];
-  const held = (rows[0]?.addr_info ?? []).map((a) => `${a.local}/${a.prefixlen}`);
+  const held = ipv4Addresses(server.interface);
   if (held.length !== 1 || held[0] !== server.address) {
     run('ip', ['address', 'flush', 'dev', server.interface]);
     run('ip', ['address', 'add', server.address, 'dev', server.interface]);
