@@ -9,7 +9,7 @@ import { heartbeatBody, judgeAnswer } from './heartbeat';
 import { postJson, type HttpOptions, type Timeouts } from './http-client';
 import type { Logger } from './log';
 import { reduce, retryDelayS, type AgentRecord, type Event } from './machine';
-import { parsePayload, type TunnelConfig } from './payload';
+import { parsePayload, shortDeviceId, type TunnelConfig } from './payload';
 import { ensureStateDir, loadRecord, removeLeftovers, saveRecord } from './persist';
 import type { Tunnel } from './tunnel';
 
@@ -56,7 +56,7 @@ export class Agent {
     if (problem) this.log.warn(problem);
     this.record = { ...record, state: 'BOOT' };
     this.persist(this.record);
-    this.log.info('agent started', { resumed_from: record.state, device_id: record.device_id });
+    this.log.info('agent started', { resumed_from: record.state, device: shortDeviceId(record.device_id) });
     while (!this.stopping) {
       let event: Event | null = null;
       try {
@@ -140,7 +140,7 @@ export class Agent {
       const sealed = (answer.json as { encrypted_config?: unknown } | undefined)?.encrypted_config;
       if (typeof sealed !== 'string') throw new Error('answer has no encrypted_config');
       this.tunnelConfig = parsePayload(JSON.parse(await openSealed(key, sealed)));
-      this.log.info('provisioned', { device_id: this.tunnelConfig.device_id });
+      this.log.info('provisioned', { device: shortDeviceId(this.tunnelConfig.device_id) });
       return { type: 'provisioned', fresh: true, sealed, deviceId: this.tunnelConfig.device_id };
     } catch (err) {
       if (this.stopping) return null;

@@ -1,5 +1,7 @@
 // The agent's configuration file (DESIGN.md section 5): a JSON object with exactly these
-// keys. Anything wrong stops with a message that names the key.
+// keys. Anything wrong stops with a message that names the key. A plain http:// server_url
+// is refused unless "allow_insecure_http" is true: the device_id (a credential) and the keys
+// would cross the network readable. Loopback is exempt: that traffic never leaves the device.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -16,7 +18,7 @@ export interface AgentConfig {
 
 export class ConfigError extends Error {}
 
-const KEYS = ['server_url', 'token', 'server_salt', 'hwid', 'hwid_file', 'ca_file', 'interface', 'state_dir', 'heartbeat_interval_s'];
+const KEYS = ['server_url', 'allow_insecure_http', 'token', 'server_salt', 'hwid', 'hwid_file', 'ca_file', 'interface', 'state_dir', 'heartbeat_interval_s'];
 const HWID = /^[\x21-\x7e]{1,128}$/;
 const IFNAME = /^[A-Za-z0-9_.=+-]{1,15}$/;
 
@@ -25,6 +27,12 @@ function str(v: Record<string, unknown>, key: string, required: boolean): string
   if (value === undefined && !required) return undefined;
   if (typeof value !== 'string' || value.trim() === '') throw new ConfigError(`"${key}" must be a non-empty string`);
   return value;
+}
+
+/** 127.0.0.0/8, ::1 or localhost, as the URL parser spells them. */
+function isLoopbackHost(url: URL): boolean {
+  const host = url.hostname.replace(/\.$/, '');
+  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 function readFile(file: string, key: string): string {
@@ -47,6 +55,12 @@ export function parseConfig(value: unknown): AgentConfig {
     throw new ConfigError('"server_url" is not a URL');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError('"server_url" must be an http:// or https:// URL');
+  const insecure = v.allow_insecure_http ?? false;
+  if (typeof insecure !== 'boolean') throw new ConfigError('"allow_insecure_http" must be true or false');
+  if (url.protocol === 'http:' && !insecure && !isLoopbackHost(url)) {
+    throw new ConfigError('"server_url" is plain http://: the device_id and the tunnel keys would cross the network readable; '
+      + 'use https:// (with "ca_file" for a self-signed certificate), or set "allow_insecure_http": true to accept that');
+  }
 
   if (v.hwid !== undefined && v.hwid_file !== undefined) throw new ConfigError('give "hwid" or "hwid_file", not both');
   const hwidFile = str(v, 'hwid_file', false) ?? '/etc/machine-id';

@@ -91,3 +91,8 @@ export function mergeTunnelFields(current: TunnelConfig, answer: Record<string, 
   }
   return { next, changed };
 }
+
+/** How logs name the device: the device_id is a credential (the heartbeat answers keys to it), its first 8 characters are not. */
+export function shortDeviceId(id: string | null): string | null {
+  return id === null ? null : id.slice(0, 8);
+}

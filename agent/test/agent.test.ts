@@ -235,4 +235,18 @@ t('never writes a key or the token into its log', async () => {
   for (const secret of [token, server.salt, cfg.private_key, cfg.preshared_key]) assert.not.ok(all.includes(secret));
 });
 
+t('names its device by the first 8 characters of the device_id in the log, never the whole (it is a credential)', async () => {
+  const h = harness(server, server.addToken());
+  h.start();
+  await h.waitFor(() => h.logs.some((l) => l.includes('"provisioned"')), 'provisioned');
+  await h.stop();
+  h.start(); // a restart logs the device it resumes
+  await h.waitFor(() => h.logs.filter((l) => l.includes('agent started')).length === 2, 'the restart');
+  await h.stop();
+  const id = loadRecord(h.stateDir).record.device_id!;
+  const named = h.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'provisioned' || l.msg === 'agent started');
+  assert.equal(named.map((l) => l.device), [null, id.slice(0, 8), id.slice(0, 8)]);
+  assert.not.ok(h.logs.join('').includes(id));
+});
+
 t.run();

@@ -47,6 +47,25 @@ t('refuses a server_url that is not http or https', () => {
   assert.throws(() => parseConfig({ ...base, server_url: 'ftp://vpn.example.com' }), /http:\/\/ or https:\/\//);
 });
 
+t('refuses a plain http:// server_url: the device_id and the keys would cross the network readable', () => {
+  for (const url of ['http://vpn.example.com:8443', 'http://192.168.1.1:8443', 'http://[fd00::1]:8443', 'http://127.0.0.1.example.com']) {
+    assert.throws(() => parseConfig({ ...base, server_url: url }), /"server_url" is plain http:\/\/.*"allow_insecure_http": true/, url);
+  }
+});
+
+t('takes http:// when the configuration says "allow_insecure_http": true, and only a boolean there', () => {
+  assert.is(parseConfig({ ...base, server_url: 'http://192.168.1.1:8443', allow_insecure_http: true }).server_url.href, 'http://192.168.1.1:8443/');
+  assert.throws(() => parseConfig({ ...base, server_url: 'http://192.168.1.1:8443', allow_insecure_http: false }), /allow_insecure_http/);
+  assert.throws(() => parseConfig({ ...base, allow_insecure_http: 'yes' }), /"allow_insecure_http" must be true or false/);
+  assert.is(parseConfig({ ...base, allow_insecure_http: false }).server_url.protocol, 'https:', 'https needs no flag either way');
+});
+
+t('takes http:// to a loopback address without the flag: that traffic never leaves the device', () => {
+  for (const url of ['http://127.0.0.1:8080', 'http://127.0.0.53:8080', 'http://[::1]:8080', 'http://localhost:8080']) {
+    assert.is(parseConfig({ ...base, server_url: url }).server_url.protocol, 'http:', url);
+  }
+});
+
 t('refuses a hardware id with spaces or control characters', () => {
   assert.throws(() => parseConfig({ ...base, hwid: 'board 42' }), /"hwid": the hardware id/);
   assert.throws(() => parseConfig({ ...base, hwid: 'x'.repeat(129) }), /"hwid"/);
