@@ -18,6 +18,8 @@ export interface Config {
   usageIntervalS: number;
   /** Heartbeat answers kept in memory at most (0: none kept). */
   heartbeatCache: number;
+  /** The WAN interfaces port forwards apply to; null: those holding a default route, followed as they change. */
+  wanInterfaces: string[] | null;
   logLevel: LogLevel;
 }
 
@@ -62,6 +64,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const salt = nonEmpty(env, 'SERVER_SALT');
   if (salt !== null && salt.length < 16) throw new ConfigError('SERVER_SALT must be at least 16 characters');
   const deviceListen = nonEmpty(env, 'WGCP_DEVICE_LISTEN');
+  const wan = nonEmpty(env, 'WGCP_WAN_INTERFACES');
+  const wanInterfaces = wan === null || wan === 'auto' ? null : wan.split(',').map((s) => s.trim()).filter(Boolean);
+  if (wanInterfaces && (wanInterfaces.length === 0 || wanInterfaces.some((n) => !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$/.test(n)))) {
+    throw new ConfigError(`WGCP_WAN_INTERFACES must be "auto" or interface names separated by commas, got "${wan}"`);
+  }
   return {
     dataDir: path.resolve(nonEmpty(env, 'WGCP_DATA_DIR') ?? '/var/lib/wgcp'),
     listen: parseHostPort('WGCP_LISTEN', nonEmpty(env, 'WGCP_LISTEN') ?? '127.0.0.1:8080'),
@@ -73,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kernel: oneOf('WGCP_KERNEL', nonEmpty(env, 'WGCP_KERNEL') ?? 'auto', ['on', 'off', 'auto'] as const),
     usageIntervalS: Number(interval),
     heartbeatCache: Number(cache),
+    wanInterfaces,
     logLevel: oneOf('WGCP_LOG_LEVEL', nonEmpty(env, 'WGCP_LOG_LEVEL') ?? 'info', ['error', 'warn', 'info', 'debug'] as const),
   };
 }

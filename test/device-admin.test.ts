@@ -1,5 +1,6 @@
-import { suite } from 'uvu';
+import { suiteNeeding } from './helpers/root';
 import * as assert from 'uvu/assert';
+import dgram from 'node:dgram';
 import net from 'node:net';
 import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ServerChange, ServerKernelState, ServerState, PortForward } from '../src/kernel/plane';
 import type { ServerFailure } from '../src/kernel/failed-servers';
@@ -45,7 +46,7 @@ function freePort(): Promise<number> {
   });
 }
 
-const t = suite('device admin API: devices and port forwards');
+const t = suiteNeeding('device admin API: devices and port forwards', ['python3:cryptography']);
 let f: DeviceFixture;
 const kernel = new SeamRecorder();
 const events: WgcpEvent[] = [];
@@ -124,9 +125,33 @@ t('refuses bad forwards with a 400 that names the field; a router port is unique
   await bad({ protocol: 'tcp', listenPort: 8000, targetPort: 81 }, 'listenPort');
   assert.is((await f.api.post(`/api/devices/${other.id}/forwards`, { protocol: 'udp', listenPort: 8000 })).status, 201, 'the same port on the other protocol is free');
   await bad({ protocol: 'udp', listenPort: 51820 }, 'listenPort', other.id);
-  await bad({ protocol: 'tcp', listenPort: devicePort }, 'listenPort', other.id);
   assert.is((await f.api.post('/api/devices/8f7e6d5c-4b3a-4291-8a7b-6c5d4e3f2a1b/forwards', { protocol: 'tcp', listenPort: 9 })).status, 404);
   assert.is((await f.api.get('/api/devices/nope/forwards')).status, 404);
+});
+
+t('a forward may not take a port the router itself serves: wgcpd\'s listeners, a TCP service, a UDP service (409 naming the port)', async () => {
+  const d = await newDevice('adm-serving');
+  const refused = async (protocol: string, port: number) => {
+    const r = await f.api.post(`/api/devices/${d.id}/forwards`, { protocol, listenPort: port });
+    assert.is(r.status, 409, `${protocol}/${port}: ${r.text}`);
+    assert.is(r.json.field, 'listenPort');
+    assert.match(r.json.error, `${protocol}/${port}`);
+  };
+  await refused('tcp', devicePort);
+  await refused('tcp', Number(new URL(f.d.url).port));
+  const tcp = net.createServer().listen(0, '0.0.0.0');
+  await new Promise((r) => tcp.once('listening', r));
+  const udp = dgram.createSocket('udp4');
+  const udpPort = 20000 + Math.floor(Math.random() * 5000);
+  await new Promise<void>((r) => udp.bind(udpPort, '0.0.0.0', () => r()));
+  try {
+    await refused('tcp', (tcp.address() as net.AddressInfo).port);
+    await refused('udp', udpPort);
+  } finally {
+    tcp.close();
+    udp.close();
+  }
+  assert.is((await f.api.post(`/api/devices/${d.id}/forwards`, { protocol: 'udp', listenPort: udpPort })).status, 201, 'free again once the service stops');
 });
 
 t('a kernel refusal leaves nothing stored: no forward, no device, the token still unused', async () => {

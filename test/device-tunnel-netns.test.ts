@@ -53,6 +53,8 @@ if (canRunAsRoot('device tunnel netns')) {
     w.router.exec('sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1']);
     w.outside = new Netns('doutside');
     linkNamespaces(w.router, `${ROUTER_OUTSIDE}/24`, w.outside, '198.51.100.2/24');
+    // The outside link holds the default route: the router's WAN side, where port forwards apply.
+    w.router.exec('ip', ['route', 'add', 'default', 'via', '198.51.100.2']);
     w.daemon = await startNsDaemon(w.router, { env: { SERVER_SALT: SALT, WGCP_DEVICE_LISTEN: '0.0.0.0:8443' } });
     const server = await w.daemon.api('POST', '/api/servers', { name: 'fleet', endpoint: `${ENDPOINT_IP}:51830`, mode: 'forward', address: '10.78.0.1/24' });
     assert.is(server.status, 201, server.text);

@@ -30,6 +30,7 @@ interface World {
   otherTable: string;
   forwardId: number;
   deviceConf: string;
+  extra?: WgClient;
 }
 const w = {} as World;
 
@@ -57,6 +58,8 @@ if (canRunAsRoot('kernel traffic')) {
     w.router.exec('sysctl', ['-q', '-w', 'net.ipv4.ip_forward=1']);
     w.internet = new Netns('inet');
     linkNamespaces(w.router, '198.51.100.1/24', w.internet, `${INTERNET}/24`);
+    // The uplink holds the default route: it is the router's WAN side, where port forwards apply.
+    w.router.exec('ip', ['route', 'add', 'default', 'via', INTERNET]);
     await serveTcp(w.internet, 80, 'internet');
     await serveTcp(w.router, 7000, 'router');
     w.router.exec('nft', ['-f', '-'], OTHER_TABLE);
@@ -81,6 +84,7 @@ if (canRunAsRoot('kernel traffic')) {
   t.after(async () => {
     await w.daemon?.stop();
     for (const c of Object.values(w.clients ?? {})) c.destroy();
+    w.extra?.destroy();
     w.internet?.destroy();
     w.router?.destroy();
     if (w.daemon) fs.rmSync(w.daemon.dataDir, { recursive: true, force: true });
@@ -187,6 +191,13 @@ if (canRunAsRoot('kernel traffic')) {
     assert.is(await reachSoon(w.internet, '198.51.100.1', 9090), 'device 10.77.0.1');
   });
 
+  t('a port forward matches only traffic from the WAN side: not from the LAN, not through a tunnel', async () => {
+    assert.match(nftSet('wan_ifaces'), /"va[0-9a-f]+"/);
+    assert.is(await reach(w.clients.c.ns, '172.16.3.1', 9090), null, 'a LAN host reaching the router port is not forwarded');
+    assert.is(await reach(w.clients.a.ns, '10.77.0.1', 9090), null, 'a tunnel peer reaching the router port is not forwarded');
+    assert.is(await reachSoon(w.internet, '198.51.100.1', 9090), 'device 10.77.0.1', 'the WAN still is');
+  });
+
   t('a restart reconciles: stray elements go, interfaces and peers come back', async () => {
     w.router.exec('nft', ['add', 'element', 'inet', 'wgcp', 'pairs', `{ ${w.peers.c.ip} . ${w.peers.a.ip} }`]);
     // A left-over of wgcp's own (it carries wgcp's mark) that no server holds; unmarked links are the router's (kernel-ownership suite).
@@ -228,11 +239,26 @@ if (canRunAsRoot('kernel traffic')) {
     assert.is(await reach(w.clients.c.ns, w.peers.a.ip, 7000), null);
   });
 
+  t('a standalone server\'s peers and forward-mode peers never reach each other, even with allowInternet', async () => {
+    const server = await w.daemon.api('POST', '/api/servers', { name: 'lab', endpoint: `${ENDPOINT_IP}:51830`, mode: 'standalone', address: '10.78.0.1/24' });
+    assert.is(server.status, 201, server.text);
+    const e = await w.daemon.api('POST', `/api/servers/${server.json.id}/peers`, { name: 'e', allowInternet: true });
+    assert.is(e.status, 201, e.text);
+    const client = new WgClient('e', w.router, 5, ENDPOINT_IP);
+    w.extra = client;
+    await client.up((await w.daemon.api('GET', `/api/peers/${e.json.id}/config`)).text, ['10.78.0.0/24', '10.77.0.0/24']);
+    await serveTcp(client.ns, 7000, 'e');
+    await w.clients.a.up((await w.daemon.api('GET', `/api/peers/${w.peers.a.id}/config`)).text, ['10.77.0.0/24', '198.51.100.0/24', '10.78.0.0/24']);
+    assert.is(await reachSoon(client.ns, '10.78.0.1', 7000), 'router 10.78.0.2', 'the standalone tunnel works');
+    assert.is(await reachSoon(w.clients.a.ns, '10.77.0.1', 7000), 'router 10.77.0.2', 'and so does the forward one');
+    assert.is(await reach(client.ns, w.peers.a.ip, 7000), null, 'standalone to forward-mode: dropped');
+    assert.is(await reach(w.clients.a.ns, e.json.ip, 7000), null, 'forward-mode to standalone: dropped');
+    assert.match(nftSet('standalone'), /"wgcp2"/);
+  });
+
   t('the table of another owner is left exactly as it was', () => {
     assert.is(w.router.exec('nft', ['list', 'table', 'inet', 'other']), w.otherTable);
   });
-} else {
-  t('kernel traffic suite skipped (see the reason above)', () => {});
 }
 
 t.run();

@@ -24,10 +24,11 @@ t('a forward server puts its interface, address, pairs, internet peers and forwa
   assert.equal([...p.forwards], [['tcp . 8080', '10.1.0.3 . 80']]);
 });
 
-t('a standalone server contributes nothing', () => {
+t('a standalone server contributes only its interface, to be kept apart from the tunnels', () => {
   const { model, server } = world();
   const p = fullPolicy([model.withServer({ ...server, mode: 'standalone' })]);
   assert.is(p.tunnels.size + p.serverAddrs.size + p.pairs.size + p.internet.size + p.forwards.size, 0);
+  assert.equal([...p.standalone], [`"${server.interface}"`]);
 });
 
 t('a peer slice holds the pairs it opens, the pairs that name it, and its internet flag', () => {

@@ -39,6 +39,22 @@ t('the forward chain drops tunnel traffic that no pair, internet flag or conntra
   assert.ok(text.includes('fib daddr type local dnat ip to meta l4proto . th dport map @port_forwards'));
 });
 
+t('port forwards apply only to packets from the WAN interfaces', () => {
+  const text = renderTable(elements({ wan: new Set(['"eth1"']) }));
+  assert.ok(text.includes('iifname @wan_ifaces fib daddr type local dnat ip to meta l4proto . th dport map @port_forwards'));
+  assert.ok(text.includes('set wan_ifaces {\n    type ifname\n    elements = { "eth1" }'));
+});
+
+t('standalone interfaces and forward-mode tunnels are kept apart both ways, before any tunnel verdict', () => {
+  const text = renderTable(elements({ standalone: new Set(['"wgcp2"']) }));
+  const chain = /chain forward \{([^}]*)\}/.exec(text)![1].trim().split('\n').map((l) => l.trim());
+  assert.equal(chain.slice(1), [
+    'iifname @standalone oifname @tunnels drop',
+    'iifname @tunnels oifname @standalone drop',
+    'iifname @tunnels jump tunnel_forward',
+  ]);
+});
+
 t('diff of equal policies is empty', () => {
   const a = elements({ pairs: new Set(['10.1.0.2 . 10.1.0.3']), internet: new Set(['10.1.0.2']) });
   assert.is(diff(a, a), '');

@@ -1,6 +1,8 @@
 // Validation of a port forward: protocol tcp|udp, ports 1-65535, and a router port that
 // nothing else on the router already takes for that protocol.
+import createError from 'http-errors';
 import type { App } from '../app';
+import { routerServes } from '../kernel/listening-ports';
 import type { ForwardProtocol } from '../store/forwards';
 import { badField, oneOf, readInt, required, type Body } from './fields';
 
@@ -23,6 +25,10 @@ export function checkListenPort(app: App, f: ForwardInput): void {
     if (server) throw badField('listenPort', `udp/${f.listenPort} is the WireGuard port of server ${server.id}`);
   } else {
     const own = [app.config.listen, app.config.deviceListen].filter((l) => l !== null && l.port === f.listenPort);
-    if (own.length > 0) throw badField('listenPort', `tcp/${f.listenPort} is a port wgcpd itself listens on`);
+    if (own.length > 0) throw createError(409, `listenPort tcp/${f.listenPort} is a port wgcpd itself listens on`, { field: 'listenPort' });
+  }
+  // SSH, DNS, the web UI...: a forward would take the port from the router's own service.
+  if (routerServes(f.protocol, f.listenPort)) {
+    throw createError(409, `listenPort ${f.protocol}/${f.listenPort} is a port the router itself serves; a forward would hide that service`, { field: 'listenPort' });
   }
 }

@@ -5,7 +5,10 @@ import type { Logger } from '../log';
 import type { ServerRecord } from '../store/servers';
 import { applyBatch } from '../nft/apply';
 import { diff } from '../nft/diff';
-import { emptyElements, mergeInto, type PolicyElements } from '../nft/elements';
+import { emptyElements, ifnameElement, mergeInto, type PolicyElements } from '../nft/elements';
+import { detectWanInterfaces } from './wan';
+
+const WAN_REFRESH_MS = 30_000;
 import { forwardSlice, fullPolicy, peerSlice, serverSlice } from '../nft/policy';
 import { renderTable } from '../nft/render';
 import { NftSession } from '../nft/session';
@@ -46,7 +49,12 @@ export class KernelLive implements KernelPlane {
   /** Servers that could not be brought up: left out of the table, retried with back-off. */
   private readonly failed = new FailedServers((id) => this.retryServer(id));
 
-  constructor(private readonly log: Logger, readonly driver: LinkDriver) {}
+  /** The WAN interfaces the table holds now; followed every WAN_REFRESH_MS when not configured. */
+  private wan = new Set<string>();
+  private wanTimer: NodeJS.Timeout | null = null;
+
+  /** `wanInterfaces`: the operator's WAN names, or null to follow the default routes. */
+  constructor(private readonly log: Logger, readonly driver: LinkDriver, private readonly wanInterfaces: string[] | null = null) {}
 
   reconcile(states: ServerState[], opts: ReconcileOptions = {}): void {
     const wanted = new Set(states.map((s) => s.server.interface));
@@ -70,7 +78,14 @@ export class KernelLive implements KernelPlane {
         this.markFailed(m, err);
       }
     }
-    applyBatch(renderTable(fullPolicy(models.filter((m) => !this.failed.has(m.server.id)))));
+    const policy = fullPolicy(models.filter((m) => !this.failed.has(m.server.id)));
+    this.wan = new Set((this.wanInterfaces ?? detectWanInterfaces()).map(ifnameElement));
+    for (const w of this.wan) policy.wan.add(w);
+    applyBatch(renderTable(policy));
+    if (this.wanInterfaces === null && !this.wanTimer) {
+      this.wanTimer = setInterval(() => this.followWan(), WAN_REFRESH_MS);
+      this.wanTimer.unref();
+    }
     this.log.info('kernel reconciled', { servers: models.length, failed: this.failed.list().length, peers: models.reduce((n, m) => n + m.peers.size, 0), wireguard: this.driver.kind });
   }
 
@@ -159,6 +174,7 @@ export class KernelLive implements KernelPlane {
 
   async close(): Promise<void> {
     this.failed.close();
+    if (this.wanTimer) clearInterval(this.wanTimer);
     await this.driver.close();
     await this.nft.close();
     removeSecretDir();
@@ -195,6 +211,21 @@ export class KernelLive implements KernelPlane {
     } catch (err) {
       try { if (!isForeignLink(m.server.interface)) this.driver.remove(m.server.interface); } catch { /* it may never have existed */ }
       throw err;
+    }
+  }
+
+  /** A new uplink (PPPoE redial, DHCP on another port) moves the port forwards with it. */
+  private followWan(): void {
+    const next = new Set(detectWanInterfaces().map(ifnameElement));
+    if (next.size === this.wan.size && [...next].every((w) => this.wan.has(w))) return;
+    const was = { ...emptyElements(), wan: this.wan };
+    const will = { ...emptyElements(), wan: next };
+    try {
+      this.nft.apply(diff(was, will));
+      this.wan = next;
+      this.log.info('WAN interfaces changed: port forwards follow', { wan: [...next].join(',') || '(none)' });
+    } catch (err) {
+      this.log.warn('could not follow the WAN interfaces; tried again later', { error: err instanceof Error ? err.message : String(err) });
     }
   }
 

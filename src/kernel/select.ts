@@ -11,8 +11,8 @@ import { probeKernel } from './probe';
 
 export class KernelUnavailable extends Error {}
 
-export function liveKernel(log: Logger, wireguard: 'kernel' | 'wireguard-go'): KernelLive {
-  if (wireguard === 'kernel') return new KernelLive(log, kernelDriver);
+export function liveKernel(log: Logger, wireguard: 'kernel' | 'wireguard-go', wanInterfaces: string[] | null = null): KernelLive {
+  if (wireguard === 'kernel') return new KernelLive(log, kernelDriver, wanInterfaces);
   let live: KernelLive | undefined;
   const driver = new UserspaceDriver(log, (ifname) => {
     try {
@@ -21,7 +21,7 @@ export function liveKernel(log: Logger, wireguard: 'kernel' | 'wireguard-go'): K
       log.error('could not restore an interface after wireguard-go restarted', { interface: ifname, error: err instanceof Error ? err.message : String(err) });
     }
   });
-  live = new KernelLive(log, driver);
+  live = new KernelLive(log, driver, wanInterfaces);
   return live;
 }
 
@@ -37,5 +37,5 @@ export function selectKernel(config: Config, log: Logger): KernelPlane {
     return new KernelOff(probe.reason);
   }
   log.info('kernel backend is ON', { wireguard: probe.wireguard });
-  return liveKernel(log, probe.wireguard);
+  return liveKernel(log, probe.wireguard, config.wanInterfaces);
 }

@@ -30,6 +30,8 @@ export function diff(before: PolicyElements, after: PolicyElements): string {
   mapLines(SET_NAMES.forwards, before.forwards, after.forwards, out);
   setLines(SET_NAMES.serverAddrs, before.serverAddrs, after.serverAddrs, out);
   setLines(SET_NAMES.tunnels, before.tunnels, after.tunnels, out);
+  setLines(SET_NAMES.standalone, before.standalone, after.standalone, out);
+  setLines(SET_NAMES.wan, before.wan, after.wan, out);
   const lines = [...out.deletes, ...out.adds];
   return lines.length ? lines.join('\n') + '\n' : '';
 }

@@ -13,12 +13,21 @@ export interface PolicyElements {
   internet: Set<string>;
   /** Device port forwards, `tcp . 8080` to `10.8.0.5 . 80`. */
   forwards: Map<string, string>;
+  /** Interfaces of standalone servers: kept apart from forward-mode tunnels, both ways. */
+  standalone: Set<string>;
+  /** The router's WAN side: the only interfaces whose packets port forwards apply to. */
+  wan: Set<string>;
 }
 
-export const SET_NAMES = { tunnels: 'tunnels', serverAddrs: 'server_addrs', pairs: 'pairs', internet: 'internet', forwards: 'port_forwards' } as const;
+export const SET_NAMES = {
+  tunnels: 'tunnels', serverAddrs: 'server_addrs', pairs: 'pairs', internet: 'internet', forwards: 'port_forwards',
+  standalone: 'standalone', wan: 'wan_ifaces',
+} as const;
+
+export const ELEMENT_SETS = ['tunnels', 'serverAddrs', 'pairs', 'internet', 'standalone', 'wan'] as const;
 
 export function emptyElements(): PolicyElements {
-  return { tunnels: new Set(), serverAddrs: new Set(), pairs: new Set(), internet: new Set(), forwards: new Map() };
+  return { tunnels: new Set(), serverAddrs: new Set(), pairs: new Set(), internet: new Set(), forwards: new Map(), standalone: new Set(), wan: new Set() };
 }
 
 const IFNAME = /^[A-Za-z0-9_.-]{1,15}$/;
@@ -63,7 +72,7 @@ export function forwardTarget(ip: string, port: number): string {
 
 /** Adds every element of `more` into `into` (slices of different peers may overlap). */
 export function mergeInto(into: PolicyElements, more: PolicyElements): PolicyElements {
-  for (const k of ['tunnels', 'serverAddrs', 'pairs', 'internet'] as const) for (const e of more[k]) into[k].add(e);
+  for (const k of ELEMENT_SETS) for (const e of more[k]) into[k].add(e);
   for (const [k, v] of more.forwards) into.forwards.set(k, v);
   return into;
 }

@@ -42,11 +42,14 @@ export function forwardSlice(server: ServerRecord, forward: PortForward | null):
   return out;
 }
 
-/** Everything a server puts in the table: nothing in standalone mode. */
+/** Everything a server puts in the table; in standalone mode only its interface, kept apart from the tunnels. */
 export function serverSlice(view: ServerView): PolicyElements {
   const out = emptyElements();
   const { server, peers } = view;
-  if (!inPolicy(server)) return out;
+  if (!inPolicy(server)) {
+    out.standalone.add(ifnameElement(server.interface));
+    return out;
+  }
   out.tunnels.add(ifnameElement(server.interface));
   out.serverAddrs.add(serverAddrElement(server.interface, server.address));
   const lookup = (id: number) => peers.get(id);

@@ -31,6 +31,12 @@ export function renderDefinition(el: PolicyElements): string {
   map ${SET_NAMES.forwards} {
     type inet_proto . inet_service : ipv4_addr . inet_service${mapLine(el.forwards)}
   }
+  set ${SET_NAMES.standalone} {
+    type ifname${elementsLine(el.standalone)}
+  }
+  set ${SET_NAMES.wan} {
+    type ifname${elementsLine(el.wan)}
+  }
   chain input {
     type filter hook input priority filter; policy accept;
     iifname @${SET_NAMES.tunnels} jump tunnel_input
@@ -43,6 +49,8 @@ export function renderDefinition(el: PolicyElements): string {
   }
   chain forward {
     type filter hook forward priority filter; policy accept;
+    iifname @${SET_NAMES.standalone} oifname @${SET_NAMES.tunnels} drop
+    iifname @${SET_NAMES.tunnels} oifname @${SET_NAMES.standalone} drop
     iifname @${SET_NAMES.tunnels} jump tunnel_forward
   }
   chain tunnel_forward {
@@ -53,7 +61,7 @@ export function renderDefinition(el: PolicyElements): string {
   }
   chain prerouting {
     type nat hook prerouting priority dstnat; policy accept;
-    fib daddr type local dnat ip to meta l4proto . th dport map @${SET_NAMES.forwards}
+    iifname @${SET_NAMES.wan} fib daddr type local dnat ip to meta l4proto . th dport map @${SET_NAMES.forwards}
   }
   chain postrouting {
     type nat hook postrouting priority srcnat; policy accept;
