@@ -61,14 +61,17 @@ export function webhookRoutes(app: App): Route[] {
     {
       method: 'PUT', path: '/api/webhooks/:id', auth: 'control',
       async handler(ctx) {
-        const before = findWebhook(app, ctx.params.id);
+        const id = findWebhook(app, ctx.params.id).id;
         const input = parseWebhookInput(await ctx.body(), guardFacts());
-        const next: WebhookRecord = { ...before, updatedAt: app.now().toISOString() };
-        for (const [k, v] of Object.entries(input)) if (v !== undefined) (next as unknown as Record<string, unknown>)[k] = v;
-        checkTemplate(next.template, next.customBody);
-        store.tx(() => {
-          if (!store.webhooks.get(before.id)) throw createError(404, 'webhook not found');
-          store.webhooks.update(next);
+        // Merged over the record as it stands now, not as it stood before the body arrived.
+        const next = store.tx(() => {
+          const current = store.webhooks.get(id);
+          if (!current) throw createError(404, 'webhook not found');
+          const merged: WebhookRecord = { ...current, updatedAt: app.now().toISOString() };
+          for (const [k, v] of Object.entries(input)) if (v !== undefined) (merged as unknown as Record<string, unknown>)[k] = v;
+          checkTemplate(merged.template, merged.customBody);
+          store.webhooks.update(merged);
+          return merged;
         });
         return ok(presentWebhook(next));
       },
