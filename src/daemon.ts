@@ -14,9 +14,12 @@ import { createRequestHandler } from './http/server';
 import { CONTROL_BODY_LIMIT } from './http/body';
 import { authenticate } from './http/auth';
 import { controlRoutes } from './api/routes';
+import { deviceApiRoutes } from './api/devices-api';
+import { startJobs } from './jobs/schedule';
+import { forgetBaselineOnDisable } from './jobs/usage';
 import { startEventServices, type EventServiceOptions } from './events/services';
 import type { Route } from './http/router';
-import { attachDeviceContext, deviceContext } from './api/devices-context';
+import { attachDeviceContext, deviceContext } from './device/context';
 import type { FailureLimit } from './device/failure-limiter';
 import { createDeviceServer } from './device/listener';
 import { loadServerSalt } from './device/server-salt';
@@ -28,7 +31,7 @@ export interface DaemonOptions {
   now?: () => Date;
   kernel?: KernelPlane;
   /** Webhook retry timing and whether the jobs are scheduled (tests drive them by hand). */
-  events?: Omit<EventServiceOptions, 'authenticate'>;
+  events?: Omit<EventServiceOptions, 'authenticate'> & { schedule?: boolean };
   /** Failed provisioning attempts allowed per source address and window (default 30 in 5 min). */
   provisionLimit?: FailureLimit;
 }
@@ -81,7 +84,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     });
     const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, handler);
     // Made before anything listens, so that an unreadable certificate stops the start cleanly.
-    const deviceServer = config.deviceListen ? createDeviceServer(app) : null;
+    const deviceServer = config.deviceListen ? createDeviceServer(app, deviceApiRoutes(app)) : null;
     const port = await listen(server, config.listen.host, config.listen.port);
     log.info('wgcpd is listening', { host: config.listen.host, port, kernel: kernel.state, dataDir: config.dataDir });
     let devicePort: number | null = null;
@@ -94,14 +97,20 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     } else if (config.tlsCert !== null) {
       log.warn('WGCP_TLS_CERT is set but WGCP_DEVICE_LISTEN is not: TLS applies only to the device listener');
     }
-    // Webhooks, mail, the event stream (on this listener's upgrade) and the jobs.
+    // Webhooks, mail, the event stream (on this listener's upgrade), then the jobs.
+    const { schedule, ...eventOptions } = opts.events ?? {};
     const services = startEventServices(app, server, {
-      ...opts.events,
+      ...eventOptions,
       authenticate: (headers) => authenticate({ headers }, store, config.apiKey, now().toISOString()),
     });
+    const forgetting = app.events.subscribe((e) => forgetBaselineOnDisable(app, e));
+    const jobs = schedule === false ? null : startJobs(app, { afterUsage: () => services.stream.publishUsage() });
 
     const close = async () => {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+      // The last collection still publishes events, so the consumers stop after the jobs.
+      await jobs?.stop();
+      forgetting();
       await services.stop();
       if (deviceServer) await new Promise<void>((resolve) => { deviceServer.close(() => resolve()); deviceServer.closeAllConnections(); });
       await kernel!.close();

@@ -1,13 +1,13 @@
 // The kept heartbeat answers (device/heartbeat-answers): a kept answer is served only while
 // the store has not changed since it was made, so every admin change reaches the very next
 // heartbeat; heartbeat reports themselves do not count as changes.
-import { suite } from 'uvu';
+import { suiteNeeding } from './helpers/root';
 import * as assert from 'uvu/assert';
-import { deviceContext } from '../src/api/devices-context';
+import { deviceContext } from '../src/device/context';
 import { HeartbeatAnswers, renderHeartbeatAnswer } from '../src/device/heartbeat-answers';
 import { deviceFixture, pythonDecrypt, type DeviceFixture } from './device-support';
 
-const t = suite('device API: kept heartbeat answers');
+const t = suiteNeeding('device API: kept heartbeat answers', ['python3:cryptography']);
 let f: DeviceFixture;
 
 t.before(async () => { f = await deviceFixture(); });

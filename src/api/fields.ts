@@ -1,11 +1,11 @@
 // Reading typed fields out of a request body. Every refusal is a 400 that names the field.
 import createError from 'http-errors';
+import { badField } from '../ops/field-error';
+import { HOSTNAME } from '../wg/hostname';
+
+export { badField };
 
 export type Body = Record<string, unknown>;
-
-export function badField(field: string, message: string): Error {
-  return createError(400, `${field} ${message}`, { field });
-}
 
 const present = (body: Body, field: string): boolean => body[field] !== undefined && body[field] !== null;
 
@@ -82,5 +82,5 @@ export function parseId(text: string, what: string): number {
   return Number(text);
 }
 
-export const HOSTNAME = /^(?=.{1,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+export { HOSTNAME };
 export const EMAIL = /^[^\s@"<>(),;:\\]{1,64}@[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/;

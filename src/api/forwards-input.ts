@@ -1,12 +1,7 @@
-// Validation of a port forward: protocol tcp|udp, ports 1-65535, and a router port that
-// nothing else on the router already takes for that protocol.
-import createError from 'http-errors';
-import type { App } from '../app';
-import { routerServes } from '../kernel/listening-ports';
-import type { ForwardProtocol } from '../store/forwards';
-import { badField, oneOf, readInt, required, type Body } from './fields';
-
-export interface ForwardInput { protocol: ForwardProtocol; listenPort: number; targetPort: number }
+// A port forward body as the API takes it: protocol tcp|udp and ports 1-65535. Which router
+// ports are free is the operation's rule (ops/forward-rules.ts).
+import type { ForwardInput } from '../ops/forwards';
+import { oneOf, readInt, required, type Body } from './fields';
 
 export function parseForwardInput(body: Body): ForwardInput {
   const protocol = required(oneOf(body, 'protocol', ['tcp', 'udp'] as const), 'protocol');
@@ -14,21 +9,4 @@ export function parseForwardInput(body: Body): ForwardInput {
   // Left out, the device port is the router port.
   const targetPort = readInt(body, 'targetPort', 1, 65535) ?? listenPort;
   return { protocol, listenPort, targetPort };
-}
-
-/** Refuses a router port held by another forward, a WireGuard server (udp) or the daemon's own listeners (tcp). */
-export function checkListenPort(app: App, f: ForwardInput): void {
-  const holder = app.store.forwards.holder(f.protocol, f.listenPort);
-  if (holder !== undefined) throw badField('listenPort', `${f.protocol}/${f.listenPort} is already forwarded by forward ${holder}`);
-  if (f.protocol === 'udp') {
-    const server = app.store.servers.list().find((s) => s.listenPort === f.listenPort);
-    if (server) throw badField('listenPort', `udp/${f.listenPort} is the WireGuard port of server ${server.id}`);
-  } else {
-    const own = [app.config.listen, app.config.deviceListen].filter((l) => l !== null && l.port === f.listenPort);
-    if (own.length > 0) throw createError(409, `listenPort tcp/${f.listenPort} is a port wgcpd itself listens on`, { field: 'listenPort' });
-  }
-  // SSH, DNS, the web UI...: a forward would take the port from the router's own service.
-  if (routerServes(f.protocol, f.listenPort)) {
-    throw createError(409, `listenPort ${f.protocol}/${f.listenPort} is a port the router itself serves; a forward would hide that service`, { field: 'listenPort' });
-  }
 }

@@ -7,9 +7,10 @@ import type { App } from '../app';
 import type { Route } from '../http/router';
 import { okJsonText } from '../http/reply';
 import { deviceIdPrefix } from '../device/identifiers';
-import { deviceContext } from './devices-context';
+import { deviceContext } from '../device/context';
 import { readHeartbeat } from './heartbeat-input';
-import { DEVICE_BODY_LIMIT, sourceAddress } from './provision';
+import { DEVICE_BODY_LIMIT } from '../http/body';
+import { sourceAddress } from './provision';
 
 export function heartbeatRoute(app: App): Route {
   return {

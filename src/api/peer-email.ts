@@ -9,7 +9,7 @@ import { MailError, peerConfigMessage, sendMail } from '../events/mail';
 import { EMAIL, badField, readString } from './fields';
 import { optionalBody } from './optional-body';
 import { peerConfText, renderQrPng } from './peer-files';
-import { findPeer } from './peers';
+import { peerFromPath } from './lookups';
 
 export function requireSmtp(app: App) {
   const smtp = app.store.smtp.get();
@@ -31,7 +31,7 @@ export function peerEmailRoutes(app: App): Route[] {
     {
       method: 'POST', path: '/api/peers/:id/email', auth: 'control',
       async handler(ctx) {
-        const peer = findPeer(app, ctx.params.id);
+        const peer = peerFromPath(app, ctx.params.id);
         const body = await optionalBody(ctx);
         const smtp = requireSmtp(app);
         const to = readString(body, 'to', { max: 254 }) || peer.email;

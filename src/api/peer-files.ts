@@ -5,7 +5,7 @@ import type { App } from '../app';
 import type { Route } from '../http/router';
 import type { PeerRecord } from '../store/peers';
 import { renderPeerConf } from '../wg/conf';
-import { findPeer } from './peers';
+import { peerFromPath } from './lookups';
 
 export function peerConfText(app: App, peer: PeerRecord): string {
   if (peer.privateKey === null) throw createError(404, 'no private key is stored for this peer');
@@ -22,7 +22,7 @@ export function peerFileRoutes(app: App): Route[] {
     {
       method: 'GET', path: '/api/peers/:id/config', auth: 'control',
       handler(ctx) {
-        const peer = findPeer(app, ctx.params.id);
+        const peer = peerFromPath(app, ctx.params.id);
         return {
           status: 200,
           raw: peerConfText(app, peer),
@@ -34,7 +34,7 @@ export function peerFileRoutes(app: App): Route[] {
     {
       method: 'GET', path: '/api/peers/:id/qrcode', auth: 'control',
       async handler(ctx) {
-        const png = await renderQrPng(peerConfText(app, findPeer(app, ctx.params.id)));
+        const png = await renderQrPng(peerConfText(app, peerFromPath(app, ctx.params.id)));
         return { status: 200, raw: png, type: 'image/png', headers: { 'Cache-Control': 'no-store' } };
       },
     },

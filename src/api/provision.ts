@@ -6,17 +6,17 @@ import createError, { isHttpError } from 'http-errors';
 import type { IncomingMessage } from 'node:http';
 import type { App } from '../app';
 import type { Route } from '../http/router';
+import { DEVICE_BODY_LIMIT } from '../http/body';
 import { ok } from '../http/reply';
 import { deviceKey, encryptPayload } from '../device/payload-crypto';
 import { deviceIdPrefix } from '../device/identifiers';
 import { limiterKey } from '../device/failure-limiter';
 import { forwardsHash } from '../device/forwards-hash';
-import { deviceContext } from './devices-context';
-import { deviceTunnel, presentDevice, tunnelSource } from './devices-present';
-import { presentPeer } from './present';
-import { provisionDevice, readProvisionBody } from './provision-device';
+import { deviceContext } from '../device/context';
+import { deviceTunnel, presentDevice, tunnelSource } from '../views/devices-present';
+import { presentPeer } from '../views/present';
+import { provisionDevice, readProvisionBody } from '../ops/provision-device';
 
-export const DEVICE_BODY_LIMIT = 64 * 1024;
 
 /** The client's address, with IPv4-mapped IPv6 shown as plain IPv4. */
 export function sourceAddress(req: IncomingMessage): string {

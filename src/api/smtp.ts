@@ -6,7 +6,7 @@ import type { Route } from '../http/router';
 import { ok } from '../http/reply';
 import type { SmtpRecord } from '../store/smtp';
 import { EMAIL, HOSTNAME, badField, readBool, readInt, readString } from './fields';
-import { MASK, presentSmtp } from './present';
+import { MASK, presentSmtp } from '../views/present';
 import { hostRefusal, inputRefusalText } from '../net/address-guard';
 import { guardFacts } from '../net/own-listeners';
 

@@ -2,7 +2,7 @@
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { ok } from '../http/reply';
-import { findServer } from './servers';
+import { serverFromPath } from './lookups';
 
 // A peer counts as online when its last handshake is this recent.
 export const ONLINE_WINDOW_S = 180;
@@ -29,7 +29,7 @@ export function statsRoutes(app: App, extraTotals: () => Record<string, number> 
     {
       method: 'GET', path: '/api/servers/:id/stats', auth: 'control',
       handler(ctx) {
-        const server = findServer(app, ctx.params.id);
+        const server = serverFromPath(app, ctx.params.id);
         const peers = store.peers.counts(server.id);
         const since = app.now().getTime() / 1000 - ONLINE_WINDOW_S;
         let online = 0;

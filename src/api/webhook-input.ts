@@ -6,7 +6,7 @@ import { ACTIONS } from '../events/bus';
 import { hostRefusal, inputRefusalText, urlPort, type GuardFacts } from '../net/address-guard';
 import type { WebhookTemplate } from '../store/webhooks';
 import { badField, oneOf, readBool, readIntArray, readString, type Body } from './fields';
-import { MASK } from './present';
+import { MASK } from '../views/present';
 
 export interface WebhookInput {
   name?: string;

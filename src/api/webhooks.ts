@@ -7,8 +7,8 @@ import { created, noContent, ok } from '../http/reply';
 import type { WebhookRecord } from '../store/webhooks';
 import { guardFacts } from '../net/own-listeners';
 import { parseId, required } from './fields';
-import { presentWebhook } from './present';
-import { findServer } from './servers';
+import { presentWebhook } from '../views/present';
+import { serverFromPath } from './lookups';
 import { checkTemplate, parseWebhookInput } from './webhook-input';
 
 export function findWebhook(app: App, idText: string): WebhookRecord {
@@ -22,12 +22,12 @@ export function webhookRoutes(app: App): Route[] {
   return [
     {
       method: 'GET', path: '/api/servers/:id/webhooks', auth: 'control',
-      handler: (ctx) => ok(store.webhooks.listByServer(findServer(app, ctx.params.id).id).map(presentWebhook)),
+      handler: (ctx) => ok(store.webhooks.listByServer(serverFromPath(app, ctx.params.id).id).map(presentWebhook)),
     },
     {
       method: 'POST', path: '/api/servers/:id/webhooks', auth: 'control',
       async handler(ctx) {
-        const server = findServer(app, ctx.params.id);
+        const server = serverFromPath(app, ctx.params.id);
         const input = parseWebhookInput(await ctx.body(), guardFacts());
         const now = app.now().toISOString();
         const draft = {

@@ -4,10 +4,10 @@
 import path from 'node:path';
 import { Store } from '../store/store';
 import { VERSION } from '../version';
-import { runDaemon } from '../main';
 import { UsageError, parseArgs, stringOption } from './args';
 import { runCredentialCommand } from './credentials';
 import { runRegTokenCommand } from './regtokens';
+import { runServe } from './serve';
 import { runTlsCommand } from './tls';
 
 const USAGE = `usage: wgcp [--data-dir DIR] COMMAND
@@ -26,8 +26,7 @@ export function main(argv: string[], out: (s: string) => void = (s) => process.s
     const dataDir = path.resolve(stringOption(args, 'data-dir') ?? process.env.WGCP_DATA_DIR ?? '/var/lib/wgcp');
     const command = args.words[0];
     if (command === 'serve') {
-      process.env.WGCP_DATA_DIR = dataDir;
-      void runDaemon();
+      runServe(dataDir);
       return -1;
     }
     if (command === 'tls') { runTlsCommand(args, dataDir, out); return 0; }

@@ -1,9 +1,8 @@
 // `wgcp regtoken create --server N | list [--server N] | revoke TOKEN`: registration tokens
 // for devices, in the daemon's database. A new token is printed alone on stdout.
 import type { Store } from '../store/store';
-import { createRegToken } from '../api/regtokens';
-import { presentRegToken } from '../api/devices-present';
-import { isUuid } from '../device/identifiers';
+import { createRegToken, revokeRegToken } from '../ops/regtokens';
+import { presentRegToken } from '../views/devices-present';
 import { UsageError, stringOption, type Args } from './args';
 
 export const REGTOKEN_USAGE = 'usage: wgcp regtoken create --server ID | list [--server ID] | revoke TOKEN';
@@ -34,7 +33,7 @@ export function runRegTokenCommand(args: Args, store: Store, out: (s: string) =>
     }
     case 'revoke': {
       if (!arg) throw new UsageError(REGTOKEN_USAGE);
-      if (!isUuid(arg) || !store.regTokens.delete(arg.toLowerCase())) throw new UsageError(`no registration token ${arg}`);
+      if (!revokeRegToken(store, arg)) throw new UsageError(`no registration token ${arg}`);
       out('revoked the registration token\n');
       return;
     }

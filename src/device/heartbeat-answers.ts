@@ -5,7 +5,7 @@
 import type { Store } from '../store/store';
 import type { HeartbeatView } from '../store/devices';
 import { forwardsHashOfJson } from './forwards-hash';
-import { deviceTunnel } from '../api/devices-present';
+import { deviceTunnel } from '../views/devices-present';
 
 /** What a heartbeat needs to decide its answer; body is null when the peer has no stored private key. */
 export interface HeartbeatAnswer { suspended: boolean; body: string | null }

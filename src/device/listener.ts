@@ -6,8 +6,8 @@ import https from 'node:https';
 import createError from 'http-errors';
 import type { App } from '../app';
 import { createRequestHandler } from '../http/server';
-import { deviceApiRoutes } from '../api/devices-api';
-import { DEVICE_BODY_LIMIT } from '../api/provision';
+import type { Route } from '../http/router';
+import { DEVICE_BODY_LIMIT } from '../http/body';
 import { registerOwnListener } from '../net/own-listeners';
 import { warnIfPlainHttp } from './plain-http-warning';
 
@@ -21,9 +21,10 @@ function readPem(file: string, variable: string): Buffer {
   }
 }
 
-export function createDeviceServer(app: App): http.Server {
+/** `routes`: the device API's routes, handed over by the daemon's wiring. */
+export function createDeviceServer(app: App, routes: Route[]): http.Server {
   const handler = createRequestHandler({
-    routes: deviceApiRoutes(app),
+    routes,
     log: app.log,
     bodyLimit: DEVICE_BODY_LIMIT,
     logRequests: app.config.logLevel === 'debug',

@@ -1,26 +1,21 @@
 // Starts the consumers of the event bus (webhook outbox, mail notices, the live stream) and
-// the jobs, and stops them in reverse order. The daemon calls this once the app is built.
+// stops them in reverse order. The daemon calls this once the app is built (and starts the jobs).
 import type http from 'node:http';
 import type { App } from '../app';
-import { startJobs, type Jobs } from '../jobs/schedule';
 import { registerOwnListener } from '../net/own-listeners';
 import { warnIfPlainHttp } from '../device/plain-http-warning';
-import { forgetBaselineOnDisable } from '../jobs/usage';
 import { MailNotices } from './mail-notices';
 import { EventStream, type StreamOptions } from './stream';
 import { WebhookDispatcher, type DispatcherOptions } from './webhooks';
 
 export interface EventServiceOptions extends DispatcherOptions {
   authenticate: StreamOptions['authenticate'];
-  /** Off in tests that drive the jobs by hand. */
-  schedule?: boolean;
 }
 
 export interface EventServices {
   webhooks: WebhookDispatcher;
   mail: MailNotices;
   stream: EventStream;
-  jobs: Jobs | null;
   stop(): Promise<void>;
 }
 
@@ -33,7 +28,6 @@ export function startEventServices(app: App, server: http.Server, opts: EventSer
   const mail = new MailNotices(app);
   const stream = new EventStream(app, { authenticate: opts.authenticate });
   const unsubscribe = [
-    app.events.subscribe((e) => forgetBaselineOnDisable(app, e)),
     app.events.subscribe((e) => webhooks.onEvent(e)),
     app.events.subscribe((e) => mail.onEvent(e)),
     app.events.subscribe((e) => stream.onEvent(e)),
@@ -41,14 +35,11 @@ export function startEventServices(app: App, server: http.Server, opts: EventSer
   const onUpgrade = (req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => stream.handleUpgrade(req, socket, head);
   server.on('upgrade', onUpgrade);
   webhooks.start();
-  const jobs = opts.schedule === false ? null : startJobs(app, { afterUsage: () => stream.publishUsage() });
   return {
-    webhooks, mail, stream, jobs,
+    webhooks, mail, stream,
     async stop() {
       server.off('upgrade', onUpgrade);
       stream.close();
-      // The last collection still publishes events, so the consumers stop after the jobs.
-      await jobs?.stop();
       for (const u of unsubscribe) u();
       await webhooks.stop();
       await mail.stop();

@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import createError from 'http-errors';
 
 export const CONTROL_BODY_LIMIT = 1024 * 1024;
+export const DEVICE_BODY_LIMIT = 64 * 1024;
 
 export function readJsonBody(req: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {

@@ -1,8 +1,8 @@
 // The calendar jobs: the monthly usage reset and peer expiry. Both read the app's clock,
 // so tests drive them with an injected one.
 import type { App } from '../app';
-import { deletePeer } from '../api/peers';
-import { presentPeer } from '../api/present';
+import { deletePeer } from '../ops/peers';
+import { presentPeer } from '../views/present';
 import { liftRestrictions } from './usage';
 import { usageMonth } from './usage-delta';
 
@@ -44,7 +44,7 @@ export function expirePeers(app: App): number[] {
     if (!peer) continue;
     try {
       const server = app.store.servers.get(peer.serverId);
-      deletePeer(app, peer);
+      deletePeer(app, peer.id);
       app.log.info('peer expired and was deleted', { peerID: id, expiresAt: peer.expiresAt });
       app.events.publish('peerExpired', peer.serverId, { mode: server?.mode, peer: presentPeer(peer) });
       done.push(id);

@@ -3,9 +3,9 @@
 // and lift restrictions a limit no longer holds (each peer in its own transaction with
 // its kernel change, so one refusal never blocks the others).
 import type { App } from '../app';
-import { presentPeer } from '../api/present';
+import { presentPeer } from '../views/present';
 import { hasReason, withReason, withoutReason } from '../ops/disable-reasons';
-import type { PeerRecord } from '../store/peers';
+import { changePeer } from '../ops/peers';
 import type { WgcpEvent } from '../events/bus';
 import { isOverLimit, planUsageCycle, type Counters, type UsagePlan } from './usage-delta';
 
@@ -41,21 +41,6 @@ export function recordUsage(app: App, counters: ReadonlyMap<number, ReadonlyMap<
     store.usage.invalidate();
     throw err;
   }
-}
-
-function changePeer(app: App, id: number, decide: (p: PeerRecord) => PeerRecord | null): { before: PeerRecord; after: PeerRecord } | null {
-  const { store, kernel } = app;
-  return store.tx(() => {
-    const before = store.peers.get(id);
-    if (!before) return null;
-    const after = decide(before);
-    if (!after) return null;
-    store.peers.update(after);
-    // Off the interface its counters are gone; when it returns they start from zero.
-    if (!after.enabled) store.usage.forgetBaseline(id);
-    kernel.applyPeer({ server: store.servers.get(before.serverId)!, before, after });
-    return { before, after };
-  });
 }
 
 function eachPeer(app: App, ids: number[], what: string, fn: (id: number) => boolean): number[] {

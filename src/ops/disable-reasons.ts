@@ -21,6 +21,3 @@ export function withoutReason(peer: PeerRecord, reason: DisableReason): PeerReco
 }
 
 export const hasReason = (peer: Pick<PeerRecord, 'disabledReasons'>, reason: DisableReason): boolean => peer.disabledReasons.includes(reason);
-
-/** The contract's single `disabledReason`: the first reason in canonical order, or "". */
-export const primaryReason = (reasons: readonly DisableReason[]): DisableReason | '' => reasons[0] ?? '';

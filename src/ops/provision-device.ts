@@ -9,7 +9,7 @@ import type { ServerRecord } from '../store/servers';
 import { isHardwareId, isUuid, newUuid } from '../device/identifiers';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
 import { firstFreeHost, parseCidr } from '../wg/ipv4';
-import { allocatePeerIp } from './peer-input';
+import { allocatePeerIp } from './peer-rules';
 
 export interface Provisioned {
   server: ServerRecord;

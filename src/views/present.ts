@@ -1,12 +1,14 @@
 // Records as the API shows them: contract field names, secrets left out or masked.
 import type { PeerRecord } from '../store/peers';
-import { primaryReason } from '../ops/disable-reasons';
 import type { ServerRecord } from '../store/servers';
 import type { ServerKernelState } from '../kernel/plane';
 import type { SmtpRecord } from '../store/smtp';
 import type { WebhookRecord } from '../store/webhooks';
 
 export const MASK = '********';
+
+/** The contract's single `disabledReason`: the first reason in canonical order, or "". */
+const primaryReason = (reasons: readonly string[]): string => reasons[0] ?? '';
 
 export function presentPeer(p: PeerRecord) {
   return {

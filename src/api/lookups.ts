@@ -1,0 +1,10 @@
+// The resource a path names, or 404: path text to an id, then the operation's read.
+import type { App } from '../app';
+import type { PeerRecord } from '../store/peers';
+import type { ServerRecord } from '../store/servers';
+import { getPeer } from '../ops/peers';
+import { getServer } from '../ops/servers';
+import { parseId } from './fields';
+
+export const serverFromPath = (app: App, idText: string): ServerRecord => getServer(app, parseId(idText, 'server'));
+export const peerFromPath = (app: App, idText: string): PeerRecord => getPeer(app, parseId(idText, 'peer'));
