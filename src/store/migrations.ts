@@ -189,4 +189,19 @@ export const MIGRATIONS: readonly string[] = [
   UPDATE peers SET disabled_reason = '';
   INSERT INTO job_state (name, value) SELECT 'adoptUnmarkedLinks', '1' WHERE EXISTS (SELECT 1 FROM servers);
   `,
+  // Dashboard (issue 17): sign-in sessions, stored by the SHA-256 of their cookie value. A
+  // session dies with the key or token it was opened with (credential_id; NULL for the
+  // WGCP_API_KEY of the environment, then key_hash must still match it).
+  `
+  CREATE TABLE sessions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    hash TEXT NOT NULL UNIQUE,
+    credential_id INTEGER REFERENCES credentials(id) ON DELETE CASCADE,
+    key_hash TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    last_seen_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+  );
+  CREATE INDEX sessions_credential ON sessions(credential_id);
+  `,
 ];

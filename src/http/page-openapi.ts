@@ -1,0 +1,56 @@
+// The OpenAPI entries of the dashboard's routes (session.ts, static-assets.ts), spread into
+// the API's document (api/openapi-doc.ts) so that it keeps describing every route served.
+const json = (schema: object) => ({ content: { 'application/json': { schema } } });
+const error = (description: string) => ({ description, ...json({ $ref: '#/components/schemas/Error' }) });
+const cookie = { description: 'session cookie `wgcp_session` (HttpOnly, SameSite=Strict, Secure under TLS, Path=/)', schema: { type: 'string' } };
+const SessionState = {
+  type: 'object',
+  properties: {
+    signedIn: { type: 'boolean' },
+    createdAt: { type: 'string', format: 'date-time' },
+    expiresAt: { type: 'string', format: 'date-time', description: 'absolute end of the session' },
+    idleExpiresAt: { type: 'string', format: 'date-time', description: 'end of the session if it stays unused' },
+  },
+};
+
+export const pageApiPaths = {
+  '/api/session': {
+    post: {
+      summary: 'Sign in to the dashboard: a session cookie for an API key or access token',
+      security: [],
+      requestBody: { required: true, ...json({ type: 'object', required: ['key'], properties: { key: { type: 'string' } } }) },
+      responses: {
+        204: { description: 'signed in', headers: { 'Set-Cookie': cookie } },
+        400: error('no key, or not a string'),
+        401: error('not a live API key or access token (`field` is `key`)'),
+        403: error('sent from another site'),
+        429: error('too many failed sign-ins from this address; see Retry-After'),
+      },
+    },
+    get: {
+      summary: 'Whether the session cookie is live (touches it)',
+      security: [],
+      responses: { 200: { description: 'the session, or signedIn false', ...json(SessionState) } },
+    },
+    delete: {
+      summary: 'Sign out: ends the session and clears the cookie',
+      security: [],
+      responses: { 204: { description: 'signed out', headers: { 'Set-Cookie': cookie } }, 403: error('sent from another site with a live cookie') },
+    },
+  },
+  '/': {
+    get: {
+      summary: 'The dashboard page (HTML)',
+      security: [],
+      responses: { 200: { description: 'the page', content: { 'text/html': {} } }, 503: error('the page is not built') },
+    },
+  },
+  '/assets/{name}': {
+    parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
+    get: {
+      summary: "The dashboard's scripts, styles and icon, named by content hash",
+      security: [],
+      responses: { 200: { description: 'the file' }, 404: error('no such file') },
+    },
+  },
+};

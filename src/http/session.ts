@@ -1,0 +1,102 @@
+// /api/session: the dashboard signs in with an API key or access token and gets a session
+// cookie (store/sessions.ts keeps it hashed); GET tells whether the cookie is live; DELETE
+// signs out. Failed sign-ins are limited per source address.
+import crypto from 'node:crypto';
+import type { TLSSocket } from 'node:tls';
+import createError from 'http-errors';
+import type { App } from '../app';
+import type { RequestContext, Route } from './router';
+import type { Reply } from './reply';
+import { ok } from './reply';
+import { bearerValue } from './auth';
+import { hashSecret } from '../store/credentials';
+import { sessionTable, sha256Hex, type SessionGrant } from '../store/sessions';
+import { FailureLimiter, limiterKey, type FailureLimit } from '../device/failure-limiter';
+import { isSameOrigin } from './same-origin';
+import { sessionClearCookie, sessionCookieValue, sessionSetCookie } from './session-cookie';
+
+/** Failed sign-ins allowed per source address in a window; past it, 429 until the window ends. */
+export const SIGN_IN_LIMIT: FailureLimit = { failures: 10, windowMs: 5 * 60_000, maxAddresses: 10_000 };
+
+const isTls = (ctx: RequestContext): boolean => (ctx.req.socket as TLSSocket).encrypted === true;
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+/** The grant a presented key or token gives, or null when it is none of the live ones. */
+function grantOf(app: App, presented: string, now: string): SessionGrant | null {
+  const { store, config } = app;
+  const keyHash = sha256Hex(presented);
+  if (config.apiKey !== null && crypto.timingSafeEqual(hashSecret(presented), hashSecret(config.apiKey))) {
+    return { credentialId: null, keyHash, expiresAt: null };
+  }
+  const keyId = store.credentials.match('apikey', presented, now);
+  if (keyId !== null) return { credentialId: keyId, keyHash, expiresAt: null };
+  const tokenId = store.credentials.match('token', presented, now);
+  if (tokenId === null) return null;
+  const token = store.credentials.list('token').find((c) => c.id === tokenId);
+  return { credentialId: tokenId, keyHash, expiresAt: token?.expiresAt ?? null };
+}
+
+function readKey(body: Record<string, unknown>): string {
+  const v = body.key;
+  if (v === undefined || v === null || v === '') throw createError(400, 'key is required', { field: 'key' });
+  if (typeof v !== 'string') throw createError(400, 'key must be a string', { field: 'key' });
+  if (v.length > 512) throw createError(400, 'key must be at most 512 characters', { field: 'key' });
+  return bearerValue(v);
+}
+
+/** A browser that says the sign-in comes from another site is refused: no login CSRF. */
+function refuseForeignSignIn(ctx: RequestContext): void {
+  const h = ctx.req.headers;
+  if ((h.origin !== undefined || h['sec-fetch-site'] !== undefined) && !isSameOrigin(h)) {
+    throw createError(403, 'cross-site request refused: sign in from this page');
+  }
+}
+
+export function sessionRoutes(app: App, limit: FailureLimit = SIGN_IN_LIMIT): Route[] {
+  const limiter = new FailureLimiter(limit, () => app.now().getTime());
+  const sessions = () => sessionTable(app.store);
+
+  async function signIn(ctx: RequestContext): Promise<Reply> {
+    refuseForeignSignIn(ctx);
+    const address = limiterKey(ctx.req.socket.remoteAddress ?? '');
+    const wait = limiter.blockedFor(address);
+    if (wait > 0) throw createError(429, `too many failed sign-ins: try again in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
+    const presented = readKey(await ctx.body());
+    const now = app.now().toISOString();
+    const grant = grantOf(app, presented, now);
+    if (grant === null) {
+      limiter.recordFailure(address);
+      app.log.warn('dashboard sign-in refused', { address: ctx.req.socket.remoteAddress });
+      throw createError(401, 'unauthorized', { field: 'key' });
+    }
+    limiter.recordSuccess(address);
+    if (grant.credentialId !== null) app.store.credentials.touch(grant.credentialId, now);
+    const value = sessions().open(grant, now);
+    app.log.info('dashboard session opened', { credentialID: grant.credentialId ?? 'WGCP_API_KEY' });
+    return { status: 204, headers: { ...NO_STORE, 'Set-Cookie': sessionSetCookie(value, isTls(ctx)) } };
+  }
+
+  return [
+    { method: 'POST', path: '/api/session', auth: 'none', handler: signIn },
+    {
+      method: 'GET', path: '/api/session', auth: 'none',
+      handler(ctx) {
+        const value = sessionCookieValue(ctx.req.headers.cookie);
+        const info = value === null ? null : sessions().use(value, app.config.apiKey, app.now().toISOString());
+        return { ...ok(info === null ? { signedIn: false } : { signedIn: true, ...info }), headers: NO_STORE };
+      },
+    },
+    {
+      method: 'DELETE', path: '/api/session', auth: 'none',
+      handler(ctx) {
+        const value = sessionCookieValue(ctx.req.headers.cookie);
+        if (value !== null && sessions().use(value, app.config.apiKey, app.now().toISOString()) !== null) {
+          if (!isSameOrigin(ctx.req.headers)) throw createError(403, 'cross-site request refused: sign out from this page');
+          sessions().close(value);
+          app.log.info('dashboard session closed');
+        }
+        return { status: 204, headers: { ...NO_STORE, 'Set-Cookie': sessionClearCookie(isTls(ctx)) } };
+      },
+    },
+  ];
+}
