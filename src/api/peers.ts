@@ -1,5 +1,4 @@
 // /api/servers/:id/peers and /api/peers/:id: HTTP to the peer operations and back.
-import createError from 'http-errors';
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { created, noContent, ok } from '../http/reply';
@@ -8,17 +7,7 @@ import { getServer } from '../ops/servers';
 import { presentPeer } from '../views/present';
 import { parseId } from './fields';
 import { parsePeerInput } from './peer-input';
-
-function readPage(query: URLSearchParams): { limit: number; offset: number } | undefined {
-  if (!query.has('limit') && !query.has('offset')) return undefined;
-  const num = (name: string, fallback: number, max: number): number => {
-    const v = query.get(name);
-    if (v === null) return fallback;
-    if (!/^\d{1,9}$/.test(v) || Number(v) > max) throw createError(400, `${name} must be a whole number from 0 to ${max}`, { field: name });
-    return Number(v);
-  };
-  return { limit: num('limit', 1000, 10_000), offset: num('offset', 0, 1e9) };
-}
+import { readPeerQuery } from './peer-query';
 
 export function peerRoutes(app: App): Route[] {
   return [
@@ -26,7 +15,11 @@ export function peerRoutes(app: App): Route[] {
       method: 'GET', path: '/api/servers/:id/peers', auth: 'control',
       handler(ctx) {
         const server = getServer(app, parseId(ctx.params.id, 'server'));
-        return ok(app.store.peers.listByServer(server.id, readPage(ctx.query)).map(presentPeer));
+        const query = readPeerQuery(ctx.query);
+        if (!query) return ok(app.store.peers.listByServer(server.id).map(presentPeer));
+        // A page answers with the number of all the peers that match, for the pager.
+        const { rows, total } = app.store.peers.search(server.id, query);
+        return { ...ok(rows.map(presentPeer)), headers: { 'X-Total-Count': String(total) } };
       },
     },
     {

@@ -29,6 +29,25 @@ export interface PeerRecord {
 
 export type NewPeer = Omit<PeerRecord, 'id'>;
 
+/** What a peer list may be sorted by (the API's field names) and the SQL that orders it. */
+export const PEER_SORTS = {
+  id: 'id',
+  name: 'name COLLATE NOCASE',
+  email: 'email COLLATE NOCASE',
+  ip: 'wgcp_ipv4_number(ip)',
+  enabled: 'enabled',
+  dataLimitGB: 'data_limit_gb',
+  currentDataUsageBytes: 'usage_bytes',
+  // Never expiring sorts after every date.
+  expiresAt: "COALESCE(expires_at, '9999')",
+  createdAt: 'created_at',
+  latestHandshake: '(SELECT latest_handshake FROM usage_counters WHERE peer_id = peers.id)',
+} as const;
+export type PeerSort = keyof typeof PEER_SORTS;
+
+/** A page of a server's peers: `q` is found in the name, e-mail, address or public key. */
+export interface PeerQuery { q: string; sort: PeerSort; order: 'asc' | 'desc'; limit: number; offset: number }
+
 const COLUMNS = `id, server_id AS serverId, name, email, ip, public_key AS publicKey, private_key AS privateKey,
   preshared_key AS presharedKey, allow_internet AS allowInternet, enabled, disabled_reasons AS disabledReasons,
   data_limit_gb AS dataLimitGB, usage_bytes AS usageBytes, expires_at AS expiresAt,
@@ -59,8 +78,11 @@ export class PeerTable {
   private readonly ipHolder;
   private readonly keyHolder;
   private readonly serverOfStmt;
+  private readonly searchStmts = new Map<string, ReturnType<DB['prepare']>>();
+  private readonly searchCount;
+  private readonly accessOfIds;
 
-  constructor(db: DB) {
+  constructor(private readonly db: DB) {
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM peers WHERE id = ?`);
     this.byServer = db.prepare(`SELECT ${COLUMNS} FROM peers WHERE server_id = ? ORDER BY id`);
     this.byServerPage = db.prepare(`SELECT ${COLUMNS} FROM peers WHERE server_id = ? ORDER BY id LIMIT ? OFFSET ?`);
@@ -84,6 +106,11 @@ export class PeerTable {
     this.serverOfStmt = db.prepare('SELECT server_id FROM peers WHERE id = ?').pluck();
     this.countsStmt = db.prepare(`SELECT COUNT(*) AS total, COALESCE(SUM(enabled), 0) AS enabled,
       COALESCE(SUM(usage_bytes), 0) AS usage FROM peers WHERE (? IS NULL OR server_id = ?)`);
+    // Addresses sort as numbers (10.0.0.9 before 10.0.0.10), not as text.
+    db.function('wgcp_ipv4_number', { deterministic: true }, (ip: unknown) => ipv4Number(String(ip)));
+    this.searchCount = db.prepare(`SELECT COUNT(*) FROM peers WHERE ${SEARCH_WHERE}`).pluck();
+    this.accessOfIds = db.prepare(`SELECT peer_id AS p, target_id AS t FROM peer_access
+      WHERE peer_id IN (SELECT value FROM json_each(?)) ORDER BY peer_id, target_id`);
   }
 
   get(id: number): PeerRecord | undefined {
@@ -100,6 +127,28 @@ export class PeerTable {
       if (list) list.push(t); else access.set(p, [t]);
     }
     return rows.map((r) => fromRow(r, access.get(r.id) ?? []));
+  }
+
+  /** One page of a server's peers, searched and sorted in SQL, with the count of all that match. */
+  search(serverId: number, query: PeerQuery): { rows: PeerRecord[]; total: number } {
+    const key = `${query.sort} ${query.order}`;
+    let stmt = this.searchStmts.get(key);
+    if (!stmt) {
+      const dir = query.order === 'desc' ? 'DESC' : 'ASC';
+      stmt = this.db.prepare(`SELECT ${COLUMNS} FROM peers WHERE ${SEARCH_WHERE}
+        ORDER BY ${PEER_SORTS[query.sort]} ${dir}, id ${dir} LIMIT @limit OFFSET @offset`);
+      this.searchStmts.set(key, stmt);
+    }
+    const like = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const where = { server: serverId, q: query.q, like };
+    const rows = stmt.all({ ...where, limit: query.limit, offset: query.offset }) as Row[];
+    const total = this.searchCount.get(where) as number;
+    const access = new Map<number, number[]>();
+    for (const { p, t } of this.accessOfIds.all(JSON.stringify(rows.map((r) => r.id))) as { p: number; t: number }[]) {
+      const list = access.get(p);
+      if (list) list.push(t); else access.set(p, [t]);
+    }
+    return { rows: rows.map((r) => fromRow(r, access.get(r.id) ?? [])), total };
   }
 
   idByIp(serverId: number, ip: string): number | undefined { return this.ipHolder.get(serverId, ip) as number | undefined; }
@@ -129,6 +178,15 @@ export class PeerTable {
     this.clearAccess.run(id);
     for (const t of targets) this.addAccess.run(id, t);
   }
+}
+
+const SEARCH_WHERE = `server_id = @server AND (@q = '' OR name LIKE @like ESCAPE '\\' OR email LIKE @like ESCAPE '\\'
+  OR ip LIKE @like ESCAPE '\\' OR public_key LIKE @like ESCAPE '\\')`;
+
+function ipv4Number(ip: string): number {
+  const parts = ip.split('.');
+  if (parts.length !== 4) return 0;
+  return parts.reduce((n, part) => n * 256 + (Number(part) & 255), 0);
 }
 
 export function parseReasons(text: string): DisableReason[] {
