@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 description of the control-plane API, written by hand as the contract
 // the clients read; a test holds its list of operations equal to the router's.
 import { VERSION } from '../version';
+import { pageApiPaths } from '../http/page-openapi';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
@@ -162,6 +163,7 @@ export const openApiDocument = {
   },
   security: [{ apiKey: [] }, { bearer: [] }],
   paths: {
+    ...pageApiPaths,
     '/healthz': { get: { summary: 'Liveness and kernel backend', security: [], responses: { 200: { description: 'ready', ...json(ref('Health')) } } } },
     '/api/openapi.json': { get: op('This document', { 200: { description: 'OpenAPI document', ...json({ type: 'object' }) } }, []) },
     '/api/servers': {
@@ -175,7 +177,11 @@ export const openApiDocument = {
     }),
     '/api/servers/{id}/peers': withId({
       get: op('List peers', { 200: { description: 'peers by id', ...json({ type: 'array', items: ref('Peer') }) } }, [400, 404], {
-        parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer' } }, { name: 'offset', in: 'query', schema: { type: 'integer' } }],
+        parameters: [{ name: 'limit', in: 'query', schema: { type: 'integer' } }, { name: 'offset', in: 'query', schema: { type: 'integer' } },
+          { name: 'q', in: 'query', schema: str, description: 'found in the name, e-mail, address or public key' },
+          { name: 'sort', in: 'query', schema: { enum: ['id', 'name', 'email', 'ip', 'enabled', 'dataLimitGB', 'currentDataUsageBytes', 'expiresAt', 'createdAt', 'latestHandshake'] } },
+          { name: 'order', in: 'query', schema: { enum: ['asc', 'desc'] } }],
+        description: 'With any of limit, offset, q, sort or order: one page, and X-Total-Count holds how many peers match.',
       }),
       post: op('Create a peer', { 201: { description: 'created', ...json(ref('Peer')) } }, [400, 404, 413], body('Peer')),
     }),

@@ -19,6 +19,8 @@ import { deviceApiRoutes } from './devices-api';
 import { deviceRoutes } from './devices';
 import { forwardRoutes } from './forwards';
 import { regTokenRoutes } from './regtokens';
+import { sessionRoutes } from '../http/session';
+import { pageRoutes } from '../http/static-assets';
 
 /** Liveness: 200 while the API serves; `degraded` names the servers the kernel could not bring up. */
 function health(app: App) {
@@ -50,5 +52,7 @@ export function controlRoutes(app: App): Route[] {
     ...deviceRoutes(app),
     ...forwardRoutes(app),
     ...deviceApiRoutes(app),
+    // The dashboard: its sign-in and its built page (WGCP_LISTEN only).
+    ...sessionRoutes(app), ...pageRoutes(),
   ];
 }
