@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config';
 import { agentVersion, buildDebs, haveTools, mustRun, packageVersion, runCommand } from './packaging-container';
 
 const t = suite('packaging: the debs');
-const runs = haveTools('packaging-deb', ['dpkg-deb', 'dpkg-shlibdeps', 'lintian', 'fakeroot']);
+const runs = haveTools('packaging-deb', ['npm', 'dpkg-deb', 'dpkg-shlibdeps', 'lintian', 'fakeroot']);
 let dir = '';
 let arch = '';
 const deb = () => path.join(dir, `wgcp_${packageVersion()}_${arch}.deb`);
@@ -60,7 +60,7 @@ if (runs) {
     const files = await listing(deb());
     for (const f of ['./usr/lib/wgcp/dist/src/main.js', './usr/lib/wgcp/dist/src/cli/main.js', './usr/lib/wgcp/dist/package.json',
       './usr/bin/wgcp', './usr/lib/systemd/system/wgcpd.service', './usr/lib/tmpfiles.d/wgcp.conf', './etc/wgcp/wgcpd.env',
-      './usr/share/doc/wgcp/copyright', './usr/share/man/man1/wgcp.1.gz', './usr/lib/wgcp/node_modules/http-errors/package.json']) {
+      './usr/share/doc/wgcp/copyright', './usr/share/doc/wgcp/docs/configuration.md.gz', './usr/share/man/man1/wgcp.1.gz', './usr/lib/wgcp/node_modules/http-errors/package.json']) {
       assert.ok(files.includes(f), `${f} is in the deb`);
     }
     for (const absent of ['/dist/test/', '/dist/bench/', 'node_modules/typescript/', 'node_modules/uvu/', 'node_modules/@types/', './usr/lib/wgcp/src/']) {
