@@ -36,7 +36,7 @@ export function parseControl(text: string): Record<string, string> {
 }
 
 const t = suite('packaging: the OpenWrt ipks');
-const runs = haveTools('packaging-ipk', ['npm', 'ar', 'tar', 'shellcheck']);
+const runs = haveTools('packaging-ipk', ['npm', 'ar', 'tar', 'shellcheck', 'make']);
 const makefileOf = (pkg: string) => fs.readFileSync(path.join(REPO_ROOT, 'openwrt', pkg, 'Makefile'), 'utf8');
 const varOf = (pkg: string, name: string) => new RegExp(`^${name}:=(.*)$`, 'm').exec(makefileOf(pkg))?.[1] ?? '';
 const mkVar = (name: string) => varOf('wgcp', name);
