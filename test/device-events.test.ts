@@ -1,11 +1,11 @@
-import { suite } from 'uvu';
+import { suiteNeeding } from './helpers/root';
 import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
 import { Receiver, eventually } from './helpers/receiver';
 import { deviceFixture, pythonDecrypt, type DeviceFixture } from './device-support';
 import { envelopeOf } from '../src/events/webhook-render';
 
-const t = suite('device events: webhooks and the live stream hear provisioned and suspended');
+const t = suiteNeeding('device events: webhooks and the live stream hear provisioned and suspended', ['python3:cryptography']);
 let f: DeviceFixture;
 let rx: Receiver;
 let ws: WebSocket;

@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { suite } from 'uvu';
+import { suiteNeeding } from './helpers/root';
 import * as assert from 'uvu/assert';
 import type { WgcpEvent } from '../src/events/bus';
 import { client, startTestDaemon } from './helpers/daemon';
 import { HEX64, SALT, deviceFixture, pythonDecrypt, type DeviceFixture } from './device-support';
 
-const t = suite('device API: heartbeat');
+const t = suiteNeeding('device API: heartbeat', ['python3:cryptography', 'wg']);
 let f: DeviceFixture;
 let nowMs = Date.parse('2026-11-22T11:00:00.000Z');
 const events: WgcpEvent[] = [];

@@ -1,11 +1,11 @@
 // device_id is a credential: whoever presents it gets the device's keys from the heartbeat.
 // So it never reaches the log above debug, whatever happens to the device.
-import { suite } from 'uvu';
+import { suiteNeeding } from './helpers/root';
 import * as assert from 'uvu/assert';
 import { createLogger } from '../src/log';
 import { deviceFixture, pythonDecrypt, type DeviceFixture } from './device-support';
 
-const t = suite('device_id stays out of the log above debug');
+const t = suiteNeeding('device_id stays out of the log above debug', ['python3:cryptography']);
 const lines: { level: string; text: string }[] = [];
 let f: DeviceFixture;
 

@@ -2,12 +2,13 @@ import http from 'node:http';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { suite } from 'uvu';
+import { suiteNeeding } from './helpers/root';
 import * as assert from 'uvu/assert';
 import { call } from './helpers/daemon';
 import type { WgcpEvent } from '../src/events/bus';
 import { HEX64, SALT, deviceFixture, pythonDecrypt, type DeviceFixture } from './device-support';
 
-const t = suite('device API: provisioning');
+const t = suiteNeeding('device API: provisioning', ['python3:cryptography', 'wg']);
 let f: DeviceFixture;
 let nowMs = Date.parse('2026-11-22T10:00:00.000Z');
 const events: WgcpEvent[] = [];

@@ -3,6 +3,7 @@
 // the wire format is proven by a second implementation and not only by our own decrypt.
 import { execFileSync } from 'node:child_process';
 import { call, client, startTestDaemon, type TestDaemon } from './helpers/daemon';
+import { PYTHON3 } from './helpers/root';
 import type { DaemonOptions } from '../src/daemon';
 
 export const SALT = 'device-suite-salt-0123456789';
@@ -49,7 +50,7 @@ sys.stdout.write(json.dumps({"nonce_len": 12, "body_len": len(raw) - 12, "plain"
 
 /** Decrypts encrypted_config with Python's cryptography; throws when the tag does not verify. */
 export function pythonDecrypt(blob: string, hwid: string, salt: string = SALT): Record<string, unknown> {
-  const out = execFileSync('python3', ['-c', PY_DECRYPT], { input: JSON.stringify({ blob, hwid, salt }), encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
+  const out = execFileSync(PYTHON3, ['-c', PY_DECRYPT], { input: JSON.stringify({ blob, hwid, salt }), encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
   return JSON.parse(JSON.parse(out).plain) as Record<string, unknown>;
 }
 

@@ -197,8 +197,6 @@ if (canRunAsRoot('kernel rollback')) {
     assert.equal(JSON.parse(kernelState(w.daemon)).sets, { tunnels: [], server_addrs: [], pairs: [], internet: [], port_forwards: [] });
     assert.is(wireguardGoPid(w.daemon, 'wgcp-lab'), null);
   });
-} else {
-  t('kernel rollback suite skipped (see the reason above)', () => {});
 }
 
 t.run();

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { suite } from 'uvu';
+import { suiteNeeding } from './helpers/root';
 import * as assert from 'uvu/assert';
 import { client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
 import { countingKernel } from './helpers/counting-kernel';
@@ -15,7 +15,7 @@ import { GB } from '../src/jobs/usage-delta';
 import { sendMail, testMessage } from '../src/events/mail';
 import type { Resolve } from '../src/net/guarded-lookup';
 
-const t = suite('mail through a real SMTP server');
+const t = suiteNeeding('mail through a real SMTP server', ['python3:aiosmtpd', 'zbarimg']);
 
 let smtp: SmtpServer;
 let d: TestDaemon;

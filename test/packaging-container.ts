@@ -5,6 +5,7 @@ import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_pro
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { canRun } from './helpers/root';
 
 const REPO = path.join(__dirname, '..', '..');
 const CLEAN_ENV = ['PATH=/usr/sbin:/usr/bin:/sbin:/bin', 'HOME=/root', 'LANG=C.UTF-8', 'SYSTEMD_PAGER=', 'DEBIAN_FRONTEND=noninteractive'];
@@ -167,12 +168,7 @@ export function agentVersion(): string {
 
 export const REPO_ROOT = REPO;
 
-/** True when every tool is on PATH; outside CI a missing one skips the suite (in CI it fails). */
+/** True when every tool is on PATH; else the suite skips, and says why (test/helpers/root.ts). */
 export function haveTools(suiteName: string, tools: string[]): boolean {
-  const dirs = (process.env.PATH ?? '').split(':');
-  const missing = tools.filter((tool) => !dirs.some((d) => d && fs.existsSync(path.join(d, tool))));
-  if (missing.length === 0) return true;
-  if (process.env.CI) throw new Error(`suite "${suiteName}" cannot run in CI: missing tools: ${missing.join(', ')}`);
-  console.log(`SKIP suite "${suiteName}": missing tools: ${missing.join(', ')}`);
-  return false;
+  return canRun(suiteName, tools);
 }

@@ -2,8 +2,8 @@
 // given login. Each message it accepts is parsed by Python's email package and handed to
 // the test as JSON: envelope, headers, and every part with its decoded bytes.
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import readline from 'node:readline';
+import { PYTHON3 } from './root';
 
 export interface MailPart { contentType: string; filename: string | null; cid: string | null; disposition: string | null; base64: string }
 export interface ReceivedMail { mailFrom: string; rcptTos: string[]; subject: string; from: string; to: string; authenticated: boolean; parts: MailPart[] }
@@ -40,15 +40,13 @@ sys.stdin.read()
 controller.stop()
 `;
 
-const PYTHON = fs.existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
-
 export class SmtpServer {
   readonly mails: ReceivedMail[] = [];
   port = 0;
   private constructor(private readonly child: ChildProcess) {}
 
   static start(user: string, password: string): Promise<SmtpServer> {
-    const child = spawn(PYTHON, ['-c', SERVER, user, password], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(PYTHON3, ['-c', SERVER, user, password], { stdio: ['pipe', 'pipe', 'pipe'] });
     const server = new SmtpServer(child);
     let stderr = '';
     child.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
