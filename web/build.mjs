@@ -1,0 +1,100 @@
+// Builds the dashboard into dist/web: index.html, and under assets/ the bundled script and
+// stylesheet named by content hash, the icon, and a .gz of each text file (wgcpd sends
+// those to browsers that take gzip). Type-checks web/src first; fails when the first
+// load (script + stylesheet, gzipped) is over its budget.
+//
+//   node web/build.mjs             build
+//   node web/build.mjs --if-stale  build only when web/ changed since the last build
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.join(here, '..');
+const out = path.join(root, 'dist', 'web');
+const infoFile = path.join(out, 'build-info.json');
+export const BUDGET_GZIP_BYTES = 60 * 1024;
+
+/** A hash of everything the build reads: a changed file, or another preact, means a new build. */
+function inputsHash() {
+  const h = crypto.createHash('sha256');
+  const walk = (dir) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else h.update(path.relative(here, p)).update('\0').update(fs.readFileSync(p)).update('\0');
+    }
+  };
+  walk(path.join(here, 'src'));
+  for (const f of ['build.mjs', 'tsconfig.json']) h.update(f).update(fs.readFileSync(path.join(here, f)));
+  h.update(JSON.parse(fs.readFileSync(path.join(root, 'node_modules', 'preact', 'package.json'), 'utf8')).version);
+  return h.digest('hex');
+}
+
+function isFresh(hash) {
+  try {
+    const info = JSON.parse(fs.readFileSync(infoFile, 'utf8'));
+    return info.inputs === hash && info.files.every((f) => fs.existsSync(path.join(out, f.name)));
+  } catch {
+    return false;
+  }
+}
+
+const contentName = (stem, ext, body) => `${stem}-${crypto.createHash('sha256').update(body).digest('hex').slice(0, 12)}${ext}`;
+
+async function build(hash) {
+  execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(here, 'tsconfig.json')], { stdio: 'inherit' });
+  const esbuild = await import('esbuild');
+  const result = await esbuild.build({
+    entryPoints: [path.join(here, 'src', 'main.tsx')],
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    target: ['es2020'],
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    legalComments: 'eof',
+    write: false,
+    outdir: 'out',
+    logLevel: 'warning',
+  });
+  const byExt = Object.fromEntries(result.outputFiles.map((f) => [path.extname(f.path), Buffer.from(f.contents)]));
+  if (!byExt['.js'] || !byExt['.css']) throw new Error('esbuild made no script or no stylesheet');
+  fs.rmSync(out, { recursive: true, force: true });
+  fs.mkdirSync(path.join(out, 'assets'), { recursive: true });
+  const icon = fs.readFileSync(path.join(here, 'src', 'icon.svg'));
+  const names = { js: contentName('app', '.js', byExt['.js']), css: contentName('app', '.css', byExt['.css']), icon: contentName('icon', '.svg', icon) };
+  const html = fs.readFileSync(path.join(here, 'src', 'index.html'), 'utf8')
+    .replace('{{css}}', `/assets/${names.css}`).replace('{{js}}', `/assets/${names.js}`).replace('{{icon}}', `/assets/${names.icon}`);
+  const files = [
+    { name: 'index.html', body: Buffer.from(html) },
+    { name: `assets/${names.js}`, body: byExt['.js'], firstLoad: true },
+    { name: `assets/${names.css}`, body: byExt['.css'], firstLoad: true },
+    { name: `assets/${names.icon}`, body: icon },
+  ];
+  const listed = [];
+  for (const f of files) {
+    const gz = zlib.gzipSync(f.body, { level: 9 });
+    fs.writeFileSync(path.join(out, f.name), f.body);
+    fs.writeFileSync(path.join(out, `${f.name}.gz`), gz);
+    listed.push({ name: f.name, bytes: f.body.length, gzipBytes: gz.length, firstLoad: Boolean(f.firstLoad) });
+  }
+  const firstLoadGzipBytes = listed.filter((f) => f.firstLoad).reduce((n, f) => n + f.gzipBytes, 0);
+  fs.writeFileSync(infoFile, JSON.stringify({ inputs: hash, firstLoadGzipBytes, budgetGzipBytes: BUDGET_GZIP_BYTES, files: listed }, null, 2) + '\n');
+  for (const f of listed) console.log(`  ${f.name}  ${f.bytes} B, ${f.gzipBytes} B gzipped`);
+  console.log(`dashboard built in dist/web: first load ${firstLoadGzipBytes} B gzipped (budget ${BUDGET_GZIP_BYTES})`);
+  if (firstLoadGzipBytes > BUDGET_GZIP_BYTES) throw new Error(`the first load is ${firstLoadGzipBytes} B gzipped, over the budget of ${BUDGET_GZIP_BYTES} B`);
+}
+
+const hash = inputsHash();
+if (process.argv.includes('--if-stale') && isFresh(hash)) {
+  console.log('dashboard in dist/web is up to date');
+} else {
+  await build(hash).catch((err) => {
+    console.error(`build:web failed: ${err.message}`);
+    process.exit(1);
+  });
+}

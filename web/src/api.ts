@@ -1,0 +1,58 @@
+// The page's one way to the JSON API: same origin, the session cookie, JSON in and out.
+// An error answer becomes an ApiError with the API's message and the field it names; a 401
+// anywhere but the sign-in means the session ended, and the app shows the sign-in again.
+
+export class ApiError extends Error {
+  constructor(readonly status: number, message: string, readonly field?: string) {
+    super(message);
+  }
+}
+
+let sessionEnded: () => void = () => {};
+export function onSessionEnded(fn: () => void): void { sessionEnded = fn; }
+
+async function send(method: string, path: string, body?: unknown): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      credentials: 'same-origin',
+      cache: 'no-store',
+      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, 'wgcpd cannot be reached: check the connection and try again');
+  }
+  if (res.ok) return res;
+  let error = `${res.status} ${res.statusText}`;
+  let field: string | undefined;
+  try {
+    const j = (await res.json()) as { error?: unknown; field?: unknown };
+    if (typeof j.error === 'string') error = j.error;
+    if (typeof j.field === 'string') field = j.field;
+  } catch { /* not JSON: keep the status line */ }
+  if (res.status === 401 && path !== '/api/session') sessionEnded();
+  throw new ApiError(res.status, error, field);
+}
+
+export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
+  const res = await send(method, path, body);
+  if (res.status === 204) return undefined as T;
+  return (await res.json()) as T;
+}
+
+export const get = <T>(path: string) => api<T>('GET', path);
+
+/** A page of a list and the count of all that match (X-Total-Count). */
+export async function getPage<T>(path: string): Promise<{ items: T[]; total: number }> {
+  const res = await send('GET', path);
+  const items = (await res.json()) as T[];
+  return { items, total: Number(res.headers.get('X-Total-Count') ?? items.length) };
+}
+
+/** The text of an error for a person; a failed sign-in reads better than "unauthorized". */
+export function describe(err: unknown): string {
+  if (err instanceof ApiError) return err.message;
+  return err instanceof Error ? err.message : String(err);
+}

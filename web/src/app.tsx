@@ -1,0 +1,28 @@
+// Signed in or not: GET /api/session decides at load; a 401 from any call later brings the
+// sign-in back. Signed in, the shell shows the view the address names and follows the
+// event stream.
+import { useEffect, useState } from 'preact/hooks';
+import { api, get, onSessionEnded } from './api';
+import { startLive, stopLive } from './live';
+import { Shell } from './views/shell';
+import { SignIn } from './views/sign-in';
+
+type Session = 'checking' | 'in' | 'out';
+
+export function App() {
+  const [session, setSession] = useState<Session>('checking');
+  useEffect(() => {
+    onSessionEnded(() => { stopLive(); setSession('out'); });
+    get<{ signedIn: boolean }>('/api/session').then((s) => setSession(s.signedIn ? 'in' : 'out'), () => setSession('out'));
+  }, []);
+  useEffect(() => { if (session === 'in') startLive(); }, [session]);
+
+  if (session === 'checking') return <main id="main"><p class="loading">Loading…</p></main>;
+  if (session === 'out') return <SignIn onSignedIn={() => setSession('in')} />;
+  const signOut = async () => {
+    stopLive();
+    await api('DELETE', '/api/session').catch(() => {});
+    setSession('out');
+  };
+  return <Shell onSignOut={signOut} />;
+}

@@ -1,0 +1,28 @@
+// A delete that asks first, in the page (no window.confirm): the first press shows the
+// question and a second, explicit button.
+import { useState } from 'preact/hooks';
+import { describe } from './api';
+
+export function ConfirmDelete({ what, onDelete, label = 'Delete' }: { what: string; onDelete: () => Promise<void>; label?: string }) {
+  const [asking, setAsking] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  if (!asking) return <button type="button" class="danger" onClick={() => setAsking(true)}>{label}</button>;
+  const run = async () => {
+    setBusy(true);
+    try {
+      await onDelete();
+    } catch (err) {
+      setError(describe(err));
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="confirm" role="group" aria-label={`${label} ${what}`}>
+      <p>{label} {what}? This cannot be undone.</p>
+      {error && <p class="form-error" role="alert">{error}</p>}
+      <button type="button" class="danger" disabled={busy} onClick={run} ref={(b) => b?.focus()}>Yes, {label.toLowerCase()}</button>
+      <button type="button" onClick={() => setAsking(false)}>Cancel</button>
+    </div>
+  );
+}

@@ -1,0 +1,149 @@
+// Forms: values held as text, the API's field error shown beside its field (and focused),
+// any other error above the buttons. Every control has a label, a hint and its error tied
+// to it with aria-describedby.
+import type { ComponentChildren } from 'preact';
+import { useRef, useState } from 'preact/hooks';
+import { ApiError, describe } from './api';
+
+export type Values = Record<string, string | boolean>;
+
+export interface Form<T extends Values> {
+  id: string;
+  values: T;
+  errors: Record<string, string>;
+  formError: string;
+  busy: boolean;
+  known: Set<string>;
+  set(name: keyof T & string, value: string | boolean): void;
+  reset(values: T): void;
+  submit(run: () => Promise<void>): (e: Event) => void;
+}
+
+export function useForm<T extends Values>(id: string, initial: T): Form<T> {
+  const [values, setValues] = useState(initial);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [formError, setFormError] = useState('');
+  const [busy, setBusy] = useState(false);
+  const known = useRef(new Set<string>()).current;
+  return {
+    id, values, errors, formError, busy, known,
+    set: (name, value) => {
+      setValues((v) => ({ ...v, [name]: value }));
+      if (errors[name]) setErrors((e) => { const { [name]: _gone, ...rest } = e; return rest; });
+    },
+    reset: (v) => { setValues(v); setErrors({}); setFormError(''); },
+    submit: (run) => async (e: Event) => {
+      e.preventDefault();
+      setBusy(true);
+      setErrors({});
+      setFormError('');
+      try {
+        await run();
+      } catch (err) {
+        if (err instanceof ApiError && err.field && known.has(err.field)) {
+          setErrors({ [err.field]: err.message });
+          // After the render that shows it: open a folded section and move focus to the field.
+          setTimeout(() => {
+            const el = document.getElementById(`${id}-${err.field}`);
+            el?.closest('details')?.setAttribute('open', '');
+            el?.focus();
+          });
+        } else {
+          setFormError(describe(err));
+        }
+      } finally {
+        setBusy(false);
+      }
+    },
+  };
+}
+
+interface FieldProps<T extends Values> {
+  form: Form<T>;
+  name: keyof T & string;
+  label: string;
+  hint?: ComponentChildren;
+}
+
+function described<T extends Values>(form: Form<T>, name: string, hint: unknown) {
+  form.known.add(name);
+  const id = `${form.id}-${name}`;
+  const error = form.errors[name];
+  const by = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
+  return { id, error, attrs: { id, name, 'aria-invalid': error ? ('true' as const) : undefined, 'aria-describedby': by || undefined } };
+}
+
+function Extras({ id, hint, error }: { id: string; hint?: ComponentChildren; error?: string }) {
+  return (
+    <>
+      {hint && <p id={`${id}-hint`} class="hint">{hint}</p>}
+      {error && <p id={`${id}-error`} class="field-error">{error}</p>}
+    </>
+  );
+}
+
+interface InputAttrs {
+  type?: 'text' | 'password' | 'email' | 'url' | 'datetime-local'; placeholder?: string; maxLength?: number; required?: boolean; autoFocus?: boolean;
+  autoComplete?: string; inputMode?: 'numeric' | 'text' | 'email' | 'url';
+}
+
+export function TextField<T extends Values>({ form, name, label, hint, required, ...rest }: FieldProps<T> & InputAttrs) {
+  const { id, error, attrs } = described(form, name, hint);
+  // Preact types each input type apart; these attributes are the same for all of them.
+  const inputProps: object = {
+    type: 'text', ...rest, ...attrs, required, value: String(form.values[name]),
+    onInput: (e: Event) => form.set(name, (e.currentTarget as HTMLInputElement).value),
+  };
+  return (
+    <div class="field">
+      <label for={id}>{label}{required ? <span class="req" aria-hidden="true"> *</span> : null}</label>
+      <input {...inputProps} />
+      <Extras id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+export function TextArea<T extends Values>({ form, name, label, hint, rows = 4 }: FieldProps<T> & { rows?: number }) {
+  const { id, error, attrs } = described(form, name, hint);
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <textarea {...attrs} rows={rows} spellcheck={false} value={String(form.values[name])} onInput={(e) => form.set(name, e.currentTarget.value)} />
+      <Extras id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+export function Checkbox<T extends Values>({ form, name, label, hint }: FieldProps<T>) {
+  const { id, error, attrs } = described(form, name, hint);
+  return (
+    <div class="field check">
+      <input type="checkbox" {...attrs} checked={Boolean(form.values[name])} onChange={(e) => form.set(name, e.currentTarget.checked)} />
+      <label for={id}>{label}</label>
+      <Extras id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+export function Select<T extends Values>({ form, name, label, hint, options }: FieldProps<T> & { options: [string, string][] }) {
+  const { id, error, attrs } = described(form, name, hint);
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <select {...attrs} value={String(form.values[name])} onChange={(e) => form.set(name, e.currentTarget.value)}>
+        {options.map(([value, text]) => <option key={value} value={value}>{text}</option>)}
+      </select>
+      <Extras id={id} hint={hint} error={error} />
+    </div>
+  );
+}
+
+export function FormError({ form }: { form: Form<any> }) {
+  return form.formError ? <p class="form-error" role="alert">{form.formError}</p> : null;
+}
+
+/** Text to a whole number for the API, or the text itself so that the API names the field. */
+export function toInt(text: string | boolean): number | string {
+  const s = String(text).trim();
+  return /^-?\d+$/.test(s) ? Number(s) : s;
+}

@@ -1,0 +1,43 @@
+// A device's port forwards: from a port of the router to a port of the device, over its tunnel.
+import { api, get } from '../api';
+import { FormError, Select, TextField, toInt, useForm } from '../form';
+import { LoadError, useLoad } from '../load';
+import { notify } from '../notice';
+import type { Forward } from '../types';
+
+export function Forwards({ deviceId }: { deviceId: string }) {
+  const list = useLoad(() => get<Forward[]>(`/api/devices/${deviceId}/forwards`), [deviceId]);
+  const form = useForm('fwd', { protocol: 'tcp', listenPort: '', targetPort: '' });
+  const submit = form.submit(async () => {
+    await api('POST', `/api/devices/${deviceId}/forwards`, { protocol: form.values.protocol, listenPort: toInt(form.values.listenPort), targetPort: toInt(form.values.targetPort) });
+    notify('Forward added');
+    form.reset({ protocol: form.values.protocol, listenPort: '', targetPort: '' });
+    list.reload();
+  });
+  const remove = async (f: Forward) => {
+    await api('DELETE', `/api/forwards/${f.id}`).then(() => { notify('Forward removed'); list.reload(); }, () => list.reload());
+  };
+  return (
+    <section aria-labelledby="fwd-h">
+      <h2 id="fwd-h">Port forwards</h2>
+      <LoadError error={list.error} reload={list.reload} />
+      {list.data && list.data.length === 0 && <p>None.</p>}
+      {list.data && list.data.length > 0 && (
+        <ul class="chips">
+          {list.data.map((f) => (
+            <li key={f.id}>{f.protocol} router port {f.listenPort} → device port {f.targetPort}{' '}
+              <button type="button" class="quiet" onClick={() => remove(f)} aria-label={`Remove ${f.protocol} ${f.listenPort} to ${f.targetPort}`}>Remove</button>
+            </li>
+          ))}
+        </ul>
+      )}
+      <form onSubmit={submit} noValidate class="cols">
+        <Select form={form} name="protocol" label="Protocol" options={[['tcp', 'TCP'], ['udp', 'UDP']]} />
+        <TextField form={form} name="listenPort" label="Router port" inputMode="numeric" required />
+        <TextField form={form} name="targetPort" label="Device port" inputMode="numeric" required />
+        <FormError form={form} />
+        <div class="buttons"><button type="submit" disabled={form.busy}>Add forward</button></div>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,49 @@
+// Add a peer to a server. Only a name is usual: the daemon picks the address and makes the
+// keys. Saved, the peer's page opens with its QR code.
+import { api } from '../api';
+import { fromLocalInput } from '../format';
+import { Checkbox, FormError, TextField, toInt, useForm } from '../form';
+import { useTitle } from '../load';
+import { serverLabel } from '../names';
+import { notify } from '../notice';
+import { href, navigate } from '../router';
+import type { Peer } from '../types';
+
+export function PeerForm({ serverId }: { serverId: string }) {
+  useTitle('Add a peer');
+  const form = useForm('peer', { name: '', email: '', ip: '', allowInternet: true, dataLimitGB: '0', expiresAt: '', publicKey: '' });
+  const submit = form.submit(async () => {
+    const v = form.values;
+    const body: Record<string, unknown> = { name: v.name, allowInternet: v.allowInternet, dataLimitGB: toInt(v.dataLimitGB || '0') };
+    if (String(v.email).trim()) body.email = String(v.email).trim();
+    if (String(v.ip).trim()) body.ip = String(v.ip).trim();
+    if (String(v.publicKey).trim()) body.publicKey = String(v.publicKey).trim();
+    if (v.expiresAt) body.expiresAt = fromLocalInput(String(v.expiresAt));
+    const peer = await api<Peer>('POST', `/api/servers/${serverId}/peers`, body);
+    notify(`Peer ${peer.name || peer.ip} added`);
+    navigate(href('peers', peer.id));
+  });
+  return (
+    <>
+      <p class="crumbs"><a href={href()}>Overview</a> / <a href={href('servers', serverId)}>{serverLabel(Number(serverId))}</a> / New peer</p>
+      <h1>Add a peer</h1>
+      <form onSubmit={submit} noValidate>
+        <TextField form={form} name="name" label="Name" maxLength={64} hint="Who or what this is: a phone, a laptop." />
+        <TextField form={form} name="email" label="E-mail" type="email" autoComplete="off" hint="Optional: where its configuration can be mailed." />
+        <Checkbox form={form} name="allowInternet" label="Internet access through this router" />
+        <TextField form={form} name="dataLimitGB" label="Monthly data limit (GB)" inputMode="numeric" hint="0 means no limit." />
+        <TextField form={form} name="expiresAt" label="Expires" type="datetime-local" hint="Empty: never. An expired peer is deleted." />
+        <details>
+          <summary>More settings</summary>
+          <TextField form={form} name="ip" label="Address" placeholder="10.8.0.2" hint="Default: the next free address of the server's subnet." />
+          <TextField form={form} name="publicKey" label="Public key" hint="Only for a peer that made its own keys; then wgcp has no .conf or QR code for it." />
+        </details>
+        <FormError form={form} />
+        <div class="buttons">
+          <button type="submit" class="primary" disabled={form.busy}>Add peer</button>
+          <a class="button" href={href('servers', serverId)}>Cancel</a>
+        </div>
+      </form>
+    </>
+  );
+}

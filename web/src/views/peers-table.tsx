@@ -1,0 +1,132 @@
+// A server's peers: searched, sorted and paged by wgcpd (GET /api/servers/{id}/peers with
+// q, sort, order, limit, offset; X-Total-Count), so ten thousand peers cost one page of
+// rows. A search is sent as soon as it is typed; while one is under way only the newest
+// text waits, so fast typing never queues a request a key.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { describe, getPage } from '../api';
+import { formatBytes, formatDate, REASONS } from '../format';
+import { isOnline, usage, useLive } from '../live';
+import { LoadError, useThrottled } from '../load';
+import { href } from '../router';
+import type { Peer } from '../types';
+
+const PAGE = 50;
+type Sort = 'name' | 'ip' | 'latestHandshake' | 'currentDataUsageBytes' | 'expiresAt';
+const GB = 1024 ** 3;
+
+interface Query { q: string; sort: Sort; order: 'asc' | 'desc'; offset: number }
+interface Result { items: Peer[]; total: number; query: Query }
+
+function usePeerPages(serverId: string, onShown: () => void) {
+  const [query, setQuery] = useState<Query>({ q: '', sort: 'name', order: 'asc', offset: 0 });
+  const [result, setResult] = useState<Result | null>(null);
+  const [error, setError] = useState('');
+  const busy = useRef(false);
+  const waiting = useRef<Query | null>(null);
+  const shown = useRef(false);
+
+  const fetchPage = (q: Query) => {
+    if (busy.current) { waiting.current = q; return; }
+    busy.current = true;
+    const params = new URLSearchParams({ limit: String(PAGE), offset: String(q.offset), sort: q.sort, order: q.order });
+    if (q.q) params.set('q', q.q);
+    getPage<Peer>(`/api/servers/${serverId}/peers?${params}`).then(
+      (r) => {
+        setResult({ ...r, query: q });
+        setError('');
+        if (!shown.current) { shown.current = true; onShown(); }
+      },
+      (e) => setError(describe(e)),
+    ).finally(() => {
+      busy.current = false;
+      const next = waiting.current;
+      waiting.current = null;
+      if (next) fetchPage(next);
+    });
+  };
+  useEffect(() => fetchPage(query), [query, serverId]);
+  return { query, setQuery, result, error, reload: () => fetchPage(query) };
+}
+
+function Status({ peer }: { peer: Peer }) {
+  const live = usage.get(peer.id);
+  const enabled = live ? live.enabled : peer.enabled;
+  const reason = live ? live.disabledReason : peer.disabledReason;
+  if (!enabled) return <span class="pill off">Off: {REASONS[reason] ?? reason}</span>;
+  return isOnline(live?.latestHandshake) ? <span class="pill on">Online</span> : <span class="pill">Offline</span>;
+}
+
+export function PeersTable({ serverId, onShown = () => {} }: { serverId: string; onShown?: () => void }) {
+  const { query, setQuery, result, error, reload } = usePeerPages(serverId, onShown);
+  const [text, setText] = useState('');
+  const [, setTick] = useState(0);
+  const reloadSoon = useThrottled(reload, 300);
+  useLive((e) => {
+    if (e.event === 'usage') setTick((n) => n + 1);
+    else if (String(e.serverID) === serverId && e.event !== 'serverChanged') reloadSoon();
+  }, [serverId, reloadSoon]);
+
+  const search = (value: string) => {
+    setText(value);
+    setQuery((q) => ({ ...q, q: value.trim(), offset: 0 }));
+  };
+  const sortBy = (sort: Sort) => setQuery((q) => ({ ...q, sort, order: q.sort === sort && q.order === 'asc' ? 'desc' : 'asc', offset: 0 }));
+  const th = (sort: Sort, label: string) => (
+    <th scope="col" aria-sort={query.sort === sort ? (query.order === 'asc' ? 'ascending' : 'descending') : undefined}>
+      <button type="button" class="sort" onClick={() => sortBy(sort)}>
+        {label}<span aria-hidden="true">{query.sort === sort ? (query.order === 'asc' ? ' ▲' : ' ▼') : ''}</span>
+      </button>
+    </th>
+  );
+
+  const total = result?.total ?? 0;
+  const from = result && total > 0 ? result.query.offset + 1 : 0;
+  const to = result ? result.query.offset + result.items.length : 0;
+  const page = (offset: number) => setQuery((q) => ({ ...q, offset }));
+  return (
+    <section aria-labelledby="peers-h">
+      <div class="bar">
+        <h2 id="peers-h">Peers</h2>
+        <a class="button primary" href={href('servers', serverId, 'peers', 'new')}>Add a peer</a>
+      </div>
+      <div class="field search">
+        <label for="peer-search">Search peers</label>
+        <input id="peer-search" type="search" value={text} autoComplete="off" aria-controls="peers"
+          placeholder="Name, e-mail, address or key" onInput={(e) => search(e.currentTarget.value)} />
+      </div>
+      <LoadError error={error} reload={reload} />
+      <p class="count" role="status">
+        {!result ? 'Loading peers…' : total === 0 ? (result.query.q ? `No peer matches “${result.query.q}”.` : 'No peer yet.')
+          : `Showing ${from.toLocaleString()}–${to.toLocaleString()} of ${total.toLocaleString()} peers`}
+      </p>
+      {result && result.items.length > 0 && (
+        <div class="table-wrap">
+          <table id="peers" aria-labelledby="peers-h">
+            <thead><tr>{th('name', 'Name')}{th('ip', 'Address')}{th('latestHandshake', 'Status')}{th('currentDataUsageBytes', 'Used this month')}{th('expiresAt', 'Expires')}</tr></thead>
+            <tbody>
+              {result.items.map((p) => {
+                const used = usage.get(p.id)?.currentDataUsageBytes ?? p.currentDataUsageBytes;
+                return (
+                  <tr key={p.id}>
+                    <th scope="row"><a href={href('peers', p.id)}>{p.name || `peer ${p.id}`}</a></th>
+                    <td><code>{p.ip}</code></td>
+                    <td><Status peer={p} /></td>
+                    <td>{formatBytes(used)}{p.dataLimitGB > 0 && ` of ${formatBytes(p.dataLimitGB * GB)}`}</td>
+                    <td>{p.expiresAt ? formatDate(p.expiresAt) : 'never'}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {total > PAGE && result && (
+        <nav class="pager" aria-label="Pages of peers">
+          <button type="button" disabled={result.query.offset === 0} onClick={() => page(Math.max(0, result.query.offset - PAGE))}>Previous page</button>
+          <span>Page {Math.floor(result.query.offset / PAGE) + 1} of {Math.ceil(total / PAGE)}</span>
+          <button type="button" disabled={to >= total} onClick={() => page(result.query.offset + PAGE)}>Next page</button>
+        </nav>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,62 @@
+// Add a server, or edit one (#/servers/{id}/edit). Name, endpoint and mode are needed; the
+// rest has defaults the daemon picks (interface wgcp<id>, the next free 10.<n>.0.1/24, the
+// endpoint's port, the server's own address as DNS).
+import { useEffect } from 'preact/hooks';
+import { api, get } from '../api';
+import { FormError, Select, TextField, toInt, useForm } from '../form';
+import { LoadError, useLoad, useTitle } from '../load';
+import { notify } from '../notice';
+import { href, navigate } from '../router';
+import type { Server } from '../types';
+
+const EMPTY = { name: '', endpoint: '', mode: 'forward', interface: '', address: '', listenPort: '', dns: '', mtu: '' };
+
+export function ServerForm({ id }: { id?: string }) {
+  useTitle(id ? 'Edit server' : 'Add a server');
+  const form = useForm('server', EMPTY);
+  const loaded = useLoad(async () => (id ? get<Server>(`/api/servers/${id}`) : undefined), [id]);
+  useEffect(() => {
+    const s = loaded.data;
+    if (s) form.reset({ name: s.name, endpoint: s.endpoint, mode: s.mode, interface: s.interface, address: s.address, listenPort: String(s.listenPort), dns: s.dns, mtu: s.mtu === null ? '' : String(s.mtu) });
+  }, [loaded.data]);
+
+  const submit = form.submit(async () => {
+    const v = form.values;
+    const body: Record<string, unknown> = { name: v.name, endpoint: v.endpoint, mode: v.mode };
+    // Left empty: the daemon's default on create, unchanged on edit (an empty MTU clears it).
+    for (const k of ['interface', 'address', 'dns'] as const) if (String(v[k]).trim()) body[k] = String(v[k]).trim();
+    if (String(v.listenPort).trim()) body.listenPort = toInt(v.listenPort);
+    if (String(v.mtu).trim()) body.mtu = toInt(v.mtu); else if (id) body.mtu = null;
+    const saved = await api<Server>(id ? 'PUT' : 'POST', id ? `/api/servers/${id}` : '/api/servers', body);
+    notify(id ? `Server ${saved.name} saved` : `Server ${saved.name} added`);
+    navigate(href('servers', saved.id));
+  });
+
+  return (
+    <>
+      <p class="crumbs"><a href={href()}>Overview</a>{id && <> / <a href={href('servers', id)}>{loaded.data?.name ?? `server ${id}`}</a></>}</p>
+      <h1>{id ? 'Edit server' : 'Add a server'}</h1>
+      <LoadError error={loaded.error} />
+      <form onSubmit={submit} noValidate>
+        <TextField form={form} name="name" label="Name" required maxLength={64} />
+        <TextField form={form} name="endpoint" label="Endpoint" required placeholder="vpn.example.com:51820"
+          hint="The host name or address and UDP port peers connect to, as host:port." />
+        <Select form={form} name="mode" label="Mode" options={[['forward', 'forward: wgcp keeps the firewall rules'], ['standalone', 'standalone: tunnels only, no firewall rules']]} />
+        <details>
+          <summary>More settings</summary>
+          <TextField form={form} name="interface" label="Interface" hint="Default: wgcp followed by the server's id." />
+          <TextField form={form} name="address" label="Tunnel address" placeholder="10.8.0.1/24" hint="The server's address with its prefix. Default: the next free 10.n.0.1/24." />
+          <TextField form={form} name="listenPort" label="Listen port" inputMode="numeric" hint="Default: the endpoint's port." />
+          <TextField form={form} name="dns" label="DNS" hint="Addresses separated by commas. Default: the server's tunnel address." />
+          <TextField form={form} name="mtu" label="MTU" inputMode="numeric" hint="1280 to 9000; empty for WireGuard's default." />
+        </details>
+        <FormError form={form} />
+        <div class="buttons">
+          <button type="submit" class="primary" disabled={form.busy}>{id ? 'Save' : 'Add server'}</button>
+          <a class="button" href={id ? href('servers', id) : href()}>Cancel</a>
+        </div>
+      </form>
+    </>
+  );
+}
+

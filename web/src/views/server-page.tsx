@@ -1,0 +1,72 @@
+// A server: its settings, edit and delete, and its sections: peers, webhooks, registration
+// tokens. The peers come first: GET /api/servers/{id} carries every peer of the server, so
+// at ten thousand peers it is asked for only once the first page of peers is shown.
+import { useState } from 'preact/hooks';
+import { api, get } from '../api';
+import { ConfirmDelete } from '../confirm';
+import { formatDate } from '../format';
+import { useLive } from '../live';
+import { LoadError, useLoad, useThrottled, useTitle } from '../load';
+import { serverLabel, serverNames } from '../names';
+import { notify } from '../notice';
+import { href, navigate } from '../router';
+import type { Server } from '../types';
+import { PeersTable } from './peers-table';
+import { WebhookList } from './webhook-list';
+import { RegTokens } from './reg-tokens';
+
+type Tab = 'peers' | 'webhooks' | 'tokens';
+
+export function ServerPage({ id, tab }: { id: string; tab: Tab }) {
+  const [peersShown, setPeersShown] = useState(tab !== 'peers');
+  const server = useLoad(async () => {
+    if (!peersShown) return undefined;
+    const { peers: _peers, ...s } = await get<Server>(`/api/servers/${id}`);
+    serverNames.set(s.id, s.name);
+    return s;
+  }, [id, peersShown]);
+  const reload = useThrottled(server.reload, 500);
+  useLive((e) => { if (e.event === 'serverChanged' && String(e.serverID) === id) reload(); }, [id, reload]);
+  const s = server.data;
+  const name = s?.name ?? serverLabel(Number(id));
+  useTitle(name);
+  const tabLink = (t: Tab, text: string) => (
+    <li><a href={t === 'peers' ? href('servers', id) : href('servers', id, t)} aria-current={t === tab ? 'page' : undefined}>{text}</a></li>
+  );
+  const remove = async () => {
+    await api('DELETE', `/api/servers/${id}`);
+    notify(`Server ${name} deleted`);
+    navigate(href());
+  };
+  return (
+    <>
+      <p class="crumbs"><a href={href()}>Overview</a> / {name}</p>
+      <div class="bar">
+        <h1>{name}</h1>
+        <div class="buttons">
+          <a class="button" href={href('servers', id, 'edit')}>Edit server</a>
+          <ConfirmDelete what={`server ${name} with all its peers and webhooks`} onDelete={remove} />
+        </div>
+      </div>
+      <LoadError error={server.error} reload={server.reload} />
+      {s && (
+        <dl class="facts">
+          <div><dt>Endpoint</dt><dd><code>{s.endpoint}</code></dd></div>
+          <div><dt>Mode</dt><dd>{s.mode}</dd></div>
+          <div><dt>Interface</dt><dd><code>{s.interface}</code></dd></div>
+          <div><dt>Tunnel address</dt><dd><code>{s.address}</code></dd></div>
+          <div><dt>Listen port</dt><dd>{s.listenPort}</dd></div>
+          <div><dt>Kernel</dt><dd>{s.kernelState}{s.kernelFailure && `: ${s.kernelFailure.reason}`}</dd></div>
+          <div class="wide"><dt>Public key</dt><dd><code class="key">{s.publicKey}</code></dd></div>
+          <div><dt>Created</dt><dd>{formatDate(s.createdAt)}</dd></div>
+        </dl>
+      )}
+      <nav aria-label="Server sections" class="tabs">
+        <ul>{tabLink('peers', 'Peers')}{tabLink('webhooks', 'Webhooks')}{tabLink('tokens', 'Registration tokens')}</ul>
+      </nav>
+      {tab === 'peers' && <PeersTable serverId={id} onShown={() => setPeersShown(true)} />}
+      {tab === 'webhooks' && <WebhookList serverId={id} />}
+      {tab === 'tokens' && <RegTokens serverId={id} />}
+    </>
+  );
+}

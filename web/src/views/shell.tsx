@@ -1,0 +1,69 @@
+// The frame of every signed-in view: a skip link, the main navigation, the live stream's
+// state, sign-out, and the view the address names. Focus moves to the view on navigation.
+import { useEffect, useRef } from 'preact/hooks';
+import { useLiveState } from '../live';
+import { Notice } from '../notice';
+import { href, useRoute } from '../router';
+import { Overview } from './overview';
+import { ServerForm } from './server-form';
+import { ServerPage } from './server-page';
+import { PeerForm } from './peer-form';
+import { PeerPage } from './peer-page';
+import { WebhookPage } from './webhook-page';
+import { Devices } from './devices';
+import { DevicePage } from './device-page';
+import { MailSettings } from './mail-settings';
+
+function view(route: string[]) {
+  const [a, id, sub, more] = route;
+  if (route.length === 0) return <Overview />;
+  if (a === 'servers' && id === 'new') return <ServerForm />;
+  if (a === 'servers' && id && !sub) return <ServerPage id={id} tab="peers" />;
+  if (a === 'servers' && id && (sub === 'webhooks' || sub === 'tokens') && !more) return <ServerPage id={id} tab={sub} />;
+  if (a === 'servers' && id && sub === 'edit') return <ServerForm id={id} />;
+  if (a === 'servers' && id && sub === 'peers' && more === 'new') return <PeerForm serverId={id} />;
+  if (a === 'peers' && id) return <PeerPage id={id} />;
+  if (a === 'webhooks' && id) return <WebhookPage id={id} />;
+  if (a === 'devices' && !id) return <Devices />;
+  if (a === 'devices' && id) return <DevicePage id={id} />;
+  if (a === 'mail') return <MailSettings />;
+  return <><h1>Not found</h1><p>Nothing is at this address. <a href={href()}>Go to the overview</a>.</p></>;
+}
+
+function LiveBadge() {
+  const state = useLiveState();
+  const text = state === 'live' ? 'Live' : state === 'connecting' ? 'Connecting…' : 'Not live';
+  return <span class={`live live-${state}`} title="Changes made elsewhere show here as they happen">{text}</span>;
+}
+
+export function Shell({ onSignOut }: { onSignOut: () => void }) {
+  const route = useRoute();
+  const main = useRef<HTMLElement>(null);
+  const key = route.join('/');
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) { first.current = false; return; }
+    main.current?.focus();
+  }, [key]);
+  const section = route[0] ?? '';
+  const link = (to: string, text: string, here: boolean) => <li><a href={to} aria-current={here ? 'page' : undefined}>{text}</a></li>;
+  return (
+    <>
+      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); main.current?.focus(); }}>Skip to content</a>
+      <header class="top">
+        <a class="brand" href={href()}>wgcp</a>
+        <nav aria-label="Main">
+          <ul>
+            {link(href(), 'Overview', section === '' || section === 'servers' || section === 'peers' || section === 'webhooks')}
+            {link(href('devices'), 'Devices', section === 'devices')}
+            {link(href('mail'), 'Mail', section === 'mail')}
+          </ul>
+        </nav>
+        <LiveBadge />
+        <button type="button" class="quiet" onClick={onSignOut}>Sign out</button>
+      </header>
+      <main id="main" ref={main} tabIndex={-1} key={key}>{view(route)}</main>
+      <Notice />
+    </>
+  );
+}

@@ -1,0 +1,81 @@
+// One webhook: its settings, a test send (the receiver's answer, or why it failed), its
+// delivery log, and delete.
+import { useState } from 'preact/hooks';
+import { api, describe, get } from '../api';
+import { ConfirmDelete } from '../confirm';
+import { formatDate } from '../format';
+import { LoadError, useLoad, useTitle } from '../load';
+import { serverLabel } from '../names';
+import { notify } from '../notice';
+import { href, navigate } from '../router';
+import type { Delivery, Webhook } from '../types';
+import { WebhookForm } from './webhook-form';
+
+function TestSend({ id, onDone }: { id: number; onDone: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [result, setResult] = useState<{ ok: boolean; text: string } | null>(null);
+  const run = async () => {
+    setBusy(true);
+    setResult(null);
+    try {
+      const r = await api<{ httpStatus: number; durationMs: number }>('POST', `/api/webhooks/${id}/test`);
+      setResult({ ok: true, text: `Delivered: the receiver answered ${r.httpStatus} in ${r.durationMs} ms.` });
+    } catch (err) {
+      setResult({ ok: false, text: describe(err) });
+    } finally {
+      setBusy(false);
+      onDone();
+    }
+  };
+  return (
+    <div class="test-send">
+      <button type="button" onClick={run} disabled={busy}>{busy ? 'Sending…' : 'Send a test event'}</button>
+      <p role="status" class={result ? (result.ok ? 'good' : 'bad') : ''}>{result?.text ?? ''}</p>
+    </div>
+  );
+}
+
+export function WebhookPage({ id }: { id: string }) {
+  const hook = useLoad(() => get<Webhook>(`/api/webhooks/${id}`), [id]);
+  const log = useLoad(() => get<Delivery[]>(`/api/webhooks/${id}/deliveries`), [id]);
+  const w = hook.data;
+  const name = w ? w.name || `webhook ${w.id}` : `webhook ${id}`;
+  useTitle(name);
+  if (!w) return <><h1>{name}</h1><LoadError error={hook.error} reload={hook.reload} /></>;
+  const remove = async () => {
+    await api('DELETE', `/api/webhooks/${w.id}`);
+    notify(`Webhook ${name} deleted`);
+    navigate(href('servers', w.serverID, 'webhooks'));
+  };
+  return (
+    <>
+      <p class="crumbs"><a href={href()}>Overview</a> / <a href={href('servers', w.serverID, 'webhooks')}>{serverLabel(w.serverID)}</a> / {name}</p>
+      <div class="bar"><h1>{name}</h1><ConfirmDelete what={`webhook ${name}`} onDelete={remove} /></div>
+      <TestSend id={w.id} onDone={log.reload} />
+      <section aria-labelledby="log-h">
+        <h2 id="log-h">Deliveries</h2>
+        <LoadError error={log.error} reload={log.reload} />
+        {log.data && log.data.length === 0 && <p>Nothing sent yet.</p>}
+        {log.data && log.data.length > 0 && (
+          <div class="table-wrap">
+            <table>
+              <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">HTTP</th><th scope="col">Error</th></tr></thead>
+              <tbody>
+                {log.data.map((d) => (
+                  <tr key={d.id}>
+                    <td>{formatDate(d.timestamp)}</td><td>{d.event}</td><td>{d.attempt}</td>
+                    <td class={d.outcome === 'delivered' ? 'good' : 'bad'}>{d.outcome}</td><td>{d.httpStatus ?? '—'}</td><td>{d.error || '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </section>
+      <section aria-labelledby="hook-edit-h">
+        <h2 id="hook-edit-h">Settings</h2>
+        <WebhookForm serverId={w.serverID} hook={w} key={w.updatedAt} onSaved={() => { notify('Webhook saved'); hook.reload(); }} />
+      </section>
+    </>
+  );
+}
