@@ -38,7 +38,7 @@ async function measure(n: number): Promise<Row> {
   for (let i = 1; i <= n; i++) {
     peers.push(fixturePeer(i, server, i, { allowAccess: i > 1 ? [i - 1] : [], allowInternet: i % 2 === 0 }));
   }
-  const forwards = [{ id: 1, serverId: 1, protocol: 'tcp' as const, listenPort: 9000, targetIp: peers[0].ip, targetPort: 80 }];
+  const forwards = [{ id: 1, serverId: 1, protocol: 'tcp' as const, listenPort: 9000, targetIp: peers[0].ip, targetIp6: peers[0].ip6, targetPort: 80 }];
   const probe = probeKernel();
   if (!probe.ok) throw new Error(`cannot drive the kernel: ${probe.reason}`);
   const plane = liveKernel(createLogger(process.env.WGCP_BENCH_LOG === '1' ? 'debug' : 'error', (l) => process.stderr.write(l)), probe.wireguard);

@@ -39,7 +39,7 @@ function main(): void {
   const store = Store.open(dir);
   const now = new Date().toISOString();
   const server = store.servers.insert({
-    name: 'bench', endpoint: 'vpn.example.com:51820', mode: 'forward', interface: 'wgcp1', address: '10.0.0.1/8',
+    name: 'bench', endpoint: 'vpn.example.com:51820', mode: 'forward', address6: null, interface: 'wgcp1', address: '10.0.0.1/8',
     listenPort: 51820, dns: '10.0.0.1', mtu: null, privateKey: generatePresharedKey(), publicKey: generatePresharedKey(),
     createdAt: now, updatedAt: now,
   });
@@ -51,7 +51,7 @@ function main(): void {
       const pair = { publicKey: crypto.randomBytes(32).toString('base64'), privateKey: crypto.randomBytes(32).toString('base64') };
       keys.push(pair.publicKey);
       store.peers.insert({
-        serverId: server.id, name: `p${i}`, email: '', ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${(i & 255) + 2}`,
+        serverId: server.id, name: `p${i}`, email: '', ip6: null, ip: `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${(i & 255) + 2}`,
         publicKey: pair.publicKey, privateKey: pair.privateKey, presharedKey: generatePresharedKey(), allowAccess: [],
         allowInternet: false, enabled: true, disabledReasons: [], dataLimitGB: 100, usageBytes: 0, expiresAt: null,
         createdAt: now, updatedAt: now,

@@ -30,9 +30,10 @@ t('answers the current configuration, the same tunnel values the payload carried
   const cfg = await newDevice('hb-basic');
   const r = await f.heartbeat({ device_id: cfg.device_id });
   assert.is(r.status, 200);
-  assert.equal(Object.keys(r.json).sort(), ['allowed_ips', 'device_id', 'dns', 'endpoint', 'forwards_hash', 'internal_ip', 'preshared_key', 'private_key', 'server_pub', 'server_wg_ip', 'status']);
+  // The contract's fields, and the extra IPv6 fields of a dual-stack server that older agents ignore.
+  assert.equal(Object.keys(r.json).sort(), ['allowed_ips', 'allowed_ips6', 'device_id', 'dns', 'endpoint', 'forwards_hash', 'internal_ip', 'internal_ip6', 'preshared_key', 'private_key', 'server_pub', 'server_wg_ip', 'server_wg_ip6', 'status']);
   assert.is(r.json.status, 'ok');
-  for (const k of ['device_id', 'internal_ip', 'private_key', 'preshared_key', 'server_pub', 'endpoint', 'server_wg_ip', 'dns', 'allowed_ips']) {
+  for (const k of ['device_id', 'internal_ip', 'private_key', 'preshared_key', 'server_pub', 'endpoint', 'server_wg_ip', 'dns', 'allowed_ips', 'internal_ip6', 'server_wg_ip6', 'allowed_ips6']) {
     assert.is(r.json[k], cfg[k], k);
   }
   assert.match(r.json.forwards_hash, HEX64);

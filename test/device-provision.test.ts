@@ -32,7 +32,7 @@ t('answers encrypted_config that an independent AES-GCM (Python cryptography) de
   assert.match(blob, /^[A-Za-z0-9+/]+={0,2}$/, 'standard base64 alphabet');
   assert.is(blob.length % 4, 0, 'padded');
   const payload = pythonDecrypt(blob, 'board-0001');
-  assert.equal(Object.keys(payload).sort(), ['allowed_ips', 'device_id', 'dns', 'endpoint', 'internal_ip', 'preshared_key', 'private_key', 'server_pub', 'server_wg_ip']);
+  assert.equal(Object.keys(payload).sort(), ['allowed_ips', 'allowed_ips6', 'device_id', 'dns', 'endpoint', 'internal_ip', 'internal_ip6', 'preshared_key', 'private_key', 'server_pub', 'server_wg_ip', 'server_wg_ip6']);
   for (const k of ['private_key', 'preshared_key', 'server_pub']) assert.match(payload[k] as string, HEX64, `${k} is 64 lowercase hex`);
   const raw = Buffer.from(blob, 'base64');
   assert.is(raw.length, 12 + Buffer.byteLength(JSON.stringify(payload)) + 16, 'nonce(12) || ciphertext || tag(16)');

@@ -11,7 +11,7 @@ function world() {
   const a = fixturePeer(1, server, 1, { allowAccess: [2], allowInternet: true });
   const b = fixturePeer(2, server, 2);
   const c = fixturePeer(3, server, 3, { allowAccess: [1, 2] });
-  return { server, a, b, c, model: new ServerModel(server, [a, b, c], [{ id: 7, serverId: 1, protocol: 'tcp', listenPort: 8080, targetIp: b.ip, targetPort: 80 }]) };
+  return { server, a, b, c, model: new ServerModel(server, [a, b, c], [{ id: 7, serverId: 1, protocol: 'tcp', listenPort: 8080, targetIp: b.ip, targetIp6: b.ip6, targetPort: 80 }]) };
 }
 
 t('a forward server puts its interface, address, pairs, internet peers and forwards in the policy', () => {
@@ -60,8 +60,8 @@ t('client text that is not an address, port or interface name never reaches the 
   const bad = fixturePeer(1, server, 1, { ip: '10.1.0.2 }; flush ruleset; {', allowInternet: true });
   assert.throws(() => fullPolicy([new ServerModel(server, [bad])]), /not an IPv4 address/);
   assert.throws(() => fullPolicy([new ServerModel({ ...server, interface: 'x" ; flush' })]), /not allowed/);
-  assert.throws(() => fullPolicy([new ServerModel(server, [], [{ id: 1, serverId: 1, protocol: 'icmp' as 'tcp', listenPort: 1, targetIp: '10.1.0.2', targetPort: 2 }])]), /tcp or udp/);
-  assert.throws(() => fullPolicy([new ServerModel(server, [], [{ id: 1, serverId: 1, protocol: 'tcp', listenPort: 70000, targetIp: '10.1.0.2', targetPort: 2 }])]), /not a port/);
+  assert.throws(() => fullPolicy([new ServerModel(server, [], [{ id: 1, serverId: 1, protocol: 'icmp' as 'tcp', listenPort: 1, targetIp: '10.1.0.2', targetIp6: null, targetPort: 2 }])]), /tcp or udp/);
+  assert.throws(() => fullPolicy([new ServerModel(server, [], [{ id: 1, serverId: 1, protocol: 'tcp', listenPort: 70000, targetIp: '10.1.0.2', targetIp6: null, targetPort: 2 }])]), /not a port/);
 });
 
 t.run();

@@ -26,17 +26,25 @@ t('empty sets are declared without an elements line', () => {
   assert.ok(text.includes('set pairs {\n    type ipv4_addr . ipv4_addr\n  }'));
 });
 
-t('the forward chain drops tunnel traffic that no pair, internet flag or conntrack allows', () => {
+t('the forward chain drops tunnel traffic that no pair, internet flag or conntrack allows, in both families', () => {
   const text = renderTable(emptyElements());
   const chain = /chain tunnel_forward \{([^}]*)\}/.exec(text)![1].trim().split('\n').map((l) => l.trim());
   assert.equal(chain, [
     'ct state established,related accept',
     'ip saddr . ip daddr @pairs accept',
+    'ip6 saddr . ip6 daddr @pairs6 accept',
     'oifname != @tunnels ip saddr @internet accept',
+    'oifname != @tunnels ip6 saddr @internet6 accept',
     'drop',
   ]);
   assert.ok(text.includes('iifname @tunnels oifname != @tunnels ip saddr @internet masquerade'));
   assert.ok(text.includes('fib daddr type local dnat ip to meta l4proto . th dport map @port_forwards'));
+});
+
+t('IPv6 from a tunnel is masqueraded only from unique local addresses; a global prefix is routed as it is', () => {
+  const text = renderTable(emptyElements());
+  assert.ok(text.includes('iifname @tunnels oifname != @tunnels ip6 saddr @internet6 ip6 saddr fc00::/7 masquerade'));
+  assert.ok(text.includes('iifname @wan_ifaces fib daddr type local dnat ip6 to meta l4proto . th dport map @port_forwards6'));
 });
 
 t('port forwards apply only to packets from the WAN interfaces', () => {

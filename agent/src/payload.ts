@@ -10,11 +10,17 @@ export interface TunnelConfig {
   dns: string;
   allowed_ips: string;
   server_wg_ip: string;
+  /** A dual-stack server's extra fields (absent from older servers): the device's IPv6 address, what it routes, the server's. */
+  internal_ip6?: string;
+  allowed_ips6?: string;
+  server_wg_ip6?: string;
 }
 
 /** The fields of a heartbeat answer that describe the tunnel the device must run. */
 export const TUNNEL_FIELDS = ['internal_ip', 'private_key', 'preshared_key', 'server_pub', 'endpoint', 'server_wg_ip', 'dns', 'allowed_ips'] as const;
-export type TunnelField = (typeof TUNNEL_FIELDS)[number];
+/** Tunnel fields a server may leave out (an IPv4-only server, or one from before IPv6). */
+export const OPTIONAL_TUNNEL_FIELDS = ['internal_ip6', 'allowed_ips6', 'server_wg_ip6'] as const;
+export type TunnelField = (typeof TUNNEL_FIELDS)[number] | (typeof OPTIONAL_TUNNEL_FIELDS)[number];
 
 export class PayloadError extends Error {}
 
@@ -58,6 +64,9 @@ const CHECKS: Record<TunnelField | 'device_id', (v: string) => boolean> = {
   // Kept and compared but not run by the agent: a value it cannot parse must not stop the tunnel.
   server_wg_ip: (v) => PRINTABLE.test(v),
   dns: (v) => PRINTABLE.test(v),
+  internal_ip6: (v) => isCidr(v) && v.includes(':'),
+  allowed_ips6: (v) => splitList(v).length > 0 && splitList(v).every((c) => isCidr(c) && c.includes(':')),
+  server_wg_ip6: (v) => PRINTABLE.test(v),
 };
 
 function checkField(field: keyof typeof CHECKS, value: unknown): string {
@@ -71,6 +80,7 @@ export function parsePayload(value: unknown): TunnelConfig {
   const v = value as Record<string, unknown>;
   const out = { device_id: checkField('device_id', v.device_id) } as TunnelConfig;
   for (const f of TUNNEL_FIELDS) out[f] = checkField(f, v[f]);
+  for (const f of OPTIONAL_TUNNEL_FIELDS) if (v[f] !== undefined && v[f] !== null) out[f] = checkField(f, v[f]);
   return out;
 }
 
@@ -86,6 +96,15 @@ export function mergeTunnelFields(current: TunnelConfig, answer: Record<string, 
     const value = checkField(f, answer[f]);
     if (value !== current[f]) {
       next[f] = value;
+      changed.push(f);
+    }
+  }
+  // The IPv6 fields ride only on dual-stack answers: present, they are taken; absent, the
+  // server has (now) no IPv6 for the device, and the tunnel drops it.
+  for (const f of OPTIONAL_TUNNEL_FIELDS) {
+    const value = answer[f] === undefined || answer[f] === null ? undefined : checkField(f, answer[f]);
+    if (value !== current[f]) {
+      if (value === undefined) delete next[f]; else next[f] = value;
       changed.push(f);
     }
   }

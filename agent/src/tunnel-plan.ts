@@ -14,9 +14,14 @@ const isV6 = (cidr: string): boolean => cidr.includes(':');
 const isDefault = (cidr: string): boolean => /^(0\.0\.0\.0|::)\/0$/.test(cidr);
 const withPrefix = (ip: string): string => (ip.includes('/') ? ip : `${ip}/${isV6(ip) ? 128 : 32}`);
 
+/** Everything the tunnel routes: the contract's allowed_ips and, on a dual-stack server, allowed_ips6, without repeats. */
+export function allowedList(cfg: Pick<TunnelConfig, 'allowed_ips' | 'allowed_ips6'>): string[] {
+  return [...new Set([...splitList(cfg.allowed_ips), ...splitList(cfg.allowed_ips6 ?? '')])];
+}
+
 /** The families whose default route goes through the tunnel (full tunnel). */
-export function fullTunnelFamilies(cfg: Pick<TunnelConfig, 'allowed_ips'>): ('-4' | '-6')[] {
-  return splitList(cfg.allowed_ips).filter(isDefault).map((c) => (isV6(c) ? '-6' : '-4'));
+export function fullTunnelFamilies(cfg: Pick<TunnelConfig, 'allowed_ips' | 'allowed_ips6'>): ('-4' | '-6')[] {
+  return [...new Set(allowedList(cfg).filter(isDefault).map((c) => (isV6(c) ? '-6' : '-4') as '-4' | '-6'))];
 }
 
 /** The `wg setconf` text. */
@@ -30,7 +35,7 @@ export function wgConfText(cfg: TunnelConfig): string {
     '[Peer]',
     `PublicKey = ${hexToBase64(cfg.server_pub)}`,
     `PresharedKey = ${hexToBase64(cfg.preshared_key)}`,
-    `AllowedIPs = ${splitList(cfg.allowed_ips).join(', ')}`,
+    `AllowedIPs = ${allowedList(cfg).join(', ')}`,
     `Endpoint = ${cfg.endpoint}`,
     `PersistentKeepalive = ${KEEPALIVE_S}`,
     '',
@@ -46,9 +51,10 @@ export function upCommands(ifname: string, cfg: TunnelConfig, confFile: string):
   const cmds: Command[] = [
     { cmd: 'wg', args: ['setconf', ifname, confFile] },
     { cmd: 'ip', args: ['address', 'add', withPrefix(cfg.internal_ip), 'dev', ifname] },
+    ...(cfg.internal_ip6 ? [{ cmd: 'ip' as const, args: ['address', 'add', withPrefix(cfg.internal_ip6), 'dev', ifname] }] : []),
     { cmd: 'ip', args: ['link', 'set', 'up', 'dev', ifname] },
   ];
-  for (const cidr of splitList(cfg.allowed_ips)) {
+  for (const cidr of allowedList(cfg)) {
     const family = isV6(cidr) ? '-6' : '-4';
     // A full tunnel keeps the route to the endpoint: marked (encrypted) packets use the main
     // table, everything else the tunnel's table.

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parsePayload } from '../src/payload';
+import { mergeTunnelFields, parsePayload } from '../src/payload';
 import { fullTunnelFamilies, hexToBase64, isHandshakeFresh, parseLatestHandshake, upCommands, wgConfText } from '../src/tunnel-plan';
 import { samplePayload } from './helpers/device-server';
 
@@ -57,6 +57,28 @@ t('counts a handshake as fresh for 180 s', () => {
   assert.ok(isHandshakeFresh(new Date(now - 179_000), now));
   assert.not.ok(isHandshakeFresh(new Date(now - 180_000), now));
   assert.not.ok(isHandshakeFresh(null, now));
+});
+
+t('a dual-stack payload adds the IPv6 address and routes the IPv6 prefix too', () => {
+  const dual = parsePayload({ ...samplePayload(), internal_ip6: 'fd12:3456:789a:1::5', allowed_ips6: 'fd12:3456:789a:1::/64', server_wg_ip6: 'fd12:3456:789a:1::1' });
+  const cmds = upCommands('wgcp0', dual, '/tmp/x').map((c) => c.args.join(' '));
+  assert.ok(cmds.includes('address add fd12:3456:789a:1::5/128 dev wgcp0'));
+  assert.ok(cmds.includes('-6 route replace fd12:3456:789a:1::/64 dev wgcp0'));
+  assert.match(wgConfText(dual), 'AllowedIPs = 10.66.0.0/24, fd12:3456:789a:1::/64\n');
+});
+
+t('an IPv4-only payload (an older server) has no IPv6 address or route', () => {
+  assert.is(cfg.internal_ip6, undefined);
+  assert.not.ok(upCommands('wgcp0', cfg, '/tmp/x').some((c) => c.args.some((a) => a.includes(':'))));
+});
+
+t('a heartbeat that brings or drops the IPv6 fields asks for a rebuild', () => {
+  const gained = mergeTunnelFields(cfg, { internal_ip6: 'fd12:3456:789a:1::5', allowed_ips6: '::/0' });
+  assert.equal(gained.changed.sort(), ['allowed_ips6', 'internal_ip6']);
+  const dropped = mergeTunnelFields(gained.next, {});
+  assert.equal(dropped.changed.sort(), ['allowed_ips6', 'internal_ip6']);
+  assert.is(dropped.next.internal_ip6, undefined);
+  assert.equal(fullTunnelFamilies(gained.next), ['-6']);
 });
 
 t.run();

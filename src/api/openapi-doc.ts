@@ -47,6 +47,7 @@ export const openApiDocument = {
           id: { ...int, readOnly: true }, name: str, endpoint: { ...str, description: 'host:port' },
           mode: { enum: ['forward', 'standalone'] }, publicKey: { ...str, readOnly: true },
           interface: str, address: { ...str, description: 'server tunnel address with prefix, e.g. 10.1.0.1/24' },
+          address6: { type: ['string', 'null'], description: 'server IPv6 tunnel address with prefix (RFC 5952), e.g. fd12:3456:789a:1::1/64; null: IPv4 only; default: a unique local /64' },
           listenPort: { type: 'integer', minimum: 1, maximum: 65535 }, dns: str,
           mtu: { type: ['integer', 'null'], minimum: 1280, maximum: 9000 },
           kernelState: { enum: ['up', 'failed', 'off'], readOnly: true, description: 'up in the kernel, failed (see kernelFailure; retried), or off (no kernel backend)' },
@@ -63,7 +64,7 @@ export const openApiDocument = {
         type: 'object',
         properties: {
           id: { ...int, readOnly: true }, serverID: { ...int, readOnly: true }, name: str, email: str,
-          ip: str, publicKey: str, allowAccess: { type: 'array', items: int }, allowInternet: bool, enabled: bool,
+          ip: str, ip6: { type: ['string', 'null'], description: 'the peer IPv6 address, a /128 of the server prefix; null when the server has none' }, publicKey: str, allowAccess: { type: 'array', items: int }, allowInternet: bool, enabled: bool,
           disabledReason: { enum: ['', 'admin', 'suspended', 'data_limit'], readOnly: true, description: 'the first of disabledReasons, or ""' },
           disabledReasons: { type: 'array', items: { enum: ['admin', 'suspended', 'data_limit'] }, readOnly: true, description: 'every reason the peer is off; each is lifted only by its owner' },
           dataLimitGB: { ...int, minimum: 0 }, currentDataUsageBytes: { ...int, readOnly: true },

@@ -3,6 +3,7 @@
 import type { PeerInput } from '../ops/peers';
 import { isWireGuardKey } from '../wg/keys';
 import { parseIpv4 } from '../wg/ipv4';
+import { formatIpv6, parseIpv6 } from '../wg/ipv6';
 import { EMAIL, badField, readBool, readInt, readIntArray, readString, readTimestamp, type Body } from './fields';
 
 // 8,388,607 GB is the largest limit whose byte count stays a safe JavaScript integer.
@@ -13,6 +14,7 @@ export function parsePeerInput(body: Body): PeerInput {
     name: readString(body, 'name', { max: 64 }),
     email: readString(body, 'email', { max: 254 }),
     ip: readString(body, 'ip', { max: 18 }),
+    ip6: readString(body, 'ip6', { max: 49 }),
     publicKey: readString(body, 'publicKey', { max: 44 }),
     allowAccess: readIntArray(body, 'allowAccess', 1, Number.MAX_SAFE_INTEGER, 10_000),
     allowInternet: readBool(body, 'allowInternet'),
@@ -28,6 +30,11 @@ export function parsePeerInput(body: Body): PeerInput {
     const plain = input.ip.replace(/\/32$/, '');
     if (parseIpv4(plain) === null) throw badField('ip', 'must be an IPv4 address such as 10.8.0.2');
     input.ip = plain;
+  }
+  if (input.ip6 !== undefined) {
+    const n = parseIpv6(input.ip6.replace(/\/128$/, ''));
+    if (n === null) throw badField('ip6', 'must be an IPv6 address such as fd12:3456:789a:1::2');
+    input.ip6 = formatIpv6(n);
   }
   return input;
 }

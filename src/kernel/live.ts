@@ -13,7 +13,8 @@ import { forwardSlice, fullPolicy, peerSlice, serverSlice } from '../nft/policy'
 import { renderTable } from '../nft/render';
 import { NftSession } from '../nft/session';
 import { parseDump } from '../wg/dump';
-import { configureLink, dumpInterface, mtuOf, replaceAddress, setListenPort, setMtu, syncPeers, type LinkDriver } from '../wg/link';
+import { configureLink, dumpInterface, mtuOf, replaceAddress, replaceAddress6, setListenPort, setMtu, syncPeers, type LinkDriver } from '../wg/link';
+import { enableIpv6Forwarding } from '../wg/ipv6-forwarding';
 import { deleteOwnLink, foreignLinkError, isForeignLink, linkInfo, listLinks, markOwnLink } from '../wg/link-owner';
 import { peerOps, type PeerOp } from '../wg/uapi-conf';
 import { removeSecretDir, run } from './command';
@@ -202,6 +203,18 @@ export class KernelLive implements KernelPlane {
     }
     configureLink(server);
     syncPeers(server, m.peers.values());
+    this.forwardIpv6(server);
+  }
+
+  /** Forward mode routes its peers' IPv6 too: forwarding on for its interface, said in the log. Standalone touches nothing. */
+  private forwardIpv6(server: ServerRecord): void {
+    if (server.mode !== 'forward' || server.address6 === null) return;
+    const how = enableIpv6Forwarding(server.interface);
+    if (how === 'per-interface') this.log.info('IPv6 forwarding on for the interface', { interface: server.interface });
+    else if (how === 'router-wide') this.log.info('IPv6 forwarding is on router-wide (net.ipv6.conf.all.forwarding=1)', { interface: server.interface });
+    else if (how === 'off') {
+      this.log.warn('IPv6 from this tunnel is not forwarded: the kernel has no per-interface force_forwarding and net.ipv6.conf.all.forwarding is 0 (wgcp does not turn IPv6 routing on for the whole router)', { interface: server.interface });
+    }
   }
 
   /** A new interface that is removed again if any part of bringing it up fails (only if wgcp made it). */
@@ -307,6 +320,12 @@ export class KernelLive implements KernelPlane {
       }
       if (was.address !== after.address) {
         steps.push({ what: 'address', run: () => replaceAddress(ifname, was.address, after.address), undo: () => replaceAddress(ifname, after.address, was.address) });
+      }
+      if (was.address6 !== after.address6) {
+        steps.push({ what: 'IPv6 address', run: () => replaceAddress6(ifname, was.address6, after.address6), undo: () => replaceAddress6(ifname, after.address6, was.address6) });
+      }
+      if (after.mode === 'forward' && (was.mode !== 'forward' || was.address6 !== after.address6)) {
+        steps.push({ what: 'IPv6 forwarding', run: () => this.forwardIpv6(after) });
       }
       if (mtuOf(was) !== mtuOf(after)) {
         steps.push({ what: 'mtu', run: () => setMtu(ifname, mtuOf(after)), undo: () => setMtu(ifname, mtuOf(was)) });

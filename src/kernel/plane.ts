@@ -28,6 +28,8 @@ export interface PortForward {
   protocol: 'tcp' | 'udp';
   listenPort: number;
   targetIp: string;
+  /** The device's IPv6 address, when it has one: the forward is reachable over IPv6 too. */
+  targetIp6: string | null;
   targetPort: number;
 }
 

@@ -32,6 +32,10 @@ export function diff(before: PolicyElements, after: PolicyElements): string {
   setLines(SET_NAMES.tunnels, before.tunnels, after.tunnels, out);
   setLines(SET_NAMES.standalone, before.standalone, after.standalone, out);
   setLines(SET_NAMES.wan, before.wan, after.wan, out);
+  setLines(SET_NAMES.pairs6, before.pairs6, after.pairs6, out);
+  setLines(SET_NAMES.internet6, before.internet6, after.internet6, out);
+  mapLines(SET_NAMES.forwards6, before.forwards6, after.forwards6, out);
+  setLines(SET_NAMES.serverAddrs6, before.serverAddrs6, after.serverAddrs6, out);
   const lines = [...out.deletes, ...out.adds];
   return lines.length ? lines.join('\n') + '\n' : '';
 }

@@ -1,6 +1,7 @@
 // The policy of the `inet wgcp` table as plain element sets, each element already in nft
 // syntax. Only validated addresses, ports and interface names ever become element text.
 import { parseCidr, parseIpv4, formatIpv4 } from '../wg/ipv4';
+import { formatIpv6, parseCidr6, parseIpv6 } from '../wg/ipv6';
 
 export interface PolicyElements {
   /** Interfaces of forward-mode servers: `"wgcp1"`. */
@@ -17,17 +18,26 @@ export interface PolicyElements {
   standalone: Set<string>;
   /** The router's WAN side: the only interfaces whose packets port forwards apply to. */
   wan: Set<string>;
+  /** The IPv6 twins of serverAddrs, pairs, internet and forwards. */
+  serverAddrs6: Set<string>;
+  pairs6: Set<string>;
+  internet6: Set<string>;
+  forwards6: Map<string, string>;
 }
 
 export const SET_NAMES = {
   tunnels: 'tunnels', serverAddrs: 'server_addrs', pairs: 'pairs', internet: 'internet', forwards: 'port_forwards',
   standalone: 'standalone', wan: 'wan_ifaces',
+  serverAddrs6: 'server_addrs6', pairs6: 'pairs6', internet6: 'internet6', forwards6: 'port_forwards6',
 } as const;
 
-export const ELEMENT_SETS = ['tunnels', 'serverAddrs', 'pairs', 'internet', 'standalone', 'wan'] as const;
+export const ELEMENT_SETS = ['tunnels', 'serverAddrs', 'pairs', 'internet', 'standalone', 'wan', 'serverAddrs6', 'pairs6', 'internet6'] as const;
 
 export function emptyElements(): PolicyElements {
-  return { tunnels: new Set(), serverAddrs: new Set(), pairs: new Set(), internet: new Set(), forwards: new Map(), standalone: new Set(), wan: new Set() };
+  return {
+    tunnels: new Set(), serverAddrs: new Set(), pairs: new Set(), internet: new Set(), forwards: new Map(), standalone: new Set(), wan: new Set(),
+    serverAddrs6: new Set(), pairs6: new Set(), internet6: new Set(), forwards6: new Map(),
+  };
 }
 
 const IFNAME = /^[A-Za-z0-9_.-]{1,15}$/;
@@ -55,6 +65,25 @@ export function protoElement(proto: string): string {
 
 export const pairElement = (from: string, to: string): string => `${ipElement(from)} . ${ipElement(to)}`;
 
+export function ip6Element(ip: string): string {
+  const n = parseIpv6(ip);
+  if (n === null) throw new Error(`${JSON.stringify(ip)} is not an IPv6 address`);
+  return formatIpv6(n);
+}
+
+export const pair6Element = (from: string, to: string): string => `${ip6Element(from)} . ${ip6Element(to)}`;
+
+/** `"wgcp1" . fd00::1` from the server's interface and its IPv6 address with prefix. */
+export function serverAddr6Element(ifname: string, address6: string): string {
+  const c = parseCidr6(address6);
+  if (!c) throw new Error(`server address ${JSON.stringify(address6)} is not an IPv6 CIDR`);
+  return `${ifnameElement(ifname)} . ${formatIpv6(c.ip)}`;
+}
+
+export function forwardTarget6(ip6: string, port: number): string {
+  return `${ip6Element(ip6)} . ${portElement(port)}`;
+}
+
 /** `"wgcp1" . 10.8.0.1` from the server's interface and its address with prefix. */
 export function serverAddrElement(ifname: string, address: string): string {
   const c = parseCidr(address);
@@ -74,5 +103,6 @@ export function forwardTarget(ip: string, port: number): string {
 export function mergeInto(into: PolicyElements, more: PolicyElements): PolicyElements {
   for (const k of ELEMENT_SETS) for (const e of more[k]) into[k].add(e);
   for (const [k, v] of more.forwards) into.forwards.set(k, v);
+  for (const [k, v] of more.forwards6) into.forwards6.set(k, v);
   return into;
 }

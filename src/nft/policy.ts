@@ -5,7 +5,8 @@ import type { PortForward } from '../kernel/plane';
 import type { PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import {
-  emptyElements, forwardKey, forwardTarget, ifnameElement, ipElement, mergeInto, pairElement, serverAddrElement,
+  emptyElements, forwardKey, forwardTarget, forwardTarget6, ifnameElement, ip6Element, ipElement, mergeInto, pair6Element, pairElement,
+  serverAddr6Element, serverAddrElement,
   type PolicyElements,
 } from './elements';
 
@@ -33,12 +34,25 @@ export function peerSlice(server: ServerRecord, peer: PeerRecord | null, lookup:
     if (source && source.enabled && source.allowAccess.includes(peer.id)) out.pairs.add(pairElement(source.ip, peer.ip));
   }
   if (peer.allowInternet) out.internet.add(ipElement(peer.ip));
+  if (peer.ip6 !== null) {
+    for (const id of peer.allowAccess) {
+      const target = id === peer.id ? undefined : lookup(id);
+      if (target && target.enabled && target.ip6 !== null) out.pairs6.add(pair6Element(peer.ip6, target.ip6));
+    }
+    for (const id of referrers) {
+      const source = id === peer.id ? undefined : lookup(id);
+      if (source && source.enabled && source.ip6 !== null && source.allowAccess.includes(peer.id)) out.pairs6.add(pair6Element(source.ip6, peer.ip6));
+    }
+    if (peer.allowInternet) out.internet6.add(ip6Element(peer.ip6));
+  }
   return out;
 }
 
 export function forwardSlice(server: ServerRecord, forward: PortForward | null): PolicyElements {
   const out = emptyElements();
-  if (inPolicy(server) && forward) out.forwards.set(forwardKey(forward.protocol, forward.listenPort), forwardTarget(forward.targetIp, forward.targetPort));
+  if (!inPolicy(server) || !forward) return out;
+  out.forwards.set(forwardKey(forward.protocol, forward.listenPort), forwardTarget(forward.targetIp, forward.targetPort));
+  if (forward.targetIp6) out.forwards6.set(forwardKey(forward.protocol, forward.listenPort), forwardTarget6(forward.targetIp6, forward.targetPort));
   return out;
 }
 
@@ -52,6 +66,7 @@ export function serverSlice(view: ServerView): PolicyElements {
   }
   out.tunnels.add(ifnameElement(server.interface));
   out.serverAddrs.add(serverAddrElement(server.interface, server.address));
+  if (server.address6 !== null) out.serverAddrs6.add(serverAddr6Element(server.interface, server.address6));
   const lookup = (id: number) => peers.get(id);
   for (const peer of peers.values()) mergeInto(out, peerSlice(server, peer, lookup, []));
   for (const f of view.forwards.values()) mergeInto(out, forwardSlice(server, f));

@@ -37,6 +37,18 @@ export function renderDefinition(el: PolicyElements): string {
   set ${SET_NAMES.wan} {
     type ifname${elementsLine(el.wan)}
   }
+  set ${SET_NAMES.serverAddrs6} {
+    type ifname . ipv6_addr${elementsLine(el.serverAddrs6)}
+  }
+  set ${SET_NAMES.pairs6} {
+    type ipv6_addr . ipv6_addr${elementsLine(el.pairs6)}
+  }
+  set ${SET_NAMES.internet6} {
+    type ipv6_addr${elementsLine(el.internet6)}
+  }
+  map ${SET_NAMES.forwards6} {
+    type inet_proto . inet_service : ipv6_addr . inet_service${mapLine(el.forwards6)}
+  }
   chain input {
     type filter hook input priority filter; policy accept;
     iifname @${SET_NAMES.tunnels} jump tunnel_input
@@ -44,7 +56,9 @@ export function renderDefinition(el: PolicyElements): string {
   chain tunnel_input {
     ct state established,related accept
     iifname . ip daddr @${SET_NAMES.serverAddrs} accept
+    iifname . ip6 daddr @${SET_NAMES.serverAddrs6} accept
     ip saddr @${SET_NAMES.internet} accept
+    ip6 saddr @${SET_NAMES.internet6} accept
     drop
   }
   chain forward {
@@ -56,16 +70,20 @@ export function renderDefinition(el: PolicyElements): string {
   chain tunnel_forward {
     ct state established,related accept
     ip saddr . ip daddr @${SET_NAMES.pairs} accept
+    ip6 saddr . ip6 daddr @${SET_NAMES.pairs6} accept
     oifname != @${SET_NAMES.tunnels} ip saddr @${SET_NAMES.internet} accept
+    oifname != @${SET_NAMES.tunnels} ip6 saddr @${SET_NAMES.internet6} accept
     drop
   }
   chain prerouting {
     type nat hook prerouting priority dstnat; policy accept;
     iifname @${SET_NAMES.wan} fib daddr type local dnat ip to meta l4proto . th dport map @${SET_NAMES.forwards}
+    iifname @${SET_NAMES.wan} fib daddr type local dnat ip6 to meta l4proto . th dport map @${SET_NAMES.forwards6}
   }
   chain postrouting {
     type nat hook postrouting priority srcnat; policy accept;
     iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip saddr @${SET_NAMES.internet} masquerade
+    iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip6 saddr @${SET_NAMES.internet6} ip6 saddr fc00::/7 masquerade
     oifname @${SET_NAMES.tunnels} ct status dnat masquerade
   }
 }

@@ -7,11 +7,11 @@ import type { PeerRecord } from '../store/peers';
 
 /** The forwards a change of `before` into `after` (null: a delete) moves; undefined when it moves none. */
 export function forwardsOfPeerChange(store: Store, before: PeerRecord, after: PeerRecord | null): { before: PortForward[]; after: PortForward[] } | undefined {
-  if (after !== null && after.ip === before.ip) return undefined;
+  if (after !== null && after.ip === before.ip && after.ip6 === before.ip6) return undefined;
   const held = store.forwards.kernelForwardsOfPeer(before.id);
   if (held.length === 0) return undefined;
   return {
-    before: held.map((f) => ({ ...f, targetIp: before.ip })),
-    after: after === null ? [] : held.map((f) => ({ ...f, targetIp: after.ip })),
+    before: held.map((f) => ({ ...f, targetIp: before.ip, targetIp6: before.ip6 })),
+    after: after === null ? [] : held.map((f) => ({ ...f, targetIp: after.ip, targetIp6: after.ip6 })),
   };
 }

@@ -3,7 +3,8 @@
 // the operation's transaction, against the state as it stands there.
 import type { Store } from '../store/store';
 import type { ServerRecord } from '../store/servers';
-import { formatIpv4, isHostOf, parseCidr, parseIpv4 } from '../wg/ipv4';
+import { formatIpv4, isHostOf, networkOf, parseCidr, parseIpv4 } from '../wg/ipv4';
+import { formatIpv6, hostAt6, isHostOf6, parseCidr6, parseIpv6 } from '../wg/ipv6';
 import { badField } from './field-error';
 
 export const GB = 1024 ** 3;
@@ -37,4 +38,30 @@ export function allocatePeerIp(store: Store, server: ServerRecord, firstFree: (u
   const ip = firstFree([...store.peers.usedIps(server.id), formatIpv4(subnet.ip)]);
   if (ip === null) throw badField('ip', `no free address is left in ${server.address}`);
   return ip;
+}
+
+/** Refuses an IPv6 address outside the server's prefix, the server's own, or one another peer holds. */
+export function checkPeerIp6(store: Store, server: ServerRecord, ip6: string, selfId: number | null): void {
+  if (server.address6 === null) throw badField('ip6', `cannot be set: server ${server.id} has no IPv6 prefix`);
+  const prefix = parseCidr6(server.address6)!;
+  const n = parseIpv6(ip6)!;
+  if (!isHostOf6(prefix, n)) throw badField('ip6', `${ip6} is not a host address of the server prefix ${server.address6}`);
+  if (n === prefix.ip) throw badField('ip6', `${ip6} is the server's own address`);
+  const holder = store.peers.idByIp6(server.id, formatIpv6(n));
+  if (holder !== undefined && holder !== selfId) throw badField('ip6', `${ip6} is already taken by peer ${holder}`);
+}
+
+/**
+ * A new peer's IPv6 address: its IPv4 host number in the server's prefix (10.8.0.5 ->
+ * <prefix>::5) when that one is free, else the lowest free address; null without a prefix.
+ */
+export function allocatePeerIp6(store: Store, server: ServerRecord, ip: string): string | null {
+  if (server.address6 === null) return null;
+  const prefix = parseCidr6(server.address6)!;
+  const used = new Set(store.peers.usedIp6s(server.id).map((a) => parseIpv6(a)!));
+  used.add(prefix.ip);
+  const mirrored = hostAt6(prefix, BigInt((parseIpv4(ip)! - networkOf(parseCidr(server.address)!)) >>> 0));
+  if (isHostOf6(prefix, mirrored) && !used.has(mirrored)) return formatIpv6(mirrored);
+  for (let n = hostAt6(prefix, 1n); isHostOf6(prefix, n); n++) if (!used.has(n)) return formatIpv6(n);
+  throw badField('ip6', `no free address is left in ${server.address6}`);
 }

@@ -11,13 +11,14 @@ import { firstFreeHost, parseCidr } from '../wg/ipv4';
 import { hasReason, withReason, withoutReason } from './disable-reasons';
 import { badField } from './field-error';
 import { forwardsOfPeerChange } from './forwards-follow';
-import { GB, allocatePeerIp, checkAllowAccess, checkPeerIp, checkPeerKey } from './peer-rules';
+import { GB, allocatePeerIp, allocatePeerIp6, checkAllowAccess, checkPeerIp, checkPeerIp6, checkPeerKey } from './peer-rules';
 
 /** A peer's fields as an operation takes them; left out means "as it is" (or the default on create). */
 export interface PeerInput {
   name?: string;
   email?: string;
   ip?: string;
+  ip6?: string;
   publicKey?: string;
   allowAccess?: number[];
   allowInternet?: boolean;
@@ -39,6 +40,7 @@ export function mergePeer(before: PeerRecord, input: PeerInput, now: string): Pe
     name: input.name ?? before.name,
     email: input.email ?? before.email,
     ip: input.ip ?? before.ip,
+    ip6: input.ip6 ?? before.ip6,
     allowAccess: input.allowAccess ?? before.allowAccess,
     allowInternet: input.allowInternet ?? before.allowInternet,
     dataLimitGB: input.dataLimitGB ?? before.dataLimitGB,
@@ -63,13 +65,15 @@ export function createPeer(app: App, serverId: number, input: PeerInput): PeerRe
     if (!server) throw createError(404, 'server not found');
     const ip = input.ip ?? allocatePeerIp(store, server, (used) => firstFreeHost(parseCidr(server.address)!, used));
     checkPeerIp(store, server, ip, null);
+    const ip6 = input.ip6 ?? allocatePeerIp6(store, server, ip);
+    if (ip6 !== null) checkPeerIp6(store, server, ip6, null);
     const keys = input.publicKey !== undefined ? { privateKey: null, publicKey: input.publicKey } : generateKeyPair();
     checkPeerKey(store, server, keys.publicKey, null);
     const allowAccess = input.allowAccess ?? [];
     checkAllowAccess(store, server, allowAccess, null);
     const enabled = input.enabled ?? true;
     const rec = store.peers.insert({
-      serverId: server.id, name: input.name ?? '', email: input.email ?? '', ip,
+      serverId: server.id, name: input.name ?? '', email: input.email ?? '', ip, ip6,
       publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey: generatePresharedKey(),
       allowAccess, allowInternet: input.allowInternet ?? false, enabled, disabledReasons: enabled ? [] : ['admin'],
       dataLimitGB: input.dataLimitGB ?? 0, usageBytes: 0, expiresAt: input.expiresAt ?? null,
@@ -89,6 +93,7 @@ export function updatePeer(app: App, id: number, input: PeerInput): PeerRecord {
     const server = store.servers.get(before.serverId)!;
     const next = mergePeer(before, input, app.now().toISOString());
     if (next.ip !== before.ip) checkPeerIp(store, server, next.ip, before.id);
+    if (next.ip6 !== before.ip6 && next.ip6 !== null) checkPeerIp6(store, server, next.ip6, before.id);
     if (next.publicKey !== before.publicKey) {
       // A device's keys are the daemon's to make: it could never learn a key set here.
       const device = store.devices.byPeer(before.id);

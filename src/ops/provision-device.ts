@@ -9,7 +9,7 @@ import type { ServerRecord } from '../store/servers';
 import { isHardwareId, isUuid, newUuid } from '../device/identifiers';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
 import { firstFreeHost, parseCidr } from '../wg/ipv4';
-import { allocatePeerIp } from './peer-rules';
+import { allocatePeerIp, allocatePeerIp6 } from './peer-rules';
 
 export interface Provisioned {
   server: ServerRecord;
@@ -56,7 +56,7 @@ export function provisionDevice(app: App, token: string, hwid: string): Provisio
     } else {
       const ip = freeAddress(app, server);
       const inserted = store.peers.insert({
-        serverId: server.id, name: `device-${hwid}`.slice(0, 64), email: '', ip,
+        serverId: server.id, name: `device-${hwid}`.slice(0, 64), email: '', ip, ip6: allocatePeerIp6(store, server, ip),
         publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey,
         allowAccess: [], allowInternet: DEVICE_PEER_INTERNET, enabled: true, disabledReasons: [],
         dataLimitGB: 0, usageBytes: 0, expiresAt: null, createdAt: now, updatedAt: now,

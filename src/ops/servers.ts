@@ -10,6 +10,7 @@ import { formatIpv4, parseCidr } from '../wg/ipv4';
 import { foreignLinkError } from '../wg/link-owner';
 import { badField } from './field-error';
 import { checkServerConflicts, defaultInterfaceName, endpointPort, nextFreeAddress } from './server-rules';
+import { checkServer6, nextFreeAddress6 } from './server-rules6';
 
 /** A server's fields as an operation takes them; left out means "as it is" (or the default on create). */
 export interface ServerInput {
@@ -18,6 +19,8 @@ export interface ServerInput {
   mode?: ServerMode;
   interface?: string;
   address?: string;
+  /** null: an IPv4-only server; left out on create: a unique local /64. */
+  address6?: string | null;
   listenPort?: number;
   dns?: string;
   mtu?: number | null;
@@ -54,6 +57,7 @@ export function createServer(app: App, input: ServerInput): ServerRecord {
       mode: need(input.mode, 'mode'),
       interface: input.interface ?? `wgcp-new-${process.pid}`,
       address,
+      address6: input.address6 === undefined ? nextFreeAddress6(store) : input.address6,
       listenPort: input.listenPort ?? endpointPort(endpoint)!,
       dns: input.dns ?? serverIp(address),
       mtu: input.mtu ?? null,
@@ -63,6 +67,7 @@ export function createServer(app: App, input: ServerInput): ServerRecord {
       updatedAt: now,
     };
     checkServerConflicts(store, draft);
+    checkServer6(store, draft);
     if (input.interface !== undefined && kernel.isForeignLink(draft.interface)) throw foreignLinkError(draft.interface);
     const rec = store.servers.insert(draft);
     if (input.interface === undefined) {
@@ -87,12 +92,14 @@ export function updateServer(app: App, id: number, input: ServerInput): ServerRe
       mode: input.mode ?? current.mode,
       interface: input.interface ?? current.interface,
       address: input.address ?? current.address,
+      address6: input.address6 === undefined ? current.address6 : input.address6,
       listenPort: input.listenPort ?? current.listenPort,
       dns: input.dns ?? current.dns,
       mtu: input.mtu === undefined ? current.mtu : input.mtu,
       updatedAt: app.now().toISOString(),
     };
     checkServerConflicts(store, next);
+    if (next.address6 !== current.address6) checkServer6(store, next);
     if (next.interface !== current.interface && kernel.isForeignLink(next.interface)) throw foreignLinkError(next.interface);
     store.servers.update(next);
     kernel.applyServer({ before: current, after: next, peers: store.peers.listByServer(next.id), forwards: store.forwards.kernelForwardsOfServer(next.id) });

@@ -39,6 +39,9 @@ export interface HeartbeatView {
   endpoint: string;
   address: string;
   dns: string;
+  /** The peer's IPv6 address and its server's IPv6 tunnel address with prefix, when the server has one. */
+  ip6: string | null;
+  address6: string | null;
   /** JSON array text of the device's forwards: `{"protocol","listenPort","targetPort"}` each. */
   forwardsJson: string;
 }
@@ -81,6 +84,7 @@ export class DeviceTable {
     this.viewStmt = db.prepare(`SELECT d.suspended, p.ip, p.private_key, p.preshared_key, p.allow_internet, s.public_key,
       s.endpoint, s.address, s.dns, (SELECT json_group_array(json_object('protocol', protocol, 'listenPort', listen_port,
       'targetPort', target_port)) FROM port_forwards f WHERE f.device_id = d.device_id)
+      , p.ip6, s.address6
       FROM devices d JOIN peers p ON p.id = d.peer_id JOIN servers s ON s.id = d.server_id WHERE d.device_id = ?`).raw();
   }
 
@@ -100,11 +104,11 @@ export class DeviceTable {
   }
 
   heartbeatView(deviceId: string): HeartbeatView | undefined {
-    const r = this.viewStmt.get(deviceId) as [number, string, string | null, string, number, string, string, string, string, string] | undefined;
+    const r = this.viewStmt.get(deviceId) as [number, string, string | null, string, number, string, string, string, string, string, string | null, string | null] | undefined;
     if (!r) return undefined;
     return {
       suspended: r[0] === 1, ip: r[1], privateKey: r[2], presharedKey: r[3], allowInternet: r[4] === 1,
-      serverPublicKey: r[5], endpoint: r[6], address: r[7], dns: r[8], forwardsJson: r[9],
+      serverPublicKey: r[5], endpoint: r[6], address: r[7], dns: r[8], forwardsJson: r[9], ip6: r[10], address6: r[11],
     };
   }
 

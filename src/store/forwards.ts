@@ -16,7 +16,7 @@ export interface ForwardRecord {
 
 const COLUMNS = 'id, device_id AS deviceId, protocol, listen_port AS listenPort, target_port AS targetPort, created_at AS createdAt';
 const KERNEL_COLUMNS = `f.id AS id, d.server_id AS serverId, f.protocol AS protocol, f.listen_port AS listenPort,
-  p.ip AS targetIp, f.target_port AS targetPort`;
+  p.ip AS targetIp, p.ip6 AS targetIp6, f.target_port AS targetPort`;
 const KERNEL_JOIN = 'port_forwards f JOIN devices d ON d.device_id = f.device_id JOIN peers p ON p.id = d.peer_id';
 
 export class ForwardTable {

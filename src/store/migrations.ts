@@ -204,4 +204,14 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX sessions_credential ON sessions(credential_id);
   `,
+  // IPv6 (issue 12): a server's IPv6 tunnel prefix and a peer's /128. The router's 40-bit
+  // RFC 4193 Global ID is made once here; existing servers and peers get their IPv6
+  // addresses from it at the next open (src/store/ipv6-backfill.ts), flagged below.
+  `
+  ALTER TABLE servers ADD COLUMN address6 TEXT;
+  ALTER TABLE peers ADD COLUMN ip6 TEXT;
+  CREATE UNIQUE INDEX peers_ip6 ON peers(server_id, ip6) WHERE ip6 IS NOT NULL;
+  INSERT INTO job_state (name, value) VALUES ('ulaGlobalId', lower(hex(randomblob(5))));
+  INSERT INTO job_state (name, value) SELECT 'ipv6Backfill', '1' WHERE EXISTS (SELECT 1 FROM servers);
+  `,
 ];

@@ -12,6 +12,8 @@ export interface PeerRecord {
   name: string;
   email: string;
   ip: string;
+  /** The peer's IPv6 address (a /128 of its server's prefix), or null when the server has none. */
+  ip6: string | null;
   publicKey: string;
   privateKey: string | null;
   presharedKey: string;
@@ -48,7 +50,7 @@ export type PeerSort = keyof typeof PEER_SORTS;
 /** A page of a server's peers: `q` is found in the name, e-mail, address or public key. */
 export interface PeerQuery { q: string; sort: PeerSort; order: 'asc' | 'desc'; limit: number; offset: number }
 
-const COLUMNS = `id, server_id AS serverId, name, email, ip, public_key AS publicKey, private_key AS privateKey,
+const COLUMNS = `id, server_id AS serverId, name, email, ip, ip6, public_key AS publicKey, private_key AS privateKey,
   preshared_key AS presharedKey, allow_internet AS allowInternet, enabled, disabled_reasons AS disabledReasons,
   data_limit_gb AS dataLimitGB, usage_bytes AS usageBytes, expires_at AS expiresAt,
   created_at AS createdAt, updated_at AS updatedAt`;
@@ -76,6 +78,8 @@ export class PeerTable {
   private readonly ipsOfServer;
   private readonly countsStmt;
   private readonly ipHolder;
+  private readonly ip6Holder;
+  private readonly ip6sOfServer;
   private readonly keyHolder;
   private readonly serverOfStmt;
   private readonly searchStmts = new Map<string, ReturnType<DB['prepare']>>();
@@ -89,11 +93,11 @@ export class PeerTable {
     this.accessOf = db.prepare('SELECT target_id AS t FROM peer_access WHERE peer_id = ? ORDER BY target_id');
     this.accessOfServer = db.prepare(`SELECT a.peer_id AS p, a.target_id AS t FROM peer_access a
       JOIN peers ON peers.id = a.peer_id WHERE peers.server_id = ? ORDER BY a.peer_id, a.target_id`);
-    this.insertStmt = db.prepare(`INSERT INTO peers (server_id, name, email, ip, public_key, private_key, preshared_key,
+    this.insertStmt = db.prepare(`INSERT INTO peers (server_id, name, email, ip, ip6, public_key, private_key, preshared_key,
       allow_internet, enabled, disabled_reasons, data_limit_gb, usage_bytes, expires_at, created_at, updated_at)
-      VALUES (@serverId, @name, @email, @ip, @publicKey, @privateKey, @presharedKey, @allowInternet, @enabled,
+      VALUES (@serverId, @name, @email, @ip, @ip6, @publicKey, @privateKey, @presharedKey, @allowInternet, @enabled,
       @disabledReasons, @dataLimitGB, @usageBytes, @expiresAt, @createdAt, @updatedAt)`);
-    this.updateStmt = db.prepare(`UPDATE peers SET name = @name, email = @email, ip = @ip, public_key = @publicKey,
+    this.updateStmt = db.prepare(`UPDATE peers SET name = @name, email = @email, ip = @ip, ip6 = @ip6, public_key = @publicKey,
       private_key = @privateKey, preshared_key = @presharedKey, allow_internet = @allowInternet, enabled = @enabled,
       disabled_reasons = @disabledReasons, data_limit_gb = @dataLimitGB, usage_bytes = @usageBytes,
       expires_at = @expiresAt, updated_at = @updatedAt WHERE id = @id`);
@@ -102,6 +106,8 @@ export class PeerTable {
     this.addAccess = db.prepare('INSERT OR IGNORE INTO peer_access (peer_id, target_id) VALUES (?, ?)');
     this.ipsOfServer = db.prepare('SELECT ip FROM peers WHERE server_id = ?').pluck();
     this.ipHolder = db.prepare('SELECT id FROM peers WHERE server_id = ? AND ip = ?').pluck();
+    this.ip6Holder = db.prepare('SELECT id FROM peers WHERE server_id = ? AND ip6 = ?').pluck();
+    this.ip6sOfServer = db.prepare('SELECT ip6 FROM peers WHERE server_id = ? AND ip6 IS NOT NULL').pluck();
     this.keyHolder = db.prepare('SELECT id FROM peers WHERE server_id = ? AND public_key = ?').pluck();
     this.serverOfStmt = db.prepare('SELECT server_id FROM peers WHERE id = ?').pluck();
     this.countsStmt = db.prepare(`SELECT COUNT(*) AS total, COALESCE(SUM(enabled), 0) AS enabled,
@@ -156,6 +162,8 @@ export class PeerTable {
   serverOf(id: number): number | undefined { return this.serverOfStmt.get(id) as number | undefined; }
 
   usedIps(serverId: number): string[] { return this.ipsOfServer.all(serverId) as string[]; }
+  idByIp6(serverId: number, ip6: string): number | undefined { return this.ip6Holder.get(serverId, ip6) as number | undefined; }
+  usedIp6s(serverId: number): string[] { return this.ip6sOfServer.all(serverId) as string[]; }
 
   counts(serverId: number | null): { total: number; enabled: number; usage: number } {
     return this.countsStmt.get(serverId, serverId) as { total: number; enabled: number; usage: number };

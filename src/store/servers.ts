@@ -10,6 +10,8 @@ export interface ServerRecord {
   mode: ServerMode;
   interface: string;
   address: string;
+  /** The IPv6 tunnel address with its prefix (RFC 5952), or null for an IPv4-only server. */
+  address6: string | null;
   listenPort: number;
   dns: string;
   mtu: number | null;
@@ -21,7 +23,7 @@ export interface ServerRecord {
 
 export type NewServer = Omit<ServerRecord, 'id'>;
 
-const COLUMNS = `id, name, endpoint, mode, interface, address, listen_port AS listenPort, dns, mtu,
+const COLUMNS = `id, name, endpoint, mode, interface, address, address6, listen_port AS listenPort, dns, mtu,
   private_key AS privateKey, public_key AS publicKey, created_at AS createdAt, updated_at AS updatedAt`;
 
 export class ServerTable {
@@ -35,11 +37,11 @@ export class ServerTable {
   constructor(db: DB) {
     this.all = db.prepare(`SELECT ${COLUMNS} FROM servers ORDER BY id`);
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM servers WHERE id = ?`);
-    this.insertStmt = db.prepare(`INSERT INTO servers (name, endpoint, mode, interface, address, listen_port, dns, mtu,
-      private_key, public_key, created_at, updated_at) VALUES (@name, @endpoint, @mode, @interface, @address, @listenPort,
+    this.insertStmt = db.prepare(`INSERT INTO servers (name, endpoint, mode, interface, address, address6, listen_port, dns, mtu,
+      private_key, public_key, created_at, updated_at) VALUES (@name, @endpoint, @mode, @interface, @address, @address6, @listenPort,
       @dns, @mtu, @privateKey, @publicKey, @createdAt, @updatedAt)`);
     this.updateStmt = db.prepare(`UPDATE servers SET name = @name, endpoint = @endpoint, mode = @mode, interface = @interface,
-      address = @address, listen_port = @listenPort, dns = @dns, mtu = @mtu, updated_at = @updatedAt WHERE id = @id`);
+      address = @address, address6 = @address6, listen_port = @listenPort, dns = @dns, mtu = @mtu, updated_at = @updatedAt WHERE id = @id`);
     this.deleteStmt = db.prepare('DELETE FROM servers WHERE id = ?');
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM servers');
   }

@@ -11,6 +11,7 @@ import { UsageTable } from './usage';
 import { RegTokenTable } from './regtokens';
 import { DeviceTable } from './devices';
 import { ForwardTable } from './forwards';
+import { backfillIpv6 } from './ipv6-backfill';
 
 export class Store {
   readonly servers: ServerTable;
@@ -42,7 +43,11 @@ export class Store {
     this.forwards = new ForwardTable(db);
   }
 
-  static open(dataDir: string): Store { return new Store(openDatabase(dataDir)); }
+  static open(dataDir: string): Store {
+    const db = openDatabase(dataDir);
+    backfillIpv6(db);
+    return new Store(db);
+  }
 
   /** Runs fn in one IMMEDIATE transaction: all of it commits, or none of it. */
   tx<T>(fn: () => T): T { return this.db.transaction(fn).immediate(); }

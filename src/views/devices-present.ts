@@ -8,6 +8,7 @@ import type { ServerRecord } from '../store/servers';
 import { peerAllowedIps } from '../wg/conf';
 import { formatIpv4, parseCidr } from '../wg/ipv4';
 import { keyToHex } from '../wg/keys';
+import { formatIpv6, formatNetwork6, parseCidr6 } from '../wg/ipv6';
 
 export function presentDevice(d: DeviceRecord, peer: PeerRecord | undefined, hash: string) {
   return {
@@ -46,6 +47,7 @@ export function tunnelSource(server: ServerRecord, peer: PeerRecord & { privateK
   return {
     ip: peer.ip, privateKey: peer.privateKey, presharedKey: peer.presharedKey, allowInternet: peer.allowInternet,
     serverPublicKey: server.publicKey, endpoint: server.endpoint, address: server.address, dns: server.dns,
+    ip6: peer.ip6, address6: server.address6,
   };
 }
 
@@ -59,6 +61,17 @@ export function deviceTunnel(t: TunnelSource) {
     endpoint: t.endpoint,
     server_wg_ip: formatIpv4(parseCidr(t.address)!.ip),
     dns: t.dns,
-    allowed_ips: peerAllowedIps(t, t.allowInternet),
+    allowed_ips: peerAllowedIps({ address: t.address }, t.allowInternet),
+    ...ipv6Tunnel(t),
   };
+}
+
+/**
+ * The contract's fields stay IPv4; a dual-stack device's IPv6 rides in extra fields that
+ * agents read when present (older agents ignore unknown fields, as the contract says).
+ */
+function ipv6Tunnel(t: TunnelSource) {
+  if (t.ip6 === null || t.address6 === null) return {};
+  const prefix = parseCidr6(t.address6)!;
+  return { internal_ip6: t.ip6, server_wg_ip6: formatIpv6(prefix.ip), allowed_ips6: t.allowInternet ? '::/0' : formatNetwork6(prefix) };
 }

@@ -1,6 +1,8 @@
 // A server's interface as `ip` and `wg` see it: address, MTU, up, listen port and key.
 // The WireGuard device itself is made by a LinkDriver (kernel module or wireguard-go).
+import fs from 'node:fs';
 import { run, SECRET_FILE } from '../kernel/command';
+import { formatIpv6, parseIpv6 } from './ipv6';
 import { deleteOwnLink, markOwnLink } from './link-owner';
 import type { PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
@@ -34,16 +36,38 @@ export function ipv4Addresses(ifname: string): string[] {
   return [...text.matchAll(/^\s+inet (\d{1,3}(?:\.\d{1,3}){3}\/\d{1,2})\s/gm)].map((m) => m[1]);
 }
 
-/** Sets the tunnel address (only that one), the MTU and brings the link up. */
+/** The global IPv6 addresses (RFC 5952 address/prefix) an interface holds; link-local ones are the kernel's. */
+export function ipv6Addresses(ifname: string): string[] {
+  const text = run('ip', ['address', 'show', 'dev', checkIfname(ifname)]);
+  return [...text.matchAll(/^\s+inet6 ([0-9a-fA-F:]+)\/(\d{1,3}) scope global/gm)].map((m) => `${formatIpv6(parseIpv6(m[1])!)}/${m[2]}`);
+}
+
+/** True where the kernel runs IPv6 (a router may be built or set without it). */
+export const ipv6Usable = (): boolean => fs.existsSync('/proc/net/if_inet6');
+
+/** The addresses the server's interface should hold: its IPv4 one and, where IPv6 runs, its IPv6 one. */
+export function wantedAddresses(server: Pick<ServerRecord, 'address' | 'address6'>, withIpv6: boolean): string[] {
+  return server.address6 !== null && withIpv6 ? [server.address, server.address6] : [server.address];
+}
+
+/** Sets the tunnel addresses (only those), the MTU and brings the link up. */
 export function configureLink(server: ServerRecord): void {
   checkIfname(server.interface);
+  const wanted = wantedAddresses(server, ipv6Usable());
   // Left alone when already right: a restart must not blip the routes of a kept kernel interface.
-  const held = ipv4Addresses(server.interface);
-  if (held.length !== 1 || held[0] !== server.address) {
+  const held = [...ipv4Addresses(server.interface), ...(wanted.length > 1 ? ipv6Addresses(server.interface) : [])];
+  if (held.length !== wanted.length || wanted.some((a) => !held.includes(a))) {
     run('ip', ['address', 'flush', 'dev', server.interface]);
-    run('ip', ['address', 'add', server.address, 'dev', server.interface]);
+    for (const a of wanted) run('ip', ['address', 'add', a, 'dev', server.interface]);
   }
   run('ip', ['link', 'set', 'dev', server.interface, 'mtu', String(mtuOf(server)), 'up']);
+}
+
+/** Moves the IPv6 address of an interface (either side may be none). */
+export function replaceAddress6(ifname: string, from: string | null, to: string | null): void {
+  if (!ipv6Usable()) return;
+  if (to !== null) run('ip', ['address', 'add', to, 'dev', ifname]);
+  if (from !== null) run('ip', ['address', 'del', from, 'dev', ifname]);
 }
 
 export function replaceAddress(ifname: string, from: string, to: string): void {

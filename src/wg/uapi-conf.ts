@@ -5,6 +5,7 @@ import type { ServerRecord } from '../store/servers';
 import { SECRET_FILE } from '../kernel/command';
 import { isWireGuardKey } from './keys';
 import { parseIpv4 } from './ipv4';
+import { parseIpv6 } from './ipv6';
 
 /** The peers a server's interface holds: enabled ones only (disabled peers are off the interface). */
 export const livePeers = (peers: Iterable<PeerRecord>): PeerRecord[] => [...peers].filter((p) => p.enabled);
@@ -14,9 +15,11 @@ function checkedKey(key: string, what: string): string {
   return key;
 }
 
-export function allowedIpOf(peer: Pick<PeerRecord, 'ip'>): string {
+/** The peer's addresses as the interface routes them to it: its IPv4 /32 and, when it has one, its IPv6 /128. */
+export function allowedIpOf(peer: Pick<PeerRecord, 'ip' | 'ip6'>): string {
   if (parseIpv4(peer.ip) === null) throw new Error(`peer address ${peer.ip} is not an IPv4 address`);
-  return `${peer.ip}/32`;
+  if (peer.ip6 !== null && parseIpv6(peer.ip6) === null) throw new Error(`peer address ${peer.ip6} is not an IPv6 address`);
+  return peer.ip6 === null ? `${peer.ip}/32` : `${peer.ip}/32,${peer.ip6}/128`;
 }
 
 /** The `wg syncconf` text of a server: its key, its port and every enabled peer. Holds secrets. */
@@ -49,7 +52,7 @@ export function peerOps(ifname: string, before: PeerRecord | null, after: PeerRe
   const will = after && after.enabled ? after : null;
   const ops: PeerOp[] = [];
   if (was && (!will || will.publicKey !== was.publicKey)) ops.push({ args: peerRemoveArgs(ifname, was.publicKey) });
-  if (will && (!was || was.publicKey !== will.publicKey || was.ip !== will.ip || was.presharedKey !== will.presharedKey)) {
+  if (will && (!was || was.publicKey !== will.publicKey || was.ip !== will.ip || was.ip6 !== will.ip6 || was.presharedKey !== will.presharedKey)) {
     ops.push({ args: peerSetArgs(ifname, will), secret: will.presharedKey + '\n' });
   }
   return ops;

@@ -1,5 +1,5 @@
 // Server and peer records for the kernel-plane unit tests and the benchmark: real keys,
-// addresses in 10.<server>.0.0/16.
+// addresses in 10.<server>.0.0/16 and fd77:0:<server>::/64.
 import type { PeerRecord } from '../../src/store/peers';
 import type { ServerRecord } from '../../src/store/servers';
 import { generateKeyPair, generatePresharedKey } from '../../src/wg/keys';
@@ -11,7 +11,7 @@ export function fixtureServer(id: number, over: Partial<ServerRecord> = {}): Ser
   const keys = generateKeyPair();
   return {
     id, name: `s${id}`, endpoint: `192.0.2.1:${51820 + id}`, mode: 'forward', interface: `wgcp${id}`,
-    address: `10.${id}.0.1/16`, listenPort: 51820 + id, dns: `10.${id}.0.1`, mtu: null,
+    address: `10.${id}.0.1/16`, address6: `fd77:0:${id.toString(16)}::1/64`, listenPort: 51820 + id, dns: `10.${id}.0.1`, mtu: null,
     privateKey: keys.privateKey, publicKey: keys.publicKey, createdAt: T, updatedAt: T, ...over,
   };
 }
@@ -21,7 +21,7 @@ export function fixturePeer(id: number, server: ServerRecord, n: number, over: P
   const base = ((10 << 24) | (server.id << 16)) >>> 0;
   const keys = generateKeyPair();
   return {
-    id, serverId: server.id, name: `p${id}`, email: '', ip: formatIpv4(base + 1 + n), publicKey: keys.publicKey,
+    id, serverId: server.id, name: `p${id}`, email: '', ip: formatIpv4(base + 1 + n), ip6: `fd77:0:${server.id.toString(16)}::${(1 + n).toString(16)}`, publicKey: keys.publicKey,
     privateKey: keys.privateKey, presharedKey: generatePresharedKey(), allowAccess: [], allowInternet: false, enabled: true,
     disabledReasons: [], dataLimitGB: 0, usageBytes: 0, expiresAt: null, createdAt: T, updatedAt: T, ...over,
   };

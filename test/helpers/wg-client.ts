@@ -66,13 +66,14 @@ export class WgClient {
       }
       this.started = true;
     }
-    const address = /^Address = (\S+)$/m.exec(conf)![1];
+    // Every address of the Address line: an IPv4 /32 and, on a dual-stack server, an IPv6 /128.
+    const addresses = /^Address = (.+)$/m.exec(conf)![1].split(',').map((x) => x.trim());
     const file = path.join(tempDir('wgcp-client-'), 'peer.conf');
     fs.writeFileSync(file, stripConf(conf), { mode: 0o600 });
     this.ns.exec('wg', ['setconf', this.ifname, file]);
     fs.rmSync(path.dirname(file), { recursive: true, force: true });
     this.ns.exec('ip', ['address', 'flush', 'dev', this.ifname]);
-    this.ns.exec('ip', ['address', 'add', address, 'dev', this.ifname]);
+    for (const address of addresses) this.ns.exec('ip', ['address', 'add', address, 'dev', this.ifname]);
     this.ns.exec('ip', ['link', 'set', this.ifname, 'up']);
     for (const r of routes) this.ns.exec('ip', ['route', 'replace', r, 'dev', this.ifname]);
   }
