@@ -1,0 +1,266 @@
+// The dashboard in Debian's chromium against a real wgcpd, as its user drives it: sign in
+// by typing the key, add a server and a peer through the forms, scan the peer's QR code,
+// flip its switches, see field errors beside their fields and changes made elsewhere
+// without a reload; every view passes axe-core, fits a phone, and nothing logs an error,
+// breaks the CSP or leaves the origin. Screenshots for the README land in docs/screenshots.
+import fs from 'node:fs';
+import path from 'node:path';
+import * as assert from 'uvu/assert';
+import type { Browser, Page } from 'puppeteer-core';
+import { client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
+import { Receiver, eventually } from './helpers/receiver';
+import { SmtpServer } from './helpers/smtp';
+import { browserSuite, decodeQr, ensureWebBuilt, launchChromium, seriousAxeProblems, SCREENSHOTS, watchPage, type PageWatch } from './web-support';
+
+const t = browserSuite('dashboard in chromium: forms, QR code, switches, live updates, accessibility', ['zbarimg', 'python3:aiosmtpd']);
+
+let d: TestDaemon;
+let api: ReturnType<typeof client>;
+let browser: Browser;
+let page: Page;
+let watch: PageWatch;
+let smtp: SmtpServer;
+let receiver: Receiver;
+const ids = { server: 0, peer: 0 };
+
+t.before(async () => {
+  ensureWebBuilt();
+  [smtp, receiver] = await Promise.all([SmtpServer.start('wgcp', 'pa55word'), Receiver.start()]);
+  d = await startTestDaemon({ options: { events: { schedule: false } } });
+  api = client(d);
+  browser = await launchChromium();
+  page = await browser.newPage();
+  await page.setViewport({ width: 1200, height: 860 });
+  watch = await watchPage(page, d.url);
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+});
+t.after(async () => {
+  await browser?.close();
+  await d?.stop();
+  await smtp?.stop();
+  await receiver?.close();
+});
+
+const js = <T>(expr: string): Promise<T> => page.evaluate(expr) as Promise<T>;
+const waitFor = (expr: string, timeout = 10_000) => page.waitForFunction(expr, { timeout });
+const h1Is = (text: string) => waitFor(`document.querySelector('main h1')?.textContent === ${JSON.stringify(text)}`);
+const hasText = (sel: string, text: string) => waitFor(`[...document.querySelectorAll(${JSON.stringify(sel)})].some((e) => e.textContent.includes(${JSON.stringify(text)}))`);
+/** Replaces a text field's value by typing, as a person would. */
+async function typeInto(id: string, text: string): Promise<void> {
+  await page.click(`#${id}`, { count: 3 });
+  await page.keyboard.press('Backspace');
+  await page.type(`#${id}`, text);
+}
+/** Sets a control a person sets with a picker (a date) and tells the page, as its input event does. */
+const setValue = (id: string, value: string) => js(`(() => { const el = document.getElementById(${JSON.stringify(id)});
+  el.value = ${JSON.stringify(value)}; el.dispatchEvent(new Event('input', { bubbles: true })); })()`);
+/** Ticks or clears a checkbox by clicking it, when it is not so already. */
+async function setChecked(id: string, on: boolean): Promise<void> {
+  if ((await js<boolean>(`document.getElementById(${JSON.stringify(id)}).checked`)) !== on) await page.click(`#${id}`);
+}
+const clickButton = (text: string) => js(`[...document.querySelectorAll('button, a.button')].find((b) => b.textContent.trim() === ${JSON.stringify(text)}).click()`);
+async function accessible(view: string): Promise<void> {
+  const problems = await seriousAxeProblems(page);
+  assert.equal(problems, [], `axe-core on ${view}: ${JSON.stringify(problems, null, 1)}`);
+}
+/** The field's error as the page shows it: beside the field, tied to it, and the field marked invalid. */
+async function fieldError(id: string): Promise<string> {
+  await waitFor(`document.getElementById(${JSON.stringify(`${id}-error`)})`);
+  return js(`(() => { const el = document.getElementById(${JSON.stringify(id)}); const err = document.getElementById(${JSON.stringify(`${id}-error`)});
+    if (el.getAttribute('aria-invalid') !== 'true' || !el.getAttribute('aria-describedby').split(' ').includes(err.id)) return 'not tied to its field';
+    if (el.parentElement !== err.parentElement) return 'not beside its field';
+    return err.textContent; })()`);
+}
+const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`) });
+
+t('signs in by typing the key: the field has focus, Enter sends it', async () => {
+  await page.goto(`${d.url}/`, { waitUntil: 'networkidle0' });
+  await waitFor(`document.activeElement?.id === 'signin-key'`);
+  await accessible('sign-in');
+  await shot('sign-in');
+  await page.keyboard.type(d.key);
+  await page.keyboard.press('Enter');
+  await h1Is('Overview');
+  await hasText('.live', 'Live');
+});
+
+t('a wrong field shows the API\'s error beside it; corrected, the server is added', async () => {
+  await clickButton('Add a server');
+  await h1Is('Add a server');
+  await accessible('server form');
+  await page.type('#server-name', 'home');
+  await page.type('#server-endpoint', 'not an endpoint');
+  watch.expectFailure('/api/servers');
+  await page.keyboard.press('Enter');
+  const error = await fieldError('server-endpoint');
+  assert.match(error, /^endpoint must be host:port/);
+  assert.is(await js('document.activeElement.id'), 'server-endpoint');
+  await accessible('server form with an error');
+  await typeInto('server-endpoint', 'vpn.example.com:51820');
+  await page.keyboard.press('Enter');
+  await h1Is('home');
+  const servers = (await api.get('/api/servers')).json;
+  assert.is(servers.length, 1);
+  assert.is(servers[0].endpoint, 'vpn.example.com:51820');
+  ids.server = servers[0].id;
+});
+
+t('adds a peer through its form, and its QR code, read by zbarimg from a screenshot, is the API\'s .conf', async () => {
+  await clickButton('Add a peer');
+  await h1Is('Add a peer');
+  await accessible('peer form');
+  await page.type('#peer-name', 'phone');
+  await page.type('#peer-email', 'phone@example.com');
+  await page.keyboard.press('Enter');
+  await h1Is('phone');
+  const peers = (await api.get(`/api/servers/${ids.server}/peers`)).json;
+  assert.is(peers.length, 1);
+  ids.peer = peers[0].id;
+  assert.is(peers[0].email, 'phone@example.com');
+  await waitFor(`(() => { const img = document.querySelector('img.qr'); return img && img.complete && img.naturalWidth > 0; })()`);
+  const png = path.join(tempDir('wgcp-qr-'), 'qr.png');
+  await (await page.$('img.qr'))!.screenshot({ path: png });
+  const conf = (await api.get(`/api/peers/${ids.peer}/config`)).text;
+  assert.match(conf, /^\[Interface\]\nPrivateKey = /);
+  assert.is(decodeQr(png), conf);
+  // The download link gives the same file, with the session cookie.
+  const href = await js<string>(`document.querySelector('a[download]').getAttribute('href')`);
+  assert.is(await js<string>(`fetch(${JSON.stringify(href)}).then((r) => r.text())`), conf);
+  await accessible('peer view');
+  await shot('peer');
+});
+
+t('the switches change the peer, and the API agrees', async () => {
+  const peer = () => api.get(`/api/peers/${ids.peer}`).then((r) => r.json);
+  assert.is((await peer()).enabled, true);
+  await page.click('#switch-enabled');
+  await eventually('peer off', async () => ((await peer()).enabled === false ? true : undefined));
+  assert.equal((await peer()).disabledReasons, ['admin']);
+  await waitFor(`document.getElementById('switch-enabled').checked === false && !document.getElementById('switch-enabled').disabled`);
+  await page.click('#switch-enabled');
+  await eventually('peer on', async () => ((await peer()).enabled === true ? true : undefined));
+  const internet = (await peer()).allowInternet;
+  await waitFor(`!document.getElementById('switch-allowInternet').disabled`);
+  await page.click('#switch-allowInternet');
+  await eventually('internet access flipped', async () => ((await peer()).allowInternet === !internet ? true : undefined));
+});
+
+t('limit and expiry are set through the settings form; an address outside the subnet is refused beside its field', async () => {
+  await typeInto('edit-dataLimitGB', '5');
+  await setValue('edit-expiresAt', '2031-06-30T18:00');
+  await clickButton('Save settings');
+  await eventually('limit saved', async () => ((await api.get(`/api/peers/${ids.peer}`)).json.dataLimitGB === 5 ? true : undefined));
+  const saved = (await api.get(`/api/peers/${ids.peer}`)).json;
+  assert.is(new Date(saved.expiresAt).getTime(), new Date(await js<string>(`new Date('2031-06-30T18:00').toISOString()`)).getTime());
+  await typeInto('edit-ip', '192.0.2.10');
+  watch.expectFailure(`/api/peers/${ids.peer}`);
+  await clickButton('Save settings');
+  assert.match(await fieldError('edit-ip'), /^ip 192\.0\.2\.10 is not a host address of the server subnet/);
+  assert.is((await api.get(`/api/peers/${ids.peer}`)).json.ip, saved.ip);
+});
+
+t('sends the peer its configuration by mail through the SMTP settings saved on the mail page', async () => {
+  await page.goto(`${d.url}/#/mail`, { waitUntil: 'networkidle0' });
+  await h1Is('Mail');
+  await accessible('mail settings');
+  await setChecked('smtp-enabled', true);
+  await typeInto('smtp-server', '127.0.0.1');
+  await typeInto('smtp-port', String(smtp.port));
+  await setChecked('smtp-useTLS', false);
+  await setChecked('smtp-useAuth', true);
+  await typeInto('smtp-username', 'wgcp');
+  await typeInto('smtp-password', 'pa55word');
+  await typeInto('smtp-fromEmail', 'not-an-address');
+  watch.expectFailure('/api/settings/smtp');
+  await clickButton('Save mail settings');
+  assert.match(await fieldError('smtp-fromEmail'), /^fromEmail must be an e-mail address/);
+  await typeInto('smtp-fromEmail', 'vpn@router.example');
+  await clickButton('Save mail settings');
+  await eventually('SMTP saved', async () => ((await api.get('/api/settings/smtp')).json.enabled === true ? true : undefined));
+  await page.goto(`${d.url}/#/peers/${ids.peer}`, { waitUntil: 'networkidle0' });
+  await h1Is('phone');
+  await clickButton('Send the configuration');
+  const [mail] = await smtp.waitFor(1);
+  assert.equal(mail.rcptTos, ['phone@example.com']);
+  assert.ok(mail.parts.some((p) => p.filename?.endsWith('.conf')));
+  await hasText('.notice', 'Configuration mailed to phone@example.com');
+});
+
+t('a peer added and a peer renamed through the API show without a reload', async () => {
+  await js(`window.__sameDocument = true`);
+  await page.click('.crumbs a[href="#/servers/' + ids.server + '"]');
+  await h1Is('home');
+  await hasText('#peers', 'phone');
+  await api.post(`/api/servers/${ids.server}/peers`, { name: 'laptop-from-the-api' });
+  await hasText('#peers', 'laptop-from-the-api');
+  await hasText('.count', 'of 2 peers');
+  await page.click(`#peers a[href="#/peers/${ids.peer}"]`);
+  await h1Is('phone');
+  await api.put(`/api/peers/${ids.peer}`, { name: 'phone-renamed' });
+  await h1Is('phone-renamed');
+  assert.is(await js('window.__sameDocument'), true);
+});
+
+t('registration tokens: a new one is shown whole once, with a copy button, and the API knows it', async () => {
+  await page.goto(`${d.url}/#/servers/${ids.server}/tokens`, { waitUntil: 'networkidle0' });
+  await hasText('h2', 'Registration tokens');
+  await clickButton('Make a token');
+  await waitFor(`document.getElementById('fresh-token')?.value.length === 36`);
+  const token = await js<string>(`document.getElementById('fresh-token').value`);
+  assert.equal((await api.get(`/api/servers/${ids.server}/tokens`)).json.map((x: { token: string }) => x.token), [token]);
+  await clickButton('Copy');
+  await hasText('.notice', 'Token copied');
+  await accessible('registration tokens');
+  await page.goto(`${d.url}/#/devices`, { waitUntil: 'networkidle0' });
+  await h1Is('Devices');
+  await accessible('devices');
+});
+
+t('webhooks: added through the form, a test send reaches the receiver and shows in the delivery log', async () => {
+  await page.goto(`${d.url}/#/servers/${ids.server}/webhooks`, { waitUntil: 'networkidle0' });
+  await clickButton('Add a webhook');
+  await page.type('#newhook-name', 'receiver');
+  await page.type('#newhook-url', receiver.url);
+  await clickButton('Add webhook');
+  await hasText('#main table', 'receiver');
+  await accessible('webhooks');
+  await page.click('#main table a');
+  await h1Is('receiver');
+  await clickButton('Send a test event');
+  await hasText('.test-send', 'Delivered: the receiver answered 200');
+  assert.ok(receiver.received.length >= 1);
+  await hasText('#main table', 'test');
+  await accessible('webhook');
+});
+
+t('every view fits a phone\'s width and the overview is keyboard-first: the skip link, then the navigation', async () => {
+  await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 });
+  for (const [view, heading] of [['', 'Overview'], [`servers/${ids.server}`, 'home'], [`peers/${ids.peer}`, 'phone-renamed'], ['mail', 'Mail']]) {
+    await page.goto(`${d.url}/#/${view}`, { waitUntil: 'networkidle0' });
+    await h1Is(heading);
+    assert.ok(await js<boolean>('document.documentElement.scrollWidth <= window.innerWidth'), `${view || 'overview'} scrolls sideways on a phone`);
+    if (view.startsWith('peers')) await shot('peer-phone');
+  }
+  await page.setViewport({ width: 1200, height: 860 });
+  await page.goto(`${d.url}/#/`, { waitUntil: 'networkidle0' });
+  await h1Is('Overview');
+  await accessible('overview');
+  await shot('overview');
+  await page.keyboard.press('Tab');
+  assert.is(await js('document.activeElement.textContent'), 'Skip to content');
+  await page.keyboard.press('Enter');
+  assert.is(await js('document.activeElement.id'), 'main');
+  await page.goto(`${d.url}/#/servers/${ids.server}`, { waitUntil: 'networkidle0' });
+  await hasText('#peers', 'phone-renamed');
+  await shot('server');
+});
+
+t('nothing logged an error, broke the CSP or left the origin, and the live stream was used', () => {
+  assert.equal(watch.consoleErrors, []);
+  assert.equal(watch.cspViolations, []);
+  assert.equal(watch.foreign, []);
+  assert.ok(watch.requests.some((r) => r.startsWith(`WS ${d.url.replace('http', 'ws')}/api/events`)), 'the page followed /api/events');
+  assert.ok(watch.requests.length > 30, `${watch.requests.length} requests seen`);
+});
+
+t.run();
