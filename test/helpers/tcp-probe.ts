@@ -8,7 +8,8 @@ if (mode === 'serve') {
   const server = net.createServer((sock) => {
     sock.end(`${b} ${sock.remoteAddress?.replace(/^::ffff:/, '')}\n`);
   });
-  server.listen(Number(a), '0.0.0.0', () => process.stdout.write('ready\n'));
+  // '::' takes IPv4 too (as ::ffff:a.b.c.d, shown without the prefix).
+  server.listen(Number(a), '::', () => process.stdout.write('ready\n'));
 } else if (mode === 'connect') {
   const sock = net.connect({ host: a, port: Number(b) });
   let got = '';
