@@ -130,4 +130,15 @@ t('allocation at the end of a small prefix: the last host, then a clear refusal'
   }
 });
 
+t('the API listens on an IPv6 literal: [::1]:port', async () => {
+  const d = await startTestDaemon({ env: { WGCP_LISTEN: '[::1]:0' } });
+  try {
+    assert.is(d.config.listen.host, '::1');
+    const r = await fetch(`http://[::1]:${d.daemon.port}/healthz`);
+    assert.is(r.status, 200);
+  } finally {
+    await d.stop();
+  }
+});
+
 t.run();
