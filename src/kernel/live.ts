@@ -5,16 +5,14 @@ import type { Logger } from '../log';
 import type { ServerRecord } from '../store/servers';
 import { applyBatch } from '../nft/apply';
 import { diff } from '../nft/diff';
-import { emptyElements, ifnameElement, mergeInto, type PolicyElements } from '../nft/elements';
-import { detectWanInterfaces } from './wan';
-
-const WAN_REFRESH_MS = 30_000;
+import { emptyElements, mergeInto, type PolicyElements } from '../nft/elements';
+import { WanFollower } from './wan-follower';
 import { forwardSlice, fullPolicy, peerSlice, serverSlice } from '../nft/policy';
 import { renderTable } from '../nft/render';
 import { NftSession } from '../nft/session';
 import { parseDump } from '../wg/dump';
 import { configureLink, dumpInterface, mtuOf, replaceAddress, replaceAddress6, setListenPort, setMtu, syncPeers, type LinkDriver } from '../wg/link';
-import { enableIpv6Forwarding } from '../wg/ipv6-forwarding';
+import { forwardIpv6 } from '../wg/ipv6-forwarding';
 import { deleteOwnLink, foreignLinkError, isForeignLink, linkInfo, listLinks, markOwnLink } from '../wg/link-owner';
 import { peerOps, type PeerOp } from '../wg/uapi-conf';
 import { removeSecretDir, run } from './command';
@@ -50,12 +48,12 @@ export class KernelLive implements KernelPlane {
   /** Servers that could not be brought up: left out of the table, retried with back-off. */
   private readonly failed = new FailedServers((id) => this.retryServer(id));
 
-  /** The WAN interfaces the table holds now; followed every WAN_REFRESH_MS when not configured. */
-  private wan = new Set<string>();
-  private wanTimer: NodeJS.Timeout | null = null;
+  private readonly wan: WanFollower;
 
   /** `wanInterfaces`: the operator's WAN names, or null to follow the default routes. */
-  constructor(private readonly log: Logger, readonly driver: LinkDriver, private readonly wanInterfaces: string[] | null = null) {}
+  constructor(private readonly log: Logger, readonly driver: LinkDriver, wanInterfaces: string[] | null = null) {
+    this.wan = new WanFollower(log, wanInterfaces, (batch) => this.nft.apply(batch));
+  }
 
   reconcile(states: ServerState[], opts: ReconcileOptions = {}): void {
     const wanted = new Set(states.map((s) => s.server.interface));
@@ -80,13 +78,8 @@ export class KernelLive implements KernelPlane {
       }
     }
     const policy = fullPolicy(models.filter((m) => !this.failed.has(m.server.id)));
-    this.wan = new Set((this.wanInterfaces ?? detectWanInterfaces()).map(ifnameElement));
-    for (const w of this.wan) policy.wan.add(w);
+    for (const w of this.wan.current()) policy.wan.add(w);
     applyBatch(renderTable(policy));
-    if (this.wanInterfaces === null && !this.wanTimer) {
-      this.wanTimer = setInterval(() => this.followWan(), WAN_REFRESH_MS);
-      this.wanTimer.unref();
-    }
     this.log.info('kernel reconciled', { servers: models.length, failed: this.failed.list().length, peers: models.reduce((n, m) => n + m.peers.size, 0), wireguard: this.driver.kind });
   }
 
@@ -175,7 +168,7 @@ export class KernelLive implements KernelPlane {
 
   async close(): Promise<void> {
     this.failed.close();
-    if (this.wanTimer) clearInterval(this.wanTimer);
+    this.wan.close();
     await this.driver.close();
     await this.nft.close();
     removeSecretDir();
@@ -203,18 +196,7 @@ export class KernelLive implements KernelPlane {
     }
     configureLink(server);
     syncPeers(server, m.peers.values());
-    this.forwardIpv6(server);
-  }
-
-  /** Forward mode routes its peers' IPv6 too: forwarding on for its interface, said in the log. Standalone touches nothing. */
-  private forwardIpv6(server: ServerRecord): void {
-    if (server.mode !== 'forward' || server.address6 === null) return;
-    const how = enableIpv6Forwarding(server.interface);
-    if (how === 'per-interface') this.log.info('IPv6 forwarding on for the interface', { interface: server.interface });
-    else if (how === 'router-wide') this.log.info('IPv6 forwarding is on router-wide (net.ipv6.conf.all.forwarding=1)', { interface: server.interface });
-    else if (how === 'off') {
-      this.log.warn('IPv6 from this tunnel is not forwarded: the kernel has no per-interface force_forwarding and net.ipv6.conf.all.forwarding is 0 (wgcp does not turn IPv6 routing on for the whole router)', { interface: server.interface });
-    }
+    forwardIpv6(server, this.log);
   }
 
   /** A new interface that is removed again if any part of bringing it up fails (only if wgcp made it). */
@@ -224,21 +206,6 @@ export class KernelLive implements KernelPlane {
     } catch (err) {
       try { if (!isForeignLink(m.server.interface)) this.driver.remove(m.server.interface); } catch { /* it may never have existed */ }
       throw err;
-    }
-  }
-
-  /** A new uplink (PPPoE redial, DHCP on another port) moves the port forwards with it. */
-  private followWan(): void {
-    const next = new Set(detectWanInterfaces().map(ifnameElement));
-    if (next.size === this.wan.size && [...next].every((w) => this.wan.has(w))) return;
-    const was = { ...emptyElements(), wan: this.wan };
-    const will = { ...emptyElements(), wan: next };
-    try {
-      this.nft.apply(diff(was, will));
-      this.wan = next;
-      this.log.info('WAN interfaces changed: port forwards follow', { wan: [...next].join(',') || '(none)' });
-    } catch (err) {
-      this.log.warn('could not follow the WAN interfaces; tried again later', { error: err instanceof Error ? err.message : String(err) });
     }
   }
 
@@ -325,7 +292,7 @@ export class KernelLive implements KernelPlane {
         steps.push({ what: 'IPv6 address', run: () => replaceAddress6(ifname, was.address6, after.address6), undo: () => replaceAddress6(ifname, after.address6, was.address6) });
       }
       if (after.mode === 'forward' && (was.mode !== 'forward' || was.address6 !== after.address6)) {
-        steps.push({ what: 'IPv6 forwarding', run: () => this.forwardIpv6(after) });
+        steps.push({ what: 'IPv6 forwarding', run: () => forwardIpv6(after, this.log) });
       }
       if (mtuOf(was) !== mtuOf(after)) {
         steps.push({ what: 'mtu', run: () => setMtu(ifname, mtuOf(after)), undo: () => setMtu(ifname, mtuOf(was)) });

@@ -4,6 +4,8 @@
 // IPv6 only with `all.forwarding` set, which wgcp leaves to the operator and says so.
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Logger } from '../log';
+import type { ServerRecord } from '../store/servers';
 
 const CONF = '/proc/sys/net/ipv6/conf';
 
@@ -33,4 +35,15 @@ export function enableIpv6Forwarding(ifname: string): Ipv6ForwardingResult {
   write(path.join(dir, 'forwarding'), '1');
   if (fs.existsSync(path.join(dir, 'force_forwarding')) && write(path.join(dir, 'force_forwarding'), '1')) return 'per-interface';
   return read(path.join(CONF, 'all', 'forwarding')) === '1' ? 'router-wide' : 'off';
+}
+
+/** Forward mode routes its peers' IPv6 too: forwarding on for its interface, said in the log. Standalone touches nothing. */
+export function forwardIpv6(server: Pick<ServerRecord, 'mode' | 'address6' | 'interface'>, log: Logger): void {
+  if (server.mode !== 'forward' || server.address6 === null) return;
+  const how = enableIpv6Forwarding(server.interface);
+  if (how === 'per-interface') log.info('IPv6 forwarding on for the interface', { interface: server.interface });
+  else if (how === 'router-wide') log.info('IPv6 forwarding is on router-wide (net.ipv6.conf.all.forwarding=1)', { interface: server.interface });
+  else if (how === 'off') {
+    log.warn('IPv6 from this tunnel is not forwarded: the kernel has no per-interface force_forwarding and net.ipv6.conf.all.forwarding is 0 (wgcp does not turn IPv6 routing on for the whole router)', { interface: server.interface });
+  }
 }
