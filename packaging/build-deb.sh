@@ -68,7 +68,10 @@ build_daemon_deb() {
   gzip -9n <"$root/README.md" >"$tree/usr/share/doc/wgcp/README.md.gz"
   # The manual by topic (README.md is its front door); Debian compresses docs over 4 KiB.
   mkdir -p "$tree/usr/share/doc/wgcp/docs"
-  for page in "$root"/docs/*.md; do gzip -9n <"$page" >"$tree/usr/share/doc/wgcp/docs/$(basename "$page").gz"; done
+  for page in "$root"/docs/*.md; do
+    name=$(basename "$page")
+    gzip -9n <"$page" >"$tree/usr/share/doc/wgcp/docs/$name.gz"
+  done
   node "$here/deb/module-copyright.js" "$tree/usr/lib/wgcp/node_modules" usr/lib/wgcp/node_modules >>"$tree/usr/share/doc/wgcp/copyright"
   mkdir -p "$tree/usr/share/lintian/overrides"
   install -m 0644 "$here/deb/wgcp/lintian-overrides" "$tree/usr/share/lintian/overrides/wgcp"
