@@ -36,6 +36,6 @@ export function selectKernel(config: Config, log: Logger): KernelPlane {
     log.warn('kernel backend is OFF: changes are stored but not applied to WireGuard or nftables', { reason: probe.reason });
     return new KernelOff(probe.reason);
   }
-  log.info('kernel backend is ON', { wireguard: probe.wireguard });
+  log.info('kernel backend is ON', { wireguard: probe.wireguard, ip: probe.ip });
   return liveKernel(log, probe.wireguard, config.wanInterfaces);
 }
