@@ -10,6 +10,8 @@ export class ApiError extends Error {
 
 let sessionEnded: () => void = () => {};
 export function onSessionEnded(fn: () => void): void { sessionEnded = fn; }
+/** Tells the app the session is over (the event stream found so). */
+export function endSession(): void { sessionEnded(); }
 
 async function send(method: string, path: string, body?: unknown): Promise<Response> {
   let res: Response;

@@ -20,9 +20,11 @@ export function App() {
   if (session === 'checking') return <main id="main"><p class="loading">Loading…</p></main>;
   if (session === 'out') return <SignIn onSignedIn={() => setSession('in')} />;
   const signOut = async () => {
+    // The views go first (and their pending reloads with them), then the session.
     stopLive();
-    await api('DELETE', '/api/session').catch(() => {});
     setSession('out');
+    await new Promise((resolve) => setTimeout(resolve));
+    await api('DELETE', '/api/session').catch(() => {});
   };
   return <Shell onSignOut={signOut} />;
 }

@@ -1,12 +1,15 @@
 // A delete that asks first, in the page (no window.confirm): the first press shows the
 // question and a second, explicit button.
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { describe } from './api';
 
 export function ConfirmDelete({ what, onDelete, label = 'Delete' }: { what: string; onDelete: () => Promise<void>; label?: string }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
+  const yes = useRef<HTMLButtonElement>(null);
+  // The question takes focus once, when asked: a keyboard user answers it next.
+  useEffect(() => { if (asking) yes.current?.focus(); }, [asking]);
   if (!asking) return <button type="button" class="danger" onClick={() => setAsking(true)}>{label}</button>;
   const run = async () => {
     setBusy(true);
@@ -21,7 +24,7 @@ export function ConfirmDelete({ what, onDelete, label = 'Delete' }: { what: stri
     <div class="confirm" role="group" aria-label={`${label} ${what}`}>
       <p>{label} {what}? This cannot be undone.</p>
       {error && <p class="form-error" role="alert">{error}</p>}
-      <button type="button" class="danger" disabled={busy} onClick={run} ref={(b) => b?.focus()}>Yes, {label.toLowerCase()}</button>
+      <button type="button" class="danger" disabled={busy} onClick={run} ref={yes}>Yes, {label.toLowerCase()}</button>
       <button type="button" onClick={() => setAsking(false)}>Cancel</button>
     </div>
   );

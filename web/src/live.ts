@@ -3,6 +3,7 @@
 // collection) are kept here, so any view can show who is online. Reconnects with backoff
 // while signed in.
 import { useEffect, useState } from 'preact/hooks';
+import { endSession, get } from './api';
 import type { PeerUsage } from './types';
 
 export interface LiveEvent { event: string; serverID: number; timestamp: string; data: Record<string, any> }
@@ -50,7 +51,9 @@ function connect(): void {
     socket = null;
     setState('offline');
     if (!wanted) return;
-    retryTimer = setTimeout(connect, retryMs) as unknown as number;
+    // A stream that closes may mean the session ended: then the sign-in, not a retry.
+    get<{ signedIn: boolean }>('/api/session').then((s) => { if (!s.signedIn && wanted) endSession(); }, () => {});
+    retryTimer = setTimeout(() => { if (wanted) connect(); }, retryMs) as unknown as number;
     retryMs = Math.min(retryMs * 2, 30_000);
   };
 }

@@ -1,6 +1,6 @@
 // A peer's settings: name, e-mail, address, monthly data limit, expiry. The API's field
 // error shows beside its field.
-import { useEffect } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import { api } from '../api';
 import { fromLocalInput, toLocalInput } from '../format';
 import { FormError, TextField, toInt, useForm } from '../form';
@@ -11,8 +11,13 @@ const valuesOf = (p: Peer) => ({ name: p.name, email: p.email, ip: p.ip, dataLim
 
 export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => void }) {
   const form = useForm('edit', valuesOf(peer));
-  // A change made elsewhere (the live stream) refills the form unless the admin is typing in it.
-  useEffect(() => { if (!form.busy) form.reset(valuesOf(peer)); }, [peer.updatedAt]);
+  const shown = useRef(valuesOf(peer));
+  // A change made elsewhere (the live stream) refills the form, unless the admin has started editing it.
+  useEffect(() => {
+    const untouched = Object.entries(shown.current).every(([k, v]) => form.values[k as keyof typeof form.values] === v);
+    shown.current = valuesOf(peer);
+    if (untouched || form.busy) form.reset(shown.current);
+  }, [peer.updatedAt]);
   const submit = form.submit(async () => {
     const v = form.values;
     const saved = await api<Peer>('PUT', `/api/peers/${peer.id}`, {
