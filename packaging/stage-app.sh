@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Stages the daemon as it is installed: dist/ compiled from src/ with the package version
-# written in, package.json, and production node_modules from `npm ci --omit=dev`
+# written in, the built dashboard (dist/web), package.json, and production node_modules from `npm ci --omit=dev`
 # (better-sqlite3 compiled for this machine's arch and Node ABI).
 # Usage: stage-app.sh VERSION STAGE_DIR
 set -euo pipefail
@@ -48,6 +48,13 @@ cat >"$stage/tsconfig.json" <<JSON
 JSON
 "$root/node_modules/.bin/tsc" -p "$stage/tsconfig.json"
 rm -rf "$stage/src" "$stage/tsconfig.json"
+
+# The dashboard: built on this host with the dev dependencies (its files are the same for
+# every target), shipped as dist/web beside dist/src, where wgcpd looks for it.
+node "$root/web/build.mjs" --if-stale >&2
+mkdir -p "$stage/dist/web"
+cp -a "$root/dist/web/." "$stage/dist/web/"
+rm -f "$stage/dist/web/build-info.json"
 
 # The production node_modules depend only on the lockfile, the Node ABI and the arch, so a
 # second build (another version number) reuses them instead of compiling better-sqlite3 again.

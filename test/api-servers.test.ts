@@ -157,4 +157,19 @@ t('deletes a server with its peers and webhooks', async () => {
   assert.is(row.n, 0);
 });
 
+t('?peers=none leaves the peers out of a server and of the list; any other value is a 400', async () => {
+  const s = (await api.post('/api/servers', { ...home, endpoint: 'e.example.com:53100' })).json;
+  await api.post(`/api/servers/${s.id}/peers`, {});
+  const full = (await api.get(`/api/servers/${s.id}`)).json;
+  assert.is(full.peers.length, 1);
+  const light = (await api.get(`/api/servers/${s.id}?peers=none`)).json;
+  assert.not.ok('peers' in light);
+  assert.equal(light, (({ peers: _p, ...rest }) => rest)(full));
+  const list = (await api.get('/api/servers?peers=none')).json as Record<string, unknown>[];
+  assert.ok(list.length > 0 && list.every((x) => !('peers' in x)));
+  const bad = await api.get('/api/servers?peers=all');
+  assert.is(bad.status, 400);
+  assert.is(bad.json.field, 'peers');
+});
+
 t.run();

@@ -16,6 +16,8 @@ import { reach, reachSoon, serveTcp, WgClient } from './helpers/wg-client';
 const t = suiteNeeding('kernel: IPv6 through a router driven by wgcpd', ['ip', 'nft', 'wg', 'wireguard-go', 'wg-quick', 'sysctl'], { root: true });
 
 const ENDPOINT_IP = '192.0.2.1';
+// Usage is collected every second, so the suite sees IPv6 traffic counted without waiting a minute.
+const DAEMON_ENV = { WGCP_USAGE_INTERVAL_S: '1' };
 const WAN6 = '2001:db8:ff::1';
 const INTERNET6 = '2001:db8:ff::2';
 
@@ -63,7 +65,7 @@ const nftSet = (name: string): string => w.router.exec('nft', ['list', 'set', 'i
     await serveTcp(w.internet, 80, 'internet');
     await serveTcp(w.router, 7000, 'router');
 
-    w.daemon = await startNsDaemon(w.router);
+    w.daemon = await startNsDaemon(w.router, { env: DAEMON_ENV });
     const server = await w.daemon.api('POST', '/api/servers', { name: 'dual', endpoint: `${ENDPOINT_IP}:51820`, mode: 'forward', address: '10.88.0.1/24' });
     assert.is(server.status, 201, server.text);
     w.serverId = server.json.id;
@@ -112,6 +114,18 @@ const nftSet = (name: string): string => w.router.exec('nft', ['list', 'set', 'i
     assert.is(await reach(w.clients.b.ns, WAN6, 7000), null, 'nor the router\'s other addresses');
   });
 
+  t('usage counts a peer\'s IPv6 traffic like any other', async () => {
+    const before = (await w.daemon.api('GET', `/api/peers/${w.peers.b.id}`)).json.currentDataUsageBytes;
+    for (let i = 0; i < 5; i++) assert.ok(await reachSoon(w.clients.b.ns, w.prefix.replace('::/64', '::1'), 7000));
+    let after = before;
+    // Five TCP exchanges over IPv6 are well over 1,000 bytes; a keepalive is 32.
+    for (let i = 0; i < 50 && after < before + 1000; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      after = (await w.daemon.api('GET', `/api/peers/${w.peers.b.id}`)).json.currentDataUsageBytes;
+    }
+    assert.ok(after >= before + 1000, `usage grew from ${before} to ${after}`);
+  });
+
   t('a server with a global prefix routes its peers\' IPv6 as it is, without NAT', async () => {
     const g = await w.daemon.api('POST', '/api/servers', { name: 'global', endpoint: `${ENDPOINT_IP}:51821`, mode: 'forward', address: '10.89.0.1/24', address6: '2001:db8:77::1/64' });
     assert.is(g.status, 201, g.text);
@@ -137,7 +151,7 @@ const nftSet = (name: string): string => w.router.exec('nft', ['list', 'set', 'i
   t('a restart holds both families', async () => {
     const before = { pairs6: nftSet('pairs6'), internet6: nftSet('internet6'), addrs: nftSet('server_addrs6') };
     assert.is(await w.daemon.stop(), 0);
-    w.daemon = await startNsDaemon(w.router, { dataDir: w.daemon.dataDir });
+    w.daemon = await startNsDaemon(w.router, { dataDir: w.daemon.dataDir, env: DAEMON_ENV });
     assert.equal({ pairs6: nftSet('pairs6'), internet6: nftSet('internet6'), addrs: nftSet('server_addrs6') }, before);
     await w.clients.a.up((await w.daemon.api('GET', `/api/peers/${w.peers.a.id}/config`)).text, ['10.88.0.0/24', w.prefix, '2001:db8:ff::/64']);
     assert.is(await reachSoon(w.clients.a.ns, INTERNET6, 80), `internet ${WAN6}`);

@@ -58,7 +58,7 @@ if (runs) {
 
   t('only the runtime is shipped: compiled src/, production modules, unit, wrapper, docs', async () => {
     const files = await listing(deb());
-    for (const f of ['./usr/lib/wgcp/dist/src/main.js', './usr/lib/wgcp/dist/src/cli/main.js', './usr/lib/wgcp/dist/package.json',
+    for (const f of ['./usr/lib/wgcp/dist/src/main.js', './usr/lib/wgcp/dist/web/index.html', './usr/lib/wgcp/dist/src/cli/main.js', './usr/lib/wgcp/dist/package.json',
       './usr/bin/wgcp', './usr/lib/systemd/system/wgcpd.service', './usr/lib/tmpfiles.d/wgcp.conf', './etc/wgcp/wgcpd.env',
       './usr/share/doc/wgcp/copyright', './usr/share/doc/wgcp/docs/configuration.md.gz', './usr/share/man/man1/wgcp.1.gz', './usr/lib/wgcp/node_modules/http-errors/package.json']) {
       assert.ok(files.includes(f), `${f} is in the deb`);

@@ -107,7 +107,7 @@ if (runs) {
 
   t('wgcp ships the daemon, the procd init script, UCI defaults, capabilities and sysupgrade keep list', () => {
     const d = path.join(daemonIpk().dir, 'data');
-    for (const f of ['usr/lib/wgcp/dist/src/main.js', 'usr/lib/wgcp/dist/src/cli/main.js', 'usr/lib/wgcp/node_modules/better-sqlite3/build/Release/better_sqlite3.node']) {
+    for (const f of ['usr/lib/wgcp/dist/src/main.js', 'usr/lib/wgcp/dist/web/index.html', 'usr/lib/wgcp/dist/src/cli/main.js', 'usr/lib/wgcp/node_modules/better-sqlite3/build/Release/better_sqlite3.node']) {
       assert.ok(fs.existsSync(path.join(d, f)), f);
     }
     assert.is(mode(path.join(d, 'etc/init.d/wgcpd')), '755');

@@ -168,7 +168,10 @@ export const openApiDocument = {
     '/healthz': { get: { summary: 'Liveness and kernel backend', security: [], responses: { 200: { description: 'ready', ...json(ref('Health')) } } } },
     '/api/openapi.json': { get: op('This document', { 200: { description: 'OpenAPI document', ...json({ type: 'object' }) } }, []) },
     '/api/servers': {
-      get: op('List servers', { 200: { description: 'servers by id', ...json({ type: 'array', items: ref('Server') }) } }, []),
+      get: {
+        ...op('List servers', { 200: { description: 'servers by id', ...json({ type: 'array', items: ref('Server') }) } }, [400]),
+        parameters: [{ name: 'peers', in: 'query', description: '"none": each server without its peers (light at 10,000 peers)', schema: { enum: ['none'] } }],
+      },
       post: op('Create a server', { 201: { description: 'created', ...json(ref('Server')) } }, [400, 413], body('Server')),
     },
     '/api/servers/{id}': withId({

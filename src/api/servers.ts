@@ -1,4 +1,5 @@
 // /api/servers: HTTP to the server operations and back.
+import createError from 'http-errors';
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { created, noContent, ok } from '../http/reply';
@@ -6,12 +7,22 @@ import { createServer, deleteServer, getServer, showServer, updateServer } from 
 import { parseId } from './fields';
 import { parseServerInput } from './server-input';
 
+/** `?peers=none` leaves each server's peers out of the answer. */
+function peersWanted(query: URLSearchParams): boolean {
+  const v = query.get('peers');
+  if (v !== null && v !== 'none') throw createError(400, 'peers must be "none" or left out', { field: 'peers' });
+  return v === null;
+}
+
 export function serverRoutes(app: App): Route[] {
   const serverOf = (idText: string) => getServer(app, parseId(idText, 'server'));
   return [
     {
       method: 'GET', path: '/api/servers', auth: 'control',
-      handler: () => ok(app.store.servers.list().map((s) => showServer(app, s))),
+      handler: (ctx) => {
+        const withPeers = peersWanted(ctx.query);
+        return ok(app.store.servers.list().map((s) => showServer(app, s, { withPeers })));
+      },
     },
     {
       method: 'POST', path: '/api/servers', auth: 'control',
@@ -21,7 +32,7 @@ export function serverRoutes(app: App): Route[] {
     },
     {
       method: 'GET', path: '/api/servers/:id', auth: 'control',
-      handler: (ctx) => ok(showServer(app, serverOf(ctx.params.id))),
+      handler: (ctx) => ok(showServer(app, serverOf(ctx.params.id), { withPeers: peersWanted(ctx.query) })),
     },
     {
       method: 'PUT', path: '/api/servers/:id', auth: 'control',

@@ -32,9 +32,16 @@ export function getServer(app: App, id: number): ServerRecord {
   return server;
 }
 
-/** The server as the API and the events show it: with its peers, webhooks and kernel state. */
-export function showServer(app: App, s: ServerRecord) {
-  return presentServer(s, app.store.peers.listByServer(s.id), app.store.webhooks.listByServer(s.id), app.kernel.serverState(s.id));
+/**
+ * The server as the API and the events show it: with its peers, webhooks and kernel state.
+ * `withPeers: false` leaves the peers out (and does not read them): a page of servers at
+ * 10,000 peers is then a few hundred bytes, not megabytes.
+ */
+export function showServer(app: App, s: ServerRecord, opts: { withPeers?: boolean } = {}) {
+  const shown = presentServer(s, opts.withPeers === false ? [] : app.store.peers.listByServer(s.id), app.store.webhooks.listByServer(s.id), app.kernel.serverState(s.id));
+  if (opts.withPeers !== false) return shown;
+  const { peers: _left, ...rest } = shown;
+  return rest;
 }
 
 const serverIp = (address: string): string => formatIpv4(parseCidr(address)!.ip);

@@ -8,7 +8,7 @@ export interface Peer {
 export interface Server {
   id: number; name: string; endpoint: string; mode: 'forward' | 'standalone'; publicKey: string; interface: string;
   address: string; listenPort: number; dns: string; mtu: number | null; kernelState: string;
-  kernelFailure: { reason: string; nextRetryAt: string } | null; peers: Peer[]; createdAt: string; updatedAt: string;
+  kernelFailure: { reason: string; nextRetryAt: string } | null; peers?: Peer[]; createdAt: string; updatedAt: string;
 }
 export interface ServerStats {
   serverID: number; peerCount: number; webhookCount: number; enabledPeers: number; disabledPeers: number;

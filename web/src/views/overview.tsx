@@ -11,7 +11,7 @@ import type { Server, ServerStats, Stats } from '../types';
 export function Overview() {
   useTitle('Overview');
   const servers = useLoad(async () => {
-    const list = await get<Server[]>('/api/servers');
+    const list = await get<Server[]>('/api/servers?peers=none');
     for (const s of list) serverNames.set(s.id, s.name);
     return list.map(({ peers: _peers, ...rest }) => rest);
   }, []);

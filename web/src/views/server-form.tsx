@@ -14,7 +14,7 @@ const EMPTY = { name: '', endpoint: '', mode: 'forward', interface: '', address:
 export function ServerForm({ id }: { id?: string }) {
   useTitle(id ? 'Edit server' : 'Add a server');
   const form = useForm('server', EMPTY);
-  const loaded = useLoad(async () => (id ? get<Server>(`/api/servers/${id}`) : undefined), [id]);
+  const loaded = useLoad(async () => (id ? get<Server>(`/api/servers/${id}?peers=none`) : undefined), [id]);
   useEffect(() => {
     const s = loaded.data;
     if (s) form.reset({ name: s.name, endpoint: s.endpoint, mode: s.mode, interface: s.interface, address: s.address, listenPort: String(s.listenPort), dns: s.dns, mtu: s.mtu === null ? '' : String(s.mtu) });

@@ -21,7 +21,7 @@ export function ServerPage({ id, tab }: { id: string; tab: Tab }) {
   const [peersShown, setPeersShown] = useState(tab !== 'peers');
   const server = useLoad(async () => {
     if (!peersShown) return undefined;
-    const { peers: _peers, ...s } = await get<Server>(`/api/servers/${id}`);
+    const { peers: _peers, ...s } = await get<Server>(`/api/servers/${id}?peers=none`);
     serverNames.set(s.id, s.name);
     return s;
   }, [id, peersShown]);
