@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'puppeteer-core';
-import { client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
+import { call, client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
 import { Receiver, eventually } from './helpers/receiver';
 import { SmtpServer } from './helpers/smtp';
 import { browserSuite, decodeQr, ensureWebBuilt, launchChromium, seriousAxeProblems, SCREENSHOTS, watchPage, type PageWatch } from './web-support';
@@ -214,6 +214,28 @@ t('registration tokens: a new one is shown whole once, with a copy button, and t
   await page.goto(`${d.url}/#/devices`, { waitUntil: 'networkidle0' });
   await h1Is('Devices');
   await accessible('devices');
+});
+
+t('access: a new API key is shown once and works, an access token may expire, and revoking one ends it', async () => {
+  await page.goto(`${d.url}/#/access`, { waitUntil: 'networkidle0' });
+  await h1Is('Access');
+  await page.type('#key-name', 'script');
+  await clickButton('Make an API key');
+  await waitFor(`document.getElementById('key-fresh')?.value.startsWith('wgk_')`);
+  const key = await js<string>(`document.getElementById('key-fresh').value`);
+  assert.is((await call(d.url, 'GET', '/api/stats', undefined, { 'wg-control-key': key })).status, 200);
+  await hasText('#main table', 'script');
+  await page.type('#token-name', 'prometheus');
+  await page.type('#token-days', '30');
+  await clickButton('Make an access token');
+  await waitFor(`document.getElementById('token-fresh')?.value.startsWith('wgt_')`);
+  const token = await js<string>(`document.getElementById('token-fresh').value`);
+  assert.ok((await api.get('/api/access-tokens')).json.some((c: { name: string; expiresAt: string | null }) => c.name === 'prometheus' && c.expiresAt !== null));
+  assert.is((await call(d.url, 'GET', '/api/stats', undefined, { Authorization: `Bearer ${token}` })).status, 200);
+  await accessible('access');
+  page.once('dialog', (dialog) => { void dialog.accept(); });
+  await js(`[...document.querySelectorAll('button')].find((b) => b.getAttribute('aria-label') === 'Revoke API key script').click()`);
+  await eventually('the key revoked', async () => ((await call(d.url, 'GET', '/api/stats', undefined, { 'wg-control-key': key })).status === 401 ? true : undefined));
 });
 
 t('webhooks: added through the form, a test send reaches the receiver and shows in the delivery log', async () => {

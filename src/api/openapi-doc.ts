@@ -152,6 +152,11 @@ export const openApiDocument = {
       MailTo: { type: 'object', properties: { to: { ...str, format: 'email' } } },
       MailSent: { type: 'object', properties: { sent: bool, to: str, messageId: str } },
       Stats: { type: 'object', additionalProperties: int },
+      Credential: {
+        type: 'object',
+        properties: { id: int, kind: { enum: ['apikey', 'token'] }, name: str, createdAt: ts, expiresAt: { type: ['string', 'null'], format: 'date-time' }, lastUsedAt: { type: ['string', 'null'], format: 'date-time' } },
+      },
+      NewCredential: { allOf: [ref('Credential'), { type: 'object', properties: { key: { ...str, description: 'an API key, shown only here' }, token: { ...str, description: 'an access token, shown only here' } } }] },
       Health: {
         type: 'object',
         properties: {
@@ -247,6 +252,16 @@ export const openApiDocument = {
       get: op('List registration tokens of a server', { 200: { description: 'tokens', ...json({ type: 'array', items: ref('RegistrationToken') }) } }, [404]),
       post: op('Make a registration token (UUIDv4, single use, valid 24 h); no body needed', { 201: { description: 'created', ...json(ref('RegistrationToken')) } }, [404]),
     }),
+    '/api/apikeys': {
+      get: op('List API keys (never their secrets)', { 200: { description: 'API keys by id', ...json({ type: 'array', items: ref('Credential') }) } }, []),
+      post: op('Make an API key; the answer holds it once, as `key`', { 201: { description: 'made', ...json(ref('NewCredential')) } }, [400, 413], { requestBody: { required: false, ...json({ type: 'object', properties: { name: str } }) } }),
+    },
+    '/api/apikeys/{id}': withId({ delete: op('Revoke an API key (its sessions end with it)', { 204: { description: 'revoked' } }, [404]) }),
+    '/api/access-tokens': {
+      get: op('List access tokens (never their secrets)', { 200: { description: 'access tokens by id', ...json({ type: 'array', items: ref('Credential') }) } }, []),
+      post: op('Make an access token; the answer holds it once, as `token`', { 201: { description: 'made', ...json(ref('NewCredential')) } }, [400, 413], { requestBody: { required: false, ...json({ type: 'object', properties: { name: str, expiresInDays: { type: 'integer', minimum: 1, maximum: 36500 } } }) } }),
+    },
+    '/api/access-tokens/{id}': withId({ delete: op('Revoke an access token (its sessions end with it)', { 204: { description: 'revoked' } }, [404]) }),
     '/api/tokens/{token}': {
       parameters: [{ name: 'token', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
       delete: op('Revoke a registration token', { 204: { description: 'revoked' } }, [404]),

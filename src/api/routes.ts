@@ -19,6 +19,7 @@ import { deviceApiRoutes } from './devices-api';
 import { deviceRoutes } from './devices';
 import { forwardRoutes } from './forwards';
 import { regTokenRoutes } from './regtokens';
+import { credentialsRoutes } from './credentials';
 import { sessionRoutes } from '../http/session';
 import { pageRoutes } from '../http/static-assets';
 
@@ -49,6 +50,7 @@ export function controlRoutes(app: App): Route[] {
     ...smtpTestRoutes(app),
     ...eventStreamRoutes(app),
     ...regTokenRoutes(app),
+    ...credentialsRoutes(app),
     ...deviceRoutes(app),
     ...forwardRoutes(app),
     ...deviceApiRoutes(app),

@@ -2,6 +2,7 @@
 // the daemon's database. A new secret is printed once, on stdout alone.
 import type { CredentialKind } from '../store/credentials';
 import type { Store } from '../store/store';
+import { createCredential, listCredentials, revokeCredential } from '../ops/credentials';
 import { UsageError, stringOption, type Args } from './args';
 
 export function runCredentialCommand(kind: CredentialKind, args: Args, store: Store, out: (s: string) => void): void {
@@ -10,23 +11,22 @@ export function runCredentialCommand(kind: CredentialKind, args: Args, store: St
   switch (verb) {
     case 'create': {
       const name = stringOption(args, 'name') ?? `${kind}-${now.toISOString()}`;
-      let expiresAt: string | null = null;
+      let expiresInDays: number | null = null;
       const days = stringOption(args, 'expires-in-days');
       if (days !== undefined) {
         if (kind !== 'token') throw new UsageError('--expires-in-days is for access tokens');
         if (!/^\d{1,5}$/.test(days) || Number(days) < 1) throw new UsageError('--expires-in-days must be a whole number of days, at least 1');
-        expiresAt = new Date(now.getTime() + Number(days) * 86_400_000).toISOString();
+        expiresInDays = Number(days);
       }
-      const { secret } = store.credentials.create(kind, name, now.toISOString(), expiresAt);
-      out(secret + '\n');
+      out(createCredential(store, kind, name, now, expiresInDays).secret + '\n');
       return;
     }
     case 'list':
-      out(JSON.stringify(store.credentials.list(kind), null, 2) + '\n');
+      out(JSON.stringify(listCredentials(store, kind), null, 2) + '\n');
       return;
     case 'revoke': {
       if (!arg || !/^\d+$/.test(arg)) throw new UsageError(`usage: wgcp ${kind} revoke ID`);
-      if (!store.credentials.revoke(kind, Number(arg))) throw new UsageError(`no ${kind} with id ${arg}`);
+      if (!revokeCredential(store, kind, Number(arg))) throw new UsageError(`no ${kind} with id ${arg}`);
       out(`revoked ${kind} ${arg}\n`);
       return;
     }

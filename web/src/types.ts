@@ -40,3 +40,5 @@ export interface Smtp {
 }
 /** One peer of the event stream's usage message. */
 export interface PeerUsage { id: number; serverID: number; currentDataUsageBytes: number; enabled: boolean; disabledReason: string; latestHandshake: number }
+
+export interface Credential { id: number; kind: 'apikey' | 'token'; name: string; createdAt: string; expiresAt: string | null; lastUsedAt: string | null }

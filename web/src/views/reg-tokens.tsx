@@ -6,17 +6,7 @@ import { formatDate } from '../format';
 import { LoadError, useLoad } from '../load';
 import { notify } from '../notice';
 import type { RegToken } from '../types';
-
-/** The clipboard API needs a secure context, which a router's http:// page is not: fall back to selecting the text. */
-async function copy(input: HTMLInputElement): Promise<boolean> {
-  try {
-    await navigator.clipboard.writeText(input.value);
-    return true;
-  } catch {
-    input.select();
-    return document.execCommand('copy');
-  }
-}
+import { copyField as copy } from '../copy';
 
 export function RegTokens({ serverId }: { serverId: string }) {
   const list = useLoad(() => get<RegToken[]>(`/api/servers/${serverId}/tokens`), [serverId]);

@@ -13,6 +13,7 @@ import { WebhookPage } from './webhook-page';
 import { Devices } from './devices';
 import { DevicePage } from './device-page';
 import { MailSettings } from './mail-settings';
+import { Credentials } from './credentials';
 
 function view(route: string[]) {
   const [a, id, sub, more] = route;
@@ -27,6 +28,7 @@ function view(route: string[]) {
   if (a === 'devices' && !id) return <Devices />;
   if (a === 'devices' && id) return <DevicePage id={id} />;
   if (a === 'mail') return <MailSettings />;
+  if (a === 'access') return <Credentials />;
   return <><h1>Not found</h1><p>Nothing is at this address. <a href={href()}>Go to the overview</a>.</p></>;
 }
 
@@ -57,6 +59,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
             {link(href(), 'Overview', section === '' || section === 'servers' || section === 'peers' || section === 'webhooks')}
             {link(href('devices'), 'Devices', section === 'devices')}
             {link(href('mail'), 'Mail', section === 'mail')}
+            {link(href('access'), 'Access', section === 'access')}
           </ul>
         </nav>
         <LiveBadge />

@@ -1,0 +1,42 @@
+// /api/apikeys and /api/access-tokens: the credentials of the control plane, for the page's
+// panel (the CLI has the same). A new secret is in the 201 answer only; lists never hold one.
+import createError from 'http-errors';
+import type { App } from '../app';
+import type { Route } from '../http/router';
+import { created, noContent, ok } from '../http/reply';
+import type { CredentialKind } from '../store/credentials';
+import { MAX_TOKEN_DAYS, createCredential, listCredentials, revokeCredential } from '../ops/credentials';
+import { parseId, readInt, readString } from './fields';
+import { optionalBody } from './optional-body';
+
+function credentialRoutes(app: App, kind: CredentialKind, base: string, secretField: 'key' | 'token'): Route[] {
+  return [
+    { method: 'GET', path: base, auth: 'control', handler: () => ok(listCredentials(app.store, kind)) },
+    {
+      method: 'POST', path: base, auth: 'control',
+      async handler(ctx) {
+        const body = await optionalBody(ctx);
+        const now = app.now();
+        const name = readString(body, 'name', { max: 64, min: 1 }) ?? `${kind}-${now.toISOString()}`;
+        const days = kind === 'token' ? readInt(body, 'expiresInDays', 1, MAX_TOKEN_DAYS) ?? null : null;
+        if (kind === 'apikey' && body.expiresInDays !== undefined) throw createError(400, 'expiresInDays is for access tokens', { field: 'expiresInDays' });
+        const { secret, ...info } = createCredential(app.store, kind, name, now, days);
+        app.log.info(`${kind === 'apikey' ? 'API key' : 'access token'} created`, { id: info.id, name: info.name });
+        return created({ ...info, [secretField]: secret });
+      },
+    },
+    {
+      method: 'DELETE', path: `${base}/:id`, auth: 'control',
+      handler(ctx) {
+        const what = kind === 'apikey' ? 'API key' : 'access token';
+        if (!revokeCredential(app.store, kind, parseId(ctx.params.id, what))) throw createError(404, `${what} not found`);
+        app.log.info(`${what} revoked`, { id: Number(ctx.params.id) });
+        return noContent();
+      },
+    },
+  ];
+}
+
+export function credentialsRoutes(app: App): Route[] {
+  return [...credentialRoutes(app, 'apikey', '/api/apikeys', 'key'), ...credentialRoutes(app, 'token', '/api/access-tokens', 'token')];
+}

@@ -1,0 +1,106 @@
+// API keys and access tokens: who may use the API (and sign in here). A new secret is shown
+// whole once, with a copy button; the lists show names and dates only. Revoking one ends
+// the sessions opened with it.
+import { useState } from 'preact/hooks';
+import { api, describe, get } from '../api';
+import { copyField } from '../copy';
+import { formatDate } from '../format';
+import { LoadError, useLoad, useTitle } from '../load';
+import { notify } from '../notice';
+import type { Credential } from '../types';
+
+interface Kind { path: string; title: string; one: string; secretField: 'key' | 'token'; expires: boolean; about: string }
+
+const KINDS: Kind[] = [
+  { path: '/api/apikeys', title: 'API keys', one: 'API key', secretField: 'key', expires: false, about: 'Sent as wg-control-key by scripts and the wgcp command; they never expire.' },
+  { path: '/api/access-tokens', title: 'Access tokens', one: 'access token', secretField: 'token', expires: true, about: 'Sent as Authorization: Bearer (Prometheus sends this); they may expire.' },
+];
+
+function CredentialSection({ kind }: { kind: Kind }) {
+  const list = useLoad(() => get<Credential[]>(kind.path), [kind.path]);
+  const [fresh, setFresh] = useState<string | null>(null);
+  const [error, setError] = useState('');
+  const [name, setName] = useState('');
+  const [days, setDays] = useState('');
+  const id = kind.secretField;
+  let input: HTMLInputElement | null = null;
+  const create = async (e: Event) => {
+    e.preventDefault();
+    setError('');
+    try {
+      const body: Record<string, unknown> = {};
+      if (name.trim()) body.name = name.trim();
+      if (kind.expires && days.trim()) body.expiresInDays = Number(days);
+      const made = await api<Credential & Record<string, string>>('POST', kind.path, body);
+      setFresh(made[kind.secretField]);
+      setName('');
+      setDays('');
+      list.reload();
+    } catch (err) { setError(describe(err)); }
+  };
+  const revoke = async (c: Credential) => {
+    if (!window.confirm(`Revoke the ${kind.one} "${c.name}"? Whoever uses it loses access at once.`)) return;
+    await api('DELETE', `${kind.path}/${c.id}`).then(() => notify(`${kind.one[0].toUpperCase()}${kind.one.slice(1)} revoked`), (err) => setError(describe(err)));
+    list.reload();
+  };
+  return (
+    <section aria-labelledby={`${id}-h`}>
+      <h2 id={`${id}-h`}>{kind.title}</h2>
+      <p>{kind.about}</p>
+      <form class="cols" onSubmit={create}>
+        <div class="field">
+          <label for={`${id}-name`}>Name</label>
+          <input id={`${id}-name`} value={name} maxLength={64} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        </div>
+        {kind.expires && (
+          <div class="field">
+            <label for={`${id}-days`}>Expires in days (empty: never)</label>
+            <input id={`${id}-days`} type="number" min={1} max={36500} value={days} onInput={(e) => setDays((e.target as HTMLInputElement).value)} />
+          </div>
+        )}
+        <div class="buttons"><button type="submit" class="primary">Make an {kind.one}</button></div>
+      </form>
+      {error && <p class="form-error" role="alert">{error}</p>}
+      {fresh && (
+        <div class="panel" role="region" aria-labelledby={`${id}-fresh-h`}>
+          <h3 id={`${id}-fresh-h`}>New {kind.one}</h3>
+          <p>Copy it now: this page shows it only this once.</p>
+          <div class="copy">
+            <label for={`${id}-fresh`} class="visually-hidden">New {kind.one}</label>
+            <input id={`${id}-fresh`} readOnly value={fresh} ref={(el) => { input = el; }} />
+            <button type="button" onClick={async () => { if (input && (await copyField(input))) notify('Copied'); }}>Copy</button>
+          </div>
+        </div>
+      )}
+      <LoadError error={list.error} reload={list.reload} />
+      {list.data && list.data.length > 0 && (
+        <div class="table-wrap">
+          <table>
+            <thead><tr><th scope="col">Name</th><th scope="col">Made</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+            <tbody>
+              {list.data.map((c) => (
+                <tr key={c.id}>
+                  <td>{c.name}</td>
+                  <td>{formatDate(c.createdAt)}</td>
+                  <td>{c.expiresAt ? formatDate(c.expiresAt) : 'never'}</td>
+                  <td>{c.lastUsedAt ? formatDate(c.lastUsedAt) : 'not yet'}</td>
+                  <td><button type="button" class="quiet" onClick={() => revoke(c)} aria-label={`Revoke ${kind.one} ${c.name}`}>Revoke</button></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function Credentials() {
+  useTitle('Access');
+  return (
+    <>
+      <h1>Access</h1>
+      {KINDS.map((k) => <CredentialSection key={k.path} kind={k} />)}
+    </>
+  );
+}
