@@ -56,6 +56,15 @@ if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
     assert.ok(/\t[1-9]\d+/.test(serverPeers), `router side saw a handshake: ${serverPeers}`);
   });
 
+  t('runs a dual-stack tunnel: its IPv6 address, and traffic to the server\'s IPv6 tunnel address', async () => {
+    const server = (await w.daemon.api('GET', `/api/servers/${w.serverId}?peers=none`)).json;
+    const device = (await w.daemon.api('GET', `/api/devices/${deviceId}`)).json;
+    const peer = (await w.daemon.api('GET', `/api/peers/${device.peerID}`)).json;
+    assert.ok(peer.ip6, 'the device peer has an IPv6 address');
+    assert.match(w.device.exec('ip', ['address', 'show', 'dev', agent.ifname]), `inet6 ${peer.ip6}/128`);
+    assert.ok(agent.ping(server.address6.replace(/\/\d+$/, '')), 'ping the server\'s IPv6 tunnel address through the tunnel');
+  });
+
   t('status shows no key; the state file and the log hold none in plaintext', async () => {
     const dev = (await w.daemon.api('GET', `/api/devices/${deviceId}`)).json;
     const conf = (await w.daemon.api('GET', `/api/peers/${dev.peerID}/config`)).text;
