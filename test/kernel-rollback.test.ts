@@ -41,7 +41,7 @@ function makeFakeTools(dir: string): string {
   const bin = path.join(dir, 'bin');
   fs.mkdirSync(bin);
   fs.mkdirSync(path.join(dir, 'fail'));
-  for (const tool of ['nft', 'wg']) {
+  for (const tool of ['nft', 'wg', 'wireguard-go']) {
     const real = execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
     fs.writeFileSync(path.join(bin, tool), `#!/bin/sh\n${tool === 'nft' ? interactiveNft(dir, real) : ''}if [ -e '${dir}/fail/${tool}' ]; then echo "Error: injected failure of ${tool}" >&2; exit 1; fi\nexec '${real}' "$@"\n`, { mode: 0o755 });
   }
@@ -51,7 +51,7 @@ function makeFakeTools(dir: string): string {
   fs.writeFileSync(path.join(bin, 'ip'), `#!/bin/sh\nfor a in "$@"; do [ "$a" = wireguard ] && { echo "Error: Unknown device type." >&2; exit 2; }; done\nexec '${ip}' "$@"\n`, { mode: 0o755 });
   return bin;
 }
-const failing = (tool: 'nft' | 'wg', on: boolean): void => {
+const failing = (tool: 'nft' | 'wg' | 'wireguard-go', on: boolean): void => {
   const marker = path.join(w.fakeDir, 'fail', tool);
   if (on) fs.writeFileSync(marker, ''); else fs.rmSync(marker, { force: true });
 };
@@ -148,6 +148,17 @@ if (canRunAsRoot('kernel rollback')) {
     assert.is((await w.daemon.api('GET', '/api/servers')).json.length, 1);
     assert.is(kernelState(w.daemon), kernel);
     assert.is(wireguardGoPid(w.daemon, 'wgcp2'), null);
+  });
+
+  t('a wireguard-go that cannot bring an interface up: 500 quoting its own words, nothing stored', async () => {
+    const kernel = kernelState(w.daemon);
+    failing('wireguard-go', true);
+    const res = await w.daemon.api('POST', '/api/servers', { name: 'lab', endpoint: '192.0.2.1:51822', mode: 'forward', address: '10.68.0.1/24' });
+    failing('wireguard-go', false);
+    assert.is(res.status, 500);
+    assert.match(res.json.error, /wireguard-go exited before it brought up wgcp\d+: Error: injected failure of wireguard-go/);
+    assert.is((await w.daemon.api('GET', '/api/servers')).json.length, 1);
+    assert.is(kernelState(w.daemon), kernel);
   });
 
   t('once the tools work again the same changes apply', async () => {
