@@ -147,19 +147,23 @@ if (canRunAsRoot('openwrt scripts', ['unshare', 'mount', 'openssl', 'ip', 'nft']
     assert.equal([stat(victim).uid, mode(victim)], [0, '600'], 'the link\'s target is untouched');
   });
 
-  t('the prerm cleanup removes the interfaces of wgcp\'s servers and inet wgcp, nothing else, and leaves no root file in the data folder', async () => {
+  t('the prerm cleanup removes the marked interfaces of wgcp\'s servers and inet wgcp, nothing else, and leaves no root file in the data folder', async () => {
     const data = dir('rm-data');
     const { Store } = require(path.join(__dirname, '..', 'src', 'store', 'store.js')) as { Store: { open(dir: string): { db: { prepare(sql: string): { run(...a: unknown[]): unknown } }; close(): void } } };
     const store = Store.open(data);
     const now = new Date().toISOString();
     store.db.prepare(`INSERT INTO servers (name, endpoint, mode, interface, address, listen_port, dns, mtu, private_key, public_key, created_at, updated_at)
       VALUES ('office', '192.0.2.1:51820', 'forward', 'wgcp7', '10.7.0.1/24', 51820, '', NULL, 'k', 'p', ?, ?)`).run(now, now);
+    // A server row naming a link wgcpd never marked (the router's own): it must stay.
+    store.db.prepare(`INSERT INTO servers (name, endpoint, mode, interface, address, listen_port, dns, mtu, private_key, public_key, created_at, updated_at)
+      VALUES ('lan', '192.0.2.1:51821', 'forward', 'wgcp9', '10.9.0.1/24', 51821, '', NULL, 'k', 'p', ?, ?)`).run(now, now);
     store.close();
     for (const f of [data, ...fs.readdirSync(data).map((f) => path.join(data, f))]) fs.chownSync(f, WGCP, WGCP);
     fs.chmodSync(data, 0o700);
     const ns = new Netns('rm');
     try {
-      for (const [a, b] of [['wgcp7', 'wgcp7p'], ['wg0', 'wg0p'], ['wgcp8', 'wgcp8p']]) ns.exec('ip', ['link', 'add', a, 'type', 'veth', 'peer', 'name', b]);
+      for (const [a, b] of [['wgcp7', 'wgcp7p'], ['wg0', 'wg0p'], ['wgcp8', 'wgcp8p'], ['wgcp9', 'wgcp9p']]) ns.exec('ip', ['link', 'add', a, 'type', 'veth', 'peer', 'name', b]);
+      ns.exec('ip', ['link', 'set', 'dev', 'wgcp7', 'alias', 'wgcp-managed']);
       for (const table of ['wgcp', 'fw4']) ns.exec('nft', ['-f', '-'], `table inet ${table} {\n  chain c {\n    type filter hook forward priority 0;\n  }\n}\n`);
       const cleanup = script('cleanup.sh', [[/^INIT=.*$/m, 'INIT=/nonexistent/wgcpd'], [/^NODE=.*$/m, `NODE=${process.execPath}`],
         [/^LIB=.*$/m, `LIB=${REPO_ROOT}`], [/^DEFAULT_DATA_DIR=.*$/m, `DEFAULT_DATA_DIR=${data}`]]);
@@ -167,7 +171,7 @@ if (canRunAsRoot('openwrt scripts', ['unshare', 'mount', 'openssl', 'ip', 'nft']
       assert.is(r.code, 0, r.stdout + r.stderr);
       const links = ns.exec('ip', ['-o', 'link', 'show']);
       assert.not.match(links, /: wgcp7@/);
-      for (const kept of ['wg0', 'wgcp8']) assert.match(links, new RegExp(`: ${kept}@`), kept);
+      for (const kept of ['wg0', 'wgcp8', 'wgcp9']) assert.match(links, new RegExp(`: ${kept}@`), kept);
       const tables = ns.exec('nft', ['list', 'tables']);
       assert.not.match(tables, /inet wgcp/);
       assert.match(tables, /inet fw4/);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Removes what wgcpd made in the kernel, and only that: the interfaces its servers name in
-# its database and the nftables table inet wgcp. Run by the package's prerm (opkg remove);
+# its database that carry wgcpd's mark, and the nftables table inet wgcp. Run by the package's prerm (opkg remove);
 # data and settings stay. The database is read as the user wgcp, so no file in the data
 # folder becomes root's.
 INIT=/etc/init.d/wgcpd
@@ -21,7 +21,8 @@ if [ -f "$data_dir/wgcp.db" ] && [ -x "$NODE" ]; then
 			if (/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$/.test(name)) console.log(name);
 		}' "$LIB" "$data_dir/wgcp.db") || names=
 	for ifname in $names; do
-		if ip link show dev "$ifname" >/dev/null 2>&1; then ip link del dev "$ifname"; fi
+		# Only a link wgcpd marked as its own (its alias): a router link of that name stays.
+		if [ "$(cat "/sys/class/net/$ifname/ifalias" 2>/dev/null)" = wgcp-managed ]; then ip link del dev "$ifname"; fi
 	done
 fi
 if nft list table inet wgcp >/dev/null 2>&1; then nft delete table inet wgcp; fi
