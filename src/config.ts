@@ -18,6 +18,8 @@ export interface Config {
   usageIntervalS: number;
   /** Heartbeat answers kept in memory at most (0: none kept). */
   heartbeatCache: number;
+  /** Seconds between writes of the devices' newest heartbeat reports (flash wear). */
+  heartbeatFlushS: number;
   /** The WAN interfaces port forwards apply to; null: those holding a default route, followed as they change. */
   wanInterfaces: string[] | null;
   logLevel: LogLevel;
@@ -54,6 +56,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^\d+$/.test(cache) || Number(cache) > 10_000_000) {
     throw new ConfigError(`WGCP_HEARTBEAT_CACHE must be a whole number of devices from 0 to 10000000, got "${cache}"`);
   }
+  const flush = nonEmpty(env, 'WGCP_HEARTBEAT_FLUSH_S') ?? '60';
+  if (!/^\d+$/.test(flush) || Number(flush) < 1 || Number(flush) > 3600) {
+    throw new ConfigError(`WGCP_HEARTBEAT_FLUSH_S must be a whole number of seconds from 1 to 3600, got "${flush}"`);
+  }
   const tlsCert = nonEmpty(env, 'WGCP_TLS_CERT');
   const tlsKey = nonEmpty(env, 'WGCP_TLS_KEY');
   if ((tlsCert === null) !== (tlsKey === null)) {
@@ -80,6 +86,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kernel: oneOf('WGCP_KERNEL', nonEmpty(env, 'WGCP_KERNEL') ?? 'auto', ['on', 'off', 'auto'] as const),
     usageIntervalS: Number(interval),
     heartbeatCache: Number(cache),
+    heartbeatFlushS: Number(flush),
     wanInterfaces,
     logLevel: oneOf('WGCP_LOG_LEVEL', nonEmpty(env, 'WGCP_LOG_LEVEL') ?? 'info', ['error', 'warn', 'info', 'debug'] as const),
   };

@@ -18,7 +18,7 @@ export function attachDeviceContext(app: App, salt: string, limit: FailureLimit 
   const ctx = {
     salt,
     limiter: new FailureLimiter(limit, () => app.now().getTime()),
-    heartbeats: new HeartbeatWriter(app.store, app.log),
+    heartbeats: new HeartbeatWriter(app.store, app.log, app.config.heartbeatFlushS * 1000),
     answers: new HeartbeatAnswers(app.store, app.config.heartbeatCache),
   };
   contexts.set(app, ctx);
