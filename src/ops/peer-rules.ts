@@ -3,7 +3,7 @@
 // the operation's transaction, against the state as it stands there.
 import type { Store } from '../store/store';
 import type { ServerRecord } from '../store/servers';
-import { formatIpv4, isHostOf, networkOf, parseCidr, parseIpv4 } from '../wg/ipv4';
+import { isHostOf, networkOf, parseCidr, parseIpv4 } from '../wg/ipv4';
 import { formatIpv6, hostAt6, isHostOf6, parseCidr6, parseIpv6 } from '../wg/ipv6';
 import { badField } from './field-error';
 
@@ -32,10 +32,9 @@ export function checkAllowAccess(store: Store, server: ServerRecord, ids: number
   }
 }
 
-/** The lowest free host address of the server's subnet, skipping the server's own. */
-export function allocatePeerIp(store: Store, server: ServerRecord, firstFree: (used: string[]) => string | null): string {
-  const subnet = parseCidr(server.address)!;
-  const ip = firstFree([...store.peers.usedIps(server.id), formatIpv4(subnet.ip)]);
+/** The lowest free host address of the server's subnet, skipping the server's own; O(log n), never a read of every used one. */
+export function allocatePeerIp(store: Store, server: ServerRecord): string {
+  const ip = store.peers.lowestFreeIp(server);
   if (ip === null) throw badField('ip', `no free address is left in ${server.address}`);
   return ip;
 }
@@ -58,10 +57,9 @@ export function checkPeerIp6(store: Store, server: ServerRecord, ip6: string, se
 export function allocatePeerIp6(store: Store, server: ServerRecord, ip: string): string | null {
   if (server.address6 === null) return null;
   const prefix = parseCidr6(server.address6)!;
-  const used = new Set(store.peers.usedIp6s(server.id).map((a) => parseIpv6(a)!));
-  used.add(prefix.ip);
   const mirrored = hostAt6(prefix, BigInt((parseIpv4(ip)! - networkOf(parseCidr(server.address)!)) >>> 0));
-  if (isHostOf6(prefix, mirrored) && !used.has(mirrored)) return formatIpv6(mirrored);
-  for (let n = hostAt6(prefix, 1n); isHostOf6(prefix, n); n++) if (!used.has(n)) return formatIpv6(n);
-  throw badField('ip6', `no free address is left in ${server.address6}`);
+  if (isHostOf6(prefix, mirrored) && mirrored !== prefix.ip && store.peers.idByIp6(server.id, formatIpv6(mirrored)) === undefined) return formatIpv6(mirrored);
+  const lowest = store.peers.lowestFreeIp6(server);
+  if (lowest === null) throw badField('ip6', `no free address is left in ${server.address6}`);
+  return lowest;
 }

@@ -7,7 +7,6 @@ import type { PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { presentPeer } from '../views/present';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
-import { firstFreeHost, parseCidr } from '../wg/ipv4';
 import { hasReason, withReason, withoutReason } from './disable-reasons';
 import { badField } from './field-error';
 import { forwardsOfPeerChange } from './forwards-follow';
@@ -63,7 +62,7 @@ export function createPeer(app: App, serverId: number, input: PeerInput): PeerRe
   const { server, peer } = store.tx(() => {
     const server = store.servers.get(serverId);
     if (!server) throw createError(404, 'server not found');
-    const ip = input.ip ?? allocatePeerIp(store, server, (used) => firstFreeHost(parseCidr(server.address)!, used));
+    const ip = input.ip ?? allocatePeerIp(store, server);
     checkPeerIp(store, server, ip, null);
     const ip6 = input.ip6 ?? allocatePeerIp6(store, server, ip);
     if (ip6 !== null) checkPeerIp6(store, server, ip6, null);

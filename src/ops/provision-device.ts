@@ -8,7 +8,6 @@ import type { PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { isHardwareId, isUuid, newUuid } from '../device/identifiers';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
-import { firstFreeHost, parseCidr } from '../wg/ipv4';
 import { allocatePeerIp, allocatePeerIp6 } from './peer-rules';
 
 export interface Provisioned {
@@ -73,7 +72,7 @@ export function provisionDevice(app: App, token: string, hwid: string): Provisio
 
 function freeAddress(app: App, server: ServerRecord): string {
   try {
-    return allocatePeerIp(app.store, server, (used) => firstFreeHost(parseCidr(server.address)!, used));
+    return allocatePeerIp(app.store, server);
   } catch {
     // A full subnet is the router's problem, not the device's: a 500, logged with the reason.
     throw new Error(`no free address is left in ${server.address} for a new device of server ${server.id}`);

@@ -214,4 +214,20 @@ export const MIGRATIONS: readonly string[] = [
   INSERT INTO job_state (name, value) VALUES ('ulaGlobalId', lower(hex(randomblob(5))));
   INSERT INTO job_state (name, value) SELECT 'ipv6Backfill', '1' WHERE EXISTS (SELECT 1 FROM servers);
   `,
+  // Scale (issue 15): a random token renewed by any change of a peer's addresses (insert,
+  // delete, ip, ip6 or server moved), whoever writes it: the daemon's ranges of free
+  // addresses (src/store/free-addresses.ts) hold while it is the one their own writes left.
+  `
+  INSERT INTO job_state (name, value) VALUES ('addressesVersion', lower(hex(randomblob(8))));
+  CREATE TRIGGER peers_addresses_insert AFTER INSERT ON peers BEGIN
+    UPDATE job_state SET value = lower(hex(randomblob(8))) WHERE name = 'addressesVersion';
+  END;
+  CREATE TRIGGER peers_addresses_delete AFTER DELETE ON peers BEGIN
+    UPDATE job_state SET value = lower(hex(randomblob(8))) WHERE name = 'addressesVersion';
+  END;
+  CREATE TRIGGER peers_addresses_update AFTER UPDATE OF server_id, ip, ip6 ON peers
+  WHEN OLD.server_id IS NOT NEW.server_id OR OLD.ip IS NOT NEW.ip OR OLD.ip6 IS NOT NEW.ip6 BEGIN
+    UPDATE job_state SET value = lower(hex(randomblob(8))) WHERE name = 'addressesVersion';
+  END;
+  `,
 ];

@@ -1,6 +1,8 @@
 // The peers table and its allowAccess pairs (peer_access). A record carries its
 // allowAccess ids so that callers never see one without the other.
 import type { DB } from './db';
+import { FreeAddresses, type Freed } from './free-addresses';
+import type { ServerRecord } from './servers';
 
 /** Why a peer is off; the order is the canonical one (the first is shown as `disabledReason`). */
 export const DISABLE_REASONS = ['admin', 'suspended', 'data_limit'] as const;
@@ -85,6 +87,9 @@ export class PeerTable {
   private readonly searchStmts = new Map<string, ReturnType<DB['prepare']>>();
   private readonly searchCount;
   private readonly accessOfIds;
+  private readonly addressesOf;
+  /** Where new addresses come from: the lowest free one without reading every used one. */
+  private readonly free: FreeAddresses;
 
   constructor(private readonly db: DB) {
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM peers WHERE id = ?`);
@@ -110,6 +115,8 @@ export class PeerTable {
     this.ip6sOfServer = db.prepare('SELECT ip6 FROM peers WHERE server_id = ? AND ip6 IS NOT NULL').pluck();
     this.keyHolder = db.prepare('SELECT id FROM peers WHERE server_id = ? AND public_key = ?').pluck();
     this.serverOfStmt = db.prepare('SELECT server_id FROM peers WHERE id = ?').pluck();
+    this.addressesOf = db.prepare('SELECT server_id AS serverId, ip, ip6 FROM peers WHERE id = ?');
+    this.free = new FreeAddresses(db, (s, ip) => this.idByIp(s, ip) !== undefined, (s, ip6) => this.idByIp6(s, ip6) !== undefined);
     this.countsStmt = db.prepare(`SELECT COUNT(*) AS total, COALESCE(SUM(enabled), 0) AS enabled,
       COALESCE(SUM(usage_bytes), 0) AS usage FROM peers WHERE (? IS NULL OR server_id = ?)`);
     // Addresses sort as numbers (10.0.0.9 before 10.0.0.10), not as text.
@@ -165,22 +172,32 @@ export class PeerTable {
   idByIp6(serverId: number, ip6: string): number | undefined { return this.ip6Holder.get(serverId, ip6) as number | undefined; }
   usedIp6s(serverId: number): string[] { return this.ip6sOfServer.all(serverId) as string[]; }
 
+  /** The lowest free host address of the server's subnet (its own left out), or null when it is full. */
+  lowestFreeIp(server: ServerRecord): string | null { return this.free.lowestIp(server); }
+  /** The lowest free address of the server's IPv6 prefix (its own left out), or null. */
+  lowestFreeIp6(server: ServerRecord): string | null { return this.free.lowestIp6(server); }
+
   counts(serverId: number | null): { total: number; enabled: number; usage: number } {
     return this.countsStmt.get(serverId, serverId) as { total: number; enabled: number; usage: number };
   }
 
   insert(p: NewPeer): PeerRecord {
-    const id = Number(this.insertStmt.run(toColumns(p)).lastInsertRowid);
+    const id = Number(this.free.ownWrite(() => this.insertStmt.run(toColumns(p))).lastInsertRowid);
     this.setAccess(id, p.allowAccess);
     return { ...p, id };
   }
 
   update(p: PeerRecord): void {
-    this.updateStmt.run(toColumns(p));
+    const was = this.addressesOf.get(p.id) as Freed | undefined;
+    const freed = was && { serverId: was.serverId, ip: was.ip !== p.ip ? was.ip : null, ip6: was.ip6 !== p.ip6 ? was.ip6 : null };
+    this.free.ownWrite(() => this.updateStmt.run(toColumns(p)), freed);
     this.setAccess(p.id, p.allowAccess);
   }
 
-  delete(id: number): void { this.deleteStmt.run(id); }
+  delete(id: number): void {
+    const was = this.addressesOf.get(id) as Freed | undefined;
+    this.free.ownWrite(() => this.deleteStmt.run(id), was);
+  }
 
   private setAccess(id: number, targets: number[]): void {
     this.clearAccess.run(id);
