@@ -230,4 +230,27 @@ export const MIGRATIONS: readonly string[] = [
     UPDATE job_state SET value = lower(hex(randomblob(8))) WHERE name = 'addressesVersion';
   END;
   `,
+  // Observability (issue 13): the traffic history, one table a tier (src/history/tiers.ts),
+  // keyed (t, subject) so that writes land at each table's end and prunes at its start: a
+  // subject is a peer id, or -(server id) for the server's sum. No foreign key: peer ids are
+  // never reused (AUTOINCREMENT) and a deleted peer's rows age out with the rest. And counters
+  // kept with the rows they count: webhook delivery attempts by outcome (GET /metrics).
+  `
+  CREATE TABLE traffic_5m (t INTEGER NOT NULL, subject INTEGER NOT NULL, rx_bytes INTEGER NOT NULL, tx_bytes INTEGER NOT NULL,
+    PRIMARY KEY (t, subject)) WITHOUT ROWID;
+  CREATE TABLE traffic_1h (t INTEGER NOT NULL, subject INTEGER NOT NULL, rx_bytes INTEGER NOT NULL, tx_bytes INTEGER NOT NULL,
+    PRIMARY KEY (t, subject)) WITHOUT ROWID;
+  CREATE TABLE traffic_1d (t INTEGER NOT NULL, subject INTEGER NOT NULL, rx_bytes INTEGER NOT NULL, tx_bytes INTEGER NOT NULL,
+    PRIMARY KEY (t, subject)) WITHOUT ROWID;
+  CREATE TABLE metric_counters (
+    name TEXT NOT NULL,
+    label TEXT NOT NULL,
+    value INTEGER NOT NULL,
+    PRIMARY KEY (name, label)
+  ) WITHOUT ROWID;
+  CREATE TRIGGER webhook_deliveries_counted AFTER INSERT ON webhook_deliveries BEGIN
+    INSERT INTO metric_counters (name, label, value) VALUES ('webhook_deliveries', NEW.outcome, 1)
+    ON CONFLICT (name, label) DO UPDATE SET value = value + 1;
+  END;
+  `,
 ];
