@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// wgcpd: runs the daemon in the foreground until SIGTERM or SIGINT.
+// wgcpd: runs the daemon in the foreground until SIGTERM or SIGINT; SIGHUP starts it again.
 import { ConfigError, loadConfig } from './config';
-import { startDaemon } from './daemon';
+import { startDaemon, type Daemon } from './daemon';
+import { removePidFile, writePidFile } from './backup/daemon-reload';
+import { applyPendingRestore } from './ops/restore';
 import { createLogger } from './log';
 import { KernelUnavailable } from './kernel/select';
 import { startNotify, type Notifier } from './notify';
@@ -34,18 +36,40 @@ export async function runDaemon(): Promise<void> {
     log.error('wgcpd could not report readiness', { error: err instanceof Error ? err.message : String(err) });
     process.exit(1);
   }
+  writePidFile(config.dataDir);
+  // SIGHUP (docs/operations.md): stop, apply a restore `wgcp restore` staged, start again
+  // from the database; the start reconciles the kernel to it. Signals queue on `current`.
+  let current: Promise<Daemon> = Promise.resolve(daemon);
+  const reload = () => {
+    log.info('reloading: wgcpd starts again from its database', { signal: 'SIGHUP' });
+    current = current.then(async (d) => {
+      await d.close();
+      await applyPendingRestore(config.dataDir, new Date()).then(
+        (r) => { if (r) log.warn('restored a backup; the database before it is kept', { beforeFile: r.before, stateFiles: r.files }); },
+        (err) => log.error('the staged restore failed: the database is as it was', { error: err instanceof Error ? err.message : String(err) }));
+      const next = await startDaemon(config, { log });
+      writePidFile(config.dataDir);
+      return next;
+    });
+    current.catch((err) => {
+      log.error('wgcpd could not start again after SIGHUP', { error: err instanceof Error ? err.message : String(err) });
+      removePidFile(config.dataDir);
+      process.exit(1);
+    });
+  };
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info('stopping', { signal });
-    notifier.stop().then(() => daemon.close()).then(() => process.exit(0), (err) => {
+    notifier.stop().then(() => current).then((d) => d.close()).then(() => { removePidFile(config.dataDir); process.exit(0); }, (err) => {
       log.error('stop failed', { error: String(err) });
       process.exit(1);
     });
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGHUP', () => { if (!stopping) reload(); });
 }
 
 if (require.main === module) void runDaemon();

@@ -6,6 +6,7 @@ import { Store } from '../store/store';
 import { VERSION } from '../version';
 import { UsageError, parseArgs, stringOption } from './args';
 import { runCredentialCommand } from './credentials';
+import { runDataCommand } from './data-commands';
 import { runRegTokenCommand } from './regtokens';
 import { runServe } from './serve';
 import { runTlsCommand } from './tls';
@@ -16,6 +17,8 @@ const USAGE = `usage: wgcp [--data-dir DIR] COMMAND
   token  create [--name NAME] [--expires-in-days N] | list | revoke ID
   regtoken create --server ID | list [--server ID] | revoke TOKEN   device registration tokens
   tls init [--out-dir DIR] [--cn NAME] [--san DNS:x,IP:y] [--days N] [--force]   self-signed pair
+  backup [--out FILE|-] [--passphrase-file F]   a consistent snapshot, 0600; it holds every secret
+  restore FILE [--passphrase-file F]            replaces the state (the old one is kept); exit 2: refused
   --version                               print the version
 The data folder is --data-dir, else $WGCP_DATA_DIR, else /var/lib/wgcp.`;
 
@@ -30,6 +33,11 @@ export function main(argv: string[], out: (s: string) => void = (s) => process.s
       return -1;
     }
     if (command === 'tls') { runTlsCommand(args, dataDir, out); return 0; }
+    if (command === 'backup' || command === 'restore' || command === 'import') {
+      process.umask(0o077);
+      void runDataCommand(command, args, dataDir, out).then((code) => { process.exitCode = code; });
+      return -1;
+    }
     if (command !== 'apikey' && command !== 'token' && command !== 'regtoken') throw new UsageError(USAGE);
     process.umask(0o077);
     const store = Store.open(dataDir);

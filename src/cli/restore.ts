@@ -1,0 +1,43 @@
+// `wgcp restore FILE [--passphrase-file F]`: checks and stages the backup, then applies it
+// itself when no wgcpd runs, or has the running wgcpd apply it during a SIGHUP reload (its
+// start reconciles the kernel to the restored state). A refused file changes nothing: exit 2.
+import fs from 'node:fs';
+import path from 'node:path';
+import { PENDING_FILE, applyPendingRestore, forgetRestoreResult, readRestoreResult, stageRestore, type RestoreResult } from '../ops/restore';
+import { reloadDaemon, runningDaemon } from '../backup/daemon-reload';
+import { UsageError, stringOption, type Args } from './args';
+import { readPassphraseFile } from './backup';
+
+function describeApplied(r: RestoreResult, out: (s: string) => void): void {
+  out(r.before ? `the database before the restore is kept as ${r.before}\n` : 'there was no database before the restore\n');
+  if (r.files.length) out(`restored state files: ${r.files.join(', ')}\n`);
+}
+
+export async function runRestoreCommand(args: Args, dataDir: string, out: (s: string) => void): Promise<number> {
+  const file = args.words[1];
+  if (!file || args.words.length > 2) throw new UsageError('usage: wgcp restore FILE [--passphrase-file F]');
+  const passphrase = readPassphraseFile(stringOption(args, 'passphrase-file'));
+  const checked = await stageRestore(dataDir, file, passphrase);
+  const migrated = checked.schemaFrom === checked.schemaTo ? `schema ${checked.schemaTo}` : `schema ${checked.schemaFrom}, migrated to ${checked.schemaTo}`;
+  out(`${file} is a wgcp backup${checked.meta.takenAt ? ` taken at ${checked.meta.takenAt}` : ''}${checked.meta.version ? ` by wgcp ${checked.meta.version}` : ''} (${migrated}): ${checked.servers} servers, ${checked.peers} peers\n`);
+  const pid = runningDaemon(dataDir);
+  if (pid === null) {
+    describeApplied((await applyPendingRestore(dataDir, new Date()))!, out);
+    out('restored; wgcpd is not running: its next start makes the kernel hold the restored state\n');
+    return 0;
+  }
+  forgetRestoreResult(dataDir);
+  out(`wgcpd (pid ${pid}) is running: it applies the restore as it starts again (SIGHUP)\n`);
+  const outcome = await reloadDaemon(dataDir, pid);
+  const result = readRestoreResult(dataDir);
+  if (result?.ok) {
+    describeApplied(result, out);
+    if (outcome === 'reloaded') {
+      out('restored; wgcpd started again from it and the kernel holds the restored state\n');
+      return 0;
+    }
+    throw new Error(`restored, but wgcpd ${outcome === 'stopped' ? 'stopped while starting again' : 'did not start again within 60 s'}: see its log`);
+  }
+  fs.rmSync(path.join(dataDir, PENDING_FILE), { force: true });
+  throw new Error(`wgcpd did not apply the restore${result?.error ? `: ${result.error}` : outcome === 'stopped' ? ': it stopped (see its log)' : ''}; the database is as it was`);
+}
