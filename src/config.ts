@@ -10,6 +10,8 @@ export interface Config {
   dataDir: string;
   listen: HostPort;
   deviceListen: HostPort | null;
+  /** WGCP_METRICS_LISTEN: GET /metrics alone, without credentials, on its own address; null: not served apart. */
+  metricsListen: HostPort | null;
   tlsCert: string | null;
   tlsKey: string | null;
   apiKey: string | null;
@@ -70,6 +72,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const salt = nonEmpty(env, 'SERVER_SALT');
   if (salt !== null && salt.length < 16) throw new ConfigError('SERVER_SALT must be at least 16 characters');
   const deviceListen = nonEmpty(env, 'WGCP_DEVICE_LISTEN');
+  const metricsListen = nonEmpty(env, 'WGCP_METRICS_LISTEN');
   const wan = nonEmpty(env, 'WGCP_WAN_INTERFACES');
   const wanInterfaces = wan === null || wan === 'auto' ? null : wan.split(',').map((s) => s.trim()).filter(Boolean);
   if (wanInterfaces && (wanInterfaces.length === 0 || wanInterfaces.some((n) => !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$/.test(n)))) {
@@ -79,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(nonEmpty(env, 'WGCP_DATA_DIR') ?? '/var/lib/wgcp'),
     listen: parseHostPort('WGCP_LISTEN', nonEmpty(env, 'WGCP_LISTEN') ?? '127.0.0.1:8080'),
     deviceListen: deviceListen === null ? null : parseHostPort('WGCP_DEVICE_LISTEN', deviceListen),
+    metricsListen: metricsListen === null ? null : parseHostPort('WGCP_METRICS_LISTEN', metricsListen),
     tlsCert,
     tlsKey,
     apiKey,

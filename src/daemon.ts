@@ -23,6 +23,12 @@ import { attachDeviceContext, deviceContext } from './device/context';
 import type { FailureLimit } from './device/failure-limiter';
 import { createDeviceServer } from './device/listener';
 import { loadServerSalt } from './device/server-salt';
+import { MetricsTally } from './metrics/tally';
+import { timedKernel } from './metrics/kernel-timing';
+import { attachMetrics } from './metrics/context';
+import { observeRequests } from './metrics/http-observer';
+import { createMetricsServer } from './api/metrics';
+import { historyOf } from './history/context';
 
 const ADOPT_STATE = 'adoptUnmarkedLinks';
 
@@ -41,6 +47,8 @@ export interface Daemon {
   port: number;
   /** The WGCP_DEVICE_LISTEN port, or null when that listener is not configured. */
   devicePort: number | null;
+  /** The WGCP_METRICS_LISTEN port, or null when that listener is not configured. */
+  metricsPort: number | null;
   /** Every route the main listener serves (the OpenAPI test compares them with the document). */
   routes: readonly Route[];
   close(): Promise<void>;
@@ -62,7 +70,8 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
   const store = Store.open(config.dataDir);
   let kernel: KernelPlane | undefined;
   try {
-    kernel = opts.kernel ?? selectKernel(config, log);
+    const tally = new MetricsTally();
+    kernel = timedKernel(opts.kernel ?? selectKernel(config, log), tally);
     // A database from before links were marked adopts its servers' links once, by name.
     const adoptUnmarked = store.usage.getState(ADOPT_STATE) === '1';
     kernel.reconcile(store.servers.list().map((server) => ({ server, peers: store.peers.listByServer(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) })), { adoptUnmarked });
@@ -73,6 +82,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     const salt = loadServerSalt(config.serverSalt, config.dataDir);
     if (salt.origin === 'generated') log.info('generated the device API salt (SERVER_SALT)', { saltFile: salt.file });
     attachDeviceContext(app, salt.salt, opts.provisionLimit);
+    attachMetrics(app, tally);
 
     const routes = controlRoutes(app);
     const handler = createRequestHandler({
@@ -84,7 +94,11 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     });
     const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, handler);
     // Made before anything listens, so that an unreadable certificate stops the start cleanly.
-    const deviceServer = config.deviceListen ? createDeviceServer(app, deviceApiRoutes(app)) : null;
+    const deviceRoutes = deviceApiRoutes(app);
+    const deviceServer = config.deviceListen ? createDeviceServer(app, deviceRoutes) : null;
+    const metricsServer = config.metricsListen ? createMetricsServer(app) : null;
+    observeRequests(server, 'api', routes, tally);
+    if (deviceServer) observeRequests(deviceServer, 'device', deviceRoutes, tally);
     const port = await listen(server, config.listen.host, config.listen.port);
     log.info('wgcpd is listening', { host: config.listen.host, port, kernel: kernel.state, dataDir: config.dataDir });
     let devicePort: number | null = null;
@@ -96,6 +110,15 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
       log.info('device API is listening', { host: config.deviceListen.host, port: devicePort, tls: config.tlsCert !== null });
     } else if (config.tlsCert !== null) {
       log.warn('WGCP_TLS_CERT is set but WGCP_DEVICE_LISTEN is not: TLS applies only to the device listener');
+    }
+    let metricsPort: number | null = null;
+    if (config.metricsListen && metricsServer) {
+      metricsPort = await listen(metricsServer, config.metricsListen.host, config.metricsListen.port).catch((err) => {
+        server.close();
+        deviceServer?.close();
+        throw err;
+      });
+      log.info('metrics are served without credentials', { host: config.metricsListen.host, port: metricsPort });
     }
     // Webhooks, mail, the event stream (on this listener's upgrade), then the jobs.
     const { schedule, ...eventOptions } = opts.events ?? {};
@@ -110,6 +133,8 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
       // The last collection still publishes events, so the consumers stop after the jobs.
       await jobs?.stop();
+      if (metricsServer) await new Promise<void>((resolve) => { metricsServer.close(() => resolve()); metricsServer.closeAllConnections(); });
+      historyOf(app).close(now());
       forgetting();
       await services.stop();
       if (deviceServer) await new Promise<void>((resolve) => { deviceServer.close(() => resolve()); deviceServer.closeAllConnections(); });
@@ -117,7 +142,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
       deviceContext(app).heartbeats.flush();
       store.close();
     };
-    return { app, port, devicePort, routes, close };
+    return { app, port, devicePort, metricsPort, routes, close };
   } catch (err) {
     await kernel?.close();
     store.close();

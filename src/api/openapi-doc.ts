@@ -2,6 +2,7 @@
 // the clients read; a test holds its list of operations equal to the router's.
 import { VERSION } from '../version';
 import { pageApiPaths } from '../http/page-openapi';
+import { usageApiPaths } from './openapi-usage';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
@@ -170,6 +171,7 @@ export const openApiDocument = {
   security: [{ apiKey: [] }, { bearer: [] }],
   paths: {
     ...pageApiPaths,
+    ...usageApiPaths,
     '/healthz': { get: { summary: 'Liveness and kernel backend', security: [], responses: { 200: { description: 'ready', ...json(ref('Health')) } } } },
     '/api/openapi.json': { get: op('This document', { 200: { description: 'OpenAPI document', ...json({ type: 'object' }) } }, []) },
     '/api/servers': {

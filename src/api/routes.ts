@@ -22,6 +22,8 @@ import { regTokenRoutes } from './regtokens';
 import { credentialsRoutes } from './credentials';
 import { sessionRoutes } from '../http/session';
 import { pageRoutes } from '../http/static-assets';
+import { metricsRoute } from './metrics';
+import { usageRoutes } from './usage';
 
 /** Liveness: 200 while the API serves; `degraded` names the servers the kernel could not bring up. */
 function health(app: App) {
@@ -53,6 +55,8 @@ export function controlRoutes(app: App): Route[] {
     ...credentialsRoutes(app),
     ...deviceRoutes(app),
     ...forwardRoutes(app),
+    ...usageRoutes(app),
+    metricsRoute(app, 'control'),
     ...deviceApiRoutes(app),
     // The dashboard: its sign-in and its built page (WGCP_LISTEN only).
     ...sessionRoutes(app), ...pageRoutes(),

@@ -6,17 +6,25 @@ import type { Baseline, BaselineRow, UsagePeer } from '../store/usage';
 
 export interface Counters { rxBytes: number; txBytes: number; latestHandshake: number }
 
-export function counterDelta(prev: Baseline | null | undefined, publicKey: string, cur: Counters): number {
+/** Bytes received and sent (the router's side) since the baseline: [rx, tx]. */
+export function counterDeltas(prev: Baseline | null | undefined, publicKey: string, cur: Counters): [number, number] {
   // No baseline, or one for another key (the key changed): the peer is new on the interface.
-  if (!prev || prev.publicKey !== publicKey) return cur.rxBytes + cur.txBytes;
+  if (!prev || prev.publicKey !== publicKey) return [cur.rxBytes, cur.txBytes];
   const rx = cur.rxBytes >= prev.rxBytes ? cur.rxBytes - prev.rxBytes : cur.rxBytes;
   const tx = cur.txBytes >= prev.txBytes ? cur.txBytes - prev.txBytes : cur.txBytes;
+  return [rx, tx];
+}
+
+export function counterDelta(prev: Baseline | null | undefined, publicKey: string, cur: Counters): number {
+  const [rx, tx] = counterDeltas(prev, publicKey, cur);
   return rx + tx;
 }
 
 export interface UsagePlan {
   /** [peer id, bytes] for peers that moved traffic since the last cycle. */
   increments: [number, number][];
+  /** [peer id, server id, rx, tx] of the same peers, apart (the traffic history). */
+  traffic: [number, number, number, number][];
   /** [peer id, public key, rx, tx, latest handshake] to remember, for peers whose counters changed. */
   baselines: BaselineRow[];
   /** Servers skipped because their interface reported nothing while enabled peers exist. */
@@ -31,7 +39,7 @@ export function planUsageCycle(
   peers: readonly UsagePeer[],
   countersByServer: ReadonlyMap<number, ReadonlyMap<string, Counters>>,
 ): UsagePlan {
-  const plan: UsagePlan = { increments: [], baselines: [], skippedServers: [] };
+  const plan: UsagePlan = { increments: [], traffic: [], baselines: [], skippedServers: [] };
   const skipped = new Set<number>();
   for (const peer of peers) {
     const counters = countersByServer.get(peer.serverId);
@@ -43,8 +51,11 @@ export function planUsageCycle(
     const cur = counters.get(peer.publicKey);
     if (!cur) continue;
     const prev = peer.baseline;
-    const delta = counterDelta(prev, peer.publicKey, cur);
-    if (delta > 0) plan.increments.push([peer.id, delta]);
+    const [rx, tx] = counterDeltas(prev, peer.publicKey, cur);
+    if (rx + tx > 0) {
+      plan.increments.push([peer.id, rx + tx]);
+      plan.traffic.push([peer.id, peer.serverId, rx, tx]);
+    }
     if (!prev || prev.publicKey !== peer.publicKey || prev.rxBytes !== cur.rxBytes || prev.txBytes !== cur.txBytes
       || prev.latestHandshake !== cur.latestHandshake) {
       plan.baselines.push([peer.id, peer.publicKey, cur.rxBytes, cur.txBytes, cur.latestHandshake]);

@@ -8,6 +8,8 @@ import { hasReason, withReason, withoutReason } from '../ops/disable-reasons';
 import { changePeer } from '../ops/peers';
 import type { WgcpEvent } from '../events/bus';
 import { isOverLimit, planUsageCycle, type Counters, type UsagePlan } from './usage-delta';
+import { historyOf } from '../history/context';
+import { metricsOf } from '../metrics/context';
 
 export interface UsageCycle { plan: UsagePlan; restricted: number[]; lifted: number[] }
 
@@ -81,11 +83,14 @@ export function liftRestrictions(app: App): number[] {
   });
 }
 
-/** One whole cycle as the scheduler runs it. */
-export function runUsageCycle(app: App, counters = readCounters(app)): UsageCycle {
-  const plan = recordUsage(app, counters);
+/** One whole cycle as the scheduler runs it; the traffic goes into the history too. */
+export function runUsageCycle(app: App, counters?: Map<number, Map<string, Counters>>): UsageCycle {
+  const started = process.hrtime.bigint();
+  const plan = recordUsage(app, counters ?? readCounters(app));
+  historyOf(app).record(plan.traffic, app.now());
   const restricted = restrictOverLimit(app);
   const lifted = liftRestrictions(app);
+  metricsOf(app).usageCycle.observe([], Number(process.hrtime.bigint() - started) / 1e9);
   return { plan, restricted, lifted };
 }
 

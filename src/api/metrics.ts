@@ -1,0 +1,36 @@
+// GET /metrics in the Prometheus text format: on WGCP_LISTEN behind the API's credentials (an
+// access token as Authorization: Bearer is what Prometheus sends), and, when
+// WGCP_METRICS_LISTEN is set, alone and without credentials on that address (for a scraper
+// on a trusted network).
+import http from 'node:http';
+import createError from 'http-errors';
+import type { App } from '../app';
+import type { AuthKind, Route } from '../http/router';
+import { createRequestHandler } from '../http/server';
+import { scrape } from '../metrics/scrape';
+import { metricsOf } from '../metrics/context';
+import { observeRequests } from '../metrics/http-observer';
+import { registerOwnListener } from '../net/own-listeners';
+
+export function metricsRoute(app: App, auth: AuthKind): Route {
+  return {
+    method: 'GET', path: '/metrics', auth,
+    async handler() {
+      const { contentType, text } = await scrape(app);
+      return { status: 200, raw: text, type: contentType };
+    },
+  };
+}
+
+/** The WGCP_METRICS_LISTEN listener: /metrics and nothing else, no credentials. */
+export function createMetricsServer(app: App): http.Server {
+  const routes = [metricsRoute(app, 'none')];
+  const handler = createRequestHandler({
+    routes, log: app.log, bodyLimit: 1024,
+    authenticate: () => { throw createError(401, 'unauthorized'); },
+  });
+  const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, handler);
+  registerOwnListener(server);
+  observeRequests(server, 'metrics', routes, metricsOf(app));
+  return server;
+}

@@ -1,0 +1,96 @@
+// The traffic history's tables, one a tier (traffic_5m, traffic_1h, traffic_1d), each keyed
+// (t, subject): a subject is a peer id, or -(server id) for a server's sum over its peers.
+// Time leads the key so that every write lands at the end of its table (a closed 5-minute
+// bucket, an hour or a day rolled up) and every prune at its start: few pages touched,
+// pages full, which is what a router's flash wants. Reads seek bucket by bucket instead.
+import type { Statement } from 'better-sqlite3';
+import type { DB } from '../store/db';
+import { TIERS, type Tier } from './tiers';
+
+/** One subject's bytes in one bucket: [bucket start, subject, rx bytes, tx bytes]. */
+export type HistoryRow = [number, number, number, number];
+
+export interface BucketBytes { t: number; rxBytes: number; txBytes: number }
+
+export interface TopRow { peerId: number; rxBytes: number; txBytes: number }
+
+/** The subject of a server's sums. */
+export const serverSubject = (serverId: number): number => -serverId;
+
+interface TierStatements {
+  rollUp: Statement<unknown[]> | null;
+  drop: Statement<unknown[]>;
+  first: Statement<unknown[]>;
+  last: Statement<unknown[]>;
+  seek: Statement<unknown[]>;
+  count: Statement<unknown[]>;
+}
+
+export class HistoryTable {
+  private readonly addStmt;
+  private readonly topStmt;
+  private readonly tiers: TierStatements[];
+
+  constructor(db: DB) {
+    // A closed bucket's rows in one statement; adding (not replacing) keeps a bucket whole
+    // when a restart wrote part of it before.
+    this.addStmt = db.prepare(`INSERT INTO traffic_5m (t, subject, rx_bytes, tx_bytes)
+      SELECT j.value->>0, j.value->>1, j.value->>2, j.value->>3 FROM json_each(?) j WHERE true
+      ON CONFLICT (t, subject) DO UPDATE SET rx_bytes = rx_bytes + excluded.rx_bytes, tx_bytes = tx_bytes + excluded.tx_bytes`);
+    this.topStmt = db.prepare(`SELECT subject AS peerId, SUM(rx_bytes) AS rxBytes, SUM(tx_bytes) AS txBytes FROM traffic_5m
+      WHERE t >= ? AND subject > 0 GROUP BY subject ORDER BY SUM(rx_bytes) + SUM(tx_bytes) DESC, subject LIMIT ?`);
+    this.tiers = TIERS.map((tier, i) => this.prepareTier(db, tier, TIERS[i + 1] ?? null));
+  }
+
+  private prepareTier(db: DB, tier: Tier, next: Tier | null): TierStatements {
+    const table = tier.table;
+    return {
+      rollUp: next && db.prepare(`INSERT INTO ${next.table} (t, subject, rx_bytes, tx_bytes)
+        SELECT t - t % ${next.seconds}, subject, SUM(rx_bytes), SUM(tx_bytes) FROM ${table} WHERE t < ?
+        GROUP BY t - t % ${next.seconds}, subject
+        ON CONFLICT (t, subject) DO UPDATE SET rx_bytes = rx_bytes + excluded.rx_bytes, tx_bytes = tx_bytes + excluded.tx_bytes`),
+      drop: db.prepare(`DELETE FROM ${table} WHERE t < ?`),
+      first: db.prepare(`SELECT MIN(t) FROM ${table}`).pluck(),
+      last: db.prepare(`SELECT MAX(t) FROM ${table}`).pluck(),
+      // One seek a bucket: every bucket start from @from to before @to, of one subject.
+      seek: db.prepare(`WITH RECURSIVE b(t) AS (SELECT @from WHERE @from < @to UNION ALL SELECT t + @step FROM b WHERE t + @step < @to)
+        SELECT x.t, x.rx_bytes AS rxBytes, x.tx_bytes AS txBytes FROM b CROSS JOIN ${table} x ON x.t = b.t AND x.subject = @subject`),
+      count: db.prepare(`SELECT COUNT(*) FROM ${table}`).pluck(),
+    };
+  }
+
+  /** Adds one closed 5-minute bucket's rows. */
+  add(rows: readonly HistoryRow[]): void {
+    if (rows.length) this.addStmt.run(JSON.stringify(rows));
+  }
+
+  /**
+   * Moves rows older than each tier's cutoff up a tier (summed, so totals are kept exactly)
+   * and drops what falls out of the last. Finest tier first, so after a long stop a row goes
+   * as far up as its age says in one call.
+   */
+  rollUp(cutoffs: readonly number[]): void {
+    for (let i = 0; i < this.tiers.length; i++) {
+      this.tiers[i].rollUp?.run(cutoffs[i]);
+      this.tiers[i].drop.run(cutoffs[i]);
+    }
+  }
+
+  /** A subject's rows of tier i in [from, to), by seeks between the tier's first and last bucket. */
+  bucketsOf(tierIndex: number, subject: number, from: number, to: number): BucketBytes[] {
+    const s = this.tiers[tierIndex];
+    const first = s.first.get() as number | null;
+    const last = s.last.get() as number | null;
+    if (first === null || last === null) return [];
+    const seconds = TIERS[tierIndex].seconds;
+    const start = Math.max(from - (((from % seconds) + seconds) % seconds), first);
+    const end = Math.min(to, last + 1);
+    return s.seek.all({ from: start, to: end, step: seconds, subject }) as BucketBytes[];
+  }
+
+  /** Peers by bytes moved in the 5-minute buckets from `since`, busiest first. */
+  top(since: number, limit: number): TopRow[] { return this.topStmt.all(since, limit) as TopRow[]; }
+
+  /** Rows held by each tier (tests and the bench). */
+  rowCounts(): number[] { return this.tiers.map((s) => s.count.get() as number); }
+}

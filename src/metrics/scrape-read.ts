@@ -1,0 +1,62 @@
+// What a scrape reads from the store, in a handful of statements: every peer with the
+// counters the usage job last read from its interface, the servers, devices by status, the
+// webhook outbox's length and the delivery counts kept by a database trigger (src/store/migrations.ts).
+import type { Statement } from 'better-sqlite3';
+import type { DB } from '../store/db';
+
+export interface ScrapedPeer {
+  id: number;
+  serverId: number;
+  name: string;
+  enabled: boolean;
+  dataLimitGB: number;
+  /** Bytes the router received from / sent to the peer, as last read; null before the first read. */
+  rxBytes: number | null;
+  txBytes: number | null;
+  /** Unix seconds; 0 when the peer never shook hands. */
+  latestHandshake: number;
+}
+
+export interface StoreSnapshot {
+  peers: ScrapedPeer[];
+  serverIds: number[];
+  devicesByStatus: [string, number][];
+  outboxPending: number;
+  webhookDeliveries: [string, number][];
+}
+
+const statements = new WeakMap<DB, Record<'peers' | 'servers' | 'devices' | 'outbox' | 'deliveries', Statement<unknown[]>>>();
+
+function prepared(db: DB) {
+  let s = statements.get(db);
+  if (!s) {
+    s = {
+      // Counters belong to the key they were read for: a re-keyed peer shows none until the next cycle.
+      peers: db.prepare(`SELECT p.id, p.server_id, p.name, p.enabled, p.data_limit_gb, c.rx_bytes, c.tx_bytes, c.latest_handshake
+        FROM peers p LEFT JOIN usage_counters c ON c.peer_id = p.id AND c.public_key = p.public_key ORDER BY p.id`).raw(),
+      servers: db.prepare('SELECT id FROM servers ORDER BY id').pluck(),
+      // A suspended device counts as suspended whatever it last reported; a device that never said: unknown.
+      devices: db.prepare(`SELECT CASE WHEN suspended = 1 THEN 'suspended' WHEN status = '' THEN 'unknown' ELSE status END AS s, COUNT(*)
+        FROM devices GROUP BY s ORDER BY s`).raw(),
+      outbox: db.prepare('SELECT COUNT(*) FROM webhook_outbox').pluck(),
+      deliveries: db.prepare(`SELECT label, value FROM metric_counters WHERE name = 'webhook_deliveries' ORDER BY label`).raw(),
+    };
+    statements.set(db, s);
+  }
+  return s;
+}
+
+type RawPeer = [number, number, string, number, number, number | null, number | null, number | null];
+
+export function readStoreSnapshot(db: DB): StoreSnapshot {
+  const s = prepared(db);
+  return {
+    peers: (s.peers.all() as RawPeer[]).map(([id, serverId, name, enabled, dataLimitGB, rx, tx, hs]) => ({
+      id, serverId, name, enabled: enabled === 1, dataLimitGB, rxBytes: rx, txBytes: tx, latestHandshake: hs ?? 0,
+    })),
+    serverIds: s.servers.all() as number[],
+    devicesByStatus: s.devices.all() as [string, number][],
+    outboxPending: s.outbox.get() as number,
+    webhookDeliveries: s.deliveries.all() as [string, number][],
+  };
+}
