@@ -10,12 +10,14 @@ import { runDataCommand } from './data-commands';
 import { runRegTokenCommand } from './regtokens';
 import { runServe } from './serve';
 import { runTlsCommand } from './tls';
+import { runTopCommand } from './top';
 
 const USAGE = `usage: wgcp [--data-dir DIR] COMMAND
   serve                                   run the daemon in the foreground
   apikey create [--name NAME] | list | revoke ID
   token  create [--name NAME] [--expires-in-days N] | list | revoke ID
   regtoken create --server ID | list [--server ID] | revoke TOKEN   device registration tokens
+  top [--limit N] [--json]                the busiest peers of the last hour (traffic history)
   tls init [--out-dir DIR] [--cn NAME] [--san DNS:x,IP:y] [--days N] [--force]   self-signed pair
   backup [--out FILE|-] [--passphrase-file F]   a consistent snapshot, 0600; it holds every secret
   restore FILE [--passphrase-file F]            replaces the state (the old one is kept); exit 2: refused
@@ -38,11 +40,12 @@ export function main(argv: string[], out: (s: string) => void = (s) => process.s
       void runDataCommand(command, args, dataDir, out).then((code) => { process.exitCode = code; });
       return -1;
     }
-    if (command !== 'apikey' && command !== 'token' && command !== 'regtoken') throw new UsageError(USAGE);
+    if (command !== 'apikey' && command !== 'token' && command !== 'regtoken' && command !== 'top') throw new UsageError(USAGE);
     process.umask(0o077);
     const store = Store.open(dataDir);
     try {
       if (command === 'regtoken') runRegTokenCommand(args, store, out);
+      else if (command === 'top') runTopCommand(args, store, out);
       else runCredentialCommand(command, args, store, out);
     } finally {
       store.close();
