@@ -3,6 +3,7 @@
 import { BackupRefused } from '../backup/format';
 import { UsageError, type Args } from './args';
 import { runBackupCommand } from './backup';
+import { runImportCommand } from './import';
 import { runRestoreCommand } from './restore';
 
 export type DataCommand = 'backup' | 'restore' | 'import';
@@ -12,7 +13,7 @@ export async function runDataCommand(command: DataCommand, args: Args, dataDir: 
   try {
     if (command === 'backup') return await runBackupCommand(args, dataDir, out, note);
     if (command === 'restore') return await runRestoreCommand(args, dataDir, out);
-    throw new UsageError('usage: wgcp import wg-quick FILE [--name NAME] [--dry-run] | wg-easy FILE [--dry-run]');
+    return await runImportCommand(args, dataDir, out);
   } catch (err) {
     const refused = err instanceof UsageError || err instanceof BackupRefused || isRefusal(err);
     note(`wgcp ${command}: ${refused && !(err instanceof UsageError) ? 'refused: ' : ''}${err instanceof Error ? err.message : String(err)}\n`);

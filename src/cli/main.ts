@@ -21,6 +21,7 @@ const USAGE = `usage: wgcp [--data-dir DIR] COMMAND
   tls init [--out-dir DIR] [--cn NAME] [--san DNS:x,IP:y] [--days N] [--force]   self-signed pair
   backup [--out FILE|-] [--passphrase-file F]   a consistent snapshot, 0600; it holds every secret
   restore FILE [--passphrase-file F]            replaces the state (the old one is kept); exit 2: refused
+  import wg-quick|wg-easy FILE [--name NAME] [--endpoint HOST:PORT] [--mode M] [--interface IF] [--dry-run]
   --version                               print the version
 The data folder is --data-dir, else $WGCP_DATA_DIR, else /var/lib/wgcp.`;
 

@@ -1,0 +1,65 @@
+// `wgcp import wg-quick FILE [--name NAME] [--dry-run]` and `wgcp import wg-easy FILE`:
+// prints the plan and what cannot be carried over, refuses conflicts (exit 2, nothing
+// imported), and with --dry-run stops there. The import goes into the database in one
+// transaction; a running wgcpd is told (SIGHUP) and brings the server up as it starts again.
+import { Store } from '../store/store';
+import { KernelOff, type KernelPlane } from '../kernel/plane';
+import { isForeignLink } from '../wg/link-owner';
+import { checkImport, runImport, udpPortTaken, type ImportContext } from '../ops/import';
+import { planText } from '../import/plan-text';
+import { planFromFile } from '../import/source';
+import type { ImportOptions } from '../import/plan';
+import type { ServerMode } from '../store/servers';
+import { reloadDaemon, runningDaemon } from '../backup/daemon-reload';
+import { UsageError, stringOption, type Args } from './args';
+
+const USAGE = 'usage: wgcp import wg-quick FILE [--name NAME] [--endpoint HOST:PORT] [--mode forward|standalone] [--interface IF] [--dry-run]\n'
+  + '       wgcp import wg-easy FILE [same options]   (FILE: wg0.json of v14, or the v15 database)';
+
+/** The CLI applies nothing to the kernel (wgcpd does), but still sees which links the router holds. */
+function cliKernel(): KernelPlane {
+  return Object.assign(new KernelOff('the CLI stores; wgcpd applies'), { isForeignLink: (name: string) => isForeignLink(name) });
+}
+
+function optionsOf(args: Args): ImportOptions {
+  const mode = stringOption(args, 'mode');
+  return {
+    name: stringOption(args, 'name'),
+    endpoint: stringOption(args, 'endpoint'),
+    mode: mode as ServerMode | undefined,
+    interface: stringOption(args, 'interface'),
+  };
+}
+
+export async function runImportCommand(args: Args, dataDir: string, out: (s: string) => void): Promise<number> {
+  const [, source, file] = args.words;
+  if ((source !== 'wg-quick' && source !== 'wg-easy') || !file || args.words.length > 3) throw new UsageError(USAGE);
+  const plan = planFromFile(source, file, optionsOf(args), new Date());
+  out(planText(plan));
+  const store = Store.open(dataDir);
+  let imported;
+  try {
+    const ctx: ImportContext = { store, kernel: cliKernel(), now: () => new Date(), events: { publish: () => undefined } };
+    checkImport(ctx, plan);
+    const taken = udpPortTaken(plan.server.listenPort);
+    if (taken) throw taken;
+    if (args.options.has('dry-run')) {
+      out('dry run: nothing was changed; the import would be accepted\n');
+      return 0;
+    }
+    imported = runImport(ctx, plan);
+  } finally {
+    store.close();
+  }
+  out(`imported: server ${imported.server.id} "${imported.server.name}" (interface ${imported.server.interface}) with ${imported.peers.length} peers\n`);
+  const pid = runningDaemon(dataDir);
+  if (pid === null) {
+    out('wgcpd is not running: its next start brings the server up\n');
+    return 0;
+  }
+  out(`wgcpd (pid ${pid}) is running: it starts again (SIGHUP) to bring the server up\n`);
+  const outcome = await reloadDaemon(dataDir, pid);
+  if (outcome !== 'reloaded') throw new Error(`the import is stored, but wgcpd ${outcome === 'stopped' ? 'stopped while starting again' : 'did not start again within 60 s'}: see its log`);
+  out('wgcpd started again: the kernel holds the imported server\n');
+  return 0;
+}

@@ -1,0 +1,86 @@
+// The import operation: one server and all its peers from a plan (src/import), in one
+// transaction with one kernel step, then the events. A conflict with what exists (subnet,
+// port, interface, a key already held) refuses the whole import: nothing half-imported.
+import type { App } from '../app';
+import type { PeerRecord } from '../store/peers';
+import type { NewServer, ServerRecord } from '../store/servers';
+import type { ImportPlan } from '../import/plan';
+import { routerServes } from '../kernel/listening-ports';
+import { presentPeer, presentServer } from '../views/present';
+import { foreignLinkError } from '../wg/link-owner';
+import { badField } from './field-error';
+import { checkServerConflicts, defaultInterfaceName } from './server-rules';
+import { checkServer6 } from './server-rules6';
+
+/** What an import needs of the daemon: the CLI hands its own (a kernel plane that applies nothing, no listeners for events). */
+export type ImportContext = Pick<App, 'store' | 'kernel' | 'now'> & { events: { publish(...args: Parameters<App['events']['publish']>): unknown } };
+
+/** The refusal of a listen port another program of the router holds (wg-quick's interface, say). */
+export function udpPortTaken(port: number): Error | null {
+  return routerServes('udp', port)
+    ? badField('listenPort', `${port}/udp is held by another program on this router (is the old interface still up? wg-quick down it first)`)
+    : null;
+}
+
+function draftOf(plan: ImportPlan, now: string): NewServer {
+  const s = plan.server;
+  return {
+    name: s.name, endpoint: s.endpoint, mode: s.mode, interface: s.interface ?? '', address: s.address, address6: s.address6,
+    listenPort: s.listenPort, dns: s.dns, mtu: s.mtu, privateKey: s.privateKey, publicKey: s.publicKey, createdAt: now, updatedAt: now,
+  };
+}
+
+/** Refuses the plan when it collides with the servers and peers that exist; read inside the caller's transaction. */
+function checkConflicts(ctx: ImportContext, plan: ImportPlan, draft: NewServer): void {
+  const { store, kernel } = ctx;
+  // Without a name of its own (draft.interface ''), the server gets wgcp<id>, free by construction.
+  checkServerConflicts(store, draft);
+  if (draft.interface !== '' && kernel.isForeignLink(draft.interface)) throw foreignLinkError(draft.interface);
+  checkServer6(store, draft);
+  const servers = store.servers.list();
+  const twin = servers.find((s) => s.publicKey === plan.server.publicKey);
+  if (twin) throw badField('file', `the server's key is already the key of server ${twin.id} ("${twin.name}"): was it imported before?`);
+  for (const p of plan.peers) {
+    for (const s of servers) {
+      if (s.publicKey === p.publicKey) throw badField('file', `peer "${p.name}": its public key is the key of server ${s.id}`);
+      const holder = store.peers.idByPublicKey(s.id, p.publicKey);
+      if (holder !== undefined) throw badField('file', `peer "${p.name}": its public key is already peer ${holder}'s on server ${s.id} ("${s.name}")`);
+    }
+  }
+  if (kernel.state === 'on') {
+    const taken = udpPortTaken(draft.listenPort);
+    if (taken) throw taken;
+  }
+}
+
+/** A dry run: throws what the import would be refused for, changes nothing. */
+export function checkImport(ctx: ImportContext, plan: ImportPlan): void {
+  const draft = draftOf(plan, ctx.now().toISOString());
+  ctx.store.db.transaction(() => checkConflicts(ctx, plan, draft))();
+}
+
+export function runImport(ctx: ImportContext, plan: ImportPlan): { server: ServerRecord; peers: PeerRecord[] } {
+  const { store, kernel } = ctx;
+  const now = ctx.now().toISOString();
+  const result = store.tx(() => {
+    const draft = draftOf(plan, now);
+    checkConflicts(ctx, plan, draft);
+    const server = store.servers.insert({ ...draft, interface: plan.server.interface ?? `wgcp-new-${process.pid}` });
+    if (plan.server.interface === null) {
+      server.interface = defaultInterfaceName(store, server.id, (name) => kernel.isForeignLink(name));
+      store.servers.update(server);
+    }
+    const peers = plan.peers.map((p) => store.peers.insert({
+      serverId: server.id, name: p.name, email: '', ip: p.ip, ip6: p.ip6,
+      publicKey: p.publicKey, privateKey: p.privateKey, presharedKey: p.presharedKey,
+      allowAccess: [], allowInternet: p.allowInternet, enabled: p.enabled, disabledReasons: p.enabled ? [] : ['admin'],
+      dataLimitGB: 0, usageBytes: 0, expiresAt: p.expiresAt, createdAt: p.createdAt ?? now, updatedAt: now,
+    }));
+    kernel.applyServer({ before: null, after: server, peers, forwards: [] });
+    return { server, peers };
+  });
+  // Announced as a server made with its peers, one event each, like the API's own creates.
+  ctx.events.publish('serverChanged', result.server.id, { change: 'created', server: presentServer(result.server, result.peers, [], kernel.serverState(result.server.id)) });
+  for (const p of result.peers) ctx.events.publish('peerCreated', result.server.id, { mode: result.server.mode, peer: presentPeer(p) });
+  return result;
+}
