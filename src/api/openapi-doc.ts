@@ -3,6 +3,7 @@
 import { VERSION } from '../version';
 import { pageApiPaths } from '../http/page-openapi';
 import { usageApiPaths } from './openapi-usage';
+import { backupApiPaths } from './openapi-backup';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
@@ -172,6 +173,7 @@ export const openApiDocument = {
   paths: {
     ...pageApiPaths,
     ...usageApiPaths,
+    ...backupApiPaths,
     '/healthz': { get: { summary: 'Liveness and kernel backend', security: [], responses: { 200: { description: 'ready', ...json(ref('Health')) } } } },
     '/api/openapi.json': { get: op('This document', { 200: { description: 'OpenAPI document', ...json({ type: 'object' }) } }, []) },
     '/api/servers': {

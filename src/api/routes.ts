@@ -20,6 +20,8 @@ import { deviceRoutes } from './devices';
 import { forwardRoutes } from './forwards';
 import { regTokenRoutes } from './regtokens';
 import { credentialsRoutes } from './credentials';
+import { backupRoutes } from './backup';
+import { importRoutes } from './import';
 import { sessionRoutes } from '../http/session';
 import { pageRoutes } from '../http/static-assets';
 import { metricsRoute } from './metrics';
@@ -53,6 +55,7 @@ export function controlRoutes(app: App): Route[] {
     ...eventStreamRoutes(app),
     ...regTokenRoutes(app),
     ...credentialsRoutes(app),
+    ...backupRoutes(app), ...importRoutes(app),
     ...deviceRoutes(app),
     ...forwardRoutes(app),
     ...usageRoutes(app),

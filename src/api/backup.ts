@@ -1,0 +1,57 @@
+// GET /api/backup: the same file `wgcp backup` writes, streamed to an admin; encrypted when
+// the request carries a `wgcp-backup-passphrase` header. Never cached, never logged.
+import type { ServerResponse } from 'node:http';
+import type { App } from '../app';
+import type { Route } from '../http/router';
+import { backupFileName, createBackup } from '../backup/create';
+import { MIN_PASSPHRASE } from '../backup/cipher';
+import { badField } from './fields';
+
+export const PASSPHRASE_HEADER = 'wgcp-backup-passphrase';
+
+function passphraseOf(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null;
+  if (typeof value !== 'string' || value.length < MIN_PASSPHRASE) throw badField(PASSPHRASE_HEADER, `must be at least ${MIN_PASSPHRASE} characters`);
+  return value;
+}
+
+/** Writes one chunk, waiting while the client's socket is full; false once the client is gone. */
+function write(res: ServerResponse, chunk: Buffer): Promise<boolean> {
+  if (res.destroyed) return Promise.resolve(false);
+  if (res.write(chunk)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => { res.off('drain', onDrain); res.off('close', onClose); resolve(ok); };
+    const onDrain = () => done(true);
+    const onClose = () => done(false);
+    res.once('drain', onDrain);
+    res.once('close', onClose);
+  });
+}
+
+export function backupRoutes(app: App): Route[] {
+  return [
+    {
+      method: 'GET', path: '/api/backup', auth: 'control',
+      async handler(ctx) {
+        const passphrase = passphraseOf(ctx.req.headers[PASSPHRASE_HEADER]);
+        const now = app.now();
+        const backup = await createBackup(app.store.db, app.config.dataDir, now, passphrase);
+        try {
+          ctx.res.writeHead(200, {
+            'Content-Type': backup.encrypted ? 'application/octet-stream' : 'application/vnd.sqlite3',
+            'Content-Disposition': `attachment; filename="${backupFileName(now, backup.encrypted)}"`,
+            'Cache-Control': 'no-store',
+            'X-Request-Id': ctx.requestId,
+          });
+          if (ctx.req.method !== 'HEAD') {
+            for await (const chunk of backup.chunks) if (!(await write(ctx.res, chunk))) break;
+          }
+          ctx.res.end();
+        } finally {
+          backup.discard();
+        }
+        return { status: 200 };
+      },
+    },
+  ];
+}

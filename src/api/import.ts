@@ -1,0 +1,51 @@
+// POST /api/import: the CLI's `wgcp import` over HTTP. The body names the source and carries
+// the file (text, or base64 for wg-easy's database); the answer is the plan (no secrets) and,
+// unless dryRun, the server as made. A conflict is 400 naming the field; nothing is imported.
+import type { App } from '../app';
+import type { Route } from '../http/router';
+import { created, ok } from '../http/reply';
+import type { ServerMode } from '../store/servers';
+import { checkImport, runImport } from '../ops/import';
+import { showServer } from '../ops/servers';
+import { planView } from '../import/plan-text';
+import { IMPORT_SOURCES, planFromBytes } from '../import/source';
+import { badField, oneOf, readBool, readString, required, type Body } from './fields';
+
+/** A wg-easy database in base64 (4/3 of its size) with room to spare; more is 413. */
+export const IMPORT_BODY_LIMIT = 8 * 1024 * 1024;
+
+function fileOf(body: Body): Buffer {
+  const text = readString(body, 'file', { max: IMPORT_BODY_LIMIT });
+  const b64 = readString(body, 'fileBase64', { max: IMPORT_BODY_LIMIT });
+  if ((text === undefined) === (b64 === undefined)) throw badField('file', 'give exactly one of file (text) and fileBase64 (a wg-easy database)');
+  if (text !== undefined) return Buffer.from(text, 'utf8');
+  if (!/^[A-Za-z0-9+/\r\n]*={0,2}\s*$/.test(b64!)) throw badField('fileBase64', 'must be standard base64');
+  return Buffer.from(b64!, 'base64');
+}
+
+export function importRoutes(app: App): Route[] {
+  return [
+    {
+      method: 'POST', path: '/api/import', auth: 'control', bodyLimit: IMPORT_BODY_LIMIT,
+      async handler(ctx) {
+        const body = await ctx.body();
+        const source = required(oneOf(body, 'source', IMPORT_SOURCES), 'source');
+        const options = {
+          name: readString(body, 'name', { max: 64, min: 1 }),
+          endpoint: readString(body, 'endpoint', { max: 260 }),
+          mode: oneOf(body, 'mode', ['forward', 'standalone'] as const satisfies readonly ServerMode[]),
+          interface: readString(body, 'interface', { max: 15 }),
+        };
+        const fileName = readString(body, 'fileName', { max: 255 }) ?? null;
+        const dryRun = readBool(body, 'dryRun') ?? false;
+        const plan = planFromBytes(source, fileOf(body), fileName, options, app.now());
+        if (dryRun) {
+          checkImport(app, plan);
+          return ok({ dryRun: true, plan: planView(plan) });
+        }
+        const { server } = runImport(app, plan);
+        return created({ dryRun: false, plan: planView(plan), server: showServer(app, server) });
+      },
+    },
+  ];
+}
