@@ -1,6 +1,7 @@
 // A peer: whether it is online and on, its switches (on/off, internet access), its use of
 // its data limit, its QR code and .conf, and below, its settings, who it may reach, mail,
 // delete. It follows the live stream: a change made elsewhere shows at once.
+import { PeerTraffic } from './peer-traffic';
 import { useState } from 'preact/hooks';
 import { api, describe, get } from '../api';
 import { ConfirmDelete } from '../confirm';
@@ -110,6 +111,7 @@ export function PeerPage({ id }: { id: string }) {
           ) : <p>This peer brought its own keys: wgcp holds no private key, so it has no .conf or QR code to give.</p>}
         </section>
       </div>
+      <PeerTraffic peerId={peer.id} />
       <PeerEdit peer={peer} onSaved={setOverride} />
       <PeerAccess peer={peer} onSaved={setOverride} />
       <PeerMail peer={peer} />

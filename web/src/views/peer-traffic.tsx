@@ -1,0 +1,83 @@
+// A peer's traffic over time, from the router's traffic history: the last 48 hours in
+// 5-minute steps, 35 days in hours or 400 days in days, drawn with uPlot (received and sent
+// as seen from the router), with the totals in words and the points in a table for
+// screen readers and keyboards.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import { get } from '../api';
+import { formatBytes } from '../format';
+import { LoadError, useLoad } from '../load';
+
+type Step = '5m' | '1h' | '1d';
+interface Point { t: string; rxBytes: number; txBytes: number }
+interface Series { step: Step; points: Point[] }
+
+const RANGES: { step: Step; label: string }[] = [
+  { step: '5m', label: '48 hours' },
+  { step: '1h', label: '35 days' },
+  { step: '1d', label: '400 days' },
+];
+
+function Chart({ series }: { series: Series }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = box.current;
+    if (!el || series.points.length === 0) return undefined;
+    const data: uPlot.AlignedData = [
+      series.points.map((p) => Date.parse(p.t) / 1000),
+      series.points.map((p) => p.txBytes),
+      series.points.map((p) => p.rxBytes),
+    ];
+    const plot = new uPlot({
+      width: Math.max(280, el.clientWidth),
+      height: 220,
+      series: [
+        {},
+        { label: 'To the peer', stroke: '#2a6fdb', width: 2, value: (_u, v) => (v === null ? '–' : formatBytes(v)) },
+        { label: 'From the peer', stroke: '#c2571a', width: 2, value: (_u, v) => (v === null ? '–' : formatBytes(v)) },
+      ],
+      axes: [{}, { values: (_u, ticks) => ticks.map((v) => formatBytes(v)), size: 70 }],
+    }, data, el);
+    return () => plot.destroy();
+  }, [series]);
+  return <div class="chart" ref={box} aria-hidden="true" />;
+}
+
+export function PeerTraffic({ peerId }: { peerId: number }) {
+  const [step, setStep] = useState<Step>('5m');
+  const loaded = useLoad(() => get<Series>(`/api/peers/${peerId}/usage?step=${step}`), [peerId, step]);
+  const s = loaded.data;
+  const rx = s ? s.points.reduce((n, p) => n + p.rxBytes, 0) : 0;
+  const tx = s ? s.points.reduce((n, p) => n + p.txBytes, 0) : 0;
+  const range = RANGES.find((r) => r.step === step)!.label;
+  return (
+    <section aria-labelledby="traffic-h">
+      <div class="bar">
+        <h2 id="traffic-h">Traffic</h2>
+        <div role="group" aria-label="Time range">
+          {RANGES.map((r) => (
+            <button key={r.step} type="button" class={r.step === step ? 'primary' : 'quiet'} aria-pressed={r.step === step} onClick={() => setStep(r.step)}>{r.label}</button>
+          ))}
+        </div>
+      </div>
+      <LoadError error={loaded.error} reload={loaded.reload} />
+      {s && s.points.length === 0 && <p>No traffic in the last {range}.</p>}
+      {s && s.points.length > 0 && (
+        <>
+          <p class="traffic-total">In the last {range}: {formatBytes(tx)} to the peer, {formatBytes(rx)} from it.</p>
+          <Chart series={s} />
+          <details>
+            <summary>The points as a table</summary>
+            <div class="table-wrap">
+              <table>
+                <thead><tr><th scope="col">From</th><th scope="col">To the peer</th><th scope="col">From the peer</th></tr></thead>
+                <tbody>{s.points.map((p) => <tr key={p.t}><td>{new Date(p.t).toLocaleString()}</td><td>{formatBytes(p.txBytes)}</td><td>{formatBytes(p.rxBytes)}</td></tr>)}</tbody>
+              </table>
+            </div>
+          </details>
+        </>
+      )}
+    </section>
+  );
+}
