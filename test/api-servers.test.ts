@@ -172,4 +172,18 @@ t('?peers=none leaves the peers out of a server and of the list; any other value
   assert.is(bad.json.field, 'peers');
 });
 
+t('an update answers without the peers when asked ?peers=none, with them by default; a bad value changes nothing', async () => {
+  const s = (await api.post('/api/servers', { ...home, endpoint: 'e.example.com:53101' })).json;
+  await api.post(`/api/servers/${s.id}/peers`, {});
+  const light = await api.put(`/api/servers/${s.id}?peers=none`, { name: 'light' });
+  assert.is(light.status, 200);
+  assert.is(light.json.name, 'light');
+  assert.not.ok('peers' in light.json);
+  assert.is((await api.put(`/api/servers/${s.id}`, { name: 'whole' })).json.peers.length, 1);
+  const bad = await api.put(`/api/servers/${s.id}?peers=some`, { name: 'never' });
+  assert.is(bad.status, 400);
+  assert.is(bad.json.field, 'peers');
+  assert.is((await api.get(`/api/servers/${s.id}`)).json.name, 'whole');
+});
+
 t.run();

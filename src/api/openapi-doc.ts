@@ -185,7 +185,10 @@ export const openApiDocument = {
     },
     '/api/servers/{id}': withId({
       get: op('Read a server', { 200: { description: 'the server', ...json(ref('Server')) } }, [404]),
-      put: op('Update a server', { 200: { description: 'updated', ...json(ref('Server')) } }, [400, 404, 413], body('Server')),
+      put: {
+        ...op('Update a server', { 200: { description: 'updated', ...json(ref('Server')) } }, [400, 404, 413], body('Server')),
+        parameters: [{ name: 'peers', in: 'query', description: '"none": the answer without the server\'s peers (light at 10,000 peers)', schema: { enum: ['none'] } }],
+      },
       delete: op('Delete a server with its peers and webhooks', { 204: { description: 'deleted' } }, [404]),
     }),
     '/api/servers/{id}/peers': withId({

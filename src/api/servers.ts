@@ -38,7 +38,8 @@ export function serverRoutes(app: App): Route[] {
       method: 'PUT', path: '/api/servers/:id', auth: 'control',
       async handler(ctx) {
         const id = serverOf(ctx.params.id).id;
-        return ok(showServer(app, updateServer(app, id, parseServerInput(await ctx.body()))));
+        const withPeers = peersWanted(ctx.query);
+        return ok(showServer(app, updateServer(app, id, parseServerInput(await ctx.body())), { withPeers }));
       },
     },
     {

@@ -298,8 +298,11 @@ export class KernelLive implements KernelPlane {
         steps.push({ what: 'mtu', run: () => setMtu(ifname, mtuOf(after)), undo: () => setMtu(ifname, mtuOf(was)) });
       }
     }
-    const sliceWas = serverSlice(old);
-    const sliceNext = serverSlice(next);
+    // While the mode stays, peers and forwards put the same elements in the table: only the
+    // server's own can differ, so the filter's part of such an update costs O(1), not O(peers).
+    const slice = (m: ServerModel) => (was.mode === after.mode ? serverSlice({ server: m.server, peers: new Map(), forwards: new Map() }) : serverSlice(m));
+    const sliceWas = slice(old);
+    const sliceNext = slice(next);
     this.pushBatch(steps, diff(sliceWas, sliceNext), diff(sliceNext, sliceWas), `server ${after.id} filter`);
     runSteps(steps, this.log);
     this.servers.set(after.id, next);

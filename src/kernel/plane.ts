@@ -16,8 +16,9 @@ export interface PeerChange {
 export interface ServerChange {
   before: ServerRecord | null;
   after: ServerRecord | null;
-  /** The server's peers and forwards as they stand after the change (none when it is deleted). */
+  /** The peers a new server starts with (an import brings some); an update or a delete carries none: the plane keeps those it holds. */
   peers: PeerRecord[];
+  /** The server's forwards as they stand after the change (none when it is deleted). */
   forwards: PortForward[];
 }
 

@@ -2,7 +2,7 @@
 // Slices are computed from the changed thing and its neighbours only, so a peer change
 // costs the same whatever the number of peers.
 import type { PortForward } from '../kernel/plane';
-import type { PeerRecord } from '../store/peers';
+import type { KernelPeer } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import {
   emptyElements, forwardKey, forwardTarget, forwardTarget6, ifnameElement, ip6Element, ipElement, mergeInto, pair6Element, pairElement,
@@ -12,7 +12,7 @@ import {
 
 export interface ServerView {
   server: ServerRecord;
-  peers: ReadonlyMap<number, PeerRecord>;
+  peers: ReadonlyMap<number, KernelPeer>;
   forwards: ReadonlyMap<number, PortForward>;
 }
 
@@ -22,7 +22,7 @@ const inPolicy = (server: ServerRecord): boolean => server.mode === 'forward';
  * The elements that involve one peer: its own allowAccess pairs, the pairs of peers that
  * name it (`referrers`), and its internet flag. Disabled peers hold nothing.
  */
-export function peerSlice(server: ServerRecord, peer: PeerRecord | null, lookup: (id: number) => PeerRecord | undefined, referrers: Iterable<number>): PolicyElements {
+export function peerSlice(server: ServerRecord, peer: KernelPeer | null, lookup: (id: number) => KernelPeer | undefined, referrers: Iterable<number>): PolicyElements {
   const out = emptyElements();
   if (!inPolicy(server) || !peer || !peer.enabled) return out;
   for (const id of peer.allowAccess) {

@@ -39,7 +39,8 @@ export function checkServerConflicts(store: Store, s: Omit<ServerRecord, 'id'> &
   }
   const forward = store.forwards.holder('udp', s.listenPort);
   if (forward !== undefined) throw badField('listenPort', `udp/${s.listenPort} is already forwarded by forward ${forward}`);
-  if (s.id === undefined) return;
+  // The peers fit the subnet they were given: only a new subnet reads them all.
+  if (s.id === undefined || store.servers.get(s.id)?.address === s.address) return;
   for (const ip of store.peers.usedIps(s.id)) {
     const n = parseIpv4(ip)!;
     if (!isHostOf(mine, n)) throw badField('address', `${s.address} does not contain peer address ${ip}`);

@@ -84,7 +84,7 @@ export function createServer(app: App, input: ServerInput): ServerRecord {
     kernel.applyServer({ before: null, after: rec, peers: [], forwards: [] });
     return rec;
   });
-  app.events.publish('serverChanged', server.id, { change: 'created', server: showServer(app, server) });
+  app.events.publish('serverChanged', server.id, { change: 'created', server: showServer(app, server, { withPeers: false }) });
   return server;
 }
 
@@ -109,10 +109,12 @@ export function updateServer(app: App, id: number, input: ServerInput): ServerRe
     if (next.address6 !== current.address6) checkServer6(store, next);
     if (next.interface !== current.interface && kernel.isForeignLink(next.interface)) throw foreignLinkError(next.interface);
     store.servers.update(next);
-    kernel.applyServer({ before: current, after: next, peers: store.peers.listByServer(next.id), forwards: store.forwards.kernelForwardsOfServer(next.id) });
+    // The plane keeps the peers it holds: reading them all again made every update O(peers).
+    kernel.applyServer({ before: current, after: next, peers: [], forwards: store.forwards.kernelForwardsOfServer(next.id) });
     return next;
   });
-  app.events.publish('serverChanged', after.id, { change: 'updated', server: showServer(app, after) });
+  // Without its peers: at 10,000 peers the event (and each webhook body) would be megabytes.
+  app.events.publish('serverChanged', after.id, { change: 'updated', server: showServer(app, after, { withPeers: false }) });
   return after;
 }
 

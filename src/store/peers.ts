@@ -33,6 +33,9 @@ export interface PeerRecord {
 
 export type NewPeer = Omit<PeerRecord, 'id'>;
 
+/** What the kernel and the packet filter need of a peer; the kernel plane keeps only this. */
+export type KernelPeer = Pick<PeerRecord, 'id' | 'ip' | 'ip6' | 'publicKey' | 'presharedKey' | 'allowAccess' | 'allowInternet' | 'enabled'>;
+
 /** What a peer list may be sorted by (the API's field names) and the SQL that orders it. */
 export const PEER_SORTS = {
   id: 'id',
@@ -219,6 +222,13 @@ export function parseReasons(text: string): DisableReason[] {
   return DISABLE_REASONS.filter((r) => listed.includes(r));
 }
 
+// Every field named in one literal: a spread of the row gave each record a hidden class of
+// its own (about 0.5 KB a peer, 5 MB at 10,000), where one literal shares one.
 function fromRow(row: Row, allowAccess: number[]): PeerRecord {
-  return { ...row, allowAccess, allowInternet: row.allowInternet === 1, enabled: row.enabled === 1, disabledReasons: parseReasons(row.disabledReasons) };
+  return {
+    id: row.id, serverId: row.serverId, name: row.name, email: row.email, ip: row.ip, ip6: row.ip6, publicKey: row.publicKey,
+    privateKey: row.privateKey, presharedKey: row.presharedKey, allowAccess, allowInternet: row.allowInternet === 1,
+    enabled: row.enabled === 1, disabledReasons: parseReasons(row.disabledReasons), dataLimitGB: row.dataLimitGB,
+    usageBytes: row.usageBytes, expiresAt: row.expiresAt, createdAt: row.createdAt, updatedAt: row.updatedAt,
+  };
 }

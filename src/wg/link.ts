@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import { run, SECRET_FILE } from '../kernel/command';
 import { formatIpv6, parseIpv6 } from './ipv6';
 import { deleteOwnLink, markOwnLink } from './link-owner';
-import type { PeerRecord } from '../store/peers';
+import type { KernelPeer } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { renderInterfaceConf } from './uapi-conf';
 
@@ -84,7 +84,7 @@ export function setListenPort(ifname: string, port: number): void {
 }
 
 /** Makes the interface hold exactly this key, port and these peers (`wg syncconf`; the config holds keys). */
-export function syncPeers(server: ServerRecord, peers: Iterable<PeerRecord>): void {
+export function syncPeers(server: ServerRecord, peers: Iterable<KernelPeer>): void {
   run('wg', ['syncconf', server.interface, SECRET_FILE], { secret: renderInterfaceConf(server, peers) });
 }
 

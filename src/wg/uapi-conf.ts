@@ -1,6 +1,6 @@
 // Pure rendering of what `wg` is fed for a server: the whole config for `wg syncconf`
 // (start-up reconcile) and the argument list of one peer for `wg set`.
-import type { PeerRecord } from '../store/peers';
+import type { KernelPeer } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { SECRET_FILE } from '../kernel/command';
 import { isWireGuardKey } from './keys';
@@ -8,7 +8,7 @@ import { parseIpv4 } from './ipv4';
 import { parseIpv6 } from './ipv6';
 
 /** The peers a server's interface holds: enabled ones only (disabled peers are off the interface). */
-export const livePeers = (peers: Iterable<PeerRecord>): PeerRecord[] => [...peers].filter((p) => p.enabled);
+export const livePeers = (peers: Iterable<KernelPeer>): KernelPeer[] => [...peers].filter((p) => p.enabled);
 
 function checkedKey(key: string, what: string): string {
   if (!isWireGuardKey(key)) throw new Error(`${what} is not a WireGuard key`);
@@ -16,14 +16,14 @@ function checkedKey(key: string, what: string): string {
 }
 
 /** The peer's addresses as the interface routes them to it: its IPv4 /32 and, when it has one, its IPv6 /128. */
-export function allowedIpOf(peer: Pick<PeerRecord, 'ip' | 'ip6'>): string {
+export function allowedIpOf(peer: Pick<KernelPeer, 'ip' | 'ip6'>): string {
   if (parseIpv4(peer.ip) === null) throw new Error(`peer address ${peer.ip} is not an IPv4 address`);
   if (peer.ip6 !== null && parseIpv6(peer.ip6) === null) throw new Error(`peer address ${peer.ip6} is not an IPv6 address`);
   return peer.ip6 === null ? `${peer.ip}/32` : `${peer.ip}/32,${peer.ip6}/128`;
 }
 
 /** The `wg syncconf` text of a server: its key, its port and every enabled peer. Holds secrets. */
-export function renderInterfaceConf(server: ServerRecord, peers: Iterable<PeerRecord>): string {
+export function renderInterfaceConf(server: ServerRecord, peers: Iterable<KernelPeer>): string {
   const lines = ['[Interface]', `PrivateKey = ${checkedKey(server.privateKey, 'server private key')}`, `ListenPort = ${server.listenPort}`];
   for (const p of livePeers(peers)) {
     lines.push('', '[Peer]', `PublicKey = ${checkedKey(p.publicKey, `public key of peer ${p.id}`)}`,
@@ -33,7 +33,7 @@ export function renderInterfaceConf(server: ServerRecord, peers: Iterable<PeerRe
 }
 
 /** `wg set` arguments that put one peer on an interface; its preshared key is read from a private file. */
-export function peerSetArgs(ifname: string, peer: PeerRecord): string[] {
+export function peerSetArgs(ifname: string, peer: KernelPeer): string[] {
   return ['set', ifname, 'peer', checkedKey(peer.publicKey, `public key of peer ${peer.id}`), 'preshared-key', SECRET_FILE, 'allowed-ips', allowedIpOf(peer)];
 }
 
@@ -47,7 +47,7 @@ export interface PeerOp { args: string[]; secret?: string }
  * The `wg set` calls that move an interface from one state of a peer to another: nothing,
  * a removal, an addition, or both when the key changed.
  */
-export function peerOps(ifname: string, before: PeerRecord | null, after: PeerRecord | null): PeerOp[] {
+export function peerOps<P extends KernelPeer>(ifname: string, before: P | null, after: P | null): PeerOp[] {
   const was = before && before.enabled ? before : null;
   const will = after && after.enabled ? after : null;
   const ops: PeerOp[] = [];
