@@ -7,8 +7,10 @@ import { applyPendingRestore } from './ops/restore';
 import { createLogger } from './log';
 import { KernelUnavailable } from './kernel/select';
 import { startNotify, type Notifier } from './notify';
+import { keepYoungGenerationSmall } from './young-generation';
 
 export async function runDaemon(): Promise<void> {
+  keepYoungGenerationSmall();
   let config;
   try {
     config = loadConfig();

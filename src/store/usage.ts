@@ -41,6 +41,7 @@ export class UsageTable {
   private readonly zeroUsageStmt;
   private readonly restrictedStmt;
   private readonly snapshotStmt;
+  private readonly onlineStmt;
   private readonly stateGet;
   private readonly stateSet;
 
@@ -64,6 +65,9 @@ export class UsageTable {
       p.data_limit_gb AS dataLimitGB, p.enabled, p.disabled_reasons AS disabledReasons,
       COALESCE(c.latest_handshake, 0) AS latestHandshake
       FROM peers p LEFT JOIN usage_counters c ON c.peer_id = p.id ORDER BY p.id`);
+    // A baseline of another key (a re-keyed peer) or of a peer now off does not count.
+    this.onlineStmt = db.prepare(`SELECT COUNT(*) FROM usage_counters c JOIN peers p ON p.id = c.peer_id
+      WHERE p.server_id = ? AND p.enabled = 1 AND c.public_key = p.public_key AND c.latest_handshake > 0 AND c.latest_handshake >= ?`).pluck();
     this.stateGet = db.prepare('SELECT value FROM job_state WHERE name = ?').pluck();
     this.stateSet = db.prepare('INSERT INTO job_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value');
   }
@@ -123,6 +127,9 @@ export class UsageTable {
     type Raw = Omit<UsageRow, 'enabled' | 'disabledReason'> & { enabled: number; disabledReasons: string };
     return (this.snapshotStmt.all() as Raw[]).map(({ disabledReasons, ...r }) => ({ ...r, enabled: r.enabled === 1, disabledReason: parseReasons(disabledReasons)[0] ?? '' }));
   }
+
+  /** A server's peers whose last handshake, as the last usage cycle read it, is at or after `sinceS` (Unix seconds). */
+  onlineCount(serverId: number, sinceS: number): number { return this.onlineStmt.get(serverId, sinceS) as number; }
 
   getState(name: string): string | null { return (this.stateGet.get(name) as string | undefined) ?? null; }
   setState(name: string, value: string): void { this.stateSet.run(name, value); }
