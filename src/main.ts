@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // wgcpd: runs the daemon in the foreground until SIGTERM or SIGINT; SIGHUP starts it again.
+// First, before the other modules load: their loading would grow the young generation already.
+import './young-generation';
 import { ConfigError, loadConfig } from './config';
 import { startDaemon, type Daemon } from './daemon';
 import { removePidFile, writePidFile } from './backup/daemon-reload';
@@ -7,10 +9,8 @@ import { applyPendingRestore } from './ops/restore';
 import { createLogger } from './log';
 import { KernelUnavailable } from './kernel/select';
 import { startNotify, type Notifier } from './notify';
-import { keepYoungGenerationSmall } from './young-generation';
 
 export async function runDaemon(): Promise<void> {
-  keepYoungGenerationSmall();
   let config;
   try {
     config = loadConfig();
