@@ -161,8 +161,8 @@ export class KernelLive implements KernelPlane {
   restoreInterface(ifname: string): void {
     const model = [...this.servers.values()].find((m) => m.server.interface === ifname);
     if (!model) return;
-    configureLink(model.server);
     syncPeers(model.server, model.peers.values());
+    configureLink(model.server);
     this.log.info('interface restored after wireguard-go restart', { interface: ifname, peers: model.peers.size });
   }
 
@@ -184,7 +184,7 @@ export class KernelLive implements KernelPlane {
     if (batch) steps.push({ what, run: () => this.nft.apply(batch), undo: () => this.nft.apply(reverse) });
   }
 
-  /** Makes the device if missing, then address, MTU, up, key, port and peers. Never takes a link wgcp did not make. */
+  /** Makes the device if missing, then key, port, peers, address, MTU and up. Never takes a link wgcp did not make. */
   private bringUp(m: ServerModel, reuse: boolean): void {
     const { server } = m;
     const existing = linkInfo(server.interface);
@@ -194,8 +194,9 @@ export class KernelLive implements KernelPlane {
       if (existing) this.driver.remove(server.interface);
       this.driver.create(server.interface);
     }
-    configureLink(server);
+    // Peers first, then up: wireguard-go takes 10,000 peers a third faster on a link that is down.
     syncPeers(server, m.peers.values());
+    configureLink(server);
     forwardIpv6(server, this.log);
   }
 
