@@ -3,6 +3,7 @@
 // applies and a refused one, webhook deliveries to a real receiver, requests), no secret in
 // the text, the unauthenticated WGCP_METRICS_LISTEN, and promtool's check of a real scrape.
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { call, client, startTestDaemon, type TestDaemon } from './helpers/daemon';
@@ -13,6 +14,8 @@ import { deviceFixture, type DeviceFixture } from './device-support';
 import { runUsageCycle } from '../src/jobs/usage';
 import { deviceContext } from '../src/device/context';
 import { GB } from '../src/jobs/usage-delta';
+import { SLICE } from '../src/metrics/families';
+import type { App } from '../src/app';
 
 const t = suite('metrics: GET /metrics');
 
@@ -243,18 +246,39 @@ apart('a scrape that arrives during another shares its answer', async () => {
 
 apart.run();
 
+/** Peers straight into the store, in one transaction (the API would take a while for thousands). */
+function seedPeers(app: App, serverId: number, count: number): void {
+  const now = new Date().toISOString();
+  app.store.tx(() => {
+    for (let i = 0; i < count; i++) {
+      const host = i + 10;
+      app.store.peers.insert({
+        serverId, name: `seeded-${i}`, email: '', ip: `10.50.${host >> 8}.${host & 255}`, ip6: null, publicKey: crypto.randomBytes(32).toString('base64'),
+        privateKey: null, presharedKey: crypto.randomBytes(32).toString('base64'), allowAccess: [], allowInternet: false, enabled: true,
+        disabledReasons: [], dataLimitGB: i % 2, usageBytes: 0, expiresAt: null, createdAt: now, updatedAt: now,
+      } as Parameters<App['store']['peers']['insert']>[0]);
+    }
+  });
+}
+
 const lint = suiteNeeding('metrics: promtool check metrics', ['promtool']);
 let l: TestDaemon;
 lint.before(async () => { l = await startTestDaemon(); });
 lint.after(async () => { await l.stop(); });
 
-lint('a real scrape passes promtool check metrics (format and naming)', async () => {
+lint('a real scrape passes promtool check metrics (format and naming), families longer than a slice too', async () => {
   const api2 = client(l);
-  const sid = (await api2.post('/api/servers', { name: 'lint', endpoint: 'vpn.example.com:51820', mode: 'forward' })).json.id;
+  const sid = (await api2.post('/api/servers', { name: 'lint', endpoint: 'vpn.example.com:51820', mode: 'forward', address: '10.50.0.1/16' })).json.id;
   await api2.post(`/api/servers/${sid}/peers`, { name: 'name with "quotes", a \\ and\na line break', dataLimitGB: 1 });
+  // Enough peers that the per-peer families are rendered in several slices.
+  seedPeers(l.daemon.app, sid, 2 * SLICE + 500);
   await api2.get('/api/servers');
   const text = (await api2.get('/metrics')).text;
-  assert.ok(text.includes('wgcp_peer_enabled'));
+  const peerCount = 2 * SLICE + 501;
+  assert.is(text.split('\n').filter((x) => x.startsWith('# TYPE wgcp_peer_enabled ')).length, 1, 'one header');
+  const enabled = parse(text).filter((x) => x.name === 'wgcp_peer_enabled');
+  assert.is(enabled.length, peerCount);
+  assert.is(new Set(enabled.map((x) => x.labels.peer)).size, peerCount, 'every peer once');
   // promtool prints the problems it finds and exits non-zero on any.
   const out = execFileSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
   assert.is(out.trim(), '');

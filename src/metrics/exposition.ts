@@ -1,27 +1,31 @@
 // The text a scrape answers, made by prom-client (required here, and this module only by the
 // first scrape: a router that is never scraped never loads it). Each wgcp family is a
-// prom-client metric whose values are read from the scrape's data; prom-client's default
-// process metrics sit beside them. Families are rendered one at a time with a turn of the
-// event loop between them, so that a scrape of 10,000 peers never holds the API for long.
+// prom-client metric whose values are the scrape's samples; prom-client's default process
+// metrics sit beside them. So that a scrape of 10,000 peers never holds the API for long,
+// a family is rendered a slice of samples at a time, with a turn of the event loop between
+// slices; the slices after the first drop the two header lines prom-client repeats.
 import * as client from 'prom-client';
-import { FAMILIES, type Family, type Sample, type ScrapeData } from './families';
+import { FAMILIES, SLICE, type Family, type Sample, type ScrapeData } from './families';
 import { DURATION_BUCKETS } from './tally';
 
-type Source = () => Sample[];
+interface SliceHolder { slice: Sample[] }
 
 // Each subclass keeps prom-client's own object (name, help, type, aggregator) and puts the
-// family's samples in it: the values are wgcp's, the format is prom-client's.
-class FamilyCounter extends client.Counter<string> {
-  constructor(f: Family, private readonly source: Source) { super({ name: f.name, help: f.help, labelNames: [...f.labelNames], registers: [] }); }
-  override async get() { return { ...(await super.get()), values: this.source() }; }
+// current slice of the family's samples in it: the values are wgcp's, the format prom-client's.
+class FamilyCounter extends client.Counter<string> implements SliceHolder {
+  slice: Sample[] = [];
+  constructor(f: Family) { super({ name: f.name, help: f.help, labelNames: [...f.labelNames], registers: [] }); }
+  override async get() { return { ...(await super.get()), values: this.slice }; }
 }
-class FamilyGauge extends client.Gauge<string> {
-  constructor(f: Family, private readonly source: Source) { super({ name: f.name, help: f.help, labelNames: [...f.labelNames], registers: [] }); }
-  override async get() { return { ...(await super.get()), values: this.source() }; }
+class FamilyGauge extends client.Gauge<string> implements SliceHolder {
+  slice: Sample[] = [];
+  constructor(f: Family) { super({ name: f.name, help: f.help, labelNames: [...f.labelNames], registers: [] }); }
+  override async get() { return { ...(await super.get()), values: this.slice }; }
 }
 type HistogramObject = Awaited<ReturnType<client.Histogram<string>['get']>>;
-class FamilyHistogram extends client.Histogram<string> {
-  constructor(private readonly family: Family, private readonly source: Source) {
+class FamilyHistogram extends client.Histogram<string> implements SliceHolder {
+  slice: Sample[] = [];
+  constructor(private readonly family: Family) {
     super({ name: family.name, help: family.help, labelNames: [...family.labelNames], buckets: DURATION_BUCKETS, registers: [] });
   }
   override async get() { return this.snapshot(); }
@@ -29,7 +33,7 @@ class FamilyHistogram extends client.Histogram<string> {
   async getForPromString() { return this.snapshot(); }
   private snapshot(): HistogramObject {
     // prom-client's typings give `type` as a numeric enum; the registry prints the string it holds at run time.
-    return { name: this.family.name, help: this.family.help, type: 'histogram', aggregator: 'sum', values: this.source() } as unknown as HistogramObject;
+    return { name: this.family.name, help: this.family.help, type: 'histogram', aggregator: 'sum', values: this.slice } as unknown as HistogramObject;
   }
 }
 
@@ -39,33 +43,45 @@ const MISNAMED_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_request
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** A rendering without its first two lines (# HELP and # TYPE). */
+function withoutHeader(text: string): string {
+  const second = text.indexOf('\n', text.indexOf('\n') + 1);
+  return second < 0 ? '' : text.slice(second + 1);
+}
+
 export class Exposition {
   readonly contentType = client.Registry.PROMETHEUS_CONTENT_TYPE;
   private readonly registry = new client.Registry();
-  private data: ScrapeData | null = null;
+  private readonly families = new Map<string, { family: Family; metric: SliceHolder }>();
 
   constructor() {
     for (const f of FAMILIES) {
-      const source = () => f.samples(this.data!);
-      const Metric = f.type === 'counter' ? FamilyCounter : f.type === 'gauge' ? FamilyGauge : FamilyHistogram;
-      this.registry.registerMetric(new Metric(f, source));
+      const metric = f.type === 'counter' ? new FamilyCounter(f) : f.type === 'gauge' ? new FamilyGauge(f) : new FamilyHistogram(f);
+      this.registry.registerMetric(metric);
+      this.families.set(f.name, { family: f, metric });
     }
     client.collectDefaultMetrics({ register: this.registry });
     for (const name of MISNAMED_DEFAULTS) this.registry.removeSingleMetric(name);
   }
 
-  /** The whole exposition for this scrape's data, one family a turn. */
+  /** The whole exposition for this scrape's data, a slice at a time. */
   async render(data: ScrapeData): Promise<string> {
-    this.data = data;
-    try {
-      const parts: string[] = [];
-      for (const metric of this.registry.getMetricsAsArray()) {
-        await turn();
-        parts.push(await this.registry.getSingleMetricAsString(metric.name));
+    const parts: string[] = [];
+    for (const metric of this.registry.getMetricsAsArray()) {
+      await turn();
+      const own = this.families.get(metric.name);
+      if (!own) { parts.push(await this.registry.getSingleMetricAsString(metric.name)); continue; }
+      const samples = own.family.samples(data);
+      let text = '';
+      for (let i = 0; i === 0 || i < samples.length; i += SLICE) {
+        if (i > 0) await turn();
+        own.metric.slice = samples.slice(i, i + SLICE);
+        const part = await this.registry.getSingleMetricAsString(metric.name);
+        text += i === 0 ? part : `\n${withoutHeader(part)}`;
       }
-      return `${parts.join('\n\n')}\n`;
-    } finally {
-      this.data = null;
+      own.metric.slice = [];
+      parts.push(text);
     }
+    return `${parts.join('\n\n')}\n`;
   }
 }

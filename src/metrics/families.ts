@@ -10,7 +10,13 @@ export interface ScrapeData extends StoreSnapshot {
   tally: MetricsTally;
 }
 
-export interface Sample { labels: Record<string, string>; value: number; metricName?: string }
+export interface Sample {
+  labels: Record<string, string>;
+  value: number;
+  metricName?: string;
+  /** Labels prom-client formats once per object and scrape (a peer's, shared by its five series). */
+  sharedLabels?: Record<string, string>;
+}
 
 export interface Family {
   name: string;
@@ -20,12 +26,17 @@ export interface Family {
   samples(data: ScrapeData): Sample[];
 }
 
+/** Samples rendered between two turns of the event loop (a few milliseconds on a router). */
+export const SLICE = 1000;
+
 /** A peer counts as online when its last handshake is this recent (as in /api/servers/{id}/stats). */
 export const ONLINE_WINDOW_S = 180;
 const GB = 1_073_741_824;
 const PEER_LABELS = ['server', 'peer', 'name'] as const;
 
-// One label object a peer and scrape, shared by its five series (prom-client formats labels per line).
+// One label object a peer and scrape, shared by its five series: prom-client formats shared
+// labels once per object, where it would format plain labels again on every line.
+const NO_LABELS: Record<string, string> = Object.freeze({}) as Record<string, string>;
 const peerLabels = new WeakMap<ScrapedPeer, Record<string, string>>();
 function labelsOf(p: ScrapedPeer): Record<string, string> {
   let l = peerLabels.get(p);
@@ -38,7 +49,7 @@ function perPeer(pick: (p: ScrapedPeer) => number | null) {
     const out: Sample[] = [];
     for (const p of d.peers) {
       const v = pick(p);
-      if (v !== null) out.push({ labels: labelsOf(p), value: v });
+      if (v !== null) out.push({ labels: NO_LABELS, sharedLabels: labelsOf(p), value: v });
     }
     return out;
   };
