@@ -1,6 +1,8 @@
-// What a scrape reads from the store, in a handful of statements: every peer with the
-// counters the usage job last read from its interface, the servers, devices by status, the
-// webhook outbox's length and the delivery counts kept by a database trigger (src/store/migrations.ts).
+// What a scrape reads from the store: every peer with the counters the usage job last read
+// from its interface (a page of peers at a time, by id, with a turn of the event loop between
+// pages, so that 10,000 peers never hold the API for long), the servers, devices by status,
+// the webhook outbox's length and the delivery counts kept by a database trigger
+// (src/store/migrations.ts). A peer added or deleted between two pages is simply seen or not.
 import type { Statement } from 'better-sqlite3';
 import type { DB } from '../store/db';
 
@@ -25,6 +27,9 @@ export interface StoreSnapshot {
   webhookDeliveries: [string, number][];
 }
 
+const PAGE = 2000;
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 const statements = new WeakMap<DB, Record<'peers' | 'servers' | 'devices' | 'outbox' | 'deliveries', Statement<unknown[]>>>();
 
 function prepared(db: DB) {
@@ -33,7 +38,8 @@ function prepared(db: DB) {
     s = {
       // Counters belong to the key they were read for: a re-keyed peer shows none until the next cycle.
       peers: db.prepare(`SELECT p.id, p.server_id, p.name, p.enabled, p.data_limit_gb, c.rx_bytes, c.tx_bytes, c.latest_handshake
-        FROM peers p LEFT JOIN usage_counters c ON c.peer_id = p.id AND c.public_key = p.public_key ORDER BY p.id`).raw(),
+        FROM peers p LEFT JOIN usage_counters c ON c.peer_id = p.id AND c.public_key = p.public_key
+        WHERE p.id > ? ORDER BY p.id LIMIT ${PAGE}`).raw(),
       servers: db.prepare('SELECT id FROM servers ORDER BY id').pluck(),
       // A suspended device counts as suspended whatever it last reported; a device that never said: unknown.
       devices: db.prepare(`SELECT CASE WHEN suspended = 1 THEN 'suspended' WHEN status = '' THEN 'unknown' ELSE status END AS s, COUNT(*)
@@ -48,12 +54,20 @@ function prepared(db: DB) {
 
 type RawPeer = [number, number, string, number, number, number | null, number | null, number | null];
 
-export function readStoreSnapshot(db: DB): StoreSnapshot {
+export async function readStoreSnapshot(db: DB): Promise<StoreSnapshot> {
   const s = prepared(db);
+  const peers: ScrapedPeer[] = [];
+  for (let after = 0; ;) {
+    const page = s.peers.all(after) as RawPeer[];
+    for (const [id, serverId, name, enabled, dataLimitGB, rx, tx, hs] of page) {
+      peers.push({ id, serverId, name, enabled: enabled === 1, dataLimitGB, rxBytes: rx, txBytes: tx, latestHandshake: hs ?? 0 });
+    }
+    if (page.length < PAGE) break;
+    after = page[page.length - 1][0];
+    await turn();
+  }
   return {
-    peers: (s.peers.all() as RawPeer[]).map(([id, serverId, name, enabled, dataLimitGB, rx, tx, hs]) => ({
-      id, serverId, name, enabled: enabled === 1, dataLimitGB, rxBytes: rx, txBytes: tx, latestHandshake: hs ?? 0,
-    })),
+    peers,
     serverIds: s.servers.all() as number[],
     devicesByStatus: s.devices.all() as [string, number][],
     outboxPending: s.outbox.get() as number,

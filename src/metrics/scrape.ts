@@ -28,7 +28,7 @@ export function scrape(app: App): Promise<ScrapeAnswer> {
   s.inFlight = (async () => {
     try {
       const e = exposition(s);
-      const data = { ...readStoreSnapshot(app.store.db), now: Math.floor(app.now().getTime() / 1000), tally: metricsOf(app) };
+      const data = { ...(await readStoreSnapshot(app.store.db)), now: Math.floor(app.now().getTime() / 1000), tally: metricsOf(app) };
       return { contentType: e.contentType, text: await e.render(data) };
     } finally {
       s.inFlight = null;
