@@ -16,6 +16,7 @@ import { deviceContext } from '../src/device/context';
 import { GB } from '../src/jobs/usage-delta';
 import { SLICE } from '../src/metrics/families';
 import type { App } from '../src/app';
+import { ConfigError, loadConfig } from '../src/config';
 
 const t = suite('metrics: GET /metrics');
 
@@ -235,6 +236,14 @@ apart('serves /metrics without credentials on its own address, and nothing else 
   assert.is((await call(m.url, 'GET', '/metrics')).status, 401, 'WGCP_LISTEN still wants credentials');
   const again = parse((await call(base, 'GET', '/metrics')).text);
   assert.is(valueOf(again, 'wgcp_http_requests_total', { listener: 'metrics', route: '/metrics', status_class: '2xx' }), 1);
+});
+
+apart('a bad WGCP_METRICS_LISTEN stops the start with a message naming it', () => {
+  for (const value of ['9586', 'host:port', '1.2.3.4:99999']) {
+    assert.throws(() => loadConfig({ WGCP_METRICS_LISTEN: value }), (e: Error) => e instanceof ConfigError && e.message.includes('WGCP_METRICS_LISTEN'), value);
+  }
+  assert.equal(loadConfig({ WGCP_METRICS_LISTEN: ':9586' }).metricsListen, { host: '0.0.0.0', port: 9586 });
+  assert.is(loadConfig({}).metricsListen, null);
 });
 
 apart('a scrape that arrives during another shares its answer', async () => {
