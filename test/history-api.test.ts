@@ -118,7 +118,7 @@ t('a stop writes the open bucket: after a restart the API still shows it', async
   assert.equal((await api.get(`/api/peers/${peers[2].id}/usage?step=5m`)).json.points, [{ t: iso(T0 + 30 * 60_000), rxBytes: 9, txBytes: 1 }]);
 });
 
-const top = (...args: string[]) => execFileSync(process.execPath, [CLI, '--data-dir', d.dataDir, 'top', ...args], { encoding: 'utf8' });
+const top = (...args: string[]) => execFileSync(process.execPath, [CLI, '--data-dir', d.dataDir, 'top', ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 const topNames = () => (JSON.parse(top('--json')).peers as { name: string; rxBytes: number; txBytes: number }[]).map((l) => [l.name, l.rxBytes, l.txBytes]);
 
 t('wgcp top lists the busiest peers of the last hour, busiest first, beside the running daemon', async () => {
