@@ -53,6 +53,8 @@ export class Exposition {
   readonly contentType = client.Registry.PROMETHEUS_CONTENT_TYPE;
   private readonly registry = new client.Registry();
   private readonly families = new Map<string, { family: Family; metric: SliceHolder }>();
+  /** Renders hold slices in the metrics between turns: one at a time (two daemons in a process, as tests run). */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor() {
     for (const f of FAMILIES) {
@@ -64,8 +66,14 @@ export class Exposition {
     for (const name of MISNAMED_DEFAULTS) this.registry.removeSingleMetric(name);
   }
 
-  /** The whole exposition for this scrape's data, a slice at a time. */
-  async render(data: ScrapeData): Promise<string> {
+  /** The whole exposition for this scrape's data, after any rendering under way. */
+  render(data: ScrapeData): Promise<string> {
+    const next = this.queue.then(() => this.renderNow(data));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async renderNow(data: ScrapeData): Promise<string> {
     const parts: string[] = [];
     for (const metric of this.registry.getMetricsAsArray()) {
       await turn();
