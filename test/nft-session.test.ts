@@ -27,7 +27,7 @@ const dir = tempDir('wgcp-nft-session-');
 const log = path.join(dir, 'applied');
 const savedPath = process.env.PATH;
 
-/** A session whose worker sees the stand-in first on PATH (the worker copies the environment when it starts). */
+/** A session that sees the stand-in first on PATH (a session keeps the environment of its first start). */
 function session(timeoutMs?: number): NftSession {
   fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'bin', 'nft'), FAKE_NFT, { mode: 0o755 });
