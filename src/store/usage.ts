@@ -83,7 +83,8 @@ export class UsageTable {
     type Raw = [number, number, string, number, string | null, number | null, number | null, number | null];
     const peers = (this.cycleStmt.all() as Raw[]).map(([id, serverId, publicKey, enabled, bKey, rx, tx, hs]): UsagePeer => ({
       id, serverId, publicKey, enabled: enabled === 1,
-      baseline: bKey === null ? null : { publicKey: bKey, rxBytes: rx!, txBytes: tx!, latestHandshake: hs! },
+      // The peer's own key string when it is the same key: one copy of 10,000 keys, not two.
+      baseline: bKey === null ? null : { publicKey: bKey === publicKey ? publicKey : bKey, rxBytes: rx!, txBytes: tx!, latestHandshake: hs! },
     }));
     this.cache = { version, peers, byId: new Map(peers.map((p) => [p.id, p])) };
     return peers;
