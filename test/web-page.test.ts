@@ -251,6 +251,10 @@ t('access: a new API key is shown once and works, an access token may expire, an
   const token = await js<string>(`document.getElementById('token-fresh').value`);
   assert.ok((await api.get('/api/access-tokens')).json.some((c: { name: string; expiresAt: string | null }) => c.name === 'prometheus' && c.expiresAt !== null));
   assert.is((await call(d.url, 'GET', '/api/stats', undefined, { Authorization: `Bearer ${token}` })).status, 200);
+  assert.is(await js<string>(`document.querySelector('a[href="/api/backup"]').textContent`), 'Download a backup');
+  const backup = await js<{ status: number; disposition: string | null }>(`fetch('/api/backup').then((r) => ({ status: r.status, disposition: r.headers.get('content-disposition') }))`);
+  assert.is(backup.status, 200, 'the page\'s session downloads a backup');
+  assert.match(backup.disposition ?? '', /attachment/);
   await accessible('access');
   page.once('dialog', (dialog) => { void dialog.accept(); });
   await js(`[...document.querySelectorAll('button')].find((b) => b.getAttribute('aria-label') === 'Revoke API key script').click()`);

@@ -1,4 +1,4 @@
-// API keys and access tokens: who may use the API (and sign in here). A new secret is shown
+// API keys and access tokens: who may use the API (and sign in here), and the backup. A new secret is shown
 // whole once, with a copy button; the lists show names and dates only. Revoking one ends
 // the sessions opened with it.
 import { useState } from 'preact/hooks';
@@ -101,6 +101,11 @@ export function Credentials() {
     <>
       <h1>Access</h1>
       {KINDS.map((k) => <CredentialSection key={k.path} kind={k} />)}
+      <section aria-labelledby="backup-h">
+        <h2 id="backup-h">Backup</h2>
+        <p>A consistent copy of the whole state, keys included: keep it as safe as the router. Restore it with <code>wgcp restore FILE</code>.</p>
+        <p><a class="button" href="/api/backup" download>Download a backup</a></p>
+      </section>
     </>
   );
 }
