@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // wgcpd: runs the daemon in the foreground until SIGTERM or SIGINT; SIGHUP starts it again.
-// First, before the other modules load: their loading would grow the young generation already.
-import './young-generation';
+// First, before the other modules load: their loading would grow the heap already.
+import './v8-memory';
 import { ConfigError, loadConfig } from './config';
 import { startDaemon, type Daemon } from './daemon';
 import { removePidFile, writePidFile } from './backup/daemon-reload';
