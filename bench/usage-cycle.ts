@@ -1,6 +1,7 @@
 // One usage-collection cycle for 10,000 peers on one interface: parse the `wg show dump`
-// text, compute every delta, write usage and baselines in one transaction, then look for
-// peers over their limit. Real SQLite file (WAL, as the daemon opens it), the real parser.
+// text, then the cycle as the scheduler runs it (every delta, usage and baselines in one
+// transaction, the traffic history, peers over their limit and back under it). Real SQLite
+// file (WAL, as the daemon opens it), the real parser; the dump is made, not read from wg.
 //   node dist/bench/usage-cycle.js [peers] [rounds] [active share, 0..1]
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -14,7 +15,7 @@ import { silentLogger } from '../src/log';
 import { Store } from '../src/store/store';
 import { parseDump } from '../src/wg/dump';
 import { generatePresharedKey } from '../src/wg/keys';
-import { recordUsage, restrictOverLimit } from '../src/jobs/usage';
+import { runUsageCycle } from '../src/jobs/usage';
 
 const PEERS = Number(process.argv[2] ?? 10_000);
 const ROUNDS = Number(process.argv[3] ?? 30);
@@ -70,8 +71,9 @@ function main(): void {
     const counters = new Map<string, PeerCounters>();
     for (const p of parseDump(dumps[r]).peers) counters.set(p.publicKey, { latestHandshake: p.latestHandshake, rxBytes: p.rxBytes, txBytes: p.txBytes });
     const parsed = performance.now();
-    const plan = recordUsage(app, new Map([[server.id, counters]]));
-    restrictOverLimit(app);
+    // The whole cycle as the scheduler runs it once the counters are read: deltas, baselines,
+    // the traffic history, the data limit both ways.
+    const { plan } = runUsageCycle(app, new Map([[server.id, counters]]));
     const ms = performance.now() - started;
     if (r > 0) parseTimes.push(parsed - started);
     const moving = keys.filter((_k, i) => activeIn(i, r)).length;

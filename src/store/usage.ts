@@ -49,13 +49,15 @@ export class UsageTable {
     this.cycleStmt = db.prepare(`SELECT p.id, p.server_id, p.public_key, p.enabled, c.public_key, c.rx_bytes, c.tx_bytes,
       c.latest_handshake FROM peers p LEFT JOIN usage_counters c ON c.peer_id = p.id ORDER BY p.id`).raw();
     this.versionStmt = db.prepare(`SELECT value FROM job_state WHERE name = 'peersVersion'`).pluck();
-    // A whole cycle is two statements fed JSON arrays: 10,000 peers cost two native calls, not 20,000.
+    // One prepared statement a row, inside the cycle's one transaction: at 10,000 peers 12 ms for
+    // the baselines and 22 for the usage, where statements fed a JSON array took 21 and 25
+    // (building, then parsing the text cost more than the calls it saved).
     this.upsertBaselines = db.prepare(`INSERT INTO usage_counters (peer_id, public_key, rx_bytes, tx_bytes, latest_handshake, seen_at)
-      SELECT j.value->>0, j.value->>1, j.value->>2, j.value->>3, j.value->>4, ? FROM json_each(?) j WHERE true
+      VALUES (?, ?, ?, ?, ?, ?)
       ON CONFLICT (peer_id) DO UPDATE SET public_key = excluded.public_key, rx_bytes = excluded.rx_bytes,
       tx_bytes = excluded.tx_bytes, latest_handshake = excluded.latest_handshake, seen_at = excluded.seen_at`);
     this.forgetStmt = db.prepare('DELETE FROM usage_counters WHERE peer_id = ?');
-    this.addUsageStmt = db.prepare('UPDATE peers SET usage_bytes = usage_bytes + j.value->>1 FROM json_each(?) j WHERE peers.id = j.value->>0');
+    this.addUsageStmt = db.prepare('UPDATE peers SET usage_bytes = usage_bytes + ? WHERE id = ?');
     this.overLimitStmt = db.prepare(`SELECT id FROM peers WHERE enabled = 1 AND data_limit_gb > 0
       AND usage_bytes >= data_limit_gb * 1073741824 ORDER BY id`).pluck();
     this.expiredStmt = db.prepare(`SELECT id FROM peers WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY id`).pluck();
@@ -95,14 +97,13 @@ export class UsageTable {
 
   /** Adds [peer id, bytes] to each peer's usage. */
   addUsage(increments: readonly [number, number][]): void {
-    if (increments.length) this.addUsageStmt.run(JSON.stringify(increments));
+    for (const [id, bytes] of increments) this.addUsageStmt.run(bytes, id);
   }
 
   /** Remembers the counters seen for each peer. */
   setBaselines(rows: readonly BaselineRow[], seenAt: string): void {
-    if (!rows.length) return;
-    this.upsertBaselines.run(seenAt, JSON.stringify(rows));
     for (const [id, publicKey, rxBytes, txBytes, latestHandshake] of rows) {
+      this.upsertBaselines.run(id, publicKey, rxBytes, txBytes, latestHandshake, seenAt);
       const cached = this.cache?.byId.get(id);
       if (cached) cached.baseline = { publicKey, rxBytes, txBytes, latestHandshake };
     }
