@@ -1,8 +1,10 @@
-// The node-cron schedules: usage collection every WGCP_USAGE_INTERVAL_S seconds (a
+// The schedules, on plain timers: usage collection every WGCP_USAGE_INTERVAL_S seconds (a
 // one-second tick that runs when the interval has passed, so any interval is exact, not
-// only divisors of a minute), the monthly reset at 00:00 on the 1st (local time) and
-// expiry every minute. Each job's failure is logged and the next run tries again.
-import cron, { type ScheduledTask } from 'node-cron';
+// only divisors of a minute), and at each minute (second 0, local time) peer expiry and the
+// monthly reset, which acts at the first minute of a new month. Each job's failure is
+// logged and the next run tries again. (node-cron ran these before: its matching of every
+// second through Intl.DateTimeFormat kept ICU's time-zone data and code in memory, about
+// 10 MB of the daemon's RSS; bench/RESULTS.md.)
 import type { App } from '../app';
 import { expirePeers, resetIfNewMonth } from './calendar';
 import { runUsageCycle, type UsageCycle } from './usage';
@@ -34,24 +36,25 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
 
   const intervalMs = app.config.usageIntervalS * 1000;
   let lastRun = performance.now();
-  // node-cron's own messages go to our JSON log, never raw to stdout.
-  const cronLog = {
-    info: (m: string) => app.log.debug(`node-cron: ${m}`),
-    warn: (m: string) => app.log.debug(`node-cron: ${m}`),
-    error: (m: string | Error) => app.log.error(`node-cron: ${m instanceof Error ? m.message : m}`),
-    debug: (m: string | Error) => app.log.debug(`node-cron: ${m instanceof Error ? m.message : m}`),
+  const usageTick = setInterval(() => {
+    // Half a tick of slack so that a 1 s interval does not skip a beat on timer jitter.
+    if (performance.now() - lastRun < intervalMs - 500) return;
+    lastRun = performance.now();
+    collectNow();
+  }, 1000);
+  let minuteTick: NodeJS.Timeout;
+  const atNextMinute = () => {
+    // The timer follows the wall clock; the jobs read the app's (tests inject theirs).
+    const now = new Date();
+    minuteTick = setTimeout(() => {
+      guard('monthly reset', () => resetIfNewMonth(app));
+      guard('expiry', () => expirePeers(app));
+      atNextMinute();
+    }, 60_000 - (now.getSeconds() * 1000 + now.getMilliseconds()));
+    minuteTick.unref();
   };
-  const options = { noOverlap: true, suppressMissedWarning: true, logger: cronLog };
-  const tasks: ScheduledTask[] = [
-    cron.schedule('* * * * * *', () => {
-      // Half a tick of slack so that a 1 s interval does not skip a beat on timer jitter.
-      if (performance.now() - lastRun < intervalMs - 500) return;
-      lastRun = performance.now();
-      collectNow();
-    }, { ...options, name: 'wgcp-usage' }),
-    cron.schedule('0 0 0 1 * *', () => { guard('monthly reset', () => resetIfNewMonth(app)); }, { ...options, name: 'wgcp-month' }),
-    cron.schedule('0 * * * * *', () => { guard('expiry', () => expirePeers(app)); }, { ...options, name: 'wgcp-expiry' }),
-  ];
+  atNextMinute();
+  usageTick.unref();
 
   // At start: a new month may have begun while the daemon was down, peers may have expired,
   // and counters are read at once so an interface restarted with the daemon loses little.
@@ -64,7 +67,8 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
     async stop() {
       if (stopped) return;
       stopped = true;
-      for (const t of tasks) await t.destroy();
+      clearInterval(usageTick);
+      clearTimeout(minuteTick);
       collectNow();
     },
   };

@@ -10,13 +10,13 @@ import { WanFollower } from './wan-follower';
 import { forwardSlice, fullPolicy, peerSlice, serverSlice } from '../nft/policy';
 import { renderTable } from '../nft/render';
 import { NftSession } from '../nft/session';
-import { parseDump } from '../wg/dump';
 import { configureLink, dumpInterface, mtuOf, replaceAddress, replaceAddress6, setListenPort, setMtu, syncPeers, type LinkDriver } from '../wg/link';
 import { forwardIpv6 } from '../wg/ipv6-forwarding';
 import { deleteOwnLink, foreignLinkError, isForeignLink, linkInfo, listLinks, markOwnLink } from '../wg/link-owner';
 import { peerOps, type PeerOp } from '../wg/uapi-conf';
 import { removeSecretDir, run } from './command';
 import { ServerModel } from './model';
+import { countersOfDump } from './peer-counters';
 import { FailedServers, type ServerFailure } from './failed-servers';
 import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
 import { runSteps, type Step } from './steps';
@@ -149,12 +149,8 @@ export class KernelLive implements KernelPlane {
   }
 
   peerCounters(server: ServerRecord): Map<string, PeerCounters> {
-    const out = new Map<string, PeerCounters>();
-    if (this.failed.has(server.id)) return out;
-    for (const p of parseDump(dumpInterface(server.interface)).peers) {
-      out.set(p.publicKey, { latestHandshake: p.latestHandshake, rxBytes: p.rxBytes, txBytes: p.txBytes });
-    }
-    return out;
+    if (this.failed.has(server.id)) return new Map();
+    return countersOfDump(dumpInterface(server.interface));
   }
 
   /** After a wireguard-go restart: the new process is empty, give it its server back. */
