@@ -42,7 +42,7 @@ t.after(async () => {
 });
 
 const js = <T>(expr: string): Promise<T> => page.evaluate(expr) as Promise<T>;
-const waitFor = (expr: string, timeout = 10_000) => page.waitForFunction(expr, { timeout });
+const waitFor = (expr: string, timeout = 20_000) => page.waitForFunction(expr, { timeout });
 const h1Is = (text: string) => waitFor(`document.querySelector('main h1')?.textContent === ${JSON.stringify(text)}`);
 const hasText = (sel: string, text: string) => waitFor(`[...document.querySelectorAll(${JSON.stringify(sel)})].some((e) => e.textContent.includes(${JSON.stringify(text)}))`);
 /** Replaces a text field's value by typing, as a person would. */
