@@ -30,16 +30,23 @@ export class Fleet {
 
   get size(): number { return this.peers.length + this.devices.length; }
 
+  /** A plain peer deleted outside the fleet's own steps (the /16 bench frees addresses by hand). */
+  forget(id: number): void {
+    const i = this.peers.indexOf(id);
+    if (i >= 0) this.peers.splice(i, 1);
+    this.internet.delete(id);
+  }
+
   private pick(): number { return this.peers[Math.floor(Math.random() * this.peers.length)]; }
 
   /** A new plain peer; some name an earlier one in allowAccess, every other one has the internet. */
-  async addPeer(): Promise<{ id: number; ms: number }> {
+  async addPeer(): Promise<{ id: number; ip: string; ms: number }> {
     const i = ++this.seq;
     const body = { name: `peer-${i}`, allowInternet: i % 2 === 0, allowAccess: i % 10 === 3 && this.peers.length ? [this.pick()] : [] };
     const a = await this.client().must('POST', `/api/servers/${this.serverId}/peers`, body);
     this.peers.push(a.json.id);
     this.internet.set(a.json.id, body.allowInternet);
-    return { id: a.json.id, ms: a.ms };
+    return { id: a.json.id, ip: a.json.ip, ms: a.ms };
   }
 
   /** A device through a registration token and POST /api/v1/provision; ms is the provisioning alone. */

@@ -36,6 +36,13 @@ export function figureTable(results: SizeResult[], names: string[]): string {
   return lines.join('\n');
 }
 
+/** One size: each figure's median, p95 and sample count. */
+export function sizeTable(r: SizeResult, names: string[]): string {
+  const lines = [`| what (${r.peers} peers) | median | p95 | n |`, '|---|---:|---:|---:|'];
+  for (const name of names) lines.push(`| ${name} | ${ms(r.figures[name].median)} | ${ms(r.figures[name].p95)} | ${r.figures[name].count} |`);
+  return lines.join('\n');
+}
+
 export function memoryTable(results: SizeResult[]): string {
   const mb = (x: number) => x.toFixed(1);
   const lines = [
