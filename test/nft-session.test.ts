@@ -18,7 +18,7 @@ while IFS= read -r line; do
     *die*) exit 7 ;;
     *hang*) sleep 30 ;;
     *bad*) printf 'Error: Could not process rule: No such file or directory\\n%s\\n      ^^^^\\n' "$line" >&2 ;;
-    *) printf '%s\\n' "$line" >> "$FAKE_NFT_LOG" ;;
+    *) printf '%s %s\\n' "$$" "$line" >> "$FAKE_NFT_LOG" ;;
   esac
 done
 `;
@@ -28,12 +28,12 @@ const log = path.join(dir, 'applied');
 const savedPath = process.env.PATH;
 
 /** A session that sees the stand-in first on PATH (a session keeps the environment of its first start). */
-function session(timeoutMs?: number): NftSession {
+function session(timeoutMs?: number, batchesPerSession?: number): NftSession {
   fs.mkdirSync(path.join(dir, 'bin'), { recursive: true });
   fs.writeFileSync(path.join(dir, 'bin', 'nft'), FAKE_NFT, { mode: 0o755 });
   process.env.PATH = `${path.join(dir, 'bin')}:${savedPath}`;
   process.env.FAKE_NFT_LOG = log;
-  const s = new NftSession(timeoutMs);
+  const s = new NftSession(timeoutMs, undefined, batchesPerSession);
   s.apply('add element inet wgcp internet { 10.1.0.2 }\n');
   process.env.PATH = savedPath;
   delete process.env.FAKE_NFT_LOG;
@@ -46,7 +46,7 @@ t('a batch goes as one line (one transaction) and silence means it was applied',
   const s = session();
   s.apply('delete element inet wgcp pairs { 10.1.0.2 . 10.1.0.3 }\nadd element inet wgcp pairs { 10.1.0.2 . 10.1.0.4 }\n');
   await s.close();
-  assert.equal(fs.readFileSync(log, 'utf8').trim().split('\n').slice(-1), ['delete element inet wgcp pairs { 10.1.0.2 . 10.1.0.3 }; add element inet wgcp pairs { 10.1.0.2 . 10.1.0.4 }']);
+  assert.equal(fs.readFileSync(log, 'utf8').trim().split('\n').slice(-1).map((l) => l.replace(/^\d+ /, '')), ['delete element inet wgcp pairs { 10.1.0.2 . 10.1.0.3 }; add element inet wgcp pairs { 10.1.0.2 . 10.1.0.4 }']);
 });
 
 t('a refused batch throws nft\'s own message, without the caret lines', async () => {
@@ -71,6 +71,15 @@ t('a batch nft does not answer in time fails, and the next one works', async () 
   s.apply('add element inet wgcp internet { 10.1.0.11 }\n');
   await s.close();
   assert.ok(fs.readFileSync(log, 'utf8').includes('10.1.0.11'));
+});
+
+t('after its batches a session gives way to a fresh nft -i (nft -i slows down with every line it reads)', async () => {
+  const s = session(undefined, 3);
+  for (const n of [20, 21, 22]) s.apply(`add element inet wgcp internet { 10.1.0.${n} }\n`);
+  await s.close();
+  const pidOf = (n: number) => fs.readFileSync(log, 'utf8').split('\n').find((l) => l.endsWith(`{ 10.1.0.${n} }`))!.split(' ')[0];
+  assert.is.not(pidOf(20), pidOf(21), 'the start-up probe, the first batch and 10.1.0.20 were the first session\'s three');
+  assert.is(pidOf(21), pidOf(22));
 });
 
 t('an nft without a usable -i falls back to one nft -f a batch, and says so once', async () => {

@@ -24,7 +24,14 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
 const pause = (ms: number): void => { Atomics.wait(sleeper, 0, 0, ms); };
 const { O_RDONLY, O_WRONLY, O_RDWR, O_NONBLOCK } = fs.constants;
 
-interface Session { child: ChildProcess; input: number; errors: number; said: string; decoder: StringDecoder }
+interface Session { child: ChildProcess; input: number; errors: number; said: string; decoder: StringDecoder; batches: number }
+
+/**
+ * Batches one `nft -i` takes before a fresh one replaces it: nft 1.0.6's interactive mode
+ * gets slower with every line it has read (0.37 ms a batch at first, 1.2 ms after 12,000),
+ * so a long-lived one would make changes cost more the longer the daemon runs.
+ */
+export const SESSION_BATCHES = 1000;
 
 /** nft's message without its caret lines, each line cut short (a batch line can be long). */
 function brief(text: string): string {
@@ -58,7 +65,7 @@ export class NftSession {
   private env: NodeJS.ProcessEnv | null = null;
 
   /** `onOneShot(reason)` is told once when this nft has no usable `nft -i` (a build without its CLI). */
-  constructor(private readonly timeoutMs = 30_000, private readonly onOneShot: (reason: string) => void = () => {}) {}
+  constructor(private readonly timeoutMs = 30_000, private readonly onOneShot: (reason: string) => void = () => {}, private readonly batchesPerSession = SESSION_BATCHES) {}
 
   /** Applies a batch of element adds/deletes as one transaction; throws with nft's message. */
   apply(batch: string): void {
@@ -103,6 +110,8 @@ export class NftSession {
       this.drop(true);
       throw err;
     }
+    // Its input ended, this nft exits; the next batch starts a fresh one.
+    if (++s.batches >= this.batchesPerSession) this.drop(false);
     if (said !== '') throw failed(brief(said));
   }
 
@@ -180,7 +189,7 @@ export class NftSession {
     fs.closeSync(nftErr);
     fs.rmSync(inPath);
     fs.rmSync(errPath);
-    const s: Session = { child, input, errors, said: '', decoder: new StringDecoder('utf8') };
+    const s: Session = { child, input, errors, said: '', decoder: new StringDecoder('utf8'), batches: 0 };
     child.on('error', () => { /* no nft: found below, or by the next read */ });
     // A child that ends between batches is let go; the next batch starts another.
     child.on('exit', () => { if (this.session === s) this.drop(false); });
