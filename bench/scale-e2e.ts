@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Daemon } from './scale-daemon';
 import { CHANGES, Fleet, READS } from './scale-fleet';
-import { load, measureSize, say } from './scale-measure';
+import { load, measureSize, say, usageCyclesLine } from './scale-measure';
 import { machineLines, runInNamespace } from './scale-namespace';
 import { churnTable, memoryTable, figureTable, type ChurnSample, type SizeResult } from './scale-report';
 
@@ -43,6 +43,7 @@ async function inside(): Promise<void> {
   const daemon = new Daemon(dataDir, 18080, { WGCP_USAGE_INTERVAL_S: process.env.WGCP_BENCH_USAGE_S ?? '60' });
   const results: SizeResult[] = [];
   let churned: ChurnSample[] = [];
+  let cycles = '';
   try {
     await daemon.start();
     say(`wgcpd up in ${daemon.startMs.toFixed(0)} ms, pid ${daemon.pid}`);
@@ -57,6 +58,7 @@ async function inside(): Promise<void> {
       say(`churn for ${CHURN_S} s at ${fleet.size} peers`);
       churned = await churn(daemon, fleet, CHURN_S);
     }
+    cycles = await usageCyclesLine(daemon.client).catch((err) => `- usage cycles: ${err instanceof Error ? err.message : String(err)}`);
     if (process.env.WGCP_BENCH_HEAP === '1') {
       daemon.heapSnapshot();
       await new Promise((r) => setTimeout(r, 10_000));
@@ -79,6 +81,8 @@ async function inside(): Promise<void> {
     memoryTable(results),
     '',
     churned.length ? churnTable(churned) : '',
+    '',
+    cycles,
   ].join('\n');
   process.stdout.write(out + '\n');
   if (process.env.WGCP_BENCH_OUT) {

@@ -90,7 +90,9 @@ export class Fleet {
     f['peer create'].add(created.ms);
     const old = this.pick();
     const internet = !this.internet.get(old);
-    f['peer update'].add((await c.must('PUT', `/api/peers/${old}`, { name: `updated-${r}`, allowInternet: internet, allowAccess: [this.pick()] })).ms);
+    let target = this.pick();
+    while (target === old) target = this.pick();
+    f['peer update'].add((await c.must('PUT', `/api/peers/${old}`, { name: `updated-${r}`, allowInternet: internet, allowAccess: [target] })).ms);
     this.internet.set(old, internet);
     f['peer delete'].add((await c.must('DELETE', `/api/peers/${created.json.id}`)).ms);
     // The change as the dashboard makes it (?peers=none), and with the contract's whole answer (every peer inlined).

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { Daemon } from './scale-daemon';
 import { CHANGES, Fleet, READS } from './scale-fleet';
 import { Samples, type Client } from './scale-http';
-import { load, measureSize, say } from './scale-measure';
+import { load, measureSize, say, usageCyclesLine } from './scale-measure';
 import { machineLines, runInNamespace } from './scale-namespace';
 import { memoryTable, sizeTable } from './scale-report';
 
@@ -63,6 +63,7 @@ async function inside(): Promise<void> {
     fleet.forget(last);
     say(`measuring at ${FULL - 1} peers`);
     const result = await measureSize(daemon, fleet, all, ROUNDS, BEATS);
+    lines.push(await usageCyclesLine(daemon.client));
     process.stdout.write([...machineLines(), `- ${ROUNDS} rounds, ${BEATS} heartbeats a round; milliseconds`, '', ...fill, '', ...lines, '',
       sizeTable(result, [...CHANGES, ...READS]), '', memoryTable([result]), ''].join('\n'));
     if (process.env.WGCP_BENCH_OUT) fs.writeFileSync(process.env.WGCP_BENCH_OUT, JSON.stringify({ fill, lines, startMs: result.startMs, afterWork: result.afterWork, afterRestart: result.afterRestart }, null, 1));
