@@ -17,7 +17,7 @@ import { silentLogger } from '../src/log';
 import { Store } from '../src/store/store';
 import { countersOfDump } from '../src/kernel/peer-counters';
 import { generatePresharedKey } from '../src/wg/keys';
-import { runUsageCycle } from '../src/jobs/usage';
+import { applyUsage } from '../src/jobs/usage';
 
 const PEERS = Number(process.argv[2] ?? 10_000);
 const ROUNDS = Number(process.argv[3] ?? 30);
@@ -75,7 +75,7 @@ function main(): void {
     const parsed = performance.now();
     // The whole cycle as the scheduler runs it once the counters are read: deltas, baselines,
     // the traffic history, the data limit both ways.
-    const { plan } = runUsageCycle(app, new Map([[server.id, counters]]));
+    const { plan } = applyUsage(app, { counters: new Map([[server.id, counters]]), stale: new Set() });
     const ms = performance.now() - started;
     if (r > 0) parseTimes.push(parsed - started);
     const moving = keys.filter((_k, i) => activeIn(i, r)).length;

@@ -30,7 +30,7 @@ class SeamRecorder implements KernelPlane {
     if (this.refuse) throw new Error('kernel refused the forward');
     this.forwards.push(c);
   }
-  peerCounters(): Map<string, PeerCounters> { return new Map(); }
+  async peerCounters(): Promise<Map<string, PeerCounters>> { return new Map(); }
   isForeignLink(): boolean { return false; }
   serverState(): ServerKernelState { return { state: 'off' }; }
   failures(): ServerFailure[] { return []; }

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
 import { countingKernel } from './helpers/counting-kernel';
-import { runUsageCycle } from '../src/jobs/usage';
+import { collectUsage } from '../src/jobs/usage';
 
 const t = suite('traffic history through the API and wgcp top');
 
@@ -34,7 +34,7 @@ async function start(dataDir = tempDir()) {
 }
 
 /** One usage cycle at `ms`, after each named peer's counters grew by [rx, tx]. */
-function cycle(ms: number, moves: [number, number, number][]) {
+async function cycle(ms: number, moves: [number, number, number][]): Promise<void> {
   clock.now = new Date(ms);
   for (const [index, rx, tx] of moves) {
     const key = peers[index].publicKey;
@@ -42,7 +42,7 @@ function cycle(ms: number, moves: [number, number, number][]) {
     totals.set(key, { rxBytes: c.rxBytes + rx, txBytes: c.txBytes + tx, latestHandshake: Math.floor(ms / 1000) });
     k.counters.set(key, totals.get(key)!);
   }
-  runUsageCycle(d.daemon.app);
+  await collectUsage(d.daemon.app);
 }
 
 t.before(async () => {
@@ -52,15 +52,15 @@ t.before(async () => {
   for (const name of ['laptop', 'phone', 'tv']) peers.push((await api.post(`/api/servers/${serverId}/peers`, { name })).json);
   // The first sight of a peer counts its whole counter, so everyone starts at zero first.
   for (const p of peers) k.counters.set(p.publicKey, { rxBytes: 0, txBytes: 0, latestHandshake: 0 });
-  cycle(T0, []);
+  await cycle(T0, []);
 });
 
 t.after(async () => { await d.stop(); });
 
 t('a peer\'s 5-minute points: ISO bucket starts, bytes from the router\'s side, the open bucket included', async () => {
-  cycle(T0 + 60_000, [[0, 1000, 100]]);
-  cycle(T0 + 120_000, [[0, 500, 50]]);
-  cycle(T0 + 300_000, [[0, 7, 3]]);
+  await cycle(T0 + 60_000, [[0, 1000, 100]]);
+  await cycle(T0 + 120_000, [[0, 500, 50]]);
+  await cycle(T0 + 300_000, [[0, 7, 3]]);
   const r = await api.get(`/api/peers/${peers[0].id}/usage?step=5m`);
   assert.is(r.status, 200, r.text);
   assert.equal(r.json, { step: '5m', points: [
@@ -70,7 +70,7 @@ t('a peer\'s 5-minute points: ISO bucket starts, bytes from the router\'s side, 
 });
 
 t('peers that moved nothing have no points, and empty buckets are left out', async () => {
-  cycle(T0 + 20 * 60_000, [[1, 40, 4]]);
+  await cycle(T0 + 20 * 60_000, [[1, 40, 4]]);
   assert.equal((await api.get(`/api/peers/${peers[2].id}/usage?step=5m`)).json, { step: '5m', points: [] });
   const laptop = (await api.get(`/api/peers/${peers[0].id}/usage?step=5m`)).json.points;
   assert.equal(laptop.map((p: { t: string }) => p.t), [iso(T0), iso(T0 + 300_000)], 'nothing for the idle quarter hour');
@@ -112,7 +112,7 @@ t('bad step, from or to: 400 naming the field; an unknown peer or server: 404', 
 });
 
 t('a stop writes the open bucket: after a restart the API still shows it', async () => {
-  cycle(T0 + 31 * 60_000, [[2, 9, 1]]);
+  await cycle(T0 + 31 * 60_000, [[2, 9, 1]]);
   await d.stop();
   await start(d.dataDir);
   assert.equal((await api.get(`/api/peers/${peers[2].id}/usage?step=5m`)).json.points, [{ t: iso(T0 + 30 * 60_000), rxBytes: 9, txBytes: 1 }]);
@@ -123,9 +123,9 @@ const topNames = () => (JSON.parse(top('--json')).peers as { name: string; rxByt
 
 t('wgcp top lists the busiest peers of the last hour, busiest first, beside the running daemon', async () => {
   const now = Math.floor(Date.now() / (5 * MIN)) * 5 * MIN;
-  cycle(now - 15 * MIN, [[2, 5_000_000, 1_000_000], [1, 40, 4]]);
-  cycle(now - 10 * MIN, [[0, 2000, 500]]);
-  cycle(now - 5 * MIN, []);
+  await cycle(now - 15 * MIN, [[2, 5_000_000, 1_000_000], [1, 40, 4]]);
+  await cycle(now - 10 * MIN, [[0, 2000, 500]]);
+  await cycle(now - 5 * MIN, []);
   assert.equal(topNames(), [['tv', 5_000_000, 1_000_000], ['laptop', 2000, 500], ['phone', 40, 4]]);
   const text = top().split('\n');
   assert.match(text[0], /^busiest peers \d\d:\d\d-\d\d:\d\d UTC/);

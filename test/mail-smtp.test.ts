@@ -9,7 +9,7 @@ import { SmtpServer, type ReceivedMail } from './helpers/smtp';
 import { eventually } from './helpers/receiver';
 import { createLogger } from '../src/log';
 import { generateKeyPair } from '../src/wg/keys';
-import { runUsageCycle } from '../src/jobs/usage';
+import { collectUsage } from '../src/jobs/usage';
 import { expirePeers } from '../src/jobs/calendar';
 import { GB } from '../src/jobs/usage-delta';
 import { sendMail, testMessage } from '../src/events/mail';
@@ -147,7 +147,7 @@ t('mails a notice when a peer is restricted for its data limit and when it expir
   })).json;
   const before = smtp.mails.length;
   k.counters.set(limited.publicKey, { rxBytes: GB, txBytes: 1, latestHandshake: 1 });
-  assert.equal(runUsageCycle(d.daemon.app).restricted, [limited.id]);
+  assert.equal((await collectUsage(d.daemon.app)).restricted, [limited.id]);
   clock.now = new Date(clock.now.getTime() + 60_000);
   assert.equal(expirePeers(d.daemon.app), [expiring.id]);
   const mails = (await smtp.waitFor(before + 2)).slice(before);
@@ -160,7 +160,7 @@ t('a notice that cannot be sent is logged with the SMTP error', async () => {
   await api.post('/api/settings/smtp', settings({ password: 'wrong' }));
   const limited = (await api.post(`/api/servers/${sid}/peers`, { email: 'kid2@example.com', dataLimitGB: 1 })).json;
   k.counters.set(limited.publicKey, { rxBytes: GB, txBytes: 1, latestHandshake: 1 });
-  runUsageCycle(d.daemon.app);
+  await collectUsage(d.daemon.app);
   const line = await eventually('the failure in the log', () => logLines.find((l) => l.includes('mailing a notice failed')));
   const entry = JSON.parse(line);
   assert.is(entry.level, 'error');

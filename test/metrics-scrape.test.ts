@@ -11,7 +11,7 @@ import { countingKernel } from './helpers/counting-kernel';
 import { Receiver, eventually } from './helpers/receiver';
 import { suiteNeeding } from './helpers/root';
 import { deviceFixture, type DeviceFixture } from './device-support';
-import { runUsageCycle } from '../src/jobs/usage';
+import { collectUsage } from '../src/jobs/usage';
 import { deviceContext } from '../src/device/context';
 import { GB } from '../src/jobs/usage-delta';
 import { SLICE } from '../src/metrics/families';
@@ -95,7 +95,7 @@ t('peer bytes are the interface counters the usage job read, by server, peer and
   const alpha = peers.alpha;
   k.counters.set(alpha.publicKey, { rxBytes: 123_456, txBytes: 7_890, latestHandshake: nowMs / 1000 - 30 });
   k.counters.set(peers.charlie.publicKey, { rxBytes: 0, txBytes: 0, latestHandshake: 0 });
-  runUsageCycle(d.daemon.app);
+  await collectUsage(d.daemon.app);
   const { lines } = await scrape();
   const who = { server: String(f.serverId), peer: String(alpha.id), name: 'alpha' };
   assert.is(valueOf(lines, 'wgcp_peer_receive_bytes_total', who), 123_456);

@@ -6,7 +6,7 @@ import { countingKernel } from './helpers/counting-kernel';
 import { deviceFixture, type DeviceFixture } from './device-support';
 import { tempDir } from './helpers/daemon';
 import { GB } from '../src/jobs/usage-delta';
-import { runUsageCycle } from '../src/jobs/usage';
+import { collectUsage } from '../src/jobs/usage';
 import { resetIfNewMonth } from '../src/jobs/calendar';
 import { migrate } from '../src/store/db';
 import { MIGRATIONS } from '../src/store/migrations';
@@ -39,7 +39,7 @@ const suspend = (deviceId: string, suspended: boolean) => f.api.put(`/api/device
 async function overLimit(peerId: number): Promise<void> {
   assert.is((await f.api.put(`/api/peers/${peerId}`, { dataLimitGB: 1 })).status, 200);
   k.counters.set((await peer(peerId)).publicKey, { rxBytes: 2 * GB, txBytes: 0, latestHandshake: 1 });
-  runUsageCycle(f.d.daemon.app);
+  await collectUsage(f.d.daemon.app);
   k.counters.clear();
 }
 

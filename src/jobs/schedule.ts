@@ -7,11 +7,11 @@
 // 10 MB of the daemon's RSS; bench/RESULTS.md.)
 import type { App } from '../app';
 import { expirePeers, resetIfNewMonth } from './calendar';
-import { runUsageCycle, type UsageCycle } from './usage';
+import { collectUsage, type UsageCycle } from './usage';
 
 export interface Jobs {
-  /** Runs one usage cycle now (also what the interval runs). */
-  collectNow(): UsageCycle | null;
+  /** Runs one usage cycle now (also what the interval runs); one already under way is joined. */
+  collectNow(): Promise<UsageCycle | null>;
   /** Stops the schedules after one last collection, so the traffic since the last cycle is kept. */
   stop(): Promise<void>;
 }
@@ -27,12 +27,25 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
       return null;
     }
   };
-  const collectNow = (): UsageCycle | null => guard('usage', () => {
-    resetIfNewMonth(app);
-    const cycle = runUsageCycle(app);
-    hooks.afterUsage?.(cycle);
-    return cycle;
-  });
+  // The counters are read without holding the event loop, so a cycle can still be under
+  // way when the next tick comes: it is joined, never run twice at once.
+  let running: Promise<UsageCycle | null> | null = null;
+  const collectNow = (): Promise<UsageCycle | null> => {
+    running ??= (async () => {
+      try {
+        guard('monthly reset', () => resetIfNewMonth(app));
+        const cycle = await collectUsage(app);
+        hooks.afterUsage?.(cycle);
+        return cycle;
+      } catch (err) {
+        app.log.error('job usage failed', { error: err instanceof Error ? err.message : String(err) });
+        return null;
+      } finally {
+        running = null;
+      }
+    })();
+    return running;
+  };
 
   const intervalMs = app.config.usageIntervalS * 1000;
   let lastRun = performance.now();
@@ -40,7 +53,7 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
     // Half a tick of slack so that a 1 s interval does not skip a beat on timer jitter.
     if (performance.now() - lastRun < intervalMs - 500) return;
     lastRun = performance.now();
-    collectNow();
+    void collectNow();
   }, 1000);
   let minuteTick: NodeJS.Timeout;
   const atNextMinute = () => {
@@ -59,7 +72,7 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
   // At start: a new month may have begun while the daemon was down, peers may have expired,
   // and counters are read at once so an interface restarted with the daemon loses little.
   guard('expiry', () => expirePeers(app));
-  collectNow();
+  void collectNow();
 
   let stopped = false;
   return {
@@ -69,7 +82,8 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
       stopped = true;
       clearInterval(usageTick);
       clearTimeout(minuteTick);
-      collectNow();
+      await running;
+      await collectNow();
     },
   };
 }

@@ -33,11 +33,14 @@ export interface UsagePlan {
 
 /**
  * One cycle's plan. Peers missing from their interface's counters keep their baseline: a
- * transient read failure must never make the next cycle count a whole counter twice.
+ * transient read failure must never make the next cycle count a whole counter twice. Peers
+ * off now, or in `stale` (their baseline forgotten after the counters were read), are left
+ * to the next cycle: their counters are from before they left the interface.
  */
 export function planUsageCycle(
   peers: readonly UsagePeer[],
   countersByServer: ReadonlyMap<number, ReadonlyMap<string, Counters>>,
+  stale: ReadonlySet<number> = new Set(),
 ): UsagePlan {
   const plan: UsagePlan = { increments: [], traffic: [], baselines: [], skippedServers: [] };
   const skipped = new Set<number>();
@@ -49,7 +52,7 @@ export function planUsageCycle(
       continue;
     }
     const cur = counters.get(peer.publicKey);
-    if (!cur) continue;
+    if (!cur || !peer.enabled || stale.has(peer.id)) continue;
     const prev = peer.baseline;
     const [rx, tx] = counterDeltas(prev, peer.publicKey, cur);
     if (rx + tx > 0) {

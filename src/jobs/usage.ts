@@ -13,28 +13,37 @@ import { metricsOf } from '../metrics/context';
 
 export interface UsageCycle { plan: UsagePlan; restricted: number[]; lifted: number[] }
 
-/** Reads the counters of every server's interface; a server whose read fails is left out. */
-export function readCounters(app: App): Map<number, Map<string, Counters>> {
-  const out = new Map<number, Map<string, Counters>>();
+export type CountersByServer = Map<number, Map<string, Counters>>;
+
+/** Counters read, and the peers whose baseline was forgotten while they were read. */
+export interface CounterRead { counters: CountersByServer; stale: ReadonlySet<number> }
+
+/**
+ * Reads the counters of every server's interface, one after another, without holding the
+ * event loop; a server whose read fails is left out.
+ */
+export async function readCounters(app: App): Promise<CounterRead> {
+  const out: CountersByServer = new Map();
+  const endRead = app.store.usage.beginCounterRead();
   for (const server of app.store.servers.list()) {
     try {
-      out.set(server.id, app.kernel.peerCounters(server));
+      out.set(server.id, await app.kernel.peerCounters(server));
     } catch (err) {
       app.log.warn('reading peer counters failed; usage of this server waits for the next cycle', {
         serverID: server.id, error: err instanceof Error ? err.message : String(err),
       });
     }
   }
-  return out;
+  return { counters: out, stale: endRead() };
 }
 
 /** Adds this cycle's deltas, all peers in one transaction. */
-export function recordUsage(app: App, counters: ReadonlyMap<number, ReadonlyMap<string, Counters>>): UsagePlan {
+export function recordUsage(app: App, { counters, stale }: CounterRead): UsagePlan {
   const { store } = app;
   const seenAt = app.now().toISOString();
   try {
     return store.tx(() => {
-      const plan = planUsageCycle(store.usage.cyclePeers(), counters);
+      const plan = planUsageCycle(store.usage.cyclePeers(), counters, stale);
       store.usage.addUsage(plan.increments);
       store.usage.setBaselines(plan.baselines, seenAt);
       return plan;
@@ -83,14 +92,25 @@ export function liftRestrictions(app: App): number[] {
   });
 }
 
-/** One whole cycle as the scheduler runs it; the traffic goes into the history too. */
-export function runUsageCycle(app: App, counters?: Map<number, Map<string, Counters>>): UsageCycle {
+/**
+ * One whole cycle as the scheduler runs it: the counters read (the daemon serves requests
+ * meanwhile), then in one go the usage stored, the history recorded and the limits applied.
+ * The histogram takes the whole cycle, the read included.
+ */
+export async function collectUsage(app: App): Promise<UsageCycle> {
   const started = process.hrtime.bigint();
-  const plan = recordUsage(app, counters ?? readCounters(app));
+  const read = await readCounters(app);
+  const cycle = applyUsage(app, read);
+  metricsOf(app).usageCycle.observe([], Number(process.hrtime.bigint() - started) / 1e9);
+  return cycle;
+}
+
+/** The part of a cycle that holds the event loop, from counters already read. */
+export function applyUsage(app: App, read: CounterRead): UsageCycle {
+  const plan = recordUsage(app, read);
   historyOf(app).record(plan.traffic, app.now());
   const restricted = restrictOverLimit(app);
   const lifted = liftRestrictions(app);
-  metricsOf(app).usageCycle.observe([], Number(process.hrtime.bigint() - started) / 1e9);
   return { plan, restricted, lifted };
 }
 

@@ -1,6 +1,7 @@
 // The one place that runs kernel tools (ip, wg, nft): argument arrays, never a shell,
-// synchronously because applies happen inside the API's database transaction.
-import { spawnSync } from 'node:child_process';
+// synchronously because applies happen inside the API's database transaction; reads that
+// change nothing (the usage cycle's counters) may run without holding the event loop.
+import { execFile, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -76,12 +77,27 @@ export function run(tool: string, args: string[], opts: RunOptions = {}): string
     const why = code === 'ENOENT' ? 'not found' : code === 'ETIMEDOUT' ? 'timed out' : res.error.message;
     throw new CommandError(tool, args, `${tool}: ${why}`, null);
   }
-  if (res.status !== 0) {
-    const said = (res.stderr || res.stdout || '').trim().split('\n').filter(Boolean).slice(0, 6).join('; ');
-    const how = res.signal ? `killed by ${res.signal}` : `exit code ${res.status}`;
-    throw new CommandError(tool, args, `${tool} ${args[0] ?? ''} failed (${how}): ${said || 'no message'}`, res.status);
-  }
+  if (res.status !== 0) throw exitFailure(tool, args, res.status, res.signal, res.stderr || res.stdout);
   return res.stdout;
+}
+
+function exitFailure(tool: string, args: string[], status: number | null, signal: string | null, said: string): CommandError {
+  const first = (said || '').trim().split('\n').filter(Boolean).slice(0, 6).join('; ');
+  const how = signal ? `killed by ${signal}` : `exit code ${status}`;
+  return new CommandError(tool, args, `${tool} ${args[0] ?? ''} failed (${how}): ${first || 'no message'}`, status);
+}
+
+/** run() for a read that changes nothing: the daemon serves requests while the tool works. */
+export function runAsync(tool: string, args: string[], timeoutMs = 30_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(tool, args, { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
+      if (!err) return resolve(stdout);
+      const e = err as NodeJS.ErrnoException & { code?: string | number; killed?: boolean; signal?: NodeJS.Signals | null };
+      if (typeof e.code === 'number') return reject(exitFailure(tool, args, e.code, null, stderr || stdout));
+      if (e.killed || e.signal) return reject(new CommandError(tool, args, e.killed ? `${tool}: timed out` : `${tool} ${args[0] ?? ''} failed (killed by ${e.signal})`, null));
+      reject(new CommandError(tool, args, `${tool}: ${e.code === 'ENOENT' ? 'not found' : e.message}`, null));
+    });
+  });
 }
 
 /** True when the tool ran and succeeded. */

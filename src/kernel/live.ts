@@ -148,9 +148,9 @@ export class KernelLive implements KernelPlane {
     if (after) model.forwards.set(id, after); else model.forwards.delete(id);
   }
 
-  peerCounters(server: ServerRecord): Map<string, PeerCounters> {
+  async peerCounters(server: ServerRecord): Promise<Map<string, PeerCounters>> {
     if (this.failed.has(server.id)) return new Map();
-    return countersOfDump(dumpInterface(server.interface));
+    return countersOfDump(await dumpInterface(server.interface));
   }
 
   /** After a wireguard-go restart: the new process is empty, give it its server back. */

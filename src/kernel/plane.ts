@@ -74,8 +74,8 @@ export interface KernelPlane {
   applyServer(change: ServerChange): void;
   applyPeer(change: PeerChange): void;
   applyForward(change: ForwardChange): void;
-  /** Live counters of a server's peers, keyed by public key; empty when nothing is known. */
-  peerCounters(server: ServerRecord): Map<string, PeerCounters>;
+  /** Live counters of a server's peers, keyed by public key; empty when nothing is known. Read without holding the event loop. */
+  peerCounters(server: ServerRecord): Promise<Map<string, PeerCounters>>;
   close(): Promise<void>;
 }
 
@@ -90,6 +90,6 @@ export class KernelOff implements KernelPlane {
   applyServer(): void {}
   applyPeer(): void {}
   applyForward(): void {}
-  peerCounters(): Map<string, PeerCounters> { return new Map(); }
+  async peerCounters(): Promise<Map<string, PeerCounters>> { return new Map(); }
   async close(): Promise<void> {}
 }

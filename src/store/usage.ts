@@ -33,6 +33,7 @@ export class UsageTable {
   private readonly versionStmt;
   /** The peer list of the last cycle with its baselines, valid while peersVersion stays. */
   private cache: { version: string; peers: UsagePeer[]; byId: Map<number, UsagePeer> } | null = null;
+  private forgottenDuringRead: Set<number> | null = null;
   private readonly upsertBaselines;
   private readonly forgetStmt;
   private readonly addUsageStmt;
@@ -95,6 +96,21 @@ export class UsageTable {
   /** Drops the cached peer list (after a rolled-back cycle, the database is the truth again). */
   invalidate(): void { this.cache = null; }
 
+  /**
+   * Counters are read without holding the event loop; a peer whose baseline is forgotten
+   * meanwhile (switched off, maybe on again) was read with counters from before that, which
+   * must not be counted against the missing baseline. Returns a function that ends the read
+   * and gives those peers.
+   */
+  beginCounterRead(): () => ReadonlySet<number> {
+    const forgotten = new Set<number>();
+    this.forgottenDuringRead = forgotten;
+    return () => {
+      if (this.forgottenDuringRead === forgotten) this.forgottenDuringRead = null;
+      return forgotten;
+    };
+  }
+
   /** Adds [peer id, bytes] to each peer's usage. */
   addUsage(increments: readonly [number, number][]): void {
     for (const [id, bytes] of increments) this.addUsageStmt.run(bytes, id);
@@ -112,6 +128,7 @@ export class UsageTable {
   /** The peer left the interface: its counters start again from zero when it returns. */
   forgetBaseline(peerId: number): void {
     this.forgetStmt.run(peerId);
+    this.forgottenDuringRead?.add(peerId);
     const cached = this.cache?.byId.get(peerId);
     if (cached) cached.baseline = null;
   }

@@ -6,7 +6,7 @@ export function countingKernel() {
   const counters = new Map<string, PeerCounters>();
   const applied: PeerChange[] = [];
   const kernel: KernelPlane = new KernelOff();
-  kernel.peerCounters = () => new Map(counters);
+  kernel.peerCounters = async () => new Map(counters);
   kernel.applyPeer = (c) => { applied.push(c); };
   return { kernel, counters, applied };
 }
