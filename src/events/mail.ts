@@ -3,7 +3,6 @@
 // MailError carrying the server's words. The server's name is resolved here, through the
 // address guard, and nodemailer connects to that checked address (TLS still verifies the name).
 import net from 'node:net';
-import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import type Mail from 'nodemailer/lib/mailer';
 import type { SmtpRecord } from '../store/smtp';
@@ -53,6 +52,8 @@ async function checkedAddress(s: SmtpRecord, resolve: Resolve): Promise<string> 
 export async function sendMail(s: SmtpRecord, message: Mail.Options, resolve: Resolve = systemResolve): Promise<Sent> {
   if (!s.server) throw new MailError('SMTP server is not set');
   if (!s.fromEmail) throw new MailError('SMTP fromEmail is not set');
+  // Loaded at the first mail: nodemailer is about 12 MB of RSS a daemon that sends none never pays.
+  const nodemailer = require('nodemailer') as typeof import('nodemailer');
   const transport = nodemailer.createTransport(transportOptions(s, await checkedAddress(s, resolve)));
   try {
     const info = await transport.sendMail({ ...message, from: { name: s.fromName || 'wgcp', address: s.fromEmail } });

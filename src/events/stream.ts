@@ -1,10 +1,11 @@
 // GET /api/events: a WebSocket stream of every event (the webhook envelope as JSON) and of
 // usage snapshots after each collection. Credentials as for the API, or an access token
 // offered as a Sec-WebSocket-Protocol value (browsers cannot set headers). A client that
-// does not keep up is dropped: nothing is buffered for it beyond a fixed bound.
+// does not keep up is dropped: nothing is buffered for it beyond a fixed bound. `ws` is
+// loaded at the first client (about 10 MB of RSS a daemon without clients never pays).
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, WebSocket } from 'ws';
+import type { WebSocketServer, WebSocket } from 'ws';
 import type { App } from '../app';
 import type { WgcpEvent } from './bus';
 import { envelopeOf } from './webhook-render';
@@ -27,7 +28,7 @@ const refuse = (socket: Duplex, status: number, text: string, error: string) => 
 };
 
 export class EventStream {
-  private readonly wss: WebSocketServer;
+  private server: WebSocketServer | null = null;
   private readonly chosen = new WeakMap<IncomingMessage, string>();
   private readonly alive = new WeakSet<WebSocket>();
   private readonly maxBuffered: number;
@@ -38,16 +39,9 @@ export class EventStream {
   constructor(private readonly app: App, private readonly opts: StreamOptions) {
     this.maxBuffered = opts.maxBufferedBytes ?? 4 * 1024 * 1024;
     this.maxClients = opts.maxClients ?? 64;
-    this.wss = new WebSocketServer({
-      noServer: true,
-      maxPayload: 4096,
-      clientTracking: true,
-      perMessageDeflate: false,
-      handleProtocols: (offered, req) => this.chosen.get(req) ?? (offered.has(STREAM_PROTOCOL) ? STREAM_PROTOCOL : false),
-    });
     // A client that stops answering pings is gone: drop it rather than write into the void.
     this.pinger = setInterval(() => {
-      for (const ws of this.wss.clients) {
+      for (const ws of this.clients()) {
         if (!this.alive.has(ws)) { ws.terminate(); continue; }
         this.alive.delete(ws);
         ws.ping();
@@ -56,7 +50,23 @@ export class EventStream {
     this.pinger.unref();
   }
 
-  get clientCount(): number { return this.wss.clients.size; }
+  get clientCount(): number { return this.server?.clients.size ?? 0; }
+
+  private clients(): Iterable<WebSocket> { return this.server?.clients ?? []; }
+
+  private get wss(): WebSocketServer {
+    if (!this.server) {
+      const { WebSocketServer: Server } = require('ws') as typeof import('ws');
+      this.server = new Server({
+        noServer: true,
+        maxPayload: 4096,
+        clientTracking: true,
+        perMessageDeflate: false,
+        handleProtocols: (offered, req) => this.chosen.get(req) ?? (offered.has(STREAM_PROTOCOL) ? STREAM_PROTOCOL : false),
+      });
+    }
+    return this.server;
+  }
 
   /** The http server's 'upgrade' listener. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
@@ -64,7 +74,7 @@ export class EventStream {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path !== STREAM_PATH) return refuse(socket, 404, 'Not Found', 'not found');
     if (!this.authorised(req)) return refuse(socket, 401, 'Unauthorized', 'unauthorized');
-    if (this.wss.clients.size >= this.maxClients) return refuse(socket, 503, 'Service Unavailable', 'too many event stream clients');
+    if (this.clientCount >= this.maxClients) return refuse(socket, 503, 'Service Unavailable', 'too many event stream clients');
     this.wss.handleUpgrade(req, socket, head, (ws) => this.welcome(ws));
   }
 
@@ -96,7 +106,7 @@ export class EventStream {
   }
 
   private sendTo(ws: WebSocket, text: string): void {
-    if (ws.readyState !== WebSocket.OPEN) return;
+    if (ws.readyState !== ws.OPEN) return;
     if (ws.bufferedAmount + text.length > this.maxBuffered) {
       this.dropped++;
       this.app.log.warn('event stream client dropped: it does not keep up', { bufferedBytes: ws.bufferedAmount });
@@ -107,9 +117,9 @@ export class EventStream {
   }
 
   private broadcast(message: unknown): void {
-    if (this.wss.clients.size === 0) return;
+    if (this.clientCount === 0) return;
     const text = JSON.stringify(message);
-    for (const ws of this.wss.clients) this.sendTo(ws, text);
+    for (const ws of this.clients()) this.sendTo(ws, text);
   }
 
   onEvent(e: WgcpEvent): void { this.broadcast(envelopeOf(e)); }
@@ -123,11 +133,11 @@ export class EventStream {
   }
 
   /** Sent after every usage collection. */
-  publishUsage(): void { if (this.wss.clients.size > 0) this.broadcast(this.usageMessage()); }
+  publishUsage(): void { if (this.clientCount > 0) this.broadcast(this.usageMessage()); }
 
   close(): void {
     clearInterval(this.pinger);
-    for (const ws of this.wss.clients) ws.terminate();
-    this.wss.close();
+    for (const ws of this.clients()) ws.terminate();
+    this.server?.close();
   }
 }
