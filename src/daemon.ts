@@ -74,7 +74,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     kernel = timedKernel(opts.kernel ?? selectKernel(config, log), tally);
     // A database from before links were marked adopts its servers' links once, by name.
     const adoptUnmarked = store.usage.getState(ADOPT_STATE) === '1';
-    kernel.reconcile(store.servers.list().map((server) => ({ server, peers: store.peers.listByServer(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) })), { adoptUnmarked });
+    kernel.reconcile(store.servers.list().map((server) => ({ server, peers: store.peers.kernelPeersOf(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) })), { adoptUnmarked });
     if (adoptUnmarked && kernel.state === 'on') store.usage.setState(ADOPT_STATE, '0');
     for (const f of kernel.failures()) log.error('server is down: wgcpd runs without it and retries', { serverID: f.serverId, interface: f.interface, reason: f.reason });
     const app: App = { config, store, kernel, events: new EventBus(log, now), log, now };

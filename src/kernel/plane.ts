@@ -1,7 +1,7 @@
 // The seam between the API and the router's kernel. The API calls these inside its
 // database transaction; a throw rolls the transaction back, so the database never holds
 // what the kernel refused.
-import type { PeerRecord } from '../store/peers';
+import type { KernelPeer, PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import type { ServerFailure } from './failed-servers';
 
@@ -42,7 +42,7 @@ export interface ForwardChange {
 
 export interface ServerState {
   server: ServerRecord;
-  peers: PeerRecord[];
+  peers: KernelPeer[];
   forwards: PortForward[];
 }
 

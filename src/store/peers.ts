@@ -75,6 +75,7 @@ export class PeerTable {
   private readonly byServerPage;
   private readonly accessOf;
   private readonly accessOfServer;
+  private readonly kernelByServer;
   private readonly insertStmt;
   private readonly updateStmt;
   private readonly deleteStmt;
@@ -100,7 +101,9 @@ export class PeerTable {
     this.byServerPage = db.prepare(`SELECT ${COLUMNS} FROM peers WHERE server_id = ? ORDER BY id LIMIT ? OFFSET ?`);
     this.accessOf = db.prepare('SELECT target_id AS t FROM peer_access WHERE peer_id = ? ORDER BY target_id');
     this.accessOfServer = db.prepare(`SELECT a.peer_id AS p, a.target_id AS t FROM peer_access a
-      JOIN peers ON peers.id = a.peer_id WHERE peers.server_id = ? ORDER BY a.peer_id, a.target_id`);
+      JOIN peers ON peers.id = a.peer_id WHERE peers.server_id = ? ORDER BY a.peer_id, a.target_id`).raw();
+    this.kernelByServer = db.prepare(`SELECT id, ip, ip6, public_key, preshared_key, allow_internet, enabled
+      FROM peers WHERE server_id = ? ORDER BY id`).raw();
     this.insertStmt = db.prepare(`INSERT INTO peers (server_id, name, email, ip, ip6, public_key, private_key, preshared_key,
       allow_internet, enabled, disabled_reasons, data_limit_gb, usage_bytes, expires_at, created_at, updated_at)
       VALUES (@serverId, @name, @email, @ip, @ip6, @publicKey, @privateKey, @presharedKey, @allowInternet, @enabled,
@@ -137,12 +140,26 @@ export class PeerTable {
 
   listByServer(serverId: number, page?: { limit: number; offset: number }): PeerRecord[] {
     const rows = (page ? this.byServerPage.all(serverId, page.limit, page.offset) : this.byServer.all(serverId)) as Row[];
+    const access = this.accessByPeer(serverId);
+    return rows.map((r) => fromRow(r, access.get(r.id) ?? []));
+  }
+
+  /** A server's peers as the kernel holds them, nothing more: start-up reads 10,000 of these. */
+  kernelPeersOf(serverId: number): KernelPeer[] {
+    const access = this.accessByPeer(serverId);
+    type Raw = [number, string, string | null, string, string, number, number];
+    return (this.kernelByServer.all(serverId) as Raw[]).map(([id, ip, ip6, publicKey, presharedKey, allowInternet, enabled]) => ({
+      id, ip, ip6, publicKey, presharedKey, allowAccess: access.get(id) ?? [], allowInternet: allowInternet === 1, enabled: enabled === 1,
+    }));
+  }
+
+  private accessByPeer(serverId: number): Map<number, number[]> {
     const access = new Map<number, number[]>();
-    for (const { p, t } of this.accessOfServer.all(serverId) as { p: number; t: number }[]) {
+    for (const [p, t] of this.accessOfServer.all(serverId) as [number, number][]) {
       const list = access.get(p);
       if (list) list.push(t); else access.set(p, [t]);
     }
-    return rows.map((r) => fromRow(r, access.get(r.id) ?? []));
+    return access;
   }
 
   /** One page of a server's peers, searched and sorted in SQL, with the count of all that match. */
