@@ -42,7 +42,11 @@ t.after(async () => {
 });
 
 const js = <T>(expr: string): Promise<T> => page.evaluate(expr) as Promise<T>;
-const waitFor = (expr: string, timeout = 20_000) => page.waitForFunction(expr, { timeout });
+/** Waits for expr to hold; a timeout says where the page was and what its heading said. */
+const waitFor = (expr: string, timeout = 20_000) => page.waitForFunction(expr, { timeout }).catch(async (err: unknown) => {
+  const where = await js<string>(`location.hash + ' h1=' + JSON.stringify(document.querySelector('main h1')?.textContent ?? null)`).catch(() => '(page gone)');
+  throw new Error(`waiting for ${expr}: ${err instanceof Error ? err.message : String(err)}; the page was at ${where}`);
+});
 const h1Is = (text: string) => waitFor(`document.querySelector('main h1')?.textContent === ${JSON.stringify(text)}`);
 const hasText = (sel: string, text: string) => waitFor(`[...document.querySelectorAll(${JSON.stringify(sel)})].some((e) => e.textContent.includes(${JSON.stringify(text)}))`);
 /** Replaces a text field's value by typing, as a person would. */

@@ -11,8 +11,14 @@ export function currentRoute(): string[] {
 export function useRoute(): string[] {
   const [route, setRoute] = useState(currentRoute);
   useEffect(() => {
-    const changed = () => setRoute(currentRoute());
+    const changed = () => setRoute((was) => {
+      const now = currentRoute();
+      return now.join('/') === was.join('/') ? was : now;
+    });
     addEventListener('hashchange', changed);
+    // The address may have changed between the first render and this subscription (a page
+    // still loading when it was followed): read it once more.
+    changed();
     return () => removeEventListener('hashchange', changed);
   }, []);
   return route;
