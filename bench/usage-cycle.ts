@@ -79,7 +79,7 @@ function main(): void {
     const ms = performance.now() - started;
     if (r > 0) parseTimes.push(parsed - started);
     const moving = keys.filter((_k, i) => activeIn(i, r)).length;
-    if (plan.increments.length !== moving) throw new Error(`expected ${moving} increments, got ${plan.increments.length}`);
+    if (plan.traffic.length !== moving) throw new Error(`expected ${moving} peers with traffic, got ${plan.traffic.length}`);
     if (r > 0) times.push(ms); // round 0 writes the first baselines (inserts); the rest are the steady state
   }
   const expected = keys.reduce((sum, _k, i) => sum + (activeIn(i, ROUNDS) ? ROUNDS + 1 : 1) * (1500 + 2 * i), 0);

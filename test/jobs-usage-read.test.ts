@@ -48,7 +48,7 @@ t('the plan leaves out peers that are off and peers whose baseline was forgotten
   ];
   const now = new Map([['A', { rxBytes: 30, txBytes: 10, latestHandshake: 2 }], ['B', { rxBytes: 99, txBytes: 0, latestHandshake: 2 }], ['C', { rxBytes: 5, txBytes: 0, latestHandshake: 2 }]]);
   const plan = planUsageCycle(peers, new Map([[1, now]]), new Set([3]));
-  assert.equal(plan.increments, [[1, 20]]);
+  assert.equal(plan.traffic, [[1, 1, 20, 0]]);
   assert.equal(plan.baselines.map((b) => b[0]), [1]);
 });
 

@@ -48,7 +48,7 @@ t('skips a server whose interface reports nothing and keeps baselines of peers i
     { id: 3, serverId: 2, publicKey: 'C', enabled: true, baseline: { publicKey: 'C', rxBytes: 50, txBytes: 50, latestHandshake: 0 } }];
   const plan = planUsageCycle(peers, new Map([[1, new Map()], [2, new Map([['B', { rxBytes: 7, txBytes: 3, latestHandshake: 9 }]])]]));
   assert.equal(plan.skippedServers, [1]);
-  assert.equal(plan.increments, [[2, 10]]);
+  assert.equal(plan.traffic, [[2, 2, 7, 3]]);
   assert.equal(plan.baselines, [[2, 'B', 7, 3, 9]]);
 });
 

@@ -21,9 +21,7 @@ export function counterDelta(prev: Baseline | null | undefined, publicKey: strin
 }
 
 export interface UsagePlan {
-  /** [peer id, bytes] for peers that moved traffic since the last cycle. */
-  increments: [number, number][];
-  /** [peer id, server id, rx, tx] of the same peers, apart (the traffic history). */
+  /** [peer id, server id, rx, tx] for peers that moved traffic since the last cycle: their usage grows by rx + tx, and the history takes them. */
   traffic: [number, number, number, number][];
   /** [peer id, public key, rx, tx, latest handshake] to remember, for peers whose counters changed. */
   baselines: BaselineRow[];
@@ -42,7 +40,7 @@ export function planUsageCycle(
   countersByServer: ReadonlyMap<number, ReadonlyMap<string, Counters>>,
   stale: ReadonlySet<number> = new Set(),
 ): UsagePlan {
-  const plan: UsagePlan = { increments: [], traffic: [], baselines: [], skippedServers: [] };
+  const plan: UsagePlan = { traffic: [], baselines: [], skippedServers: [] };
   const skipped = new Set<number>();
   for (const peer of peers) {
     const counters = countersByServer.get(peer.serverId);
@@ -56,7 +54,6 @@ export function planUsageCycle(
     const prev = peer.baseline;
     const [rx, tx] = counterDeltas(prev, peer.publicKey, cur);
     if (rx + tx > 0) {
-      plan.increments.push([peer.id, rx + tx]);
       plan.traffic.push([peer.id, peer.serverId, rx, tx]);
     }
     if (!prev || prev.publicKey !== peer.publicKey || prev.rxBytes !== cur.rxBytes || prev.txBytes !== cur.txBytes

@@ -44,7 +44,7 @@ export function recordUsage(app: App, { counters, stale }: CounterRead): UsagePl
   try {
     return store.tx(() => {
       const plan = planUsageCycle(store.usage.cyclePeers(), counters, stale);
-      store.usage.addUsage(plan.increments);
+      store.usage.addUsage(plan.traffic);
       store.usage.setBaselines(plan.baselines, seenAt);
       return plan;
     });

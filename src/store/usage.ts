@@ -111,9 +111,9 @@ export class UsageTable {
     };
   }
 
-  /** Adds [peer id, bytes] to each peer's usage. */
-  addUsage(increments: readonly [number, number][]): void {
-    for (const [id, bytes] of increments) this.addUsageStmt.run(bytes, id);
+  /** Adds rx + tx to each peer's usage, from [peer id, server id, rx, tx] rows. */
+  addUsage(traffic: readonly (readonly [number, number, number, number])[]): void {
+    for (const [id, , rx, tx] of traffic) this.addUsageStmt.run(rx + tx, id);
   }
 
   /** Remembers the counters seen for each peer. */
@@ -121,7 +121,11 @@ export class UsageTable {
     for (const [id, publicKey, rxBytes, txBytes, latestHandshake] of rows) {
       this.upsertBaselines.run(id, publicKey, rxBytes, txBytes, latestHandshake, seenAt);
       const cached = this.cache?.byId.get(id);
-      if (cached) cached.baseline = { publicKey, rxBytes, txBytes, latestHandshake };
+      if (!cached) continue;
+      // Updated in place: a new object a peer a cycle would be 10,000 objects that outlive
+      // the young generation each minute, then collected again in the old one.
+      const b = cached.baseline;
+      if (b) { b.publicKey = publicKey; b.rxBytes = rxBytes; b.txBytes = txBytes; b.latestHandshake = latestHandshake; } else cached.baseline = { publicKey, rxBytes, txBytes, latestHandshake };
     }
   }
 
