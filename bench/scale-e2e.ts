@@ -62,7 +62,11 @@ async function inside(): Promise<void> {
     if (process.env.WGCP_BENCH_HEAP === '1') {
       daemon.heapSnapshot();
       await new Promise((r) => setTimeout(r, 10_000));
-      say(`heap snapshot: ${fs.readdirSync(dataDir).filter((f) => f.endsWith('.heapsnapshot')).map((f) => path.join(dataDir, f)).join(', ')}`);
+      // Kept beside the bench's working folder: the data folder goes at the end.
+      for (const f of fs.readdirSync(dataDir).filter((x) => x.endsWith('.heapsnapshot'))) {
+        fs.copyFileSync(path.join(dataDir, f), path.join(process.cwd(), f));
+        say(`heap snapshot: ${path.join(process.cwd(), f)} (node dist/bench/heap-summary.js reads it)`);
+      }
     }
   } catch (err) {
     say(`wgcpd's last output:\n${daemon.log().slice(-3000)}`);
