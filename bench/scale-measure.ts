@@ -17,6 +17,7 @@ export async function measureSize(daemon: Daemon, fleet: Fleet, fill: Samples, r
   for (let r = 0; r < rounds; r++) await fleet.changeRound(r, figures, beats);
   for (let r = 0; r < rounds; r++) await fleet.readRound(r, figures);
   await fleet.heartbeats(HEARTBEATS, figures['heartbeat, kept answer']);
+  await fleet.wholeAnswerRounds(rounds, figures);
   const afterWork = daemon.memory();
   await daemon.stop();
   await daemon.start();
