@@ -32,10 +32,14 @@ function ephemeralRange(): [number, number] {
   return Number.isInteger(lo) && Number.isInteger(hi) ? [lo, hi] : [32768, 60999];
 }
 
+/** True when a serving socket of this namespace (IPv4 or IPv6) holds this port, whatever the range. */
+export function portHeld(proto: 'tcp' | 'udp', port: number): boolean {
+  return [`/proc/net/${proto}`, `/proc/net/${proto}6`].some((f) => servingPorts(readOr(f), proto).has(port));
+}
+
 /** True when a service of the router takes this port for this protocol. */
 export function routerServes(proto: 'tcp' | 'udp', port: number): boolean {
-  const ports = new Set([...servingPorts(readOr(`/proc/net/${proto}`), proto), ...servingPorts(readOr(`/proc/net/${proto}6`), proto)]);
-  if (!ports.has(port)) return false;
+  if (!portHeld(proto, port)) return false;
   if (proto === 'tcp') return true;
   const [lo, hi] = ephemeralRange();
   return port < lo || port > hi;

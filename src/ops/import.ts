@@ -1,12 +1,11 @@
 // The import operation: one server and all its peers from a plan (src/import), in one
 // transaction with one kernel step, then the events. A conflict with what exists (subnet,
 // port, interface, a key already held) refuses the whole import: nothing half-imported.
-import fs from 'node:fs';
 import type { App } from '../app';
 import type { PeerRecord } from '../store/peers';
 import type { NewServer, ServerRecord } from '../store/servers';
 import type { ImportPlan } from '../import/plan';
-import { servingPorts } from '../kernel/listening-ports';
+import { portHeld } from '../kernel/listening-ports';
 import { presentPeer, presentServer } from '../views/present';
 import { foreignLinkError } from '../wg/link-owner';
 import { badField } from './field-error';
@@ -16,21 +15,12 @@ import { checkServer6 } from './server-rules6';
 /** What an import needs of the daemon: the CLI hands its own (a kernel plane that applies nothing, no listeners for events). */
 export type ImportContext = Pick<App, 'store' | 'kernel' | 'now'> & { events: { publish(...args: Parameters<App['events']['publish']>): unknown } };
 
-function readOr(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
 /**
  * The refusal of a listen port a socket of this router already holds (wg-quick's interface,
  * say), whatever the range: binding it would fail.
  */
 export function udpPortTaken(port: number): Error | null {
-  const held = ['/proc/net/udp', '/proc/net/udp6'].some((f) => servingPorts(readOr(f), 'udp').has(port));
-  return held
+  return portHeld('udp', port)
     ? badField('listenPort', `${port}/udp is held by another program on this router (is the old interface still up? wg-quick down it first)`)
     : null;
 }
