@@ -10,7 +10,8 @@ import type { Browser, Page } from 'puppeteer-core';
 import { call, client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
 import { Receiver, eventually } from './helpers/receiver';
 import { SmtpServer } from './helpers/smtp';
-import { browserSuite, decodeQr, ensureWebBuilt, launchChromium, seriousAxeProblems, SCREENSHOTS, watchPage, type PageWatch } from './web-support';
+import { browserSuite, ensureWebBuilt, launchChromium, seriousAxeProblems, SCREENSHOTS, watchPage, type PageWatch } from './web-support';
+import { readQrCode } from './helpers/qr';
 
 const t = browserSuite('dashboard in chromium: forms, QR code, switches, live updates, accessibility', ['zbarimg', 'python3:aiosmtpd']);
 
@@ -126,7 +127,7 @@ t('adds a peer through its form, and its QR code, read by zbarimg from a screens
   await (await page.$('img.qr'))!.screenshot({ path: png });
   const conf = (await api.get(`/api/peers/${ids.peer}/config`)).text;
   assert.match(conf, /^\[Interface\]\nPrivateKey = /);
-  assert.is(decodeQr(png), conf);
+  assert.is(readQrCode(png), conf);
   // The download link gives the same file, with the session cookie.
   const href = await js<string>(`document.querySelector('a[download]').getAttribute('href')`);
   assert.is(await js<string>(`fetch(${JSON.stringify(href)}).then((r) => r.text())`), conf);

@@ -118,11 +118,6 @@ export async function seriousAxeProblems(page: Page): Promise<AxeProblem[]> {
   return found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
-/** The text of the QR code in a PNG, read by zbarimg. */
-export function decodeQr(png: string): string {
-  return execFileSync('zbarimg', ['--raw', '-q', png], { encoding: 'utf8' }).replace(/\n$/, '');
-}
-
 /** Puts `count` peers on a server in one transaction, as if imported with their own keys. */
 export function seedPeers(app: App, serverId: number, count: number, net: [number, number]): void {
   const now = app.now().toISOString();
