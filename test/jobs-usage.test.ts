@@ -82,6 +82,23 @@ t('adds rx+tx deltas across cycles, through a counter reset and a daemon restart
   await r.d.stop();
 });
 
+t('counts every peer of a cycle whose rows fill several batches of statements, and the remainder', async () => {
+  const r = await rig();
+  const { sid } = await peerOn(r);
+  const peers: { id: number; publicKey: string }[] = [];
+  for (let i = 0; i < 122; i++) peers.push((await r.api.post(`/api/servers/${sid}/peers`, {})).json);
+  const cycle = async (round: number) => {
+    peers.forEach((p, i) => r.k.counters.set(p.publicKey, { rxBytes: round * (100 + i), txBytes: round * i, latestHandshake: round }));
+    await collectUsage(r.d.daemon.app);
+  };
+  await cycle(1);
+  await cycle(3);
+  const usage = (await r.api.get(`/api/servers/${sid}/peers?limit=1000`)).json as { id: number; currentDataUsageBytes: number }[];
+  const byId = new Map(usage.map((p) => [p.id, p.currentDataUsageBytes]));
+  peers.forEach((p, i) => assert.is(byId.get(p.id), 3 * (100 + 2 * i), `peer ${i}`));
+  await r.d.stop();
+});
+
 t('sees every change to the peers between cycles: new, re-keyed and deleted peers', async () => {
   const r = await rig();
   const { sid, peer } = await peerOn(r);
