@@ -6,7 +6,7 @@
 // A crash loses the open bucket's history (at most 5 minutes); usage itself is not held here.
 import type { Logger } from '../log';
 import type { Store } from '../store/store';
-import { serverSubject, type HistoryRow, type HistoryTable } from './table';
+import { serverSubject, type HistoryTable } from './table';
 import { bucketStart, cutoffs, TIERS, unixSeconds } from './tiers';
 
 /** One peer's bytes in one usage cycle, from the router's side: [peer id, server id, rx, tx]. */
@@ -19,6 +19,9 @@ export interface OpenBucket { t: number; bytes: ReadonlyMap<number, readonly [nu
 
 export class HistoryRecorder {
   private open: { t: number; bytes: Map<number, [number, number]> } | null = null;
+  // The last written bucket's map, its entries zeroed, for the next bucket: 10,000 entries
+  // made again every five minutes outlived the young generation and burdened the old one.
+  private spare: Map<number, [number, number]> | null = null;
   private maintainedAt: number | null = null;
 
   constructor(private readonly store: Store, readonly table: HistoryTable, private readonly log: Logger) {}
@@ -30,7 +33,11 @@ export class HistoryRecorder {
     if (this.open && this.open.t !== t) this.write(now);
     else if (this.maintenanceDue(now)) this.guarded('rolling up the traffic history', () => this.store.telemetryTx(() => this.maintain(now)));
     if (traffic.length === 0) return;
-    const open = this.open ?? (this.open = { t, bytes: new Map() });
+    if (!this.open) {
+      this.open = { t, bytes: this.spare ?? new Map() };
+      this.spare = null;
+    }
+    const open = this.open;
     for (const [peerId, serverId, rx, tx] of traffic) {
       if (rx === 0 && tx === 0) continue;
       add(open.bytes, peerId, rx, tx);
@@ -59,14 +66,16 @@ export class HistoryRecorder {
   private write(now: number): void {
     const open = this.open!;
     this.open = null;
-    const rows: HistoryRow[] = [];
-    for (const [subject, [rx, tx]] of open.bytes) rows.push([open.t, subject, rx, tx]);
-    // In key order: the rows go into the table's last pages in one pass.
-    rows.sort((a, b) => a[1] - b[1]);
     this.guarded('writing the traffic history', () => this.store.telemetryTx(() => {
-      this.table.add(rows);
+      this.table.addBucket(open.t, open.bytes);
       if (this.maintenanceDue(now)) this.maintain(now);
     }));
+    // A subject idle for the whole bucket leaves the map (a deleted peer among them).
+    for (const [subject, bytes] of open.bytes) {
+      if (bytes[0] === 0 && bytes[1] === 0) open.bytes.delete(subject);
+      else { bytes[0] = 0; bytes[1] = 0; }
+    }
+    this.spare = open.bytes;
   }
 
   /** History is telemetry: a failed write is logged and dropped, never fatal to the usage job. */

@@ -5,6 +5,7 @@
 // pages full, which is what a router's flash wants. Reads seek bucket by bucket instead.
 import type { Statement } from 'better-sqlite3';
 import type { DB } from '../store/db';
+import { RowBatches } from '../store/row-batches';
 import { TIERS, type Tier } from './tiers';
 
 /** One subject's bytes in one bucket: [bucket start, subject, rx bytes, tx bytes]. */
@@ -27,16 +28,15 @@ interface TierStatements {
 }
 
 export class HistoryTable {
-  private readonly addStmt;
+  private readonly addRows;
   private readonly topStmt;
   private readonly tiers: TierStatements[];
 
   constructor(db: DB) {
-    // A closed bucket's rows in one statement; adding (not replacing) keeps a bucket whole
-    // when a restart wrote part of it before.
-    this.addStmt = db.prepare(`INSERT INTO traffic_5m (t, subject, rx_bytes, tx_bytes)
-      SELECT j.value->>0, j.value->>1, j.value->>2, j.value->>3 FROM json_each(?) j WHERE true
-      ON CONFLICT (t, subject) DO UPDATE SET rx_bytes = rx_bytes + excluded.rx_bytes, tx_bytes = tx_bytes + excluded.tx_bytes`);
+    // A closed bucket's rows bound in batches (10,000 rows: 9 ms, where one JSON array took
+    // 25); adding (not replacing) keeps a bucket whole when a restart wrote part of it before.
+    this.addRows = new RowBatches(db, (rows) => `INSERT INTO traffic_5m (t, subject, rx_bytes, tx_bytes) VALUES ${rows}
+      ON CONFLICT (t, subject) DO UPDATE SET rx_bytes = rx_bytes + excluded.rx_bytes, tx_bytes = tx_bytes + excluded.tx_bytes`, 4);
     this.topStmt = db.prepare(`SELECT subject AS peerId, SUM(rx_bytes) AS rxBytes, SUM(tx_bytes) AS txBytes FROM traffic_5m
       WHERE t >= ? AND subject > 0 GROUP BY subject ORDER BY SUM(rx_bytes) + SUM(tx_bytes) DESC, subject LIMIT ?`);
     this.tiers = TIERS.map((tier, i) => this.prepareTier(db, tier, TIERS[i + 1] ?? null));
@@ -59,9 +59,34 @@ export class HistoryTable {
     };
   }
 
-  /** Adds one closed 5-minute bucket's rows. */
+  /**
+   * Adds one closed 5-minute bucket starting at `t`, from its bytes by subject (subjects at
+   * zero are left out). Written in
+   * subject order, so the rows go into the table's last pages in one pass; the subjects are
+   * sorted as numbers in a typed array (a row array a subject, sorted by a comparator, cost
+   * the cycle that closed a bucket 5 to 20 ms at 10,000 subjects, most of it collecting them).
+   */
+  addBucket(t: number, bytes: ReadonlyMap<number, readonly [number, number]>): void {
+    const moved = new Float64Array(bytes.size);
+    let n = 0;
+    for (const [subject, [rx, tx]] of bytes) if (rx !== 0 || tx !== 0) moved[n++] = subject;
+    const subjects = moved.subarray(0, n).sort();
+    this.addRows.run(subjects.length, (i, args, at) => {
+      const subject = subjects[i];
+      const [rx, tx] = bytes.get(subject)!;
+      args[at] = t;
+      args[at + 1] = subject;
+      args[at + 2] = rx;
+      args[at + 3] = tx;
+    });
+  }
+
+  /** Adds rows of any buckets (tests put history of the past in with it). */
   add(rows: readonly HistoryRow[]): void {
-    if (rows.length) this.addStmt.run(JSON.stringify(rows));
+    this.addRows.run(rows.length, (i, args, at) => {
+      const row = rows[i];
+      for (let c = 0; c < 4; c++) args[at + c] = row[c];
+    });
   }
 
   /**
