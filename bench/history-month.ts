@@ -2,8 +2,9 @@
 // every usage cycle (the worst case): the daemon's own recorder and tables on a real SQLite
 // file in WAL mode as the daemon opens it, driven by a test clock. Measures what a router's
 // flash sees: bytes handed to the kernel by write calls (wchar) and bytes the kernel sent to
-// the disk (write_bytes), the file's size, rows and bytes per row by tier, and the time of
-// the cycles that write (a closed bucket) or roll up (once an hour).
+// the disk (write_bytes), the file's size, rows and bytes per row by tier, the time the
+// cycle itself spends on the history, and the longest single turn of the event loop that
+// the work after it (a closed bucket written, the hourly roll-up a bucket at a time) takes.
 //   npx tsc -p . && node dist/bench/history-month.js [peers=10000] [days=30] [interval_s=300]
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,6 +15,7 @@ import { HistoryRecorder, type PeerTraffic } from '../src/history/recorder';
 import { HistoryTable } from '../src/history/table';
 import { maxRowsPerSubject, TIERS } from '../src/history/tiers';
 import { DB_FILE } from '../src/store/db';
+import { longestTurn } from './longest-turn';
 
 const PEERS = Number(process.argv[2] ?? 10_000);
 const DAYS = Number(process.argv[3] ?? 30);
@@ -29,7 +31,7 @@ function io(): { wchar: number; writeBytes: number } {
 const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))] ?? 0;
 
-function main(): void {
+async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wgcp-history-bench-'));
   const store = Store.open(dir);
   const table = new HistoryTable(store.db);
@@ -44,6 +46,8 @@ function main(): void {
   const writes: number[] = [];
   const rollups: number[] = [];
   const quiet: number[] = [];
+  const writeTurns: number[] = [];
+  const rollupTurns: number[] = [];
   let expectedRx = 0;
   const end = start + DAYS * 86_400;
   const t0 = Date.now();
@@ -59,8 +63,11 @@ function main(): void {
     recorder.record(traffic, new Date(s * 1000));
     const ms = Number(process.hrtime.bigint() - c0) / 1e6;
     (hour ? rollups : writesBucket ? writes : quiet).push(ms);
+    const turn = await longestTurn(recorder.settled());
+    if (hour) rollupTurns.push(turn);
+    else if (writesBucket) writeTurns.push(turn);
   }
-  recorder.close(new Date(end * 1000));
+  recorder.close();
   // What the daemon's WAL would copy into the file sooner or later.
   store.db.pragma('wal_checkpoint(TRUNCATE)');
   const after = io();
@@ -91,8 +98,8 @@ function main(): void {
   console.log(`\nfile: ${mb(fileBytes)} (${pages} pages of ${pageSize} B, ${free} free); every received byte kept: ${heldRx.toLocaleString('en')}`);
   console.log(`written: ${mb(wchar)} by write calls (${mb(wchar / DAYS)} a day), ${mb(disk)} sent to the disk (${mb(disk / DAYS)} a day)`);
   const fmt = (xs: number[]) => `median ${quantile(xs, 0.5).toFixed(1)} ms, p95 ${quantile(xs, 0.95).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms (${xs.length})`;
-  console.log(`cycles that write a bucket: ${fmt(writes)}`);
-  console.log(`cycles that also roll up (first of each hour): ${fmt(rollups)}`);
+  console.log(`cycles that close a bucket: ${fmt(writes)}; then the longest turn writing it: ${fmt(writeTurns)}`);
+  console.log(`cycles that also start the roll-up (first of each hour): ${fmt(rollups)}; then the longest turn of bucket and roll-up: ${fmt(rollupTurns)}`);
   if (quiet.length) console.log(`cycles that only add in memory: ${fmt(quiet)}`);
   // The steady state after 400 days, from the bytes per row measured here where a tier has rows.
   const worst = maxRowsPerSubject();
@@ -103,4 +110,4 @@ function main(): void {
   console.log(`worst case, every peer active every 5 minutes for 400 days: ${worst.total} rows and about ${(perPeer / 1024).toFixed(1)} KiB a peer; ${mb(perPeer * subjects)} for ${PEERS} peers`);
 }
 
-main();
+void main();

@@ -134,7 +134,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
       // The last collection still publishes events, so the consumers stop after the jobs.
       await jobs?.stop();
       if (metricsServer) await new Promise<void>((resolve) => { metricsServer.close(() => resolve()); metricsServer.closeAllConnections(); });
-      historyOf(app).close(now());
+      historyOf(app).close();
       forgetting();
       await services.stop();
       if (deviceServer) await new Promise<void>((resolve) => { deviceServer.close(() => resolve()); deviceServer.closeAllConnections(); });

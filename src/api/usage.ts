@@ -13,7 +13,7 @@ import { readUsageQuery } from './usage-input';
 function answer(app: App, subject: number, query: URLSearchParams) {
   const q = readUsageQuery(query, app.now());
   const history = historyOf(app);
-  const points = readSeries(history.table, history.openBucket(), subject, q.step, q.from, q.to);
+  const points = readSeries(history.table, history.heldBuckets(), subject, q.step, q.from, q.to);
   return ok({ step: q.step, points: points.map((p) => ({ t: new Date(p.t * 1000).toISOString(), rxBytes: p.rxBytes, txBytes: p.txBytes })) });
 }
 

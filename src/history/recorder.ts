@@ -1,9 +1,11 @@
 // Writes the traffic history for the usage job, batched for flash: a cycle's bytes are added
-// in memory to the open 5-minute bucket, and a bucket is written (one statement, one
-// transaction) when the first cycle of the next one comes, or when the daemon stops. Only
-// peers that moved traffic are in a cycle's rows, so idle peers write nothing. Once an hour
-// the same transaction rolls old rows up a tier and drops what has aged out of the last.
-// A crash loses the open bucket's history (at most 5 minutes); usage itself is not held here.
+// in memory to the open 5-minute bucket; when the first cycle of the next bucket comes, the
+// closed one is written (one transaction) on a later turn of the event loop, not inside the
+// usage cycle, and readers see it in memory until then. Only peers that moved traffic are in
+// a cycle's rows, so idle peers write nothing. Once an hour old rows roll up a tier, one
+// bucket of a tier a turn (each its own transaction, every byte in exactly one tier at any
+// moment), so the roll-up of 10,000 peers never holds the event loop for long.
+// A crash loses what is held in memory (at most 5 minutes); usage itself is not held here.
 import type { Logger } from '../log';
 import type { Store } from '../store/store';
 import { serverSubject, type HistoryTable } from './table';
@@ -15,75 +17,105 @@ export type PeerTraffic = [number, number, number, number];
 const FIRST_STEP = TIERS[0].seconds;
 const MAINTAIN_EVERY = 3600;
 
-export interface OpenBucket { t: number; bytes: ReadonlyMap<number, readonly [number, number]> }
+export interface HeldBucket { t: number; bytes: ReadonlyMap<number, readonly [number, number]> }
+
+type Bucket = { t: number; bytes: Map<number, [number, number]> };
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 export class HistoryRecorder {
-  private open: { t: number; bytes: Map<number, [number, number]> } | null = null;
+  private open: Bucket | null = null;
+  /** Closed buckets not yet written, oldest first. */
+  private readonly closed: Bucket[] = [];
   // The last written bucket's map, its entries zeroed, for the next bucket: 10,000 entries
   // made again every five minutes outlived the young generation and burdened the old one.
   private spare: Map<number, [number, number]> | null = null;
   private maintainedAt: number | null = null;
+  /** The cutoffs of the roll-up under way, or null. */
+  private rollingUpTo: number[] | null = null;
+  private work: Promise<void> | null = null;
+  private stopped = false;
 
   constructor(private readonly store: Store, readonly table: HistoryTable, private readonly log: Logger) {}
 
   /** Adds one usage cycle's traffic, seen at `at`, to its 5-minute bucket. */
   record(traffic: readonly PeerTraffic[], at: Date): void {
+    if (this.stopped) return;
     const now = unixSeconds(at);
     const t = bucketStart(now, FIRST_STEP);
-    if (this.open && this.open.t !== t) this.write(now);
-    else if (this.maintenanceDue(now)) this.guarded('rolling up the traffic history', () => this.store.telemetryTx(() => this.maintain(now)));
-    if (traffic.length === 0) return;
-    if (!this.open) {
-      this.open = { t, bytes: this.spare ?? new Map() };
-      this.spare = null;
+    if (this.open && this.open.t !== t) {
+      this.closed.push(this.open);
+      this.open = null;
     }
-    const open = this.open;
+    if (this.maintainedAt !== bucketStart(now, MAINTAIN_EVERY)) {
+      this.maintainedAt = bucketStart(now, MAINTAIN_EVERY);
+      this.rollingUpTo = cutoffs(now);
+    }
     for (const [peerId, serverId, rx, tx] of traffic) {
       if (rx === 0 && tx === 0) continue;
-      add(open.bytes, peerId, rx, tx);
-      add(open.bytes, serverSubject(serverId), rx, tx);
+      if (!this.open) {
+        this.open = { t, bytes: this.spare ?? new Map() };
+        this.spare = null;
+      }
+      add(this.open.bytes, peerId, rx, tx);
+      add(this.open.bytes, serverSubject(serverId), rx, tx);
     }
+    if (this.closed.length > 0 || this.rollingUpTo) this.work ??= this.drain();
   }
 
-  /** The bucket being filled (not yet written), for readers that want the latest minutes. */
-  openBucket(): OpenBucket | null { return this.open; }
+  /** Buckets held in memory, oldest first: closed ones not yet written, then the open one. */
+  heldBuckets(): HeldBucket[] { return this.open ? [...this.closed, this.open] : [...this.closed]; }
 
-  /** Writes the open bucket now (the daemon stops); the next start adds to the same row. */
-  close(at: Date): void {
-    if (this.open) this.write(unixSeconds(at));
-  }
+  /** Settles once the closed buckets are written and the roll-up under way is done. */
+  settled(): Promise<void> { return this.work ?? Promise.resolve(); }
 
-  private maintenanceDue(now: number): boolean {
-    return this.maintainedAt !== bucketStart(now, MAINTAIN_EVERY);
-  }
-
-  private maintain(now: number): void {
-    this.table.rollUp(cutoffs(now));
-    this.maintainedAt = bucketStart(now, MAINTAIN_EVERY);
-  }
-
-  /** The open bucket's rows (and the hourly upkeep when due) in one transaction. */
-  private write(now: number): void {
-    const open = this.open!;
+  /** Writes what is held now (the daemon stops); the next start adds to the same rows. */
+  close(): void {
+    this.stopped = true;
+    for (const bucket of this.open ? [...this.closed, this.open] : this.closed) this.write(bucket);
+    this.closed.length = 0;
     this.open = null;
-    this.guarded('writing the traffic history', () => this.store.telemetryTx(() => {
-      this.table.addBucket(open.t, open.bytes);
-      if (this.maintenanceDue(now)) this.maintain(now);
-    }));
-    // A subject idle for the whole bucket leaves the map (a deleted peer among them).
-    for (const [subject, bytes] of open.bytes) {
-      if (bytes[0] === 0 && bytes[1] === 0) open.bytes.delete(subject);
-      else { bytes[0] = 0; bytes[1] = 0; }
+  }
+
+  /** One piece of work a turn of the event loop: the oldest closed bucket, else a roll-up step. */
+  private async drain(): Promise<void> {
+    for (;;) {
+      await nextTurn();
+      if (this.stopped) break;
+      const bucket = this.closed.shift();
+      if (bucket) {
+        this.write(bucket);
+        this.recycle(bucket.bytes);
+      } else if (this.rollingUpTo) {
+        const to = this.rollingUpTo;
+        // A failed step ends this hour's roll-up; the next hour tries again from where it is.
+        const more = this.guarded('rolling up the traffic history', () => this.store.telemetryTx(() => this.table.rollUpStep(to)));
+        if (!more) this.rollingUpTo = null;
+      } else break;
     }
-    this.spare = open.bytes;
+    this.work = null;
+  }
+
+  private write(bucket: Bucket): void {
+    this.guarded('writing the traffic history', () => this.store.telemetryTx(() => this.table.addBucket(bucket.t, bucket.bytes)));
+  }
+
+  /** A subject idle for the whole bucket leaves the map (a deleted peer among them); the rest start again at zero. */
+  private recycle(bytes: Map<number, [number, number]>): void {
+    for (const [subject, b] of bytes) {
+      if (b[0] === 0 && b[1] === 0) bytes.delete(subject);
+      else { b[0] = 0; b[1] = 0; }
+    }
+    this.spare = bytes;
   }
 
   /** History is telemetry: a failed write is logged and dropped, never fatal to the usage job. */
-  private guarded(what: string, fn: () => void): void {
+  private guarded<T>(what: string, fn: () => T): T | undefined {
     try {
-      fn();
+      return fn();
     } catch (err) {
       this.log.error(`${what} failed`, { error: err instanceof Error ? err.message : String(err) });
+      return undefined;
     }
   }
 }

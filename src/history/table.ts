@@ -46,10 +46,10 @@ export class HistoryTable {
     const table = tier.table;
     return {
       rollUp: next && db.prepare(`INSERT INTO ${next.table} (t, subject, rx_bytes, tx_bytes)
-        SELECT t - t % ${next.seconds}, subject, SUM(rx_bytes), SUM(tx_bytes) FROM ${table} WHERE t < ?
+        SELECT t - t % ${next.seconds}, subject, SUM(rx_bytes), SUM(tx_bytes) FROM ${table} WHERE t >= ? AND t < ?
         GROUP BY t - t % ${next.seconds}, subject
         ON CONFLICT (t, subject) DO UPDATE SET rx_bytes = rx_bytes + excluded.rx_bytes, tx_bytes = tx_bytes + excluded.tx_bytes`),
-      drop: db.prepare(`DELETE FROM ${table} WHERE t < ?`),
+      drop: db.prepare(`DELETE FROM ${table} WHERE t >= ? AND t < ?`),
       first: db.prepare(`SELECT MIN(t) FROM ${table}`).pluck(),
       last: db.prepare(`SELECT MAX(t) FROM ${table}`).pluck(),
       // One seek a bucket: every bucket start from @from to before @to, of one subject.
@@ -90,15 +90,28 @@ export class HistoryTable {
   }
 
   /**
-   * Moves rows older than each tier's cutoff up a tier (summed, so totals are kept exactly)
-   * and drops what falls out of the last. Finest tier first, so after a long stop a row goes
-   * as far up as its age says in one call.
+   * One step of the roll-up, for the caller's transaction: the oldest bucket of the finest
+   * tier that holds rows older than its cutoff moves up a tier (summed into the next tier's
+   * bucket, which adds, so a bucket made in pieces is whole) or, from the last tier, is
+   * dropped. False when no tier has rows past its cutoff. Finest tier first, so after a long
+   * stop a row goes as far up as its age says.
    */
-  rollUp(cutoffs: readonly number[]): void {
+  rollUpStep(cutoffs: readonly number[]): boolean {
     for (let i = 0; i < this.tiers.length; i++) {
-      this.tiers[i].rollUp?.run(cutoffs[i]);
-      this.tiers[i].drop.run(cutoffs[i]);
+      const s = this.tiers[i];
+      const first = s.first.get() as number | null;
+      if (first === null || first >= cutoffs[i]) continue;
+      const end = Math.min(first + TIERS[i].seconds, cutoffs[i]);
+      s.rollUp?.run(first, end);
+      s.drop.run(first, end);
+      return true;
     }
+    return false;
+  }
+
+  /** The whole roll-up at once (tests and tools; the daemon goes a step a turn). */
+  rollUp(cutoffs: readonly number[]): void {
+    while (this.rollUpStep(cutoffs));
   }
 
   /** A subject's rows of tier i in [from, to), by seeks between the tier's first and last bucket. */
