@@ -72,8 +72,8 @@ export class HistoryRecorder {
   /** Writes what is held now (the daemon stops); the next start adds to the same rows. */
   close(): void {
     this.stopped = true;
-    for (const bucket of this.open ? [...this.closed, this.open] : this.closed) this.write(bucket);
-    this.closed.length = 0;
+    for (const bucket of this.closed.splice(0)) this.write(bucket);
+    if (this.open) this.write(this.open);
     this.open = null;
   }
 

@@ -61,10 +61,9 @@ export class HistoryTable {
 
   /**
    * Adds one closed 5-minute bucket starting at `t`, from its bytes by subject (subjects at
-   * zero are left out). Written in
-   * subject order, so the rows go into the table's last pages in one pass; the subjects are
-   * sorted as numbers in a typed array (a row array a subject, sorted by a comparator, cost
-   * the cycle that closed a bucket 5 to 20 ms at 10,000 subjects, most of it collecting them).
+   * zero are left out). Written in subject order, so the rows go into the table's last pages
+   * in one pass; the subjects are sorted as numbers in a typed array (a row array a subject,
+   * sorted by a comparator, cost 5 to 20 ms at 10,000 subjects, most of it collecting them).
    */
   addBucket(t: number, bytes: ReadonlyMap<number, readonly [number, number]>): void {
     const moved = new Float64Array(bytes.size);
