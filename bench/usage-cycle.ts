@@ -19,6 +19,7 @@ import { Store } from '../src/store/store';
 import { countersOfDump } from '../src/kernel/peer-counters';
 import { generatePresharedKey } from '../src/wg/keys';
 import { applyUsage } from '../src/jobs/usage';
+import { ChangeRunner } from '../src/ops/runner';
 import { historyOf } from '../src/history/context';
 import { longestTurn } from './longest-turn';
 
@@ -70,7 +71,8 @@ async function main(): Promise<void> {
   const app: App = {
     config: loadConfig({ WGCP_DATA_DIR: dir }), store, kernel: new KernelOff(), events: new EventBus(silentLogger),
     log: silentLogger, now: () => clock.now,
-  };
+  } as Omit<App, 'runner'> as App;
+  app.runner = new ChangeRunner(store, app.kernel, app.events, silentLogger);
   const times: number[] = [];
   const parseTimes: number[] = [];
   // Cycles that close a 5-minute bucket also write its rows to the history.
@@ -91,7 +93,7 @@ async function main(): Promise<void> {
     const parsed = performance.now();
     // The whole cycle as the scheduler runs it once the counters are read: deltas, baselines,
     // the traffic history, the data limit both ways.
-    const { plan } = applyUsage(app, { counters: new Map([[server.id, counters]]), stale: new Set() });
+    const { plan } = await applyUsage(app, { counters: new Map([[server.id, counters]]), stale: new Set() });
     const ms = performance.now() - started;
     if (r > 0) parseTimes.push(parsed - started);
     const moving = keys.filter((_k, i) => activeIn(i, r)).length;

@@ -7,16 +7,17 @@ import type { Config } from './config';
 import { createLogger, type Logger } from './log';
 import { Store } from './store/store';
 import { EventBus } from './events/bus';
+import { ChangeRunner } from './ops/runner';
 import { selectKernel } from './kernel/select';
 import type { KernelPlane } from './kernel/plane';
 import { ensureFirstApiKey } from './first-key';
 import { createRequestHandler } from './http/server';
+import { closeAdminSocket, listenAdminSocket } from './http/admin-socket';
 import { CONTROL_BODY_LIMIT } from './http/body';
 import { authenticate } from './http/auth';
 import { controlRoutes } from './api/routes';
 import { deviceApiRoutes } from './api/devices-api';
 import { startJobs } from './jobs/schedule';
-import { forgetBaselineOnDisable } from './jobs/usage';
 import { startEventServices, type EventServiceOptions } from './events/services';
 import type { Route } from './http/router';
 import { attachDeviceContext, deviceContext } from './device/context';
@@ -69,15 +70,17 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
   const now = opts.now ?? (() => new Date());
   const store = Store.open(config.dataDir);
   let kernel: KernelPlane | undefined;
+  let adminSocket: http.Server | null = null;
   try {
     const tally = new MetricsTally();
     kernel = timedKernel(opts.kernel ?? selectKernel(config, log), tally);
     // A database from before links were marked adopts its servers' links once, by name.
     const adoptUnmarked = store.usage.getState(ADOPT_STATE) === '1';
-    kernel.reconcile(store.servers.list().map((server) => ({ server, peers: store.peers.kernelPeersOf(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) })), { adoptUnmarked });
+    await kernel.reconcile(store.servers.list().map((server) => ({ server, peers: store.peers.kernelPeersOf(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) })), { adoptUnmarked });
     if (adoptUnmarked && kernel.state === 'on') store.usage.setState(ADOPT_STATE, '0');
     for (const f of kernel.failures()) log.error('server is down: wgcpd runs without it and retries', { serverID: f.serverId, interface: f.interface, reason: f.reason });
-    const app: App = { config, store, kernel, events: new EventBus(log, now), log, now };
+    const events = new EventBus(log, now);
+    const app: App = { config, store, kernel, events, runner: new ChangeRunner(store, kernel, events, log), log, now };
     ensureFirstApiKey(store, config, log, now().toISOString());
     const salt = loadServerSalt(config.serverSalt, config.dataDir);
     if (salt.origin === 'generated') log.info('generated the device API salt (SERVER_SALT)', { saltFile: salt.file });
@@ -99,6 +102,10 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     const metricsServer = config.metricsListen ? createMetricsServer(app) : null;
     observeRequests(server, 'api', routes, tally);
     if (deviceServer) observeRequests(deviceServer, 'device', deviceRoutes, tally);
+    // The same API on the data folder's socket, for `wgcp` on the router: its file mode is its credential.
+    adminSocket = await listenAdminSocket(config.dataDir, createRequestHandler({
+      routes, log, bodyLimit: CONTROL_BODY_LIMIT, logRequests: config.logLevel === 'debug', authenticate: () => {},
+    })).catch((err: Error) => { log.warn('the admin socket could not be made: wgcp works on the database alone', { error: err.message }); return null; });
     const port = await listen(server, config.listen.host, config.listen.port);
     log.info('wgcpd is listening', { host: config.listen.host, port, kernel: kernel.state, dataDir: config.dataDir });
     let devicePort: number | null = null;
@@ -126,16 +133,17 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
       ...eventOptions,
       authenticate: (headers) => authenticate({ headers }, store, config.apiKey, now().toISOString()),
     });
-    const forgetting = app.events.subscribe((e) => forgetBaselineOnDisable(app, e));
     const jobs = schedule === false ? null : startJobs(app, { afterUsage: () => services.stream.publishUsage() });
 
     const close = async () => {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+      await closeAdminSocket(adminSocket, config.dataDir);
       // The last collection still publishes events, so the consumers stop after the jobs.
       await jobs?.stop();
+      // Changes asked for before the listener closed end (commit or fail) before anything stops.
+      await app.runner.idle();
       if (metricsServer) await new Promise<void>((resolve) => { metricsServer.close(() => resolve()); metricsServer.closeAllConnections(); });
       historyOf(app).close();
-      forgetting();
       await services.stop();
       if (deviceServer) await new Promise<void>((resolve) => { deviceServer.close(() => resolve()); deviceServer.closeAllConnections(); });
       await kernel!.close();
@@ -144,6 +152,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     };
     return { app, port, devicePort, metricsPort, routes, close };
   } catch (err) {
+    await closeAdminSocket(adminSocket, config.dataDir);
     await kernel?.close();
     store.close();
     throw err;

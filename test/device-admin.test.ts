@@ -18,15 +18,15 @@ class SeamRecorder implements KernelPlane {
   servers: ServerChange[] = [];
   reconciled: ServerState[] = [];
   refuse = false;
-  reconcile(states: ServerState[]): void { this.reconciled = states; }
-  applyServer(c: ServerChange): void { this.servers.push(c); }
-  applyPeer(c: PeerChange): void {
+  async reconcile(states: ServerState[]): Promise<void> { this.reconciled = states; }
+  async applyServer(c: ServerChange): Promise<void> { this.servers.push(c); }
+  async applyPeer(c: PeerChange): Promise<void> {
     if (this.refuse) throw new Error('kernel refused the peer');
     // Forwards that move with a peer ride in its change (one kernel change): recorded per forward.
     const after = new Map((c.forwards?.after ?? []).map((f) => [f.id, f]));
     for (const f of c.forwards?.before ?? []) this.forwards.push({ server: c.server, before: f, after: after.get(f.id) ?? null });
   }
-  applyForward(c: ForwardChange): void {
+  async applyForward(c: ForwardChange): Promise<void> {
     if (this.refuse) throw new Error('kernel refused the forward');
     this.forwards.push(c);
   }

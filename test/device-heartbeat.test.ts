@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { suiteNeeding } from './helpers/root';
 import * as assert from 'uvu/assert';
 import type { WgcpEvent } from '../src/events/bus';
+import { deviceIdPrefix } from '../src/device/identifiers';
 import { client, startTestDaemon } from './helpers/daemon';
 import { HEX64, SALT, deviceFixture, pythonDecrypt, type DeviceFixture } from './device-support';
 
@@ -138,7 +139,9 @@ t('suspending takes the peer off, announces deviceSuspended once; reinstating br
   const suspendedEvents = events.filter((e) => e.event === 'deviceSuspended');
   assert.is(suspendedEvents.length, 1, 'only the change is announced');
   assert.is(suspendedEvents[0].action, 7);
-  assert.is((suspendedEvents[0].data.device as { id: string }).id, cfg.device_id);
+  // The device is named by its id's prefix: the whole id is a credential and never leaves in an event.
+  assert.is((suspendedEvents[0].data.device as { idPrefix: string }).idPrefix, deviceIdPrefix(cfg.device_id));
+  assert.not.ok(JSON.stringify(suspendedEvents[0]).includes(cfg.device_id), 'no whole device id in the event');
   const back = await f.api.put(`/api/devices/${cfg.device_id}`, { suspended: false });
   assert.is(back.json.suspended, false);
   assert.is((await f.api.get(`/api/peers/${s.json.peerID}`)).json.enabled, true);

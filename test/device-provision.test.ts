@@ -6,6 +6,7 @@ import { suiteNeeding } from './helpers/root';
 import * as assert from 'uvu/assert';
 import { call } from './helpers/daemon';
 import type { WgcpEvent } from '../src/events/bus';
+import { deviceIdPrefix } from '../src/device/identifiers';
 import { HEX64, SALT, deviceFixture, pythonDecrypt, type DeviceFixture } from './device-support';
 
 const t = suiteNeeding('device API: provisioning', ['python3:cryptography', 'wg']);
@@ -183,7 +184,9 @@ t('announces deviceProvisioned (and the peer event) after the commit', async () 
   const e = events[1];
   assert.is(e.action, 6);
   assert.is(e.serverID, f.serverId);
-  assert.is((e.data.device as { id: string }).id, payload.device_id);
+  // The device is named by its id's prefix: the whole id is a credential and never leaves in an event.
+  assert.is((e.data.device as { idPrefix: string }).idPrefix, deviceIdPrefix(payload.device_id as string));
+  assert.not.ok(JSON.stringify(e).includes(payload.device_id as string), 'no whole device id in the event');
   assert.is(e.data.reprovisioned, false);
   assert.not.ok(JSON.stringify(e.data).includes(payload.private_key as string), 'no private key in the event');
 });

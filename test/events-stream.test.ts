@@ -119,7 +119,7 @@ t('drops a client that stops reading instead of buffering for it without bound',
   (slow.ws as unknown as { _socket: import('node:net').Socket })._socket.pause();
   const filler = 'x'.repeat(64 * 1024);
   for (let i = 0; i < 400; i++) {
-    d.daemon.app.events.publish('serverChanged', 0, { filler, i });
+    d.daemon.app.events.announce([{ action: 8, event: 'serverChanged', serverID: 0, timestamp: new Date().toISOString(), data: { filler, i } }]);
     // The fast client reads as it goes (waited for, so a busy machine cannot make it slow too).
     await eventually('the fast client keeps up', () => (fast.messages.filter((m) => m.data?.filler).length >= i - 4 ? true : undefined));
   }

@@ -226,7 +226,9 @@ t('an item that cannot even be attempted waits and is dropped like a failing one
   const due = outbox.due.bind(outbox);
   let polls = 0;
   outbox.due = (...args) => { polls++; return due(...args); };
-  d.daemon.app.events.publish('peerCreated', sid, { mode: 'standalone' }); // a good item beside it
+  const { app } = d.daemon;
+  // A good item beside it, recorded as a change records its events.
+  app.events.announce([app.store.tx(() => app.events.record(app.store, 'peerCreated', sid, { mode: 'standalone' }))]);
   await eventually('the unreadable item gone', () => (outbox.pendingOf(id) === 0 ? true : undefined), 8000);
   outbox.due = due;
   assert.ok(polls < 40, `polled ${polls} times`);

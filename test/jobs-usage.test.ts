@@ -183,13 +183,13 @@ t('the monthly reset zeroes usage and lifts data-limit restrictions but keeps ad
   const admin = (await r.api.post(`/api/servers/${sid}/peers`, { name: 'off', dataLimitGB: 1 })).json;
   r.k.counters.set(limited.publicKey, { rxBytes: GB, txBytes: 0, latestHandshake: 1 });
   r.k.counters.set(admin.publicKey, { rxBytes: 1000, txBytes: 0, latestHandshake: 1 });
-  resetIfNewMonth(r.d.daemon.app); // first run records the month, resets nothing
+  await resetIfNewMonth(r.d.daemon.app); // first run records the month, resets nothing
   await collectUsage(r.d.daemon.app);
   await r.api.put(`/api/peers/${admin.id}`, { enabled: false });
   assert.is((await usageOf(r, limited.id)).disabledReason, 'data_limit');
-  assert.is(resetIfNewMonth(r.d.daemon.app), false, 'same month: nothing to do');
+  assert.is(await resetIfNewMonth(r.d.daemon.app), false, 'same month: nothing to do');
   r.clock.now = new Date(2026, 11, 1, 0, 0, 5);
-  assert.is(resetIfNewMonth(r.d.daemon.app), true);
+  assert.is(await resetIfNewMonth(r.d.daemon.app), true);
   const l = await usageOf(r, limited.id);
   const a = await usageOf(r, admin.id);
   assert.is(l.currentDataUsageBytes, 0);
@@ -200,7 +200,7 @@ t('the monthly reset zeroes usage and lifts data-limit restrictions but keeps ad
   assert.is(a.disabledReason, 'admin');
   assert.is(r.k.applied.at(-1)!.after!.id, limited.id);
   assert.is(r.k.applied.at(-1)!.after!.enabled, true);
-  assert.is(resetIfNewMonth(r.d.daemon.app), false, 'once a month');
+  assert.is(await resetIfNewMonth(r.d.daemon.app), false, 'once a month');
   await r.d.stop();
 });
 
@@ -208,12 +208,12 @@ t('a clock that falls behind the usage month (no RTC before NTP) never resets us
   const r = await rig();
   const { peer } = await peerOn(r);
   r.k.counters.set(peer.publicKey, { rxBytes: 500, txBytes: 0, latestHandshake: 1 });
-  resetIfNewMonth(r.d.daemon.app);
+  await resetIfNewMonth(r.d.daemon.app);
   await collectUsage(r.d.daemon.app);
   r.clock.now = new Date(2024, 4, 1, 0, 0, 30);
-  assert.is(resetIfNewMonth(r.d.daemon.app), false);
+  assert.is(await resetIfNewMonth(r.d.daemon.app), false);
   r.clock.now = new Date(2026, 10, 20, 8, 0, 0);
-  assert.is(resetIfNewMonth(r.d.daemon.app), false, 'back in the stored month: still nothing');
+  assert.is(await resetIfNewMonth(r.d.daemon.app), false, 'back in the stored month: still nothing');
   assert.is((await usageOf(r, peer.id)).currentDataUsageBytes, 500);
   await r.d.stop();
 });
@@ -223,11 +223,11 @@ t('a daemon that was down at midnight on the 1st resets at its next start', asyn
   let r = await rig(dir);
   const { peer } = await peerOn(r);
   r.k.counters.set(peer.publicKey, { rxBytes: 500, txBytes: 0, latestHandshake: 1 });
-  resetIfNewMonth(r.d.daemon.app);
+  await resetIfNewMonth(r.d.daemon.app);
   await collectUsage(r.d.daemon.app);
   await r.d.stop();
   r = await rig(dir, { now: new Date(2027, 0, 3, 9, 0, 0) });
-  assert.is(resetIfNewMonth(r.d.daemon.app), true);
+  assert.is(await resetIfNewMonth(r.d.daemon.app), true);
   assert.is((await usageOf(r, peer.id)).currentDataUsageBytes, 0);
   await r.d.stop();
 });
@@ -237,11 +237,11 @@ t('expiry deletes peers past expiresAt as a delete, then announces peerExpired',
   const clock = r.clock;
   const { peer } = await peerOn(r, { expiresAt: new Date(clock.now.getTime() + 90_000).toISOString() });
   const keep = (await r.api.post(`/api/servers/${peer.serverID}/peers`, { name: 'forever' })).json;
-  assert.equal(expirePeers(r.d.daemon.app), []);
+  assert.equal(await expirePeers(r.d.daemon.app), []);
   clock.now = new Date(clock.now.getTime() + 60_000);
-  assert.equal(expirePeers(r.d.daemon.app), []);
+  assert.equal(await expirePeers(r.d.daemon.app), []);
   clock.now = new Date(clock.now.getTime() + 60_000);
-  assert.equal(expirePeers(r.d.daemon.app), [peer.id]);
+  assert.equal(await expirePeers(r.d.daemon.app), [peer.id]);
   assert.is((await r.api.get(`/api/peers/${peer.id}`)).status, 404);
   assert.is((await r.api.get(`/api/peers/${keep.id}`)).status, 200);
   assert.is(r.k.applied.at(-1)!.before!.id, peer.id);

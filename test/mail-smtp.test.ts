@@ -147,7 +147,7 @@ t('mails a notice when a peer is restricted for its data limit and when it expir
   k.counters.set(limited.publicKey, { rxBytes: GB, txBytes: 1, latestHandshake: 1 });
   assert.equal((await collectUsage(d.daemon.app)).restricted, [limited.id]);
   clock.now = new Date(clock.now.getTime() + 60_000);
-  assert.equal(expirePeers(d.daemon.app), [expiring.id]);
+  assert.equal(await expirePeers(d.daemon.app), [expiring.id]);
   const mails = (await smtp.waitFor(before + 2)).slice(before);
   const to = (addr: string) => mails.find((m) => m.rcptTos[0] === addr)!;
   assert.match(to('kid@example.com').subject, /data limit/);

@@ -18,7 +18,7 @@ const k = countingKernel();
 const clock = { now: new Date(2026, 10, 15, 12, 0, 0) };
 t.before(async () => {
   f = await deviceFixture({ options: { kernel: k.kernel, now: () => clock.now, events: { schedule: false } } });
-  resetIfNewMonth(f.d.daemon.app); // records the current month
+  await resetIfNewMonth(f.d.daemon.app); // records the current month
 });
 t.after(async () => { await f.d.stop(); });
 
@@ -50,7 +50,7 @@ t('a suspended device stays off across a monthly reset that lifts its data limit
   assert.is((await suspend(d.deviceId, true)).status, 200);
   assert.equal((await peer(d.peerId)).disabledReasons, ['suspended', 'data_limit']);
   clock.now = new Date(2026, 11, 1, 0, 0, 5);
-  assert.is(resetIfNewMonth(f.d.daemon.app), true);
+  assert.is(await resetIfNewMonth(f.d.daemon.app), true);
   const after = await peer(d.peerId);
   assert.is(after.enabled, false);
   assert.is(after.disabledReason, 'suspended');

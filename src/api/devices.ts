@@ -21,19 +21,19 @@ export function deviceRoutes(app: App): Route[] {
       async handler(ctx) {
         const id = getDevice(app, ctx.params.id).deviceId;
         const suspended = required(readBool(await ctx.body(), 'suspended'), 'suspended');
-        return ok(showDevice(app, setDeviceSuspended(app, id, suspended)));
+        return ok(showDevice(app, await setDeviceSuspended(app, id, suspended)));
       },
     },
     {
       method: 'DELETE', path: '/api/devices/:id', auth: 'control',
-      handler(ctx) {
-        deleteDevice(app, getDevice(app, ctx.params.id).deviceId);
+      async handler(ctx) {
+        await deleteDevice(app, getDevice(app, ctx.params.id).deviceId);
         return noContent();
       },
     },
     {
       method: 'POST', path: '/api/devices/:id/rotate', auth: 'control',
-      handler: (ctx) => ok(showDevice(app, rotateDeviceKeys(app, getDevice(app, ctx.params.id).deviceId))),
+      handler: async (ctx) => ok(showDevice(app, await rotateDeviceKeys(app, getDevice(app, ctx.params.id).deviceId))),
     },
   ];
 }

@@ -43,7 +43,7 @@ export function importRoutes(app: App): Route[] {
           checkImport(app, plan);
           return ok({ dryRun: true, plan: planView(plan) });
         }
-        const { server } = runImport(app, plan);
+        const { server } = await runImport(app, plan);
         return created({ dryRun: false, plan: planView(plan), server: showServer(app, server) });
       },
     },

@@ -11,10 +11,8 @@ import { ok } from '../http/reply';
 import { deviceKey, encryptPayload } from '../device/payload-crypto';
 import { deviceIdPrefix } from '../device/identifiers';
 import { limiterKey } from '../device/failure-limiter';
-import { forwardsHash } from '../device/forwards-hash';
 import { deviceContext } from '../device/context';
-import { deviceTunnel, presentDevice, tunnelSource } from '../views/devices-present';
-import { presentPeer } from '../views/present';
+import { deviceTunnel, tunnelSource } from '../views/devices-present';
 import { provisionDevice, readProvisionBody } from '../ops/provision-device';
 
 
@@ -33,7 +31,7 @@ export function provisionRoute(app: App): Route {
       let done;
       try {
         const { token, hwid } = readProvisionBody(await ctx.body());
-        done = provisionDevice(app, token, hwid);
+        done = await provisionDevice(app, token, hwid, source, { actor: { kind: 'device', address: source } });
       } catch (err) {
         if (isHttpError(err) && err.status < 500) {
           // A blocked address learns nothing more about why its attempts fail.
@@ -49,11 +47,6 @@ export function provisionRoute(app: App): Route {
       const { server, device, peer, replaced } = done;
       const payload = JSON.stringify({ device_id: device.deviceId, ...deviceTunnel(tunnelSource(server, peer)) });
       const encrypted = encryptPayload(payload, deviceKey(device.hwid, salt));
-      const hash = forwardsHash(app.store.forwards.listByDevice(device.deviceId));
-      const shownPeer = presentPeer(peer);
-      if (replaced) app.events.publish('peerUpdated', server.id, { mode: server.mode, peer: shownPeer });
-      else app.events.publish('peerCreated', server.id, { mode: server.mode, peer: shownPeer });
-      app.events.publish('deviceProvisioned', server.id, { device: presentDevice(device, peer, hash), peer: shownPeer, reprovisioned: replaced !== null, source });
       app.log.info('device provisioned', { device: deviceIdPrefix(device.deviceId), serverId: server.id, source, reprovisioned: replaced !== null });
       return ok({ encrypted_config: encrypted });
     },

@@ -27,7 +27,8 @@ export function serverRoutes(app: App): Route[] {
     {
       method: 'POST', path: '/api/servers', auth: 'control',
       async handler(ctx) {
-        return created(showServer(app, createServer(app, parseServerInput(await ctx.body()))));
+        const input = parseServerInput(await ctx.body());
+        return created(showServer(app, await createServer(app, input)));
       },
     },
     {
@@ -39,13 +40,14 @@ export function serverRoutes(app: App): Route[] {
       async handler(ctx) {
         const id = serverOf(ctx.params.id).id;
         const withPeers = peersWanted(ctx.query);
-        return ok(showServer(app, updateServer(app, id, parseServerInput(await ctx.body())), { withPeers }));
+        const input = parseServerInput(await ctx.body());
+        return ok(showServer(app, await updateServer(app, id, input), { withPeers }));
       },
     },
     {
       method: 'DELETE', path: '/api/servers/:id', auth: 'control',
-      handler(ctx) {
-        deleteServer(app, parseId(ctx.params.id, 'server'));
+      async handler(ctx) {
+        await deleteServer(app, parseId(ctx.params.id, 'server'));
         return noContent();
       },
     },

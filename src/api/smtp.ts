@@ -1,14 +1,11 @@
 // The one SMTP configuration. The password is never shown: GET masks it, and a POST that
-// sends the mask back keeps the stored one. The server may not point where mail must not
-// go (net/address-guard); a change of server or port is checked on the merged settings.
+// sends the mask back keeps the stored one. The change and its rules are src/ops/smtp.ts.
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { ok } from '../http/reply';
-import type { SmtpRecord } from '../store/smtp';
+import { saveSmtp } from '../ops/smtp';
 import { EMAIL, HOSTNAME, badField, readBool, readInt, readString } from './fields';
 import { MASK, presentSmtp } from '../views/present';
-import { hostRefusal, inputRefusalText } from '../net/address-guard';
-import { guardFacts } from '../net/own-listeners';
 
 export function smtpRoutes(app: App): Route[] {
   const { store } = app;
@@ -34,17 +31,7 @@ export function smtpRoutes(app: App): Route[] {
         }
         if (input.fromEmail && !EMAIL.test(input.fromEmail)) throw badField('fromEmail', 'must be an e-mail address');
         if (input.password === MASK) input.password = undefined;
-        const saved = store.tx(() => {
-          const next: SmtpRecord = { ...store.smtp.get() };
-          for (const [k, v] of Object.entries(input)) if (v !== undefined) (next as unknown as Record<string, unknown>)[k] = v;
-          if (next.enabled && next.server === '') throw badField('server', 'is required when SMTP is enabled');
-          const refusal = (input.server !== undefined || input.port !== undefined) && next.server !== '' ? hostRefusal(next.server, next.port, guardFacts()) : null;
-          if (refusal) throw badField('server', inputRefusalText(refusal));
-          if (next.enabled && next.fromEmail === '') throw badField('fromEmail', 'is required when SMTP is enabled');
-          if (next.enabled && next.useAuth && next.username === '') throw badField('username', 'is required when useAuth is true');
-          store.smtp.save(next);
-          return next;
-        });
+        const saved = await saveSmtp(app, input);
         return ok(presentSmtp(saved));
       },
     },

@@ -110,6 +110,3 @@ export function parseWebhookInput(body: Body, facts: GuardFacts): WebhookInput {
 }
 
 /** A custom template needs a body to send. */
-export function checkTemplate(template: WebhookTemplate, customBody: string): void {
-  if (template === 'custom' && customBody.trim() === '') throw badField('customBody', 'is required when template is "custom"');
-}

@@ -35,6 +35,7 @@ export function startEventServices(app: App, server: http.Server, opts: EventSer
   const onUpgrade = (req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => stream.handleUpgrade(req, socket, head);
   server.on('upgrade', onUpgrade);
   webhooks.start();
+  mail.start();
   return {
     webhooks, mail, stream,
     async stop() {

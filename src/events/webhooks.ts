@@ -1,5 +1,6 @@
 // Webhook delivery through the SQLite outbox. An event is written to the outbox for each
-// webhook that hears it (one transaction), then sent in the background: up to 5 attempts
+// webhook that hears it in the transaction of its change (events/bus.ts), then sent in the
+// background: up to 5 attempts
 // with exponential backoff, each logged. Pending items survive a restart because the
 // outbox, not memory, is the queue; delivery is at least once (X-Wgcp-Delivery lets a
 // receiver drop repeats).
@@ -7,7 +8,7 @@ import type { App } from '../app';
 import type { WebhookRecord } from '../store/webhooks';
 import type { OutboxItem } from '../store/outbox';
 import type { WgcpEvent } from './bus';
-import { envelopeOf, renderRequest, type Envelope } from './webhook-render';
+import { renderRequest, type Envelope } from './webhook-render';
 import { sendWebhook, WEBHOOK_TIMEOUT_MS, type SendResult } from './webhook-send';
 
 export const MAX_ATTEMPTS = 5;
@@ -18,14 +19,7 @@ export function backoffMs(failedAttempts: number, baseMs: number): number {
   return baseMs * 2 ** (failedAttempts - 1);
 }
 
-/** Whether a webhook hears an event (its server, or global, is checked by the query). */
-export function hears(hook: Pick<WebhookRecord, 'subscribedActions' | 'isEnabled'>, e: Pick<WgcpEvent, 'action' | 'event' | 'data'>): boolean {
-  if (!hook.isEnabled) return false;
-  if (hook.subscribedActions.length > 0 && !hook.subscribedActions.includes(e.action)) return false;
-  // The contract: peer created is announced for standalone servers only.
-  if (e.event === 'peerCreated' && e.data.mode !== 'standalone') return false;
-  return true;
-}
+export { hears } from './bus';
 
 export interface DispatcherOptions { retryBaseMs?: number; concurrency?: number; timeoutMs?: number }
 
@@ -43,16 +37,8 @@ export class WebhookDispatcher {
     this.timeoutMs = opts.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
   }
 
-  /** Bus listener: outbox rows for every webhook that hears the event, then a kick. */
-  onEvent(e: WgcpEvent): void {
-    const { store } = this.app;
-    const hooks = store.webhooks.listenersOf(e.serverID).filter((h) => hears(h, e));
-    if (hooks.length === 0) return;
-    const envelope = JSON.stringify(envelopeOf(e));
-    const now = Date.now();
-    store.tx(() => { for (const h of hooks) store.outbox.enqueue(h.id, e.event, envelope, now, new Date(now).toISOString()); });
-    this.kick();
-  }
+  /** Bus listener: the event's outbox rows were committed with its change; send them now. */
+  onEvent(_e: WgcpEvent): void { this.kick(); }
 
   /** Starts (or resumes after a restart) working through the outbox. */
   start(): void { this.kick(); }

@@ -19,13 +19,21 @@ export interface Jobs {
 export interface JobHooks { afterUsage?(cycle: UsageCycle): void }
 
 export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
-  const guard = <T>(name: string, fn: () => T): T | null => {
+  const guard = async <T>(name: string, fn: () => Promise<T>): Promise<T | null> => {
     try {
-      return fn();
+      return await fn();
     } catch (err) {
       app.log.error(`job ${name} failed`, { error: err instanceof Error ? err.message : String(err) });
       return null;
     }
+  };
+  // The minute's jobs run one after another and are awaited by stop(), like a usage cycle.
+  let minuteJobs: Promise<unknown> = Promise.resolve();
+  const calendar = (): void => {
+    minuteJobs = minuteJobs.then(async () => {
+      await guard('monthly reset', () => resetIfNewMonth(app));
+      await guard('expiry', () => expirePeers(app));
+    });
   };
   // The counters are read without holding the event loop, so a cycle can still be under
   // way when the next tick comes: it is joined, never run twice at once.
@@ -33,7 +41,7 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
   const collectNow = (): Promise<UsageCycle | null> => {
     running ??= (async () => {
       try {
-        guard('monthly reset', () => resetIfNewMonth(app));
+        await guard('monthly reset', () => resetIfNewMonth(app));
         const cycle = await collectUsage(app);
         hooks.afterUsage?.(cycle);
         return cycle;
@@ -60,8 +68,7 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
     // The timer follows the wall clock; the jobs read the app's (tests inject theirs).
     const now = new Date();
     minuteTick = setTimeout(() => {
-      guard('monthly reset', () => resetIfNewMonth(app));
-      guard('expiry', () => expirePeers(app));
+      calendar();
       atNextMinute();
     }, 60_000 - (now.getSeconds() * 1000 + now.getMilliseconds()));
     minuteTick.unref();
@@ -71,7 +78,7 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
 
   // At start: a new month may have begun while the daemon was down, peers may have expired,
   // and counters are read at once so an interface restarted with the daemon loses little.
-  guard('expiry', () => expirePeers(app));
+  minuteJobs = guard('expiry', () => expirePeers(app));
   void collectNow();
 
   let stopped = false;
@@ -83,6 +90,7 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
       clearInterval(usageTick);
       clearTimeout(minuteTick);
       await running;
+      await minuteJobs;
       await collectNow();
     },
   };

@@ -1,12 +1,11 @@
 // Usage collection and the data limit: read every interface's counters, add the deltas to
-// currentDataUsageBytes in one transaction, then restrict peers that reached their limit
-// and lift restrictions a limit no longer holds (each peer in its own transaction with
-// its kernel change, so one refusal never blocks the others).
+// currentDataUsageBytes in one change, then restrict peers that reached their limit and
+// lift restrictions a limit no longer holds (each peer a change of its own with its
+// kernel change, so one refusal never blocks the others). All of it through the runner.
 import type { App } from '../app';
-import { presentPeer } from '../views/present';
+import { peerEventData } from '../views/event-data';
 import { hasReason, withReason, withoutReason } from '../ops/disable-reasons';
 import { changePeer } from '../ops/peers';
-import type { WgcpEvent } from '../events/bus';
 import { isOverLimit, planUsageCycle, type Counters, type UsagePlan } from './usage-delta';
 import { historyOf } from '../history/context';
 import { metricsOf } from '../metrics/context';
@@ -37,28 +36,33 @@ export async function readCounters(app: App): Promise<CounterRead> {
   return { counters: out, stale: endRead() };
 }
 
-/** Adds this cycle's deltas, all peers in one transaction. */
-export function recordUsage(app: App, { counters, stale }: CounterRead): UsagePlan {
-  const { store } = app;
+/** Adds this cycle's deltas, all peers in one change (no kernel step, no event). */
+export async function recordUsage(app: App, { counters, stale }: CounterRead): Promise<UsagePlan> {
   const seenAt = app.now().toISOString();
   try {
-    return store.tx(() => {
+    return await app.runner.run('usage.record', (store) => {
       const plan = planUsageCycle(store.usage.cyclePeers(), counters, stale);
-      store.usage.addUsage(plan.traffic);
-      store.usage.setBaselines(plan.baselines, seenAt);
-      return plan;
-    });
+      return {
+        commit({ store }) {
+          store.usage.addUsage(plan.traffic);
+          store.usage.setBaselines(plan.baselines, seenAt);
+          return plan;
+        },
+      };
+    }, { actor: JOB });
   } catch (err) {
-    store.usage.invalidate();
+    app.store.usage.invalidate();
     throw err;
   }
 }
 
-function eachPeer(app: App, ids: number[], what: string, fn: (id: number) => boolean): number[] {
+const JOB = { kind: 'job', name: 'usage' } as const;
+
+async function eachPeer(app: App, ids: number[], what: string, fn: (id: number) => Promise<boolean>): Promise<number[]> {
   const done: number[] = [];
   for (const id of ids) {
     try {
-      if (fn(id)) done.push(id);
+      if (await fn(id)) done.push(id);
     } catch (err) {
       app.log.error(`${what} failed; it is tried again next cycle`, { peerID: id, error: err instanceof Error ? err.message : String(err) });
     }
@@ -67,28 +71,25 @@ function eachPeer(app: App, ids: number[], what: string, fn: (id: number) => boo
 }
 
 /** Enabled peers at or over their limit: enabled=false, disabledReason data_limit, off the interface. */
-export function restrictOverLimit(app: App): number[] {
-  return eachPeer(app, app.store.usage.overLimit(), 'restricting a peer over its data limit', (id) => {
-    const changed = changePeer(app, id, (p) => (p.enabled && isOverLimit(p.usageBytes, p.dataLimitGB)
-      ? { ...withReason(p, 'data_limit'), updatedAt: app.now().toISOString() } : null));
+export function restrictOverLimit(app: App): Promise<number[]> {
+  return eachPeer(app, app.store.usage.overLimit(), 'restricting a peer over its data limit', async (id) => {
+    const changed = await changePeer(app, 'peer.restrict', id, (p) => (p.enabled && isOverLimit(p.usageBytes, p.dataLimitGB)
+      ? { ...withReason(p, 'data_limit'), updatedAt: app.now().toISOString() } : null),
+    (server, after) => ({ name: 'peerRestricted', data: peerEventData(server, after) }), { actor: JOB });
     if (!changed) return false;
-    const server = app.store.servers.get(changed.after.serverId);
     app.log.info('peer restricted: data limit reached', { peerID: id, usageBytes: changed.after.usageBytes, dataLimitGB: changed.after.dataLimitGB });
-    app.events.publish('peerRestricted', changed.after.serverId, { mode: server?.mode, peer: presentPeer(changed.after) });
     return true;
   });
 }
 
 /** Peers restricted for a limit they no longer reach (limit raised or removed, usage reset): back on. */
-export function liftRestrictions(app: App): number[] {
-  return eachPeer(app, app.store.usage.restrictedForLimit(), 'lifting a data-limit restriction', (id) => {
+export function liftRestrictions(app: App): Promise<number[]> {
+  return eachPeer(app, app.store.usage.restrictedForLimit(), 'lifting a data-limit restriction', async (id) => {
     // Only the limit's own reason is lifted: a peer an admin or a suspension holds stays off.
-    const changed = changePeer(app, id, (p) => (hasReason(p, 'data_limit') && !isOverLimit(p.usageBytes, p.dataLimitGB)
-      ? { ...withoutReason(p, 'data_limit'), updatedAt: app.now().toISOString() } : null));
-    if (!changed) return false;
-    const server = app.store.servers.get(changed.after.serverId);
-    app.events.publish('peerUpdated', changed.after.serverId, { mode: server?.mode, peer: presentPeer(changed.after), change: 'restriction lifted' });
-    return true;
+    const changed = await changePeer(app, 'peer.lift-restriction', id, (p) => (hasReason(p, 'data_limit') && !isOverLimit(p.usageBytes, p.dataLimitGB)
+      ? { ...withoutReason(p, 'data_limit'), updatedAt: app.now().toISOString() } : null),
+    (server, after) => ({ name: 'peerUpdated', data: peerEventData(server, after, { change: 'restriction lifted' }) }), { actor: JOB });
+    return changed !== null;
   });
 }
 
@@ -100,22 +101,17 @@ export function liftRestrictions(app: App): number[] {
 export async function collectUsage(app: App): Promise<UsageCycle> {
   const started = process.hrtime.bigint();
   const read = await readCounters(app);
-  const cycle = applyUsage(app, read);
+  const cycle = await applyUsage(app, read);
   metricsOf(app).usageCycle.observe([], Number(process.hrtime.bigint() - started) / 1e9);
   return cycle;
 }
 
 /** The part of a cycle that holds the event loop, from counters already read. */
-export function applyUsage(app: App, read: CounterRead): UsageCycle {
-  const plan = recordUsage(app, read);
+export async function applyUsage(app: App, read: CounterRead): Promise<UsageCycle> {
+  const plan = await recordUsage(app, read);
   historyOf(app).record(plan.traffic, app.now());
-  const restricted = restrictOverLimit(app);
-  const lifted = liftRestrictions(app);
+  const restricted = await restrictOverLimit(app);
+  const lifted = await liftRestrictions(app);
   return { plan, restricted, lifted };
 }
 
-/** A peer disabled by anyone leaves its interface, and its counters with it: forget them. */
-export function forgetBaselineOnDisable(app: App, e: WgcpEvent): void {
-  const peer = e.data.peer as { id?: unknown; enabled?: unknown } | undefined;
-  if (peer && peer.enabled === false && typeof peer.id === 'number') app.store.usage.forgetBaseline(peer.id);
-}

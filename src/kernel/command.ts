@@ -1,7 +1,8 @@
-// The one place that runs kernel tools (ip, wg, nft): argument arrays, never a shell,
-// synchronously because applies happen inside the API's database transaction; reads that
-// change nothing (the usage cycle's counters) may run without holding the event loop.
-import { execFile, spawnSync } from 'node:child_process';
+// The one place that runs kernel tools (ip, wg, nft): argument arrays, never a shell.
+// Changes run as asynchronous children bounded by TOOL_TIMEOUT_MS and killed with SIGKILL
+// past it (a stopped tool ignores SIGTERM), so the event loop never waits for a tool;
+// only start-up's probe runs them synchronously (runSync), before anything listens.
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -16,8 +17,14 @@ export const SECRET_FILE = '{secret-file}';
 let secretDir: string | null = null;
 let exitHookSet = false;
 
+/**
+ * How long one kernel tool may take before it is killed and its change fails: well under
+ * half of systemd's WatchdogSec=30, though the watchdog no longer waits on tools at all.
+ */
+export const TOOL_TIMEOUT_MS = 8_000;
+
 /** Writes each secret to its own private file for the duration of fn (null: no file). */
-export function withSecretFiles<T>(secrets: (string | null)[], fn: (files: (string | null)[]) => T): T {
+export async function withSecretFiles<T>(secrets: (string | null)[], fn: (files: (string | null)[]) => Promise<T>): Promise<T> {
   if (!secretDir || !fs.existsSync(secretDir)) {
     secretDir = fs.mkdtempSync(path.join(fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir(), 'wgcp-'));
     if (!exitHookSet) process.once('exit', () => removeSecretDir());
@@ -31,7 +38,7 @@ export function withSecretFiles<T>(secrets: (string | null)[], fn: (files: (stri
     return file;
   });
   try {
-    return fn(files);
+    return await fn(files);
   } finally {
     for (const f of files) if (f) fs.rmSync(f, { force: true });
   }
@@ -57,12 +64,42 @@ export function removeSecretDir(): void {
   secretDir = null;
 }
 
-/** Runs a tool and returns its stdout; throws CommandError carrying the tool's own message. */
-export function run(tool: string, args: string[], opts: RunOptions = {}): string {
+/**
+ * Runs a tool and resolves to its stdout; rejects with CommandError carrying the tool's own
+ * message, or "timed out" after killing it.
+ */
+export async function run(tool: string, args: string[], opts: RunOptions = {}): Promise<string> {
   if (opts.secret !== undefined) {
     const { secret, ...rest } = opts;
     return withSecretFiles([secret], ([file]) => run(tool, args.map((a) => (a === SECRET_FILE ? file! : a)), rest));
   }
+  const timeoutMs = opts.timeoutMs ?? TOOL_TIMEOUT_MS;
+  return new Promise((resolve, reject) => {
+    const child = spawn(tool, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    let timedOut = false;
+    const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, timeoutMs);
+    child.stdout.setEncoding('utf8').on('data', (d: string) => { out += d; });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => { err += d; });
+    // A tool that exits before reading its input (a refusal) breaks the pipe: its exit says why.
+    child.stdin.on('error', () => {});
+    child.on('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      reject(new CommandError(tool, args, `${tool}: ${e.code === 'ENOENT' ? 'not found' : e.message}`, null));
+    });
+    child.on('close', (status, signal) => {
+      clearTimeout(timer);
+      if (timedOut) return reject(new CommandError(tool, args, `${tool} ${args[0] ?? ''} did not answer within ${timeoutMs / 1000} s and was killed`, null));
+      if (status !== 0) return reject(exitFailure(tool, args, status, signal, err || out));
+      resolve(out);
+    });
+    child.stdin.end(opts.input ?? '');
+  });
+}
+
+/** run() for start-up's probe alone, before the daemon serves anything. */
+export function runSync(tool: string, args: string[], opts: Omit<RunOptions, 'secret'> = {}): string {
   const res = spawnSync(tool, args, {
     input: opts.input ?? '',
     encoding: 'utf8',
@@ -90,7 +127,7 @@ function exitFailure(tool: string, args: string[], status: number | null, signal
 /** run() for a read that changes nothing: the daemon serves requests while the tool works. */
 export function runAsync(tool: string, args: string[], timeoutMs = 30_000): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(tool, args, { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile(tool, args, { encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (!err) return resolve(stdout);
       const e = err as NodeJS.ErrnoException & { code?: string | number; killed?: boolean; signal?: NodeJS.Signals | null };
       if (typeof e.code === 'number') return reject(exitFailure(tool, args, e.code, null, stderr || stdout));
@@ -100,16 +137,24 @@ export function runAsync(tool: string, args: string[], timeoutMs = 30_000): Prom
   });
 }
 
-/** True when the tool ran and succeeded. */
-export function succeeds(tool: string, args: string[]): boolean {
+/** True when the tool ran and succeeded (start-up's probe). */
+export function succeedsSync(tool: string, args: string[]): boolean {
   try {
-    run(tool, args, { timeoutMs: 10_000 });
+    runSync(tool, args, { timeoutMs: 10_000 });
     return true;
   } catch {
     return false;
   }
 }
 
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
-/** Blocks the thread briefly; used only while waiting for a wireguard-go child to come up. */
-export function sleepSync(ms: number): void { Atomics.wait(sleeper, 0, 0, ms); }
+/** True when the tool ran and succeeded. */
+export async function succeeds(tool: string, args: string[], timeoutMs = TOOL_TIMEOUT_MS): Promise<boolean> {
+  try {
+    await run(tool, args, { timeoutMs });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

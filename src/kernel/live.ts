@@ -20,21 +20,23 @@ import { countersOfDump } from './peer-counters';
 import { FailedServers, type ServerFailure } from './failed-servers';
 import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
 import { runSteps, type Step } from './steps';
+import { repairOpsFor } from './peer-verify';
 
-function runPeerOps(ops: PeerOp[]): void {
-  for (const op of ops) run('wg', op.args, { secret: op.secret });
+/** Read-backs of a peer after a killed `wg`: 1, 2, 4 ... 30 s apart, about ten minutes in all. */
+const VERIFY_ATTEMPTS = 25;
+
+async function runPeerOps(ops: PeerOp[]): Promise<void> {
+  for (const op of ops) await run('wg', op.args, { secret: op.secret });
 }
 
 /** The peer's `wg set` calls; if a later one fails after an earlier one worked (a new key), the peer is put back first. */
-function runPeerOpsOrRestore(ops: PeerOp[], restore: PeerOp[]): void {
-  let done = 0;
+async function runPeerOpsOrRestore(ops: PeerOp[], restore: PeerOp[]): Promise<void> {
   try {
-    for (const op of ops) {
-      run('wg', op.args, { secret: op.secret });
-      done++;
-    }
+    for (const op of ops) await run('wg', op.args, { secret: op.secret });
   } catch (err) {
-    if (done > 0) { try { runPeerOps(restore); } catch { /* the caller logs the failure; restart reconciles */ } }
+    // Restored even when the failed call was the first: a `wg` killed past its bound may
+    // still have reached wireguard-go, which then applies it when it wakes up.
+    try { await runPeerOps(restore); } catch { /* the server is marked for a full resync below */ }
     throw err;
   }
 }
@@ -43,27 +45,36 @@ export class KernelLive implements KernelPlane {
   readonly state = 'on' as const;
   private readonly servers = new Map<number, ServerModel>();
   /** Incremental batches go through one long-lived nft; start-up's whole table through `nft -f`. */
-  private readonly nft = new NftSession(30_000, (reason) => this.log.warn('nft -i cannot be used: incremental batches run one nft -f each (slower)', { reason }));
+  private readonly nft = new NftSession(undefined, (reason) => this.log.warn('nft -i cannot be used: incremental batches run one nft -f each (slower)', { reason }));
 
   /** Servers that could not be brought up: left out of the table, retried with back-off. */
-  private readonly failed = new FailedServers((id) => this.retryServer(id));
+  private readonly failed = new FailedServers((id) => void this.serialize(`retry server ${id}`, () => this.retryServer(id)));
+
+  /** Runs kernel work in the change runner's order; until the runner is wired, at once. */
+  private serialize: (what: string, work: () => Promise<void>) => Promise<void> = (_what, work) => work();
 
   private readonly wan: WanFollower;
+  private closed = false;
 
   /** `wanInterfaces`: the operator's WAN names, or null to follow the default routes. */
   constructor(private readonly log: Logger, readonly driver: LinkDriver, wanInterfaces: string[] | null = null) {
     this.wan = new WanFollower(log, wanInterfaces, (batch) => this.nft.apply(batch));
   }
 
-  reconcile(states: ServerState[], opts: ReconcileOptions = {}): void {
+  setSerializer(serialize: (what: string, work: () => Promise<void>) => Promise<void>): void { this.serialize = serialize; }
+
+  /** The `nft -i` session's process id (tests stop it to see the bound hold). */
+  nftPid(): number | null { return this.nft.pid(); }
+
+  async reconcile(states: ServerState[], opts: ReconcileOptions = {}): Promise<void> {
     const wanted = new Set(states.map((s) => s.server.interface));
     for (const link of listLinks()) {
       if (opts.adoptUnmarked && !link.ours && wanted.has(link.name) && (link.kind === 'wireguard' || link.kind === 'tun')) {
         this.log.info('adopting an interface made by an earlier wgcp', { interface: link.name });
-        markOwnLink(link.name);
+        await markOwnLink(link.name);
       } else if (link.ours && !wanted.has(link.name)) {
         this.log.info('removing an interface of wgcp that no server holds', { interface: link.name });
-        deleteOwnLink(link.name);
+        await deleteOwnLink(link.name);
       }
     }
     const models = states.map(ServerModel.of);
@@ -71,15 +82,15 @@ export class KernelLive implements KernelPlane {
     for (const m of models) {
       this.servers.set(m.server.id, m);
       try {
-        this.bringUp(m, true);
+        await this.bringUp(m, true);
       } catch (err) {
-        try { if (!isForeignLink(m.server.interface)) this.driver.remove(m.server.interface); } catch { /* nothing was made */ }
+        try { if (!isForeignLink(m.server.interface)) await this.driver.remove(m.server.interface); } catch { /* nothing was made */ }
         this.markFailed(m, err);
       }
     }
     const policy = fullPolicy(models.filter((m) => !this.failed.has(m.server.id)));
     for (const w of this.wan.current()) policy.wan.add(w);
-    applyBatch(renderTable(policy));
+    await applyBatch(renderTable(policy));
     this.log.info('kernel reconciled', { servers: models.length, failed: this.failed.list().length, peers: models.reduce((n, m) => n + m.peers.size, 0), wireguard: this.driver.kind });
   }
 
@@ -92,7 +103,7 @@ export class KernelLive implements KernelPlane {
 
   failures(): ServerFailure[] { return this.failed.list(); }
 
-  applyPeer(change: PeerChange): void {
+  async applyPeer(change: PeerChange): Promise<void> {
     const { server, before, after } = change;
     const model = this.model(server.id);
     // A failed server holds nothing in the kernel: its model follows, and it all goes in when it comes up.
@@ -114,7 +125,15 @@ export class KernelLive implements KernelPlane {
     const ops = peerOps(ifname, held, after);
     const restore = peerOps(ifname, after, held);
     if (ops.length) steps.push({ what: `peer ${id} on ${ifname}`, run: () => runPeerOpsOrRestore(ops, restore), undo: () => runPeerOps(restore) });
-    runSteps(steps, this.log);
+    try {
+      await runSteps(steps, this.log);
+    } catch (err) {
+      // A `wg` killed past its bound may still be applied later, after its undo: read the peer back then.
+      if (ops.length && /did not answer/.test(err instanceof Error ? err.message : '')) {
+        for (const key of new Set([held?.publicKey, after?.publicKey])) if (key) this.verifyLater(server.id, key, 0);
+      }
+      throw err;
+    }
     this.followPeer(model, change);
   }
 
@@ -126,13 +145,13 @@ export class KernelLive implements KernelPlane {
     if (after) model.putPeer(after); else model.deletePeer(id);
   }
 
-  applyServer({ before, after, peers, forwards }: ServerChange): void {
+  async applyServer({ before, after, peers, forwards }: ServerChange): Promise<void> {
     if (!before && after) return this.createServer(new ServerModel(after, peers, forwards));
     if (before && !after) return this.failed.has(before.id) ? this.dropFailedServer(this.model(before.id)) : this.deleteServer(this.model(before.id));
     if (before && after) return this.failed.has(before.id) ? this.updateFailedServer(this.model(before.id), after) : this.updateServer(this.model(before.id), after);
   }
 
-  applyForward({ server, before, after }: ForwardChange): void {
+  async applyForward({ server, before, after }: ForwardChange): Promise<void> {
     const model = this.model(server.id);
     const id = (after ?? before)!.id;
     const held = model.forwards.get(id) ?? null;
@@ -144,7 +163,7 @@ export class KernelLive implements KernelPlane {
     const was = forwardSlice(model.server, held);
     const will = forwardSlice(model.server, after);
     this.pushBatch(steps, diff(was, will), diff(will, was), `forward ${id}`);
-    runSteps(steps, this.log);
+    await runSteps(steps, this.log);
     if (after) model.forwards.set(id, after); else model.forwards.delete(id);
   }
 
@@ -153,16 +172,45 @@ export class KernelLive implements KernelPlane {
     return countersOfDump(await dumpInterface(server.interface));
   }
 
+  /**
+   * Reads one peer back from its interface and puts it right from the model, in the change
+   * runner's order; while the interface does not answer, tried again with back-off.
+   */
+  private verifyLater(serverId: number, key: string, attempt: number): void {
+    if (attempt >= VERIFY_ATTEMPTS) {
+      this.log.error('a peer could not be read back after a killed tool: the kernel may differ from the database until restart', { serverID: serverId });
+      return;
+    }
+    const timer = setTimeout(() => void this.serialize('verify a peer', async () => {
+      const model = this.servers.get(serverId);
+      if (!model || this.failed.has(serverId) || this.closed) return;
+      const ifname = model.server.interface;
+      try {
+        const dump = await dumpInterface(ifname);
+        const wanted = [...model.peers.values()].find((p) => p.publicKey === key) ?? null;
+        const ops = repairOpsFor(ifname, dump, key, wanted);
+        await runPeerOps(ops);
+        if (ops.length) this.log.warn('a peer was put right after a killed tool', { serverID: serverId, interface: ifname, calls: ops.length });
+      } catch {
+        this.verifyLater(serverId, key, attempt + 1);
+      }
+    }), Math.min(1000 * 2 ** attempt, 30_000));
+    timer.unref();
+  }
+
   /** After a wireguard-go restart: the new process is empty, give it its server back. */
-  restoreInterface(ifname: string): void {
-    const model = [...this.servers.values()].find((m) => m.server.interface === ifname);
-    if (!model) return;
-    syncPeers(model.server, model.peers.values());
-    configureLink(model.server);
-    this.log.info('interface restored after wireguard-go restart', { interface: ifname, peers: model.peers.size });
+  restoreInterface(ifname: string): Promise<void> {
+    return this.serialize(`restore ${ifname}`, async () => {
+      const model = [...this.servers.values()].find((m) => m.server.interface === ifname);
+      if (!model) return;
+      await syncPeers(model.server, model.peers.values());
+      await configureLink(model.server);
+      this.log.info('interface restored after wireguard-go restart', { interface: ifname, peers: model.peers.size });
+    });
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     this.failed.close();
     this.wan.close();
     await this.driver.close();
@@ -181,27 +229,27 @@ export class KernelLive implements KernelPlane {
   }
 
   /** Makes the device if missing, then key, port, peers, address, MTU and up. Never takes a link wgcp did not make. */
-  private bringUp(m: ServerModel, reuse: boolean): void {
+  private async bringUp(m: ServerModel, reuse: boolean): Promise<void> {
     const { server } = m;
     const existing = linkInfo(server.interface);
     if (existing && !existing.ours) throw foreignLinkError(server.interface);
     const usable = reuse && existing && (this.driver.kind === 'kernel' ? existing.kind === 'wireguard' : false);
     if (!usable) {
-      if (existing) this.driver.remove(server.interface);
-      this.driver.create(server.interface);
+      if (existing) await this.driver.remove(server.interface);
+      await this.driver.create(server.interface);
     }
     // Peers first, then up: wireguard-go takes 10,000 peers a third faster on a link that is down.
-    syncPeers(server, m.peers.values());
-    configureLink(server);
+    await syncPeers(server, m.peers.values());
+    await configureLink(server);
     forwardIpv6(server, this.log);
   }
 
   /** A new interface that is removed again if any part of bringing it up fails (only if wgcp made it). */
-  private bringUpNew(m: ServerModel): void {
+  private async bringUpNew(m: ServerModel): Promise<void> {
     try {
-      this.bringUp(m, false);
+      await this.bringUp(m, false);
     } catch (err) {
-      try { if (!isForeignLink(m.server.interface)) this.driver.remove(m.server.interface); } catch { /* it may never have existed */ }
+      try { if (!isForeignLink(m.server.interface)) await this.driver.remove(m.server.interface); } catch { /* it may never have existed */ }
       throw err;
     }
   }
@@ -214,60 +262,60 @@ export class KernelLive implements KernelPlane {
   }
 
   /** A failed server's next try: its interface, then its elements in the table. */
-  private retryServer(serverId: number): void {
+  private async retryServer(serverId: number): Promise<void> {
     const m = this.servers.get(serverId);
     if (!m || !this.failed.has(serverId)) return;
     try {
-      this.bringUpNew(m);
+      await this.bringUpNew(m);
       const slice = serverSlice(m);
       const empty = emptyElements();
-      runSteps([{ what: `server ${serverId} filter`, run: () => this.nft.apply(diff(empty, slice)) }], this.log);
+      await runSteps([{ what: `server ${serverId} filter`, run: () => this.nft.apply(diff(empty, slice)) }], this.log);
       this.failed.clear(serverId);
       this.log.info('server is up after an earlier failure', { serverID: serverId, interface: m.server.interface });
     } catch (err) {
-      try { if (!isForeignLink(m.server.interface)) this.driver.remove(m.server.interface); } catch { /* nothing was made */ }
+      try { if (!isForeignLink(m.server.interface)) await this.driver.remove(m.server.interface); } catch { /* nothing was made */ }
       this.markFailed(m, err);
     }
   }
 
   /** An update of a failed server is stored, then tried at once: it may be the fix. */
-  private updateFailedServer(old: ServerModel, after: ServerRecord): void {
+  private async updateFailedServer(old: ServerModel, after: ServerRecord): Promise<void> {
     if (isForeignLink(after.interface)) throw foreignLinkError(after.interface);
-    if (old.server.interface !== after.interface && !isForeignLink(old.server.interface)) this.driver.remove(old.server.interface);
+    if (old.server.interface !== after.interface && !isForeignLink(old.server.interface)) await this.driver.remove(old.server.interface);
     this.servers.set(after.id, old.withServer(after));
     this.failed.mark(after.id, after.interface, 'retrying after an update');
-    this.retryServer(after.id);
+    await this.retryServer(after.id);
   }
 
-  private dropFailedServer(m: ServerModel): void {
+  private async dropFailedServer(m: ServerModel): Promise<void> {
     this.failed.clear(m.server.id);
-    if (!isForeignLink(m.server.interface)) this.driver.remove(m.server.interface);
+    if (!isForeignLink(m.server.interface)) await this.driver.remove(m.server.interface);
     this.servers.delete(m.server.id);
   }
 
-  private createServer(m: ServerModel): void {
+  private async createServer(m: ServerModel): Promise<void> {
     const ifname = m.server.interface;
     if (isForeignLink(ifname)) throw foreignLinkError(ifname);
     const empty = emptyElements();
     const slice = serverSlice(m);
     const steps: Step[] = [{ what: `interface ${ifname}`, run: () => this.bringUpNew(m), undo: () => this.driver.remove(ifname) }];
     this.pushBatch(steps, diff(empty, slice), diff(slice, empty), `server ${m.server.id} filter`);
-    runSteps(steps, this.log);
+    await runSteps(steps, this.log);
     this.servers.set(m.server.id, m);
   }
 
-  private deleteServer(m: ServerModel): void {
+  private async deleteServer(m: ServerModel): Promise<void> {
     const ifname = m.server.interface;
     const empty = emptyElements();
     const slice = serverSlice(m);
     const steps: Step[] = [];
     this.pushBatch(steps, diff(slice, empty), diff(empty, slice), `server ${m.server.id} filter`);
     steps.push({ what: `interface ${ifname}`, run: () => this.driver.remove(ifname) });
-    runSteps(steps, this.log);
+    await runSteps(steps, this.log);
     this.servers.delete(m.server.id);
   }
 
-  private updateServer(old: ServerModel, after: ServerRecord): void {
+  private async updateServer(old: ServerModel, after: ServerRecord): Promise<void> {
     const next = old.withServer(after);
     const was = old.server;
     const steps: Step[] = [];
@@ -289,7 +337,7 @@ export class KernelLive implements KernelPlane {
         steps.push({ what: 'IPv6 address', run: () => replaceAddress6(ifname, was.address6, after.address6), undo: () => replaceAddress6(ifname, after.address6, was.address6) });
       }
       if (after.mode === 'forward' && (was.mode !== 'forward' || was.address6 !== after.address6)) {
-        steps.push({ what: 'IPv6 forwarding', run: () => forwardIpv6(after, this.log) });
+        steps.push({ what: 'IPv6 forwarding', run: async () => forwardIpv6(after, this.log) });
       }
       if (mtuOf(was) !== mtuOf(after)) {
         steps.push({ what: 'mtu', run: () => setMtu(ifname, mtuOf(after)), undo: () => setMtu(ifname, mtuOf(was)) });
@@ -301,7 +349,7 @@ export class KernelLive implements KernelPlane {
     const sliceWas = slice(old);
     const sliceNext = slice(next);
     this.pushBatch(steps, diff(sliceWas, sliceNext), diff(sliceNext, sliceWas), `server ${after.id} filter`);
-    runSteps(steps, this.log);
+    await runSteps(steps, this.log);
     this.servers.set(after.id, next);
   }
 }

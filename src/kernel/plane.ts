@@ -1,6 +1,6 @@
-// The seam between the API and the router's kernel. The API calls these inside its
-// database transaction; a throw rolls the transaction back, so the database never holds
-// what the kernel refused.
+// The seam between the operations and the router's kernel. Only the change runner
+// (src/ops/runner.ts) applies changes, one at a time, between planning a change and
+// committing it; a rejection means the kernel is as it was and nothing is committed.
 import type { KernelPeer, PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import type { ServerFailure } from './failed-servers';
@@ -65,15 +65,17 @@ export interface KernelPlane {
   /** Why the backend is off (shown in /healthz); absent when it is on. */
   readonly reason?: string;
   /** Start-up: make the kernel hold exactly this state; a server that fails is marked failed, not fatal. */
-  reconcile(servers: ServerState[], opts?: ReconcileOptions): void;
+  reconcile(servers: ServerState[], opts?: ReconcileOptions): Promise<void>;
   /** True when a link of this name exists on the router and wgcp did not make it. */
   isForeignLink(name: string): boolean;
   serverState(serverId: number): ServerKernelState;
   /** Servers that could not be brought up, with the reason. */
   failures(): ServerFailure[];
-  applyServer(change: ServerChange): void;
-  applyPeer(change: PeerChange): void;
-  applyForward(change: ForwardChange): void;
+  applyServer(change: ServerChange): Promise<void>;
+  applyPeer(change: PeerChange): Promise<void>;
+  applyForward(change: ForwardChange): Promise<void>;
+  /** Kernel work that is not a change of the store (a failed server's retry) waits its turn through this. */
+  setSerializer?(serialize: (what: string, work: () => Promise<void>) => Promise<void>): void;
   /** Live counters of a server's peers, keyed by public key; empty when nothing is known. Read without holding the event loop. */
   peerCounters(server: ServerRecord): Promise<Map<string, PeerCounters>>;
   close(): Promise<void>;
@@ -83,13 +85,13 @@ export interface KernelPlane {
 export class KernelOff implements KernelPlane {
   readonly state = 'off' as const;
   constructor(readonly reason = 'the kernel backend is off') {}
-  reconcile(): void {}
+  async reconcile(): Promise<void> {}
   isForeignLink(): boolean { return false; }
   serverState(): ServerKernelState { return { state: 'off' }; }
   failures(): ServerFailure[] { return []; }
-  applyServer(): void {}
-  applyPeer(): void {}
-  applyForward(): void {}
+  async applyServer(_change: ServerChange): Promise<void> {}
+  async applyPeer(_change: PeerChange): Promise<void> {}
+  async applyForward(_change: ForwardChange): Promise<void> {}
   async peerCounters(): Promise<Map<string, PeerCounters>> { return new Map(); }
   async close(): Promise<void> {}
 }

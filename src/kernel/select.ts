@@ -14,9 +14,9 @@ export class KernelUnavailable extends Error {}
 export function liveKernel(log: Logger, wireguard: 'kernel' | 'wireguard-go', wanInterfaces: string[] | null = null): KernelLive {
   if (wireguard === 'kernel') return new KernelLive(log, kernelDriver, wanInterfaces);
   let live: KernelLive | undefined;
-  const driver = new UserspaceDriver(log, (ifname) => {
+  const driver = new UserspaceDriver(log, async (ifname) => {
     try {
-      live?.restoreInterface(ifname);
+      await live?.restoreInterface(ifname);
     } catch (err) {
       log.error('could not restore an interface after wireguard-go restarted', { interface: ifname, error: err instanceof Error ? err.message : String(err) });
     }

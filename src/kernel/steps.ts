@@ -5,22 +5,22 @@ import type { Logger } from '../log';
 
 export interface Step {
   what: string;
-  run(): void;
+  run(): Promise<void>;
   /** Restores what run() changed; absent for a last step that has nothing after it to fail. */
-  undo?(): void;
+  undo?(): Promise<void>;
 }
 
-export function runSteps(steps: Step[], log: Logger): void {
+export async function runSteps(steps: Step[], log: Logger): Promise<void> {
   const done: Step[] = [];
   for (const step of steps) {
     try {
-      step.run();
+      await step.run();
       done.push(step);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       for (const d of done.reverse()) {
         try {
-          d.undo?.();
+          await d.undo?.();
         } catch (undoErr) {
           log.error('kernel undo failed: the kernel may differ from the database until restart', {
             step: d.what, error: undoErr instanceof Error ? undoErr.message : String(undoErr),

@@ -13,13 +13,13 @@ export class WanFollower {
   private timer: NodeJS.Timeout | null = null;
 
   /** `configured`: the operator's WAN names, or null to follow the default routes; `apply` runs one nft batch. */
-  constructor(private readonly log: Logger, private readonly configured: string[] | null, private readonly apply: (batch: string) => void) {}
+  constructor(private readonly log: Logger, private readonly configured: string[] | null, private readonly apply: (batch: string) => Promise<void>) {}
 
   /** The set's elements for a whole-table load; starts following when not configured. */
   current(): Set<string> {
     this.wan = new Set((this.configured ?? detectWanInterfaces()).map(ifnameElement));
     if (this.configured === null && !this.timer) {
-      this.timer = setInterval(() => this.follow(), WAN_REFRESH_MS);
+      this.timer = setInterval(() => void this.follow(), WAN_REFRESH_MS);
       this.timer.unref();
     }
     return this.wan;
@@ -30,11 +30,11 @@ export class WanFollower {
     this.timer = null;
   }
 
-  private follow(): void {
+  private async follow(): Promise<void> {
     const next = new Set(detectWanInterfaces().map(ifnameElement));
     if (next.size === this.wan.size && [...next].every((w) => this.wan.has(w))) return;
     try {
-      this.apply(diff({ ...emptyElements(), wan: this.wan }, { ...emptyElements(), wan: next }));
+      await this.apply(diff({ ...emptyElements(), wan: this.wan }, { ...emptyElements(), wan: next }));
       this.wan = next;
       this.log.info('WAN interfaces changed: port forwards follow', { wan: [...next].join(',') || '(none)' });
     } catch (err) {

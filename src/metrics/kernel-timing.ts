@@ -1,6 +1,6 @@
 // The kernel seam, timed: each apply (and the start-up reconcile) is observed in
-// wgcp_kernel_apply_duration_seconds by kind, and a throw counts in
-// wgcp_kernel_apply_failures_total before it goes on to roll the transaction back.
+// wgcp_kernel_apply_duration_seconds by kind, and a rejection counts in
+// wgcp_kernel_apply_failures_total before the change runner gives the change up.
 // A Proxy rather than a class, so that whatever else the seam offers (now or later) passes
 // straight through to the backend, called on the backend itself.
 import type { KernelPlane } from '../kernel/plane';
@@ -13,10 +13,10 @@ const TIMED: Partial<Record<keyof KernelPlane, ApplyKind>> = {
 };
 
 export function timedKernel(inner: KernelPlane, tally: MetricsTally): KernelPlane {
-  const timed = (kind: ApplyKind, fn: (...args: unknown[]) => unknown) => (...args: unknown[]) => {
+  const timed = (kind: ApplyKind, fn: (...args: unknown[]) => Promise<unknown>) => async (...args: unknown[]) => {
     const started = process.hrtime.bigint();
     try {
-      return fn.apply(inner, args);
+      return await fn.apply(inner, args);
     } catch (err) {
       tally.kernelFailures.inc([kind]);
       throw err;
@@ -29,7 +29,7 @@ export function timedKernel(inner: KernelPlane, tally: MetricsTally): KernelPlan
       const value = Reflect.get(target, prop, target) as unknown;
       if (typeof value !== 'function') return value;
       const kind = TIMED[prop as keyof KernelPlane];
-      return kind ? timed(kind, value as (...args: unknown[]) => unknown) : (value as (...args: unknown[]) => unknown).bind(target);
+      return kind ? timed(kind, value as (...args: unknown[]) => Promise<unknown>) : (value as (...args: unknown[]) => unknown).bind(target);
     },
   });
 }

@@ -2,7 +2,8 @@
 // kernel applies all of it or none. Incremental batches go through NftSession instead.
 import { run } from '../kernel/command';
 
-export function applyBatch(batch: string): void {
+export async function applyBatch(batch: string): Promise<void> {
   if (batch === '') return;
-  run('nft', ['-f', '-'], { input: batch });
+  // A whole table at 30,000 elements takes about a second: more than one small change's bound.
+  await run('nft', ['-f', '-'], { input: batch, timeoutMs: 60_000 });
 }

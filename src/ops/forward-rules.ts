@@ -7,7 +7,7 @@ import { badField } from './field-error';
 import type { ForwardInput } from './forwards';
 
 /** Refuses a router port held by another forward, a WireGuard server (udp) or the daemon's own listeners (tcp). */
-export function checkListenPort(app: App, f: ForwardInput): void {
+export function checkListenPort(app: Pick<App, 'store' | 'config'>, f: ForwardInput): void {
   const holder = app.store.forwards.holder(f.protocol, f.listenPort);
   if (holder !== undefined) throw badField('listenPort', `${f.protocol}/${f.listenPort} is already forwarded by forward ${holder}`);
   if (f.protocol === 'udp') {

@@ -1,30 +1,37 @@
 // Port forward operations of a device: add and remove, each one kernel change (a DNAT
-// element in forward mode) inside the transaction that stores it.
+// element in forward mode) planned for the change runner with the row that stores it.
 import createError from 'http-errors';
 import type { App } from '../app';
 import type { ForwardProtocol, ForwardRecord } from '../store/forwards';
 import { checkListenPort } from './forward-rules';
+import type { ChangeOptions } from './runner';
 
 export interface ForwardInput { protocol: ForwardProtocol; listenPort: number; targetPort: number }
 
-export function addForward(app: App, deviceId: string, input: ForwardInput): ForwardRecord {
-  const { store, kernel } = app;
-  return store.tx(() => {
+export function addForward(app: App, deviceId: string, input: ForwardInput, opts?: ChangeOptions): Promise<ForwardRecord> {
+  return app.runner.run('forward.add', (store) => {
     const device = store.devices.get(deviceId);
     if (!device) throw createError(404, 'device not found');
-    checkListenPort(app, input);
-    const rec = store.forwards.insert({ deviceId, ...input, createdAt: app.now().toISOString() });
-    kernel.applyForward({ server: store.servers.get(device.serverId)!, before: null, after: store.forwards.kernelForward(rec.id)! });
-    return rec;
-  });
+    checkListenPort({ ...app, store }, input);
+    const server = store.servers.get(device.serverId)!;
+    const peer = store.peers.get(device.peerId)!;
+    const draft = { deviceId, ...input, createdAt: app.now().toISOString() };
+    const id = store.forwards.nextId();
+    const after = { id, serverId: server.id, protocol: input.protocol, listenPort: input.listenPort, targetIp: peer.ip, targetIp6: peer.ip6, targetPort: input.targetPort };
+    return {
+      kernel: [{ forward: { server, before: null, after } }],
+      commit: ({ store }) => store.forwards.insert({ ...draft, id }),
+    };
+  }, opts);
 }
 
-export function removeForward(app: App, id: number): void {
-  const { store, kernel } = app;
-  store.tx(() => {
+export function removeForward(app: App, id: number, opts?: ChangeOptions): Promise<void> {
+  return app.runner.run('forward.remove', (store) => {
     const before = store.forwards.kernelForward(id);
     if (!before) throw createError(404, 'forward not found');
-    store.forwards.delete(id);
-    kernel.applyForward({ server: store.servers.get(before.serverId)!, before, after: null });
-  });
+    return {
+      kernel: [{ forward: { server: store.servers.get(before.serverId)!, before, after: null } }],
+      commit: ({ store }) => { store.forwards.delete(id); },
+    };
+  }, opts);
 }

@@ -1,19 +1,20 @@
-// The import operation: one server and all its peers from a plan (src/import), in one
-// transaction with one kernel step, then the events. A conflict with what exists (subnet,
+// The import operation: one server and all its peers from a plan (src/import), one change
+// for the runner with one kernel step and its events. A conflict with what exists (subnet,
 // port, interface, a key already held) refuses the whole import: nothing half-imported.
 import type { App } from '../app';
 import type { PeerRecord } from '../store/peers';
 import type { NewServer, ServerRecord } from '../store/servers';
 import type { ImportPlan } from '../import/plan';
 import { portHeld } from '../kernel/listening-ports';
-import { presentPeer, presentServer } from '../views/present';
+import { peerEventData, serverEventData } from '../views/event-data';
+import type { ChangeOptions } from './runner';
 import { foreignLinkError } from '../wg/link-owner';
 import { badField } from './field-error';
 import { checkServerConflicts, defaultInterfaceName } from './server-rules';
 import { checkServer6 } from './server-rules6';
 
-/** What an import needs of the daemon: the CLI hands its own (a kernel plane that applies nothing, no listeners for events). */
-export type ImportContext = Pick<App, 'store' | 'kernel' | 'now'> & { events: { publish(...args: Parameters<App['events']['publish']>): unknown } };
+/** What an import needs of the daemon: the CLI hands its own (a kernel plane that applies nothing, its own runner). */
+export type ImportContext = Pick<App, 'store' | 'kernel' | 'now' | 'runner'>;
 
 /**
  * The refusal of a listen port a socket of this router already holds (wg-quick's interface,
@@ -34,7 +35,7 @@ function draftOf(plan: ImportPlan, now: string): NewServer {
 }
 
 /** Refuses the plan when it collides with the servers and peers that exist; read inside the caller's transaction. */
-function checkConflicts(ctx: ImportContext, plan: ImportPlan, draft: NewServer): void {
+function checkConflicts(ctx: Pick<ImportContext, 'store' | 'kernel'>, plan: ImportPlan, draft: NewServer): void {
   const { store, kernel } = ctx;
   // Without a name of its own (draft.interface ''), the server gets wgcp<id>, free by construction.
   checkServerConflicts(store, draft);
@@ -62,28 +63,31 @@ export function checkImport(ctx: ImportContext, plan: ImportPlan): void {
   ctx.store.db.transaction(() => checkConflicts(ctx, plan, draft))();
 }
 
-export function runImport(ctx: ImportContext, plan: ImportPlan): { server: ServerRecord; peers: PeerRecord[] } {
-  const { store, kernel } = ctx;
+export function runImport(ctx: ImportContext, plan: ImportPlan, opts?: ChangeOptions): Promise<{ server: ServerRecord; peers: PeerRecord[] }> {
+  const { kernel } = ctx;
   const now = ctx.now().toISOString();
-  const result = store.tx(() => {
+  return ctx.runner.run('server.import', (store) => {
     const draft = draftOf(plan, now);
-    checkConflicts(ctx, plan, draft);
-    const server = store.servers.insert({ ...draft, interface: plan.server.interface ?? `wgcp-new-${process.pid}` });
-    if (plan.server.interface === null) {
-      server.interface = defaultInterfaceName(store, server.id, (name) => kernel.isForeignLink(name));
-      store.servers.update(server);
-    }
-    const peers = plan.peers.map((p) => store.peers.insert({
-      serverId: server.id, name: p.name, email: '', ip: p.ip, ip6: p.ip6,
+    checkConflicts({ store, kernel }, plan, draft);
+    const id = store.servers.nextId();
+    const server: ServerRecord = { ...draft, id, interface: plan.server.interface ?? defaultInterfaceName(store, id, (name) => kernel.isForeignLink(name)) };
+    const firstPeer = store.peers.nextId();
+    const peers: PeerRecord[] = plan.peers.map((p, i) => ({
+      id: firstPeer + i, serverId: id, name: p.name, email: '', ip: p.ip, ip6: p.ip6,
       publicKey: p.publicKey, privateKey: p.privateKey, presharedKey: p.presharedKey,
       allowAccess: [], allowInternet: p.allowInternet, enabled: p.enabled, disabledReasons: p.enabled ? [] : ['admin'],
       dataLimitGB: 0, usageBytes: 0, expiresAt: p.expiresAt, createdAt: p.createdAt ?? now, updatedAt: now,
     }));
-    kernel.applyServer({ before: null, after: server, peers, forwards: [] });
-    return { server, peers };
-  });
-  // Announced as a server made with its peers, one event each, like the API's own creates.
-  ctx.events.publish('serverChanged', result.server.id, { change: 'created', server: presentServer(result.server, result.peers, [], kernel.serverState(result.server.id)) });
-  for (const p of result.peers) ctx.events.publish('peerCreated', result.server.id, { mode: result.server.mode, peer: presentPeer(p) });
-  return result;
+    return {
+      kernel: [{ server: { before: null, after: server, peers, forwards: [] } }],
+      commit({ store, event }) {
+        store.servers.insert(server);
+        for (const p of peers) store.peers.insert(p);
+        // Announced as a server made, then its peers one event each, like the API's own creates.
+        event('serverChanged', id, serverEventData('created', server, kernel.serverState(id)));
+        for (const p of peers) event('peerCreated', id, peerEventData(server, p));
+        return { server, peers };
+      },
+    };
+  }, opts);
 }

@@ -1,11 +1,13 @@
-// Peer operations, shared by the API, the jobs and the CLI: each one reads what it changes
-// inside its transaction, checks the rules, stores, applies the kernel change for that one
-// peer (and the forwards that move with it), commits, then publishes its event.
+// Peer operations, shared by the API, the jobs and the CLI: each is a plan for the change
+// runner that reads what it changes, checks the rules and decides the peer, the kernel
+// change for that one peer (and the forwards that move with it) and its event.
 import createError from 'http-errors';
 import type { App } from '../app';
+import type { Store } from '../store/store';
+import type { ChangeOptions } from './runner';
 import type { PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
-import { presentPeer } from '../views/present';
+import { peerEventData } from '../views/event-data';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
 import { hasReason, withReason, withoutReason } from './disable-reasons';
 import { badField } from './field-error';
@@ -26,7 +28,7 @@ export interface PeerInput {
   expiresAt?: string | null;
 }
 
-export function getPeer(app: App, id: number): PeerRecord {
+export function getPeer(app: Pick<App, 'store'>, id: number): PeerRecord {
   const peer = app.store.peers.get(id);
   if (!peer) throw createError(404, 'peer not found');
   return peer;
@@ -56,10 +58,9 @@ export function mergePeer(before: PeerRecord, input: PeerInput, now: string): Pe
   return out;
 }
 
-export function createPeer(app: App, serverId: number, input: PeerInput): PeerRecord {
-  const { store, kernel } = app;
+export function createPeer(app: App, serverId: number, input: PeerInput, opts?: ChangeOptions): Promise<PeerRecord> {
   const now = app.now().toISOString();
-  const { server, peer } = store.tx(() => {
+  return app.runner.run('peer.create', (store) => {
     const server = store.servers.get(serverId);
     if (!server) throw createError(404, 'server not found');
     const ip = input.ip ?? allocatePeerIp(store, server);
@@ -71,24 +72,28 @@ export function createPeer(app: App, serverId: number, input: PeerInput): PeerRe
     const allowAccess = input.allowAccess ?? [];
     checkAllowAccess(store, server, allowAccess, null);
     const enabled = input.enabled ?? true;
-    const rec = store.peers.insert({
-      serverId: server.id, name: input.name ?? '', email: input.email ?? '', ip, ip6,
+    // The id is decided here so that the kernel holds the peer the commit writes.
+    const peer: PeerRecord = {
+      id: store.peers.nextId(), serverId: server.id, name: input.name ?? '', email: input.email ?? '', ip, ip6,
       publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey: generatePresharedKey(),
       allowAccess, allowInternet: input.allowInternet ?? false, enabled, disabledReasons: enabled ? [] : ['admin'],
       dataLimitGB: input.dataLimitGB ?? 0, usageBytes: 0, expiresAt: input.expiresAt ?? null,
       createdAt: now, updatedAt: now,
-    });
-    kernel.applyPeer({ server, before: null, after: rec });
-    return { server, peer: rec };
-  });
-  app.events.publish('peerCreated', server.id, { mode: server.mode, peer: presentPeer(peer) });
-  return peer;
+    };
+    return {
+      kernel: [{ peer: { server, before: null, after: peer } }],
+      commit({ store, event }) {
+        const rec = store.peers.insert(peer);
+        event('peerCreated', server.id, peerEventData(server, rec));
+        return rec;
+      },
+    };
+  }, opts);
 }
 
-export function updatePeer(app: App, id: number, input: PeerInput): PeerRecord {
-  const { store, kernel } = app;
-  const { server, after } = store.tx(() => {
-    const before = getPeer(app, id);
+export function updatePeer(app: App, id: number, input: PeerInput, opts?: ChangeOptions): Promise<PeerRecord> {
+  return app.runner.run('peer.update', (store) => {
+    const before = getPeer({ store }, id);
     const server = store.servers.get(before.serverId)!;
     const next = mergePeer(before, input, app.now().toISOString());
     if (next.ip !== before.ip) checkPeerIp(store, server, next.ip, before.id);
@@ -101,44 +106,60 @@ export function updatePeer(app: App, id: number, input: PeerInput): PeerRecord {
     }
     if (input.allowAccess !== undefined) checkAllowAccess(store, server, next.allowAccess, before.id);
     const forwards = forwardsOfPeerChange(store, before, next);
-    store.peers.update(next);
-    kernel.applyPeer({ server, before, after: next, forwards });
-    return { server, after: next };
-  });
-  app.events.publish('peerUpdated', server.id, { mode: server.mode, peer: presentPeer(after) });
-  return after;
+    return {
+      kernel: [{ peer: { server, before, after: next, forwards } }],
+      commit({ store, event }) {
+        store.peers.update(next);
+        // Off the interface its counters are gone; when it returns they start from zero.
+        if (!next.enabled && before.enabled) store.usage.forgetBaseline(id);
+        event('peerUpdated', server.id, peerEventData(server, next));
+        return next;
+      },
+    };
+  }, opts);
 }
 
-/** A delete as every caller does it (API, expiry, device removal): rows, kernel, then the event. */
-export function deletePeer(app: App, id: number): { server: ServerRecord; peer: PeerRecord } {
-  const { store } = app;
-  const { server, before } = store.tx(() => {
-    const before = getPeer(app, id);
-    const server = store.servers.get(before.serverId)!;
-    const forwards = forwardsOfPeerChange(store, before, null);
-    store.peers.delete(before.id);
-    app.kernel.applyPeer({ server, before, after: null, forwards });
-    return { server, before };
-  });
-  app.events.publish('peerDeleted', server.id, { mode: server.mode, peer: presentPeer(before) });
-  return { server, peer: before };
+/** The plan of a delete as every caller makes it (API, expiry, device removal): rows, kernel and peerDeleted. */
+export function planPeerDelete(store: Store, before: PeerRecord, alsoExpired = false) {
+  const server = store.servers.get(before.serverId)!;
+  const forwards = forwardsOfPeerChange(store, before, null);
+  return {
+    kernel: [{ peer: { server, before, after: null, forwards } }],
+    commit({ store, event }: { store: Store; event: (name: 'peerDeleted' | 'peerExpired', serverId: number, data: Record<string, unknown>) => void }) {
+      store.peers.delete(before.id);
+      event('peerDeleted', server.id, peerEventData(server, before));
+      if (alsoExpired) event('peerExpired', server.id, peerEventData(server, before));
+      return { server, peer: before };
+    },
+  };
+}
+
+export function deletePeer(app: App, id: number, opts?: ChangeOptions): Promise<{ server: ServerRecord; peer: PeerRecord }> {
+  return app.runner.run('peer.delete', (store) => planPeerDelete(store, getPeer({ store }, id)), opts);
 }
 
 /**
- * A change decided on the peer as it stands inside the transaction (null: none): store,
- * kernel, commit. The caller announces it (a restriction is not an admin's update).
+ * A change decided on the peer as it stands when planned (null: none), announced with the
+ * event `announce` names (a restriction is not an admin's update).
  */
-export function changePeer(app: App, id: number, decide: (p: PeerRecord) => PeerRecord | null): { before: PeerRecord; after: PeerRecord } | null {
-  const { store, kernel } = app;
-  return store.tx(() => {
+export function changePeer(app: App, action: string, id: number, decide: (p: PeerRecord) => PeerRecord | null,
+  announce: (server: ServerRecord, after: PeerRecord) => { name: 'peerUpdated' | 'peerRestricted'; data: Record<string, unknown> }, opts?: ChangeOptions,
+): Promise<{ before: PeerRecord; after: PeerRecord } | null> {
+  return app.runner.run(action, (store) => {
     const before = store.peers.get(id);
-    if (!before) return null;
-    const after = decide(before);
-    if (!after) return null;
-    store.peers.update(after);
-    // Off the interface its counters are gone; when it returns they start from zero.
-    if (!after.enabled) store.usage.forgetBaseline(id);
-    kernel.applyPeer({ server: store.servers.get(before.serverId)!, before, after });
-    return { before, after };
-  });
+    const after = before ? decide(before) : null;
+    if (!before || !after) return { commit: () => null };
+    const server = store.servers.get(before.serverId)!;
+    return {
+      kernel: [{ peer: { server, before, after } }],
+      commit({ store, event }) {
+        store.peers.update(after);
+        // Off the interface its counters are gone; when it returns they start from zero.
+        if (!after.enabled) store.usage.forgetBaseline(id);
+        const e = announce(server, after);
+        event(e.name, server.id, e.data);
+        return { before, after };
+      },
+    };
+  }, opts);
 }

@@ -1,11 +1,17 @@
-// Provisioning inside one transaction: validate in the contract's order, let one atomic
-// UPDATE decide who wins the token, then create the device's peer (or give a known hwid
-// new keys) and apply it to the kernel. A throw anywhere rolls all of it back, token included.
+// Provisioning as one change: the plan checks the token in the contract's order and decides
+// the device's peer (or new keys for a known hwid); the kernel takes the peer; the commit
+// spends the token with one atomic UPDATE, writes the peer and the device and records the
+// events. A failure anywhere leaves the token unspent and the kernel as it was.
 import createError from 'http-errors';
 import type { App } from '../app';
 import type { DeviceRecord } from '../store/devices';
 import type { PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
+import type { Store } from '../store/store';
+import { forwardsHash } from '../device/forwards-hash';
+import { presentDevice } from '../views/devices-present';
+import { peerEventData } from '../views/event-data';
+import type { ChangeOptions } from './runner';
 import { isHardwareId, isUuid, newUuid } from '../device/identifiers';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
 import { allocatePeerIp, allocatePeerIp6 } from './peer-rules';
@@ -30,51 +36,65 @@ export function readProvisionBody(body: Record<string, unknown>): { token: strin
   return { token: body.token.toLowerCase(), hwid: body.hwid };
 }
 
-export function provisionDevice(app: App, token: string, hwid: string): Provisioned {
-  const { store, kernel } = app;
+/** Why a token cannot be spent now, in the contract's order; null when it can. */
+function tokenRefusal(store: Store, token: string, now: string): Error | null {
+  const rec = store.regTokens.get(token);
+  if (!rec) return createError(403, 'invalid token');
+  if (rec.usedAt !== null) return createError(400, 'token already used');
+  if (rec.expiresAt <= now) return createError(403, 'token expired');
+  return null;
+}
+
+export function provisionDevice(app: App, token: string, hwid: string, source: string, opts?: ChangeOptions): Promise<Provisioned> {
   const now = app.now().toISOString();
-  return store.tx(() => {
-    if (!store.regTokens.consume(token, now)) {
-      const rec = store.regTokens.get(token);
-      if (!rec) throw createError(403, 'invalid token');
-      if (rec.usedAt !== null) throw createError(400, 'token already used');
-      throw createError(403, 'token expired');
-    }
+  return app.runner.run('device.provision', (store) => {
+    const refusal = tokenRefusal(store, token, now);
+    if (refusal) throw refusal;
     const server = store.servers.get(store.regTokens.get(token)!.serverId)!;
     const known = store.devices.byHwid(server.id, hwid);
     const keys = generateKeyPair();
     const presharedKey = generatePresharedKey();
-    let result: Provisioned;
-    if (known) {
-      const before = store.peers.get(known.peerId)!;
-      const peer = { ...before, publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey, updatedAt: now };
-      store.peers.update(peer);
-      kernel.applyPeer({ server, before, after: peer });
-      store.devices.markProvisioned(known.deviceId, now);
-      result = { server, device: store.devices.get(known.deviceId)!, peer, replaced: before };
-    } else {
-      const ip = freeAddress(app, server);
-      const inserted = store.peers.insert({
-        serverId: server.id, name: `device-${hwid}`.slice(0, 64), email: '', ip, ip6: allocatePeerIp6(store, server, ip),
+    const before = known ? store.peers.get(known.peerId)! : null;
+    const peer: PeerRecord & { privateKey: string } = before
+      ? { ...before, publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey, updatedAt: now }
+      : {
+        id: store.peers.nextId(), serverId: server.id, name: `device-${hwid}`.slice(0, 64), email: '', ...freeAddresses(store, server),
         publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey,
         allowAccess: [], allowInternet: DEVICE_PEER_INTERNET, enabled: true, disabledReasons: [],
         dataLimitGB: 0, usageBytes: 0, expiresAt: null, createdAt: now, updatedAt: now,
-      });
-      const peer = { ...inserted, privateKey: keys.privateKey };
-      kernel.applyPeer({ server, before: null, after: peer });
-      const device = store.devices.insert({ deviceId: newUuid(), serverId: server.id, peerId: peer.id, hwid, provisionedAt: now, createdAt: now, updatedAt: now });
-      result = { server, device, peer, replaced: null };
-    }
-    store.regTokens.setDevice(token, result.device.deviceId);
-    return result;
-  });
+      };
+    const deviceId = known?.deviceId ?? newUuid();
+    return {
+      kernel: [{ peer: { server, before, after: peer } }],
+      commit({ store, event }) {
+        // The runner runs one change at a time, so the token is as planned; the UPDATE still decides.
+        if (!store.regTokens.consume(token, now)) throw tokenRefusal(store, token, now) ?? createError(400, 'token already used');
+        if (before) {
+          store.peers.update(peer);
+          store.devices.markProvisioned(deviceId, now);
+        } else {
+          store.peers.insert(peer);
+          store.devices.insert({ deviceId, serverId: server.id, peerId: peer.id, hwid, provisionedAt: now, createdAt: now, updatedAt: now });
+        }
+        store.regTokens.setDevice(token, deviceId);
+        const device = store.devices.get(deviceId)!;
+        const peerData = peerEventData(server, peer);
+        event(before ? 'peerUpdated' : 'peerCreated', server.id, peerData);
+        const hash = forwardsHash(store.forwards.listByDevice(deviceId));
+        event('deviceProvisioned', server.id, { device: presentDevice(device, peer, hash), peer: peerData.peer, reprovisioned: before !== null, source });
+        return { server, device, peer, replaced: before };
+      },
+    };
+  }, opts);
 }
 
-function freeAddress(app: App, server: ServerRecord): string {
+function freeAddresses(store: Store, server: ServerRecord): { ip: string; ip6: string | null } {
+  let ip: string;
   try {
-    return allocatePeerIp(app.store, server);
+    ip = allocatePeerIp(store, server);
   } catch {
     // A full subnet is the router's problem, not the device's: a 500, logged with the reason.
     throw new Error(`no free address is left in ${server.address} for a new device of server ${server.id}`);
   }
+  return { ip, ip6: allocatePeerIp6(store, server, ip) };
 }

@@ -1,10 +1,12 @@
-// Server operations, shared by the API and the CLI: create, update and delete, each in one
-// transaction with its kernel change, then its events. A name held by a router link that
-// wgcp did not make is a conflict, never a takeover.
+// Server operations, shared by the API and the CLI: create, update and delete, each a plan
+// for the change runner with its kernel change and its events. A name held by a router
+// link that wgcp did not make is a conflict, never a takeover.
 import createError from 'http-errors';
 import type { App } from '../app';
 import type { ServerMode, ServerRecord } from '../store/servers';
 import { presentServer } from '../views/present';
+import { peerEventData, serverEventData } from '../views/event-data';
+import type { ChangeOptions } from './runner';
 import { generateKeyPair } from '../wg/keys';
 import { formatIpv4, parseCidr } from '../wg/ipv4';
 import { foreignLinkError } from '../wg/link-owner';
@@ -26,7 +28,7 @@ export interface ServerInput {
   mtu?: number | null;
 }
 
-export function getServer(app: App, id: number): ServerRecord {
+export function getServer(app: Pick<App, 'store'>, id: number): ServerRecord {
   const server = app.store.servers.get(id);
   if (!server) throw createError(404, 'server not found');
   return server;
@@ -51,18 +53,19 @@ function need<T>(value: T | undefined, field: string): T {
   return value;
 }
 
-export function createServer(app: App, input: ServerInput): ServerRecord {
-  const { store, kernel } = app;
+export function createServer(app: App, input: ServerInput, opts?: ChangeOptions): Promise<ServerRecord> {
+  const { kernel } = app;
   const endpoint = need(input.endpoint, 'endpoint');
   const now = app.now().toISOString();
-  const server = store.tx(() => {
+  return app.runner.run('server.create', (store) => {
     const address = input.address ?? nextFreeAddress(store);
     const keys = generateKeyPair();
+    const id = store.servers.nextId();
     const draft = {
       name: need(input.name, 'name'),
       endpoint,
       mode: need(input.mode, 'mode'),
-      interface: input.interface ?? `wgcp-new-${process.pid}`,
+      interface: input.interface ?? defaultInterfaceName(store, id, (name) => kernel.isForeignLink(name)),
       address,
       address6: input.address6 === undefined ? nextFreeAddress6(store) : input.address6,
       listenPort: input.listenPort ?? endpointPort(endpoint)!,
@@ -76,22 +79,22 @@ export function createServer(app: App, input: ServerInput): ServerRecord {
     checkServerConflicts(store, draft);
     checkServer6(store, draft);
     if (input.interface !== undefined && kernel.isForeignLink(draft.interface)) throw foreignLinkError(draft.interface);
-    const rec = store.servers.insert(draft);
-    if (input.interface === undefined) {
-      rec.interface = defaultInterfaceName(store, rec.id, (name) => kernel.isForeignLink(name));
-      store.servers.update(rec);
-    }
-    kernel.applyServer({ before: null, after: rec, peers: [], forwards: [] });
-    return rec;
-  });
-  app.events.publish('serverChanged', server.id, { change: 'created', server: showServer(app, server, { withPeers: false }) });
-  return server;
+    const server: ServerRecord = { ...draft, id };
+    return {
+      kernel: [{ server: { before: null, after: server, peers: [], forwards: [] } }],
+      commit({ store, event }) {
+        const rec = store.servers.insert(server);
+        event('serverChanged', rec.id, serverEventData('created', rec, kernel.serverState(rec.id)));
+        return rec;
+      },
+    };
+  }, opts);
 }
 
-export function updateServer(app: App, id: number, input: ServerInput): ServerRecord {
-  const { store, kernel } = app;
-  const after = store.tx(() => {
-    const current = getServer(app, id);
+export function updateServer(app: App, id: number, input: ServerInput, opts?: ChangeOptions): Promise<ServerRecord> {
+  const { kernel } = app;
+  return app.runner.run('server.update', (store) => {
+    const current = getServer({ store }, id);
     const next: ServerRecord = {
       ...current,
       name: input.name ?? current.name,
@@ -108,26 +111,36 @@ export function updateServer(app: App, id: number, input: ServerInput): ServerRe
     checkServerConflicts(store, next);
     if (next.address6 !== current.address6) checkServer6(store, next);
     if (next.interface !== current.interface && kernel.isForeignLink(next.interface)) throw foreignLinkError(next.interface);
-    store.servers.update(next);
     // The plane keeps the peers it holds: reading them all again made every update O(peers).
-    kernel.applyServer({ before: current, after: next, peers: [], forwards: store.forwards.kernelForwardsOfServer(next.id) });
-    return next;
-  });
-  // Without its peers: at 10,000 peers the event (and each webhook body) would be megabytes.
-  app.events.publish('serverChanged', after.id, { change: 'updated', server: showServer(app, after, { withPeers: false }) });
-  return after;
+    return {
+      kernel: [{ server: { before: current, after: next, peers: [], forwards: store.forwards.kernelForwardsOfServer(next.id) } }],
+      commit({ store, event }) {
+        store.servers.update(next);
+        event('serverChanged', next.id, serverEventData('updated', next, kernel.serverState(next.id)));
+        return next;
+      },
+    };
+  }, opts);
 }
 
 /** Deletes a server with its peers and webhooks; each peer is announced like any other delete. */
-export function deleteServer(app: App, id: number): void {
-  const { store, kernel } = app;
-  const { server, peers } = store.tx(() => {
-    const server = getServer(app, id);
+export function deleteServer(app: App, id: number, opts?: ChangeOptions): Promise<void> {
+  const { kernel } = app;
+  return app.runner.run('server.delete', (store) => {
+    const server = getServer({ store }, id);
     const peers = store.peers.listByServer(server.id);
-    store.servers.delete(server.id);
-    kernel.applyServer({ before: server, after: null, peers: [], forwards: [] });
-    return { server, peers };
-  });
-  for (const p of peers) app.events.publish('peerDeleted', server.id, { peer: { id: p.id, ip: p.ip, publicKey: p.publicKey, name: p.name } });
-  app.events.publish('serverChanged', server.id, { change: 'deleted', server: { id: server.id, name: server.name } });
+    const state = kernel.serverState(server.id);
+    // The peers and forwards ride along so that an undo can bring the server back whole.
+    const forwards = store.forwards.kernelForwardsOfServer(server.id);
+    return {
+      kernel: [{ server: { before: server, after: null, peers, forwards } }],
+      commit({ store, event }) {
+        // The events are recorded first: the server's webhooks go with it, and those of its
+        // own that hear its deletion are written before they do (then cascade away too).
+        for (const p of peers) event('peerDeleted', server.id, peerEventData(server, p));
+        event('serverChanged', server.id, serverEventData('deleted', server, state));
+        store.servers.delete(server.id);
+      },
+    };
+  }, opts);
 }

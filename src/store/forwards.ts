@@ -25,6 +25,7 @@ export class ForwardTable {
   private readonly holderStmt;
   private readonly insertStmt;
   private readonly deleteStmt;
+  private readonly nextIdStmt;
   private readonly kernelById;
   private readonly kernelByServer;
   private readonly kernelByPeer;
@@ -33,8 +34,10 @@ export class ForwardTable {
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM port_forwards WHERE id = ?`);
     this.byDevice = db.prepare(`SELECT ${COLUMNS} FROM port_forwards WHERE device_id = ? ORDER BY protocol, listen_port`);
     this.holderStmt = db.prepare('SELECT id FROM port_forwards WHERE protocol = ? AND listen_port = ?').pluck();
-    this.insertStmt = db.prepare(`INSERT INTO port_forwards (device_id, protocol, listen_port, target_port, created_at)
-      VALUES (@deviceId, @protocol, @listenPort, @targetPort, @createdAt)`);
+    this.insertStmt = db.prepare(`INSERT INTO port_forwards (id, device_id, protocol, listen_port, target_port, created_at)
+      VALUES (@id, @deviceId, @protocol, @listenPort, @targetPort, @createdAt)`);
+    this.nextIdStmt = db.prepare(`SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'port_forwards'), 0),
+      COALESCE((SELECT MAX(id) FROM port_forwards), 0))`).pluck();
     this.deleteStmt = db.prepare('DELETE FROM port_forwards WHERE id = ?');
     this.kernelById = db.prepare(`SELECT ${KERNEL_COLUMNS} FROM ${KERNEL_JOIN} WHERE f.id = ?`);
     this.kernelByServer = db.prepare(`SELECT ${KERNEL_COLUMNS} FROM ${KERNEL_JOIN} WHERE d.server_id = ? ORDER BY f.id`);
@@ -51,12 +54,16 @@ export class ForwardTable {
     return this.holderStmt.get(protocol, listenPort) as number | undefined;
   }
 
-  insert(f: Omit<ForwardRecord, 'id'>): ForwardRecord {
-    const id = Number(this.insertStmt.run(f).lastInsertRowid);
+  /** An id given (from nextId(), planned before the commit) is kept. */
+  insert(f: Omit<ForwardRecord, 'id'> & { id?: number }): ForwardRecord {
+    const id = Number(this.insertStmt.run({ ...f, id: f.id ?? null }).lastInsertRowid);
     return { ...f, id };
   }
 
   delete(id: number): void { this.deleteStmt.run(id); }
+
+  /** The id the next insert would get (ids are never reused when the table is AUTOINCREMENT; else one past the largest). */
+  nextId(): number { return (this.nextIdStmt.get() as number) + 1; }
 
   kernelForward(id: number): PortForward | undefined { return this.kernelById.get(id) as PortForward | undefined; }
   /** Every forward of a server as the kernel applies it. */

@@ -259,4 +259,17 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX peers_server ON peers(server_id, id);
   `,
+  // One way for every change (issue 23): mail notices wait in an outbox written in the
+  // change's own transaction, as webhook deliveries do; sent in the background, retried.
+  `
+  CREATE TABLE mail_outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    event TEXT NOT NULL,
+    envelope TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX mail_outbox_due ON mail_outbox(next_attempt_at);
+  `,
 ];

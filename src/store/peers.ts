@@ -78,6 +78,7 @@ export class PeerTable {
   private readonly kernelByServer;
   private readonly insertStmt;
   private readonly updateStmt;
+  private readonly nextIdStmt;
   private readonly deleteStmt;
   private readonly clearAccess;
   private readonly addAccess;
@@ -104,15 +105,17 @@ export class PeerTable {
       JOIN peers ON peers.id = a.peer_id WHERE peers.server_id = ? ORDER BY a.peer_id, a.target_id`).raw();
     this.kernelByServer = db.prepare(`SELECT id, ip, ip6, public_key, preshared_key, allow_internet, enabled
       FROM peers WHERE server_id = ? ORDER BY id`).raw();
-    this.insertStmt = db.prepare(`INSERT INTO peers (server_id, name, email, ip, ip6, public_key, private_key, preshared_key,
+    this.insertStmt = db.prepare(`INSERT INTO peers (id, server_id, name, email, ip, ip6, public_key, private_key, preshared_key,
       allow_internet, enabled, disabled_reasons, data_limit_gb, usage_bytes, expires_at, created_at, updated_at)
-      VALUES (@serverId, @name, @email, @ip, @ip6, @publicKey, @privateKey, @presharedKey, @allowInternet, @enabled,
+      VALUES (@id, @serverId, @name, @email, @ip, @ip6, @publicKey, @privateKey, @presharedKey, @allowInternet, @enabled,
       @disabledReasons, @dataLimitGB, @usageBytes, @expiresAt, @createdAt, @updatedAt)`);
     this.updateStmt = db.prepare(`UPDATE peers SET name = @name, email = @email, ip = @ip, ip6 = @ip6, public_key = @publicKey,
       private_key = @privateKey, preshared_key = @presharedKey, allow_internet = @allowInternet, enabled = @enabled,
       disabled_reasons = @disabledReasons, data_limit_gb = @dataLimitGB, usage_bytes = @usageBytes,
       expires_at = @expiresAt, updated_at = @updatedAt WHERE id = @id`);
     this.deleteStmt = db.prepare('DELETE FROM peers WHERE id = ?');
+    this.nextIdStmt = db.prepare(`SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'peers'), 0),
+      COALESCE((SELECT MAX(id) FROM peers), 0))`).pluck();
     this.clearAccess = db.prepare('DELETE FROM peer_access WHERE peer_id = ?');
     this.addAccess = db.prepare('INSERT OR IGNORE INTO peer_access (peer_id, target_id) VALUES (?, ?)');
     this.ipsOfServer = db.prepare('SELECT ip FROM peers WHERE server_id = ?').pluck();
@@ -201,11 +204,15 @@ export class PeerTable {
     return this.countsStmt.get(serverId, serverId) as { total: number; enabled: number; usage: number };
   }
 
-  insert(p: NewPeer): PeerRecord {
-    const id = Number(this.free.ownWrite(() => this.insertStmt.run(toColumns(p))).lastInsertRowid);
+  /** An id given (from nextId(), planned before the commit) is kept; without one SQLite picks the next. */
+  insert(p: NewPeer & { id?: number }): PeerRecord {
+    const id = Number(this.free.ownWrite(() => this.insertStmt.run({ ...toColumns(p), id: p.id ?? null })).lastInsertRowid);
     this.setAccess(id, p.allowAccess);
     return { ...p, id };
   }
+
+  /** The id the next insert would get: ids are never reused (AUTOINCREMENT), not even a deleted last one's. */
+  nextId(): number { return (this.nextIdStmt.get() as number) + 1; }
 
   update(p: PeerRecord): void {
     const was = this.addressesOf.get(p.id) as Freed | undefined;

@@ -32,26 +32,33 @@ export class ServerTable {
   private readonly insertStmt;
   private readonly updateStmt;
   private readonly deleteStmt;
+  private readonly nextIdStmt;
   private readonly countStmt;
 
   constructor(db: DB) {
     this.all = db.prepare(`SELECT ${COLUMNS} FROM servers ORDER BY id`);
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM servers WHERE id = ?`);
-    this.insertStmt = db.prepare(`INSERT INTO servers (name, endpoint, mode, interface, address, address6, listen_port, dns, mtu,
-      private_key, public_key, created_at, updated_at) VALUES (@name, @endpoint, @mode, @interface, @address, @address6, @listenPort,
+    this.insertStmt = db.prepare(`INSERT INTO servers (id, name, endpoint, mode, interface, address, address6, listen_port, dns, mtu,
+      private_key, public_key, created_at, updated_at) VALUES (@id, @name, @endpoint, @mode, @interface, @address, @address6, @listenPort,
       @dns, @mtu, @privateKey, @publicKey, @createdAt, @updatedAt)`);
     this.updateStmt = db.prepare(`UPDATE servers SET name = @name, endpoint = @endpoint, mode = @mode, interface = @interface,
       address = @address, address6 = @address6, listen_port = @listenPort, dns = @dns, mtu = @mtu, updated_at = @updatedAt WHERE id = @id`);
     this.deleteStmt = db.prepare('DELETE FROM servers WHERE id = ?');
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM servers');
+    this.nextIdStmt = db.prepare(`SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'servers'), 0),
+      COALESCE((SELECT MAX(id) FROM servers), 0))`).pluck();
   }
+
+  /** The id the next insert would get: ids are never reused (AUTOINCREMENT). */
+  nextId(): number { return (this.nextIdStmt.get() as number) + 1; }
 
   list(): ServerRecord[] { return this.all.all() as ServerRecord[]; }
   get(id: number): ServerRecord | undefined { return this.byId.get(id) as ServerRecord | undefined; }
   count(): number { return (this.countStmt.get() as { n: number }).n; }
 
-  insert(s: NewServer): ServerRecord {
-    const id = Number(this.insertStmt.run(s).lastInsertRowid);
+  /** An id given (from nextId(), planned before the commit) is kept; without one SQLite picks the next. */
+  insert(s: NewServer & { id?: number }): ServerRecord {
+    const id = Number(this.insertStmt.run({ ...s, id: s.id ?? null }).lastInsertRowid);
     return { ...s, id };
   }
 

@@ -7,6 +7,7 @@ import { WebhookTable } from './webhooks';
 import { SmtpTable } from './smtp';
 import { CredentialTable } from './credentials';
 import { OutboxTable } from './outbox';
+import { MailOutboxTable } from './mail-outbox';
 import { UsageTable } from './usage';
 import { RegTokenTable } from './regtokens';
 import { DeviceTable } from './devices';
@@ -20,6 +21,7 @@ export class Store {
   readonly smtp: SmtpTable;
   readonly credentials: CredentialTable;
   readonly outbox: OutboxTable;
+  readonly mailOutbox: MailOutboxTable;
   readonly usage: UsageTable;
   readonly regTokens: RegTokenTable;
   readonly devices: DeviceTable;
@@ -37,6 +39,7 @@ export class Store {
     this.smtp = new SmtpTable(db);
     this.credentials = new CredentialTable(db);
     this.outbox = new OutboxTable(db);
+    this.mailOutbox = new MailOutboxTable(db);
     this.usage = new UsageTable(db);
     this.regTokens = new RegTokenTable(db);
     this.devices = new DeviceTable(db);
@@ -51,6 +54,9 @@ export class Store {
 
   /** Runs fn in one IMMEDIATE transaction: all of it commits, or none of it. */
   tx<T>(fn: () => T): T { return this.db.transaction(fn).immediate(); }
+
+  /** Runs fn in one read transaction: everything it reads is of one moment. */
+  read<T>(fn: () => T): T { return this.db.transaction(fn).deferred(); }
 
   /**
    * A number that changes whenever this connection changes a row, except through

@@ -83,3 +83,9 @@ export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: We
 export function presentSmtp(s: SmtpRecord) {
   return { ...s, password: s.password === '' ? '' : MASK };
 }
+
+/** A server as events show it: its own fields and kernel state, never its peers or its webhooks (their urls, headers and secrets). */
+export function presentServerSummary(s: ServerRecord, kernel: ServerKernelState) {
+  const { peers: _peers, webhooks: _webhooks, ...summary } = presentServer(s, [], [], kernel);
+  return summary;
+}

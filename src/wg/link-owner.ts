@@ -54,9 +54,9 @@ export function foreignLinkError(name: string): Error {
 }
 
 /** Marks a link wgcpd has just made. BusyBox's `ip` has no `alias`: then sysfs is written. */
-export function markOwnLink(name: string): void {
+export async function markOwnLink(name: string): Promise<void> {
   try {
-    run('ip', ['link', 'set', 'dev', name, 'alias', OWN_MARK]);
+    await run('ip', ['link', 'set', 'dev', name, 'alias', OWN_MARK]);
   } catch {
     fs.writeFileSync(path.join(SYS_NET, name, 'ifalias'), OWN_MARK);
   }
@@ -64,9 +64,9 @@ export function markOwnLink(name: string): void {
 }
 
 /** Deletes a link wgcpd made; a missing link is fine, a foreign one is never touched. */
-export function deleteOwnLink(name: string): void {
+export async function deleteOwnLink(name: string): Promise<void> {
   const link = linkInfo(name);
   if (!link) return;
   if (!link.ours) throw new Error(`interface ${name} was not made by wgcp; it is left alone`);
-  run('ip', ['link', 'del', 'dev', name]);
+  await run('ip', ['link', 'del', 'dev', name]);
 }

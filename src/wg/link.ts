@@ -13,8 +13,8 @@ export const DEFAULT_MTU = 1420;
 /** Makes and removes the WireGuard device of an interface name. */
 export interface LinkDriver {
   readonly kind: 'kernel' | 'wireguard-go';
-  create(ifname: string): void;
-  remove(ifname: string): void;
+  create(ifname: string): Promise<void>;
+  remove(ifname: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -31,14 +31,14 @@ export const mtuOf = (server: Pick<ServerRecord, 'mtu'>): number => server.mtu ?
  * show`: iproute2 and BusyBox's `ip` applet (OpenWrt's stock `ip`, which has no `-j`) both
  * print one `inet A.B.C.D/N ...` line an address.
  */
-export function ipv4Addresses(ifname: string): string[] {
-  const text = run('ip', ['address', 'show', 'dev', checkIfname(ifname)]);
+export async function ipv4Addresses(ifname: string): Promise<string[]> {
+  const text = await run('ip', ['address', 'show', 'dev', checkIfname(ifname)]);
   return [...text.matchAll(/^\s+inet (\d{1,3}(?:\.\d{1,3}){3}\/\d{1,2})\s/gm)].map((m) => m[1]);
 }
 
 /** The global IPv6 addresses (RFC 5952 address/prefix) an interface holds; link-local ones are the kernel's. */
-export function ipv6Addresses(ifname: string): string[] {
-  const text = run('ip', ['address', 'show', 'dev', checkIfname(ifname)]);
+export async function ipv6Addresses(ifname: string): Promise<string[]> {
+  const text = await run('ip', ['address', 'show', 'dev', checkIfname(ifname)]);
   return [...text.matchAll(/^\s+inet6 ([0-9a-fA-F:]+)\/(\d{1,3}) scope global/gm)].map((m) => `${formatIpv6(parseIpv6(m[1])!)}/${m[2]}`);
 }
 
@@ -51,41 +51,42 @@ export function wantedAddresses(server: Pick<ServerRecord, 'address' | 'address6
 }
 
 /** Sets the tunnel addresses (only those), the MTU and brings the link up. */
-export function configureLink(server: ServerRecord): void {
+export async function configureLink(server: ServerRecord): Promise<void> {
   checkIfname(server.interface);
   const wanted = wantedAddresses(server, ipv6Usable());
   // Left alone when already right: a restart must not blip the routes of a kept kernel interface.
-  const held = [...ipv4Addresses(server.interface), ...(wanted.length > 1 ? ipv6Addresses(server.interface) : [])];
+  const held = [...await ipv4Addresses(server.interface), ...(wanted.length > 1 ? await ipv6Addresses(server.interface) : [])];
   if (held.length !== wanted.length || wanted.some((a) => !held.includes(a))) {
-    run('ip', ['address', 'flush', 'dev', server.interface]);
-    for (const a of wanted) run('ip', ['address', 'add', a, 'dev', server.interface]);
+    await run('ip', ['address', 'flush', 'dev', server.interface]);
+    for (const a of wanted) await run('ip', ['address', 'add', a, 'dev', server.interface]);
   }
-  run('ip', ['link', 'set', 'dev', server.interface, 'mtu', String(mtuOf(server)), 'up']);
+  await run('ip', ['link', 'set', 'dev', server.interface, 'mtu', String(mtuOf(server)), 'up']);
 }
 
 /** Moves the IPv6 address of an interface (either side may be none). */
-export function replaceAddress6(ifname: string, from: string | null, to: string | null): void {
+export async function replaceAddress6(ifname: string, from: string | null, to: string | null): Promise<void> {
   if (!ipv6Usable()) return;
-  if (to !== null) run('ip', ['address', 'add', to, 'dev', ifname]);
-  if (from !== null) run('ip', ['address', 'del', from, 'dev', ifname]);
+  if (to !== null) await run('ip', ['address', 'add', to, 'dev', ifname]);
+  if (from !== null) await run('ip', ['address', 'del', from, 'dev', ifname]);
 }
 
-export function replaceAddress(ifname: string, from: string, to: string): void {
-  run('ip', ['address', 'add', to, 'dev', ifname]);
-  run('ip', ['address', 'del', from, 'dev', ifname]);
+export async function replaceAddress(ifname: string, from: string, to: string): Promise<void> {
+  await run('ip', ['address', 'add', to, 'dev', ifname]);
+  await run('ip', ['address', 'del', from, 'dev', ifname]);
 }
 
-export function setMtu(ifname: string, mtu: number): void {
-  run('ip', ['link', 'set', 'dev', ifname, 'mtu', String(mtu)]);
+export async function setMtu(ifname: string, mtu: number): Promise<void> {
+  await run('ip', ['link', 'set', 'dev', ifname, 'mtu', String(mtu)]);
 }
 
-export function setListenPort(ifname: string, port: number): void {
-  run('wg', ['set', ifname, 'listen-port', String(port)]);
+export async function setListenPort(ifname: string, port: number): Promise<void> {
+  await run('wg', ['set', ifname, 'listen-port', String(port)]);
 }
 
 /** Makes the interface hold exactly this key, port and these peers (`wg syncconf`; the config holds keys). */
-export function syncPeers(server: ServerRecord, peers: Iterable<KernelPeer>): void {
-  run('wg', ['syncconf', server.interface, SECRET_FILE], { secret: renderInterfaceConf(server, peers) });
+export async function syncPeers(server: ServerRecord, peers: Iterable<KernelPeer>): Promise<void> {
+  // A whole interface (10,000 peers: about 2 s on wireguard-go) is a bring-up, not one change.
+  await run('wg', ['syncconf', server.interface, SECRET_FILE], { secret: renderInterfaceConf(server, peers), timeoutMs: 60_000 });
 }
 
 /**
@@ -98,13 +99,13 @@ export function dumpInterface(ifname: string): Promise<string> {
 
 export const kernelDriver: LinkDriver = {
   kind: 'kernel',
-  create(ifname) {
-    run('ip', ['link', 'add', 'dev', checkIfname(ifname), 'type', 'wireguard']);
+  async create(ifname) {
+    await run('ip', ['link', 'add', 'dev', checkIfname(ifname), 'type', 'wireguard']);
     try {
-      markOwnLink(ifname);
+      await markOwnLink(ifname);
     } catch (err) {
       // Made a moment ago by this call, so it is ours to take back even unmarked.
-      run('ip', ['link', 'del', 'dev', ifname]);
+      await run('ip', ['link', 'del', 'dev', ifname]);
       throw err;
     }
   },

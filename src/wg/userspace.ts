@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../log';
-import { sleepSync, succeeds } from '../kernel/command';
+import { sleep, succeeds } from '../kernel/command';
 import { checkIfname, type LinkDriver } from './link';
 import { deleteOwnLink, foreignLinkError, isForeignLink, linkExists, markOwnLink } from './link-owner';
 
@@ -15,9 +15,9 @@ const START_TIMEOUT_MS = 10_000;
 const MAX_BACKOFF_MS = 30_000;
 
 /** An old wireguard-go removes its socket as it exits; a new one must not answer through the old socket. */
-function waitSocketGone(ifname: string): void {
+async function waitSocketGone(ifname: string): Promise<void> {
   const deadline = Date.now() + 2000;
-  while (fs.existsSync(`${SOCKET_DIR}/${ifname}.sock`) && Date.now() < deadline) sleepSync(10);
+  while (fs.existsSync(`${SOCKET_DIR}/${ifname}.sock`) && Date.now() < deadline) await sleep(10);
 }
 
 interface Supervised {
@@ -38,7 +38,7 @@ function stderrTail(s: Supervised): string {
   }
 }
 
-/** True once the child has exited (a zombie, or gone): the event loop is blocked, so ask /proc. */
+/** True once the child has exited (a zombie, or gone), asked of /proc: its exit event may not have run yet. */
 function hasExited(pid: number | undefined): boolean {
   if (pid === undefined) return true;
   try {
@@ -56,21 +56,21 @@ export class UserspaceDriver implements LinkDriver {
   private errDir: string | null = null;
 
   /** `onRestart(ifname)` runs after a dead child was replaced; it must re-apply the interface. */
-  constructor(private readonly log: Logger, private readonly onRestart: (ifname: string) => void, private readonly binary = 'wireguard-go') {}
+  constructor(private readonly log: Logger, private readonly onRestart: (ifname: string) => Promise<void>, private readonly binary = 'wireguard-go') {}
 
-  create(ifname: string): void {
+  async create(ifname: string): Promise<void> {
     checkIfname(ifname);
     if (this.running.has(ifname)) throw new Error(`wireguard-go already runs ${ifname}`);
     // A device left by an earlier daemon (killed without cleanup) cannot be supervised: replace
     // it. A link wgcp did not make is never replaced.
     if (isForeignLink(ifname)) throw foreignLinkError(ifname);
     if (linkExists(ifname)) {
-      deleteOwnLink(ifname);
-      waitSocketGone(ifname);
+      await deleteOwnLink(ifname);
+      await waitSocketGone(ifname);
     }
-    const s = this.launch(ifname, 500);
+    const s = await this.launch(ifname, 500);
     try {
-      markOwnLink(ifname);
+      await markOwnLink(ifname);
     } catch (err) {
       s.stopping = true;
       s.child.kill('SIGKILL');
@@ -79,7 +79,7 @@ export class UserspaceDriver implements LinkDriver {
     this.running.set(ifname, s);
   }
 
-  remove(ifname: string): void {
+  async remove(ifname: string): Promise<void> {
     const s = this.running.get(ifname);
     if (s) {
       s.stopping = true;
@@ -87,10 +87,10 @@ export class UserspaceDriver implements LinkDriver {
       this.running.delete(ifname);
     }
     // Deleting the device makes wireguard-go exit; the signal covers a child stuck before that.
-    if (!isForeignLink(ifname)) deleteOwnLink(ifname);
+    if (!isForeignLink(ifname)) await deleteOwnLink(ifname);
     if (s && s.child.exitCode === null) s.child.kill('SIGTERM');
     // The name may be reused at once: the next wireguard-go must not find the old socket.
-    waitSocketGone(ifname);
+    await waitSocketGone(ifname);
   }
 
   /** Pids of the children, for tests and the log. */
@@ -116,9 +116,8 @@ export class UserspaceDriver implements LinkDriver {
     if (this.errDir) fs.rmSync(this.errDir, { recursive: true, force: true });
   }
 
-  private launch(ifname: string, backoffMs: number): Supervised {
-    // stderr goes to a file: the start-up wait blocks the event loop, and its error must be
-    // able to quote what wireguard-go said.
+  private async launch(ifname: string, backoffMs: number): Promise<Supervised> {
+    // stderr goes to a file: the start-up wait's error must be able to quote what wireguard-go said.
     const stderrFile = path.join(this.stderrDir(), `${ifname}.err`);
     const fd = fs.openSync(stderrFile, 'w', 0o600);
     let child: ChildProcess;
@@ -133,19 +132,19 @@ export class UserspaceDriver implements LinkDriver {
     const s: Supervised = { child, stopping: false, backoffMs, stderrFile };
     child.on('error', (err) => this.log.error('wireguard-go could not run', { interface: ifname, error: err.message }));
     child.on('exit', (code, signal) => this.exited(ifname, s, code, signal));
-    this.waitReady(ifname, s);
+    await this.waitReady(ifname, s);
     this.log.info('wireguard-go started', { interface: ifname, pid: child.pid });
     return s;
   }
 
-  /** Blocks until the device and its UAPI socket answer: applies are synchronous. */
-  private waitReady(ifname: string, s: Supervised): void {
+  /** Waits until the device and its UAPI socket answer. */
+  private async waitReady(ifname: string, s: Supervised): Promise<void> {
     const socket = `${SOCKET_DIR}/${ifname}.sock`;
     const deadline = Date.now() + START_TIMEOUT_MS;
     let died = false;
     while (Date.now() < deadline && !(died = hasExited(s.child.pid))) {
-      if (fs.existsSync(socket) && succeeds('wg', ['show', ifname, 'listen-port'])) return;
-      sleepSync(10);
+      if (fs.existsSync(socket) && await succeeds('wg', ['show', ifname, 'listen-port'], 2000)) return;
+      await sleep(10);
     }
     s.stopping = true;
     s.child.kill('SIGKILL');
@@ -162,25 +161,25 @@ export class UserspaceDriver implements LinkDriver {
   private exited(ifname: string, s: Supervised, code: number | null, signal: string | null): void {
     if (s.stopping || this.closed || this.running.get(ifname) !== s) return;
     this.log.warn('wireguard-go exited; restarting it', { interface: ifname, code, signal, stderr: stderrTail(s), inMs: s.backoffMs });
-    s.restartTimer = setTimeout(() => this.restart(ifname, s), s.backoffMs);
+    s.restartTimer = setTimeout(() => void this.restart(ifname, s), s.backoffMs);
   }
 
-  private restart(ifname: string, dead: Supervised): void {
+  private async restart(ifname: string, dead: Supervised): Promise<void> {
     if (this.closed || this.running.get(ifname) !== dead) return;
     try {
       if (isForeignLink(ifname)) throw foreignLinkError(ifname);
-      deleteOwnLink(ifname);
-      waitSocketGone(ifname);
-      const next = this.launch(ifname, Math.min(dead.backoffMs * 2, MAX_BACKOFF_MS));
-      markOwnLink(ifname);
+      await deleteOwnLink(ifname);
+      await waitSocketGone(ifname);
+      const next = await this.launch(ifname, Math.min(dead.backoffMs * 2, MAX_BACKOFF_MS));
+      await markOwnLink(ifname);
       this.running.set(ifname, next);
-      this.onRestart(ifname);
+      await this.onRestart(ifname);
       // A child that stays up for a minute earns back the short delay.
       setTimeout(() => { if (this.running.get(ifname) === next) next.backoffMs = 500; }, 60_000).unref();
     } catch (err) {
       this.log.error('wireguard-go restart failed; trying again', { interface: ifname, error: err instanceof Error ? err.message : String(err) });
       dead.backoffMs = Math.min(dead.backoffMs * 2, MAX_BACKOFF_MS);
-      dead.restartTimer = setTimeout(() => this.restart(ifname, dead), dead.backoffMs);
+      dead.restartTimer = setTimeout(() => void this.restart(ifname, dead), dead.backoffMs);
     }
   }
 }

@@ -7,6 +7,6 @@ export function countingKernel() {
   const applied: PeerChange[] = [];
   const kernel: KernelPlane = new KernelOff();
   kernel.peerCounters = async () => new Map(counters);
-  kernel.applyPeer = (c) => { applied.push(c); };
+  kernel.applyPeer = async (c) => { applied.push(c); };
   return { kernel, counters, applied };
 }

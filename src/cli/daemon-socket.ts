@@ -1,0 +1,28 @@
+// Asks the running wgcpd through its socket in the data folder (src/http/admin-socket.ts):
+// the CLI's changes then go through the daemon's own change runner.
+import fs from 'node:fs';
+import http from 'node:http';
+import { adminSocketPath } from '../http/admin-socket';
+
+export interface DaemonAnswer { status: number; json: any }
+
+/** The daemon's answer, or null when no daemon listens on the folder's socket. */
+export function askDaemon(dataDir: string, method: string, pathname: string, body?: unknown): Promise<DaemonAnswer | null> {
+  const socketPath = adminSocketPath(dataDir);
+  if (!fs.existsSync(socketPath)) return Promise.resolve(null);
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ socketPath, method, path: pathname, headers: payload ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload) } : {} }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let json: unknown;
+        try { json = JSON.parse(text); } catch { json = { error: text }; }
+        resolve({ status: res.statusCode ?? 0, json });
+      });
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? resolve(null) : reject(err)));
+    req.end(payload);
+  });
+}

@@ -1,0 +1,165 @@
+// The one way every change goes: the change runner. A change is planned, applied to the
+// kernel and committed with its events, one change at a time in the order they came:
+//
+//   1. plan    reads and checks in one read transaction and decides everything (keys,
+//              addresses, the rows to write, the kernel delta); a refusal ends it here.
+//   2. kernel  the delta is applied without holding the event loop, each tool bounded;
+//              a failure undoes what this change applied and ends it: nothing is stored.
+//   3. commit  the rows and the change's events (their outbox rows) in one transaction;
+//              if it fails, the kernel delta is undone and the change fails whole.
+//   4. announce  the committed events go to the live consumers.
+//
+// Because changes never overlap, what the plan read is still true when it commits. Reads
+// (the API's GETs, heartbeats' answers) never wait for a change. The order lives here and
+// only here: an operation supplies a plan, never its own transaction or kernel call.
+import createError, { isHttpError } from 'http-errors';
+import type { EventBus, EventName, WgcpEvent } from '../events/bus';
+import type { ForwardChange, KernelPlane, PeerChange, ServerChange } from '../kernel/plane';
+import type { Logger } from '../log';
+import type { Store } from '../store/store';
+
+export type KernelChange =
+  | { peer: PeerChange }
+  | { server: ServerChange }
+  | { forward: ForwardChange };
+
+/** What the commit step is handed: the store to write and the recorder of the change's events. */
+export interface Commit {
+  store: Store;
+  event(name: EventName, serverId: number, data: Record<string, unknown>): void;
+}
+
+/** A planned change: its kernel delta and the writes that make it so in the store. */
+export interface Planned<R> {
+  kernel?: KernelChange[];
+  commit(c: Commit): R;
+}
+
+export type Plan<R> = (store: Store) => Planned<R>;
+
+/** Who asked for a change (the audit log's actor). */
+export interface Actor {
+  kind: 'key' | 'token' | 'session' | 'cli' | 'job' | 'reconciler' | 'device' | 'system';
+  id?: number | string;
+  name?: string;
+  role?: string;
+  address?: string;
+}
+
+export interface ChangeOptions { actor?: Actor }
+
+/** The inverse of a kernel change: applied when a later step of the same change fails. */
+export function inverseOf(k: KernelChange): KernelChange {
+  if ('peer' in k) {
+    const { before, after, forwards } = k.peer;
+    return { peer: { ...k.peer, before: after, after: before, forwards: forwards && { before: forwards.after, after: forwards.before } } };
+  }
+  if ('server' in k) return { server: { ...k.server, before: k.server.after, after: k.server.before } };
+  return { forward: { ...k.forward, before: k.forward.after, after: k.forward.before } };
+}
+
+/** How long a kernel step may take before the log says a change waits for it. */
+const SLOW_KERNEL_MS = 1000;
+
+const describe = (k: KernelChange): string => ('peer' in k ? 'peer' : 'server' in k ? 'server' : 'forward');
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+export class ChangeRunner {
+  private tail: Promise<unknown> = Promise.resolve();
+  private pending = 0;
+  /** Changes committed so far (for tests and metrics). */
+  committed = 0;
+
+  constructor(private readonly store: Store, private readonly kernel: KernelPlane, private readonly bus: EventBus, private readonly log: Logger) {
+    kernel.setSerializer?.((what, work) => this.serialize(what, work));
+  }
+
+  /** Changes waiting or under way. */
+  queued(): number { return this.pending; }
+
+  /** Runs one change in its turn; resolves with what its commit returned. */
+  run<R>(action: string, plan: Plan<R>, opts: ChangeOptions = {}): Promise<R> {
+    return this.enqueue(() => this.execute(action, plan, opts));
+  }
+
+  /** Kernel work that changes no row (a failed server's retry, a restored interface), in the same order. */
+  serialize(what: string, work: () => Promise<void>): Promise<void> {
+    return this.enqueue(async () => {
+      try {
+        await work();
+      } catch (err) {
+        this.log.error('kernel work failed', { what, error: message(err) });
+      }
+    });
+  }
+
+  /** Resolves once every change asked for so far has ended. */
+  async idle(): Promise<void> {
+    while (this.pending > 0) await this.tail.catch(() => {});
+  }
+
+  private enqueue<R>(work: () => Promise<R>): Promise<R> {
+    this.pending++;
+    const p = this.tail.then(work).finally(() => { this.pending--; });
+    this.tail = p.catch(() => {});
+    return p;
+  }
+
+  private async execute<R>(action: string, plan: Plan<R>, _opts: ChangeOptions): Promise<R> {
+    const { store } = this;
+    const planned = store.read(() => plan(store));
+    const applied: KernelChange[] = [];
+    // An operator sees a change stuck behind a tool before its bound ends it.
+    const slow = setTimeout(() => this.log.warn('a change is waiting for the kernel', { action, waitedMs: SLOW_KERNEL_MS }), SLOW_KERNEL_MS);
+    try {
+      for (const k of planned.kernel ?? []) {
+        try {
+          await this.apply(k);
+          applied.push(k);
+        } catch (err) {
+          await this.undo(action, applied);
+          throw kernelError(err);
+        }
+      }
+    } finally {
+      clearTimeout(slow);
+    }
+    let events: WgcpEvent[] = [];
+    let result: R;
+    try {
+      result = store.tx(() => {
+        events = [];
+        return planned.commit({ store, event: (name, serverId, data) => { events.push(this.bus.record(store, name, serverId, data)); } });
+      });
+    } catch (err) {
+      await this.undo(action, applied);
+      this.log.error('a change could not be committed; its kernel step was undone', { action, error: message(err) });
+      throw isHttpError(err) ? err : createError(500, `the change could not be stored: ${message(err)}`);
+    }
+    this.committed++;
+    this.bus.announce(events);
+    return result;
+  }
+
+  private apply(k: KernelChange): Promise<void> {
+    if ('peer' in k) return this.kernel.applyPeer(k.peer);
+    if ('server' in k) return this.kernel.applyServer(k.server);
+    return this.kernel.applyForward(k.forward);
+  }
+
+  private async undo(action: string, applied: KernelChange[]): Promise<void> {
+    for (const k of [...applied].reverse()) {
+      try {
+        await this.apply(inverseOf(k));
+      } catch (err) {
+        this.log.error('undoing a kernel change failed: the kernel may differ from the database until restart', { action, step: describe(k), error: message(err) });
+      }
+    }
+  }
+}
+
+/** A kernel failure keeps its status when it has one (a foreign link is a 409), else it is a 500 with the tool's words. */
+function kernelError(err: unknown): Error {
+  if (isHttpError(err)) return err;
+  return createError(500, message(err));
+}

@@ -1,0 +1,60 @@
+// Webhook configurations as changes: create, update and delete through the runner (no
+// kernel step). The rules on a hook's fields are checked on the record as it stands when
+// the change is planned, not as it stood before the body arrived.
+import createError from 'http-errors';
+import type { App } from '../app';
+import type { NewWebhook, WebhookRecord } from '../store/webhooks';
+import { badField } from './field-error';
+import type { ChangeOptions } from './runner';
+
+/** A webhook's fields as the operations take them; left out means "as it is" (or the default on create). */
+export type WebhookInput = Partial<Omit<WebhookRecord, 'id' | 'serverId' | 'createdAt' | 'updatedAt'>>;
+
+/** The rule that spans fields, checked on the record as it will be stored. */
+export function checkTemplate(hook: Pick<WebhookRecord, 'template' | 'customBody'>): void {
+  if (hook.template === 'custom' && hook.customBody.trim() === '') throw badField('customBody', 'is required when template is "custom"');
+}
+
+export function createWebhook(app: App, serverId: number, input: WebhookInput, opts?: ChangeOptions): Promise<WebhookRecord> {
+  const now = app.now().toISOString();
+  return app.runner.run('webhook.create', (store) => {
+    if (!store.servers.get(serverId)) throw createError(404, 'server not found');
+    if (input.url === undefined) throw badField('url', 'is required');
+    const draft: NewWebhook = {
+      serverId,
+      name: input.name ?? '',
+      url: input.url,
+      isEnabled: input.isEnabled ?? true,
+      isGlobal: input.isGlobal ?? false,
+      verifySSL: input.verifySSL ?? true,
+      subscribedActions: input.subscribedActions ?? [],
+      template: input.template ?? 'default',
+      defaultPayload: input.defaultPayload ?? '',
+      customBody: input.customBody ?? '',
+      customHeaders: input.customHeaders ?? '',
+      secret: input.secret ?? '',
+      createdAt: now,
+      updatedAt: now,
+    };
+    checkTemplate(draft);
+    return { commit: ({ store }) => store.webhooks.insert(draft) };
+  }, opts);
+}
+
+export function updateWebhook(app: App, id: number, input: WebhookInput, opts?: ChangeOptions): Promise<WebhookRecord> {
+  return app.runner.run('webhook.update', (store) => {
+    const current = store.webhooks.get(id);
+    if (!current) throw createError(404, 'webhook not found');
+    const merged: WebhookRecord = { ...current, updatedAt: app.now().toISOString() };
+    for (const [k, v] of Object.entries(input)) if (v !== undefined) (merged as unknown as Record<string, unknown>)[k] = v;
+    checkTemplate(merged);
+    return { commit: ({ store }) => { store.webhooks.update(merged); return merged; } };
+  }, opts);
+}
+
+export function deleteWebhook(app: App, id: number, opts?: ChangeOptions): Promise<void> {
+  return app.runner.run('webhook.delete', (store) => {
+    if (!store.webhooks.get(id)) throw createError(404, 'webhook not found');
+    return { commit: ({ store }) => { store.webhooks.delete(id); } };
+  }, opts);
+}
