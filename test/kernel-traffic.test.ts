@@ -146,7 +146,8 @@ if (canRunAsRoot('kernel traffic')) {
     const nft = pids.find((pid) => { try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') === 'nft\0-i\0'; } catch { return false; } });
     assert.ok(nft, 'the daemon keeps one nft -i');
     process.kill(Number(nft), 'SIGKILL');
-    await new Promise((r) => setTimeout(r, 200));
+    // Gone from /proc once the daemon has reaped it: the daemon has seen it die.
+    while (fs.existsSync(`/proc/${nft}`)) await new Promise((r) => setTimeout(r, 20));
     await put('b', { allowInternet: true });
     assert.ok(nftSet('internet').includes(w.peers.b.ip));
     await put('b', { allowInternet: false });
