@@ -36,6 +36,13 @@ async function hook(sid: number, body: Record<string, unknown>) {
   return r.json.id as number;
 }
 
+/**
+ * Waits until the outbox holds nothing for these webhooks: every event enqueued for them has
+ * been delivered or given up on, so whatever they were going to receive has arrived.
+ */
+const nothingPendingFor = (...ids: number[]) => eventually(`nothing pending for webhooks ${ids.join(', ')}`,
+  () => (ids.every((id) => d.daemon.app.store.outbox.pendingOf(id) === 0) ? true : undefined));
+
 const deliveries = async (id: number) => (await api.get(`/api/webhooks/${id}/deliveries`)).json as { outcome: string; attempt: number; httpStatus: number | null; error: string; deliveryID: number }[];
 
 t('retry and timeout limits are the settled ones', () => {
@@ -72,11 +79,12 @@ t('delivers the default envelope with defaultPayload merged, custom headers and 
 t('peer created fires for standalone servers only; peer deleted always', async () => {
   const rx = await receiver();
   const sid = await server('forward');
-  await hook(sid, { url: rx.url });
+  const id = await hook(sid, { url: rx.url });
   const peer = (await api.post(`/api/servers/${sid}/peers`, {})).json;
   assert.is((await api.del(`/api/peers/${peer.id}`)).status, 204);
-  const got = await rx.waitFor(1);
-  await sleep(300);
+  await rx.waitFor(1);
+  await nothingPendingFor(id);
+  const got = rx.received;
   assert.equal(got.map((r) => JSON.parse(r.body).event), ['peerDeleted']);
   assert.is(JSON.parse(got[0].body).action, 3);
 });
@@ -87,15 +95,15 @@ t('subscribedActions filter, isGlobal hears every server, a disabled webhook hea
   const off = await receiver();
   const a = await server('standalone');
   const b = await server('standalone');
-  await hook(a, { url: own.url, subscribedActions: [3] });
-  await hook(a, { url: global.url, isGlobal: true, subscribedActions: [1] });
-  await hook(a, { url: off.url, isEnabled: false });
+  const ids = [await hook(a, { url: own.url, subscribedActions: [3] }), await hook(a, { url: global.url, isGlobal: true, subscribedActions: [1] }),
+    await hook(a, { url: off.url, isEnabled: false })];
   const pa = (await api.post(`/api/servers/${a}/peers`, {})).json;
   await api.post(`/api/servers/${b}/peers`, {});
   await api.del(`/api/peers/${pa.id}`);
-  const g = await global.waitFor(2);
-  const o = await own.waitFor(1);
-  await sleep(300);
+  await global.waitFor(2);
+  await own.waitFor(1);
+  await nothingPendingFor(...ids);
+  const [g, o] = [global.received, own.received];
   assert.equal(g.map((r) => JSON.parse(r.body).serverID).sort(), [a, b].sort());
   assert.equal(o.map((r) => JSON.parse(r.body).event), ['peerDeleted']);
   assert.is(off.received.length, 0);
@@ -146,7 +154,8 @@ t('gives up after five attempts and says so in the log', async () => {
   await api.post(`/api/servers/${sid}/peers`, {});
   const log = await eventually('five attempts', async () => { const l = await deliveries(id); return l.length === 5 ? l : undefined; });
   assert.equal(log.map((l) => l.outcome), ['retrying', 'retrying', 'retrying', 'retrying', 'failed']);
-  await sleep(1000);
+  // Given up: the event left the outbox, so no sixth attempt can come.
+  await nothingPendingFor(id);
   assert.is(rx.received.length, 5);
 });
 

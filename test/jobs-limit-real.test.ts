@@ -36,6 +36,20 @@ async function waitFor<T>(what: string, check: () => Promise<T | undefined>, tim
   }
 }
 
+/** Usage cycles the daemon has completed, from its /metrics. */
+async function cycles(): Promise<number> {
+  const text = (await daemon.api('GET', '/metrics')).text;
+  const m = /^wgcp_usage_cycle_duration_seconds_count (\d+)$/m.exec(text);
+  if (!m) throw new Error('no usage cycle count in /metrics');
+  return Number(m[1]);
+}
+
+/** Waits until `n` whole usage cycles have run from now (a cycle already under way is not counted). */
+async function cyclesRun(n: number): Promise<void> {
+  const start = await cycles();
+  await waitFor(`${n} usage cycles`, async () => ((await cycles()) >= start + n + 1 ? true : undefined), 30_000);
+}
+
 async function push(bytes: number, stallMs: number): Promise<{ sent: number; stalled: boolean; ms: number }> {
   const { stdout } = await runAsync('ip', ['netns', 'exec', client.ns.name, process.execPath, BULK, 'send', SERVER_IP, '9000', String(bytes), String(stallMs)],
     { maxBuffer: 1 << 20, timeout: 240_000 });
@@ -102,22 +116,21 @@ if (canRunAsRoot('data limit with real traffic')) {
   });
 
   t('a daemon restart (fresh wireguard-go counters) does not count old traffic again', async () => {
-    // Let the client's leftover retransmissions drain and be counted first.
-    let last = -1;
+    // Let the client's leftover retransmissions drain and be counted first: the usage stays
+    // the same across a whole cycle.
     const before = await waitFor('usage to settle', async () => {
       const u = (await getPeer()).currentDataUsageBytes as number;
-      if (u === last) return u;
-      last = u;
-      await new Promise((r) => setTimeout(r, 2000));
-      return undefined;
-    }, 30_000);
+      await cyclesRun(1);
+      return (await getPeer()).currentDataUsageBytes === u ? u : undefined;
+    }, 60_000);
     await daemon.stop();
     daemon = await startNsDaemon(router, { dataDir: daemon.dataDir, env: { WGCP_USAGE_INTERVAL_S: '1' } });
     await client.up((await daemon.api('GET', `/api/peers/${peer.id}/config`)).text, ['10.78.0.0/24']);
     assert.is(await reachSoon(client.ns, SERVER_IP, 7000), `router ${peer.ip}`);
-    await new Promise((r) => setTimeout(r, 2500));
+    // Evidence that the new daemon counted: a whole cycle ran after the new packets, and they count.
+    await cyclesRun(1);
     const after = (await getPeer()).currentDataUsageBytes as number;
-    assert.ok(after >= before, 'usage is kept');
+    assert.ok(after > before, `usage is kept and the new packets count (${before} -> ${after})`);
     // Counting the old counters again would add more than 1 GiB; late retransmissions of the
     // earlier bulk transfer may add a few MiB on a loaded machine, which is real traffic.
     assert.ok(after - before < 64 * 1024 * 1024, `only the few new packets count (${after - before} bytes)`);

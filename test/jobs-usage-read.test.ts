@@ -37,6 +37,20 @@ function gatedKernel() {
   };
 }
 
+/**
+ * Resolves once a stopping daemon has gone past its first step (the listener refuses
+ * connections) and the event loop has turned often enough for a stop that did not wait for
+ * the jobs to have finished every later step (none of them waits on anything outside).
+ */
+async function stopReachedTheJobs(url: string): Promise<void> {
+  for (;;) {
+    const refused = await fetch(`${url}/healthz`).then(() => false, () => true);
+    if (refused) break;
+    await new Promise((r) => setImmediate(r));
+  }
+  for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+}
+
 const serverBody = { name: 's', endpoint: 'vpn.example.com:51820', mode: 'forward' };
 
 t('the plan leaves out peers that are off and peers whose baseline was forgotten during the read', () => {
@@ -110,7 +124,7 @@ t('stopping waits for a read under way, then collects once more', async () => {
   await k.until('the start-up read started', () => k.reads === 1);
   let stopped = false;
   const stopping = d.stop().then(() => { stopped = true; });
-  await new Promise((r) => setTimeout(r, 200));
+  await stopReachedTheJobs(d.url);
   assert.is(stopped, false, 'the stop waits for the read under way');
   await k.release();
   await k.until('the last collection read again', () => k.reads === 2);

@@ -113,9 +113,18 @@ t('sees every change to the peers between cycles: new, re-keyed and deleted peer
   r.k.counters.set(rekeyed.publicKey, { rxBytes: 30, txBytes: 0, latestHandshake: 2 });
   await collectUsage(r.d.daemon.app);
   assert.is((await usageOf(r, peer.id)).currentDataUsageBytes, 130);
-  await r.api.del(`/api/servers/${sid}`);
-  // Peers gone with their server are not written to: the cycle does not fail.
-  await collectUsage(r.d.daemon.app);
+  const gone = [peer.id, added.id];
+  assert.is((await r.api.del(`/api/servers/${sid}`)).status, 204);
+  // Peers gone with their server are not written to and do not fail the cycle: another
+  // server keeps the cycle reading, and its interface still reports the gone peers' keys.
+  const survivor = (await peerOn(r)).peer;
+  r.k.counters.set(survivor.publicKey, { rxBytes: 11, txBytes: 0, latestHandshake: 3 });
+  const cycle = await collectUsage(r.d.daemon.app);
+  assert.equal(cycle.plan.traffic.map(([id]) => id), [survivor.id], 'only the peer that exists moved traffic');
+  assert.equal(cycle.plan.baselines.map(([id]) => id), [survivor.id], 'only the peer that exists has a baseline written');
+  const kept = r.d.daemon.app.store.db.prepare('SELECT COUNT(*) FROM usage_counters WHERE peer_id IN (?, ?)').pluck().get(...gone);
+  assert.is(kept, 0, 'no counters are kept for the gone peers');
+  assert.is((await usageOf(r, survivor.id)).currentDataUsageBytes, 11);
   await r.d.stop();
 });
 

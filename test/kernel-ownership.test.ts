@@ -125,8 +125,8 @@ if (canRunAsRoot('kernel ownership', ['ip', 'nft', 'wg', 'wireguard-go', 'python
   });
 
   t('an update of a failed server retries it at once: with the port free it comes up with its peers', async () => {
-    w.holder!.kill('SIGKILL');
-    await new Promise((r) => setTimeout(r, 200));
+    const holder = w.holder!;
+    await new Promise((resolve) => { holder.once('exit', resolve); holder.kill('SIGKILL'); });
     const res = await w.daemon.api('PUT', '/api/servers/2', { name: 'lab2' });
     assert.is(res.status, 200, res.text);
     assert.is(res.json.kernelState, 'up', JSON.stringify(res.json.kernelFailure));

@@ -32,8 +32,8 @@ function freePort(): Promise<number> {
 
 interface Run { code: number | null; output: string }
 
-/** Runs wgcpd until it exits or `untilReady` has seen it serve; then stops it. */
-function runDaemon(env: Record<string, string>, opts: { uid?: number; port?: number; untilReady?: (port: number) => Promise<void>; prefix?: string[]; netAdmin?: boolean } = {}): Promise<Run> {
+/** Runs wgcpd until it exits, `untilReady` has seen it serve or its log matched `untilLogged`; then stops it. */
+function runDaemon(env: Record<string, string>, opts: { uid?: number; port?: number; untilReady?: (port: number) => Promise<void>; untilLogged?: RegExp; prefix?: string[]; netAdmin?: boolean } = {}): Promise<Run> {
   const dataDir = tempDir('wgcp-select-');
   if (opts.uid !== undefined) fs.chownSync(dataDir, opts.uid, opts.uid);
   // netAdmin: the other user keeps CAP_NET_ADMIN, as the packaged units give it.
@@ -44,6 +44,12 @@ function runDaemon(env: Record<string, string>, opts: { uid?: number; port?: num
   let output = '';
   child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
   child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+  if (opts.untilLogged) {
+    const logged = opts.untilLogged;
+    const watch = (): void => { if (logged.test(output)) child.kill('SIGTERM'); };
+    child.stdout.on('data', watch);
+    child.stderr.on('data', watch);
+  }
   const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
   if (opts.untilReady) {
     opts.untilReady(opts.port!).finally(() => child.kill('SIGTERM'));
@@ -107,20 +113,29 @@ if (canRunAsRoot('kernel backend selection', ['ip', 'nft', 'wg', 'setpriv'])) {
     }
   };
 
-  t('WGCP_KERNEL=on refuses to start when wireguard-go is needed and this user cannot open /dev/net/tun', async () => {
-    if (hasWireGuardModule()) {
-      console.log('  (the kernel has a WireGuard module: /dev/net/tun is not needed, nothing to check)');
-      return;
-    }
-    // A 0600 root-owned TUN node bound over /dev/net/tun in a mount namespace of the daemon's own.
+  // The daemon as another user keeping CAP_NET_ADMIN, with a 0600 root-owned TUN node bound
+  // over /dev/net/tun, in mount and network namespaces of its own (its nft table stays there).
+  function runWithClosedTun(): Promise<Run> {
     const dir = tempDir('wgcp-tun-');
     const node = path.join(dir, 'tun');
     execFileSync('mknod', ['-m', '0600', node, 'c', '10', '200']);
-    const prefix = [toolPath('unshare'), '-m', 'sh', '-c', 'mount --bind "$0" /dev/net/tun && exec "$@"', node];
-    const run = await runDaemon({ WGCP_KERNEL: 'on', PATH: process.env.PATH! }, { uid: 65534, netAdmin: true, prefix });
-    assert.is(run.code, 3, run.output);
-    assert.match(run.output, /this user cannot open \/dev\/net\/tun for wireguard-go/);
-  });
+    const prefix = [toolPath('unshare'), '-m', '-n', 'sh', '-c', 'ip link set lo up && mount --bind "$0" /dev/net/tun && exec "$@"', node];
+    return runDaemon({ WGCP_KERNEL: 'on', PATH: process.env.PATH! }, { uid: 65534, netAdmin: true, prefix, untilLogged: /kernel backend is ON/ });
+  }
+
+  if (hasWireGuardModule()) {
+    t('WGCP_KERNEL=on with the kernel\'s WireGuard module starts without /dev/net/tun, driving the module', async () => {
+      const run = await runWithClosedTun();
+      assert.is(run.code, 0, run.output);
+      assert.match(run.output, /"msg":"kernel backend is ON".*"wireguard":"kernel"/);
+    });
+  } else {
+    t('WGCP_KERNEL=on refuses to start when wireguard-go is needed and this user cannot open /dev/net/tun', async () => {
+      const run = await runWithClosedTun();
+      assert.is(run.code, 3, run.output);
+      assert.match(run.output, /this user cannot open \/dev\/net\/tun for wireguard-go/);
+    });
+  }
 
   t('WGCP_KERNEL=auto without the tools runs with the backend off and says why in the log and /healthz', async () => {
     const port = await freePort();

@@ -7,12 +7,14 @@ import * as assert from 'uvu/assert';
 import { canRunAsRoot } from './helpers/root';
 import { linkNamespaces, Netns } from './helpers/netns';
 import { nsRequest, startNsDaemon, type NsDaemon } from './helpers/ns-daemon';
-import { reach, reachSoon, serveTcp, WgClient } from './helpers/wg-client';
+import { reach, reachBeside, reachSoon, serveTcp, WgClient } from './helpers/wg-client';
 
 const t = suite('kernel: traffic through a router driven by wgcpd');
 
 const ENDPOINT_IP = '192.0.2.1';
 const INTERNET = '198.51.100.2';
+/** The router's tunnel address, open to every peer: the control beside a closed target. */
+const ROUTER: [string, number] = ['10.77.0.1', 7000];
 const OTHER_TABLE = `table inet other {
   set keep { type ipv4_addr; elements = { 203.0.113.9 } }
   chain c { type filter hook forward priority 10; policy accept; ip daddr @keep drop; }
@@ -100,8 +102,8 @@ if (canRunAsRoot('kernel traffic')) {
   t('peers reach the server tunnel address but not each other', async () => {
     assert.is(await reachSoon(w.clients.a.ns, '10.77.0.1', 7000), 'router 10.77.0.2');
     assert.is(await reachSoon(w.clients.b.ns, '10.77.0.1', 7000), 'router 10.77.0.3');
-    assert.is(await reach(w.clients.a.ns, w.peers.b.ip, 7000), null);
-    assert.is(await reach(w.clients.b.ns, w.peers.a.ip, 7000), null);
+    assert.is(await reachBeside(w.clients.a.ns, [w.peers.b.ip, 7000], ROUTER), null);
+    assert.is(await reachBeside(w.clients.b.ns, [w.peers.a.ip, 7000], ROUTER), null);
   });
 
   t('live counters from wg show dump reach the server stats through the next usage cycle: peers that shook hands are online', async () => {
@@ -119,16 +121,16 @@ if (canRunAsRoot('kernel traffic')) {
     await put('a', { allowAccess: [w.peers.b.id] });
     assert.ok(nftSet('pairs').includes(`${w.peers.a.ip} . ${w.peers.b.ip}`));
     assert.is(await reachSoon(w.clients.a.ns, w.peers.b.ip, 7000), `b ${w.peers.a.ip}`);
-    assert.is(await reach(w.clients.b.ns, w.peers.a.ip, 7000), null);
-    assert.is(await reach(w.clients.c.ns, w.peers.b.ip, 7000), null);
+    assert.is(await reachBeside(w.clients.b.ns, [w.peers.a.ip, 7000], ROUTER), null);
+    assert.is(await reachBeside(w.clients.c.ns, [w.peers.b.ip, 7000], ROUTER), null);
   });
 
   t('an allowInternet peer reaches the internet masqueraded; others are dropped even when they send into the tunnel', async () => {
     assert.is(await reachSoon(w.clients.a.ns, INTERNET, 80), 'internet 198.51.100.1');
     w.clients.b.forceFullTunnel(w.serverKey);
     assert.is(await reachSoon(w.clients.b.ns, '10.77.0.1', 7000), 'router 10.77.0.3');
-    assert.is(await reach(w.clients.b.ns, INTERNET, 80), null);
-    assert.is(await reach(w.clients.b.ns, '198.51.100.1', 7000), null, 'the router\'s other addresses are closed to it too');
+    assert.is(await reachBeside(w.clients.b.ns, [INTERNET, 80], ROUTER), null);
+    assert.is(await reachBeside(w.clients.b.ns, ['198.51.100.1', 7000], ROUTER), null, 'the router\'s other addresses are closed to it too');
     assert.is(await reachSoon(w.clients.a.ns, '198.51.100.1', 7000), 'router 10.77.0.2', 'but open to an allowInternet peer');
   });
 
@@ -137,7 +139,7 @@ if (canRunAsRoot('kernel traffic')) {
     await put('b', { allowInternet: true });
     assert.is(await reachSoon(w.clients.b.ns, INTERNET, 80), 'internet 198.51.100.1');
     await put('b', { allowInternet: false });
-    assert.is(await reach(w.clients.b.ns, INTERNET, 80), null);
+    assert.is(await reachBeside(w.clients.b.ns, [INTERNET, 80], ROUTER), null);
     assert.is(w.daemon.pid, pid);
   });
 
@@ -146,7 +148,8 @@ if (canRunAsRoot('kernel traffic')) {
     const nft = pids.find((pid) => { try { return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8') === 'nft\0-i\0'; } catch { return false; } });
     assert.ok(nft, 'the daemon keeps one nft -i');
     process.kill(Number(nft), 'SIGKILL');
-    await new Promise((r) => setTimeout(r, 200));
+    // Gone from /proc once the daemon has reaped it: the daemon has seen it die.
+    while (fs.existsSync(`/proc/${nft}`)) await new Promise((r) => setTimeout(r, 20));
     await put('b', { allowInternet: true });
     assert.ok(nftSet('internet').includes(w.peers.b.ip));
     await put('b', { allowInternet: false });
@@ -158,6 +161,7 @@ if (canRunAsRoot('kernel traffic')) {
     assert.not.ok(routerWg().includes(w.peers.a.publicKey));
     assert.not.ok(nftSet('internet').includes(w.peers.a.ip));
     assert.not.ok(nftSet('pairs').includes(w.peers.a.ip));
+    // Off the interface (checked above): no path is left to compare with, the router drops its handshakes.
     assert.is(await reach(w.clients.a.ns, '10.77.0.1', 7000), null);
     await put('a', { enabled: true });
     assert.ok(routerWg().includes(w.peers.a.publicKey));
@@ -172,6 +176,7 @@ if (canRunAsRoot('kernel traffic')) {
     assert.is(del.status, 204, del.text);
     assert.not.ok(routerWg().includes(w.peers.b.publicKey));
     assert.not.ok(nftSet('pairs').includes(w.peers.b.ip));
+    // Off the interface (checked above): no path is left to compare with.
     assert.is(await reach(w.clients.b.ns, '10.77.0.1', 7000), null);
     const a = await w.daemon.api('GET', `/api/peers/${w.peers.a.id}`);
     assert.equal(a.json.allowAccess, []);
@@ -188,7 +193,7 @@ if (canRunAsRoot('kernel traffic')) {
     w.clients.device = new WgClient('dev', w.router, 4, ENDPOINT_IP);
     await w.clients.device.up(conf.text, ['10.77.0.0/24']);
     await serveTcp(w.clients.device.ns, 7000, 'device');
-    assert.is(await reach(w.internet, '198.51.100.1', 9090), null);
+    assert.is(await reachBeside(w.internet, ['198.51.100.1', 9090], ['198.51.100.1', 7000]), null);
     const fwd = await w.daemon.api('POST', `/api/devices/${device.id}/forwards`, { protocol: 'tcp', listenPort: 9090, targetPort: 7000 });
     assert.is(fwd.status, 201, fwd.text);
     w.forwardId = fwd.json.id;
@@ -198,8 +203,8 @@ if (canRunAsRoot('kernel traffic')) {
 
   t('a port forward matches only traffic from the WAN side: not from the LAN, not through a tunnel', async () => {
     assert.match(nftSet('wan_ifaces'), /"va[0-9a-f]+"/);
-    assert.is(await reach(w.clients.c.ns, '172.16.3.1', 9090), null, 'a LAN host reaching the router port is not forwarded');
-    assert.is(await reach(w.clients.a.ns, '10.77.0.1', 9090), null, 'a tunnel peer reaching the router port is not forwarded');
+    assert.is(await reachBeside(w.clients.c.ns, ['172.16.3.1', 9090], ['172.16.3.1', 7000]), null, 'a LAN host reaching the router port is not forwarded');
+    assert.is(await reachBeside(w.clients.a.ns, ['10.77.0.1', 9090], ROUTER), null, 'a tunnel peer reaching the router port is not forwarded');
     assert.is(await reachSoon(w.internet, '198.51.100.1', 9090), 'device 10.77.0.1', 'the WAN still is');
   });
 
@@ -220,7 +225,7 @@ if (canRunAsRoot('kernel traffic')) {
     await connectClient('c');
     assert.is(await reachSoon(w.clients.a.ns, INTERNET, 80), 'internet 198.51.100.1');
     assert.is(await reachSoon(w.clients.c.ns, '10.77.0.1', 7000), 'router 10.77.0.4');
-    assert.is(await reach(w.clients.c.ns, w.peers.a.ip, 7000), null);
+    assert.is(await reachBeside(w.clients.c.ns, [w.peers.a.ip, 7000], ROUTER), null);
     await w.clients.device!.up(w.deviceConf, ['10.77.0.0/24']);
     assert.is(await reachSoon(w.internet, '198.51.100.1', 9090), 'device 10.77.0.1', 'the forward came back with the restart');
   });
@@ -229,7 +234,7 @@ if (canRunAsRoot('kernel traffic')) {
     const del = await w.daemon.api('DELETE', `/api/forwards/${w.forwardId}`);
     assert.is(del.status, 204, del.text);
     assert.not.ok(w.router.exec('nft', ['list', 'map', 'inet', 'wgcp', 'port_forwards']).includes('9090'));
-    assert.is(await reach(w.internet, '198.51.100.1', 9090), null);
+    assert.is(await reachBeside(w.internet, ['198.51.100.1', 9090], ['198.51.100.1', 7000]), null);
   });
 
   t('switching the server to standalone removes its rules; back to forward restores them', async () => {
@@ -241,7 +246,7 @@ if (canRunAsRoot('kernel traffic')) {
     assert.is(res.status, 200, res.text);
     assert.ok(nftSet('tunnels').includes('wgcp1'));
     assert.ok(nftSet('internet').includes(w.peers.a.ip));
-    assert.is(await reach(w.clients.c.ns, w.peers.a.ip, 7000), null);
+    assert.is(await reachBeside(w.clients.c.ns, [w.peers.a.ip, 7000], ROUTER), null);
   });
 
   t('a standalone server\'s peers and forward-mode peers never reach each other, even with allowInternet', async () => {
@@ -256,8 +261,8 @@ if (canRunAsRoot('kernel traffic')) {
     await w.clients.a.up((await w.daemon.api('GET', `/api/peers/${w.peers.a.id}/config`)).text, ['10.77.0.0/24', '198.51.100.0/24', '10.78.0.0/24']);
     assert.is(await reachSoon(client.ns, '10.78.0.1', 7000), 'router 10.78.0.2', 'the standalone tunnel works');
     assert.is(await reachSoon(w.clients.a.ns, '10.77.0.1', 7000), 'router 10.77.0.2', 'and so does the forward one');
-    assert.is(await reach(client.ns, w.peers.a.ip, 7000), null, 'standalone to forward-mode: dropped');
-    assert.is(await reach(w.clients.a.ns, e.json.ip, 7000), null, 'forward-mode to standalone: dropped');
+    assert.is(await reachBeside(client.ns, [w.peers.a.ip, 7000], ['10.78.0.1', 7000]), null, 'standalone to forward-mode: dropped');
+    assert.is(await reachBeside(w.clients.a.ns, [e.json.ip, 7000], ROUTER), null, 'forward-mode to standalone: dropped');
     assert.match(nftSet('standalone'), /"wgcp2"/);
   });
 

@@ -1,34 +1,43 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ConfigError, loadConfig } from '../src/config';
 
 const t = suite('configuration from the environment');
 
-t('uses the embedded defaults when nothing is set', () => {
-  const c = loadConfig({});
-  assert.is(c.dataDir, '/var/lib/wgcp');
-  assert.equal(c.listen, { host: '127.0.0.1', port: 8080 });
-  assert.is(c.deviceListen, null);
-  assert.is(c.kernel, 'auto');
-  assert.is(c.usageIntervalS, 60);
-  assert.is(c.heartbeatCache, 10000);
-  assert.is(c.logLevel, 'info');
-  assert.is(c.apiKey, null);
+// Every variable config.ts reads, as its source names them: a variable added there and not
+// here fails the test below.
+const CONFIG_SOURCE = fs.readFileSync(path.join(__dirname, '../../src/config.ts'), 'utf8');
+const readVariables = (): string[] => [...new Set([...CONFIG_SOURCE.matchAll(/nonEmpty\(env, '([A-Z0-9_]+)'\)/g)].map((m) => m[1]))].sort();
+
+t('uses the embedded defaults when nothing is set, for every setting', () => {
+  assert.equal(loadConfig({}), {
+    dataDir: '/var/lib/wgcp', listen: { host: '127.0.0.1', port: 8080 }, deviceListen: null, metricsListen: null,
+    tlsCert: null, tlsKey: null, apiKey: null, serverSalt: null, kernel: 'auto', usageIntervalS: 60,
+    heartbeatCache: 10000, heartbeatFlushS: 60, wanInterfaces: null, logLevel: 'info',
+  });
 });
 
-t('reads every variable', () => {
-  const c = loadConfig({
-    WGCP_DATA_DIR: '/tmp/x', WGCP_LISTEN: '[::1]:9000', WGCP_DEVICE_LISTEN: '0.0.0.0:8443', WGCP_TLS_CERT: '/c.pem', WGCP_TLS_KEY: '/k.pem',
-    WGCP_API_KEY: 'a-long-enough-api-key', SERVER_SALT: 'a-long-enough-salt', WGCP_KERNEL: 'off', WGCP_USAGE_INTERVAL_S: '5', WGCP_LOG_LEVEL: 'debug',
-    WGCP_HEARTBEAT_CACHE: '0',
+t('reads every variable, each into its own setting', () => {
+  const env = {
+    WGCP_DATA_DIR: '/tmp/x', WGCP_LISTEN: '[::1]:9000', WGCP_DEVICE_LISTEN: '0.0.0.0:8443', WGCP_METRICS_LISTEN: '127.0.0.2:9100',
+    WGCP_TLS_CERT: '/c.pem', WGCP_TLS_KEY: '/k.pem', WGCP_API_KEY: 'a-long-enough-api-key', SERVER_SALT: 'a-long-enough-salt',
+    WGCP_KERNEL: 'off', WGCP_USAGE_INTERVAL_S: '5', WGCP_HEARTBEAT_CACHE: '0', WGCP_HEARTBEAT_FLUSH_S: '7',
+    WGCP_WAN_INTERFACES: 'eth0, wan.2', WGCP_LOG_LEVEL: 'debug',
+  };
+  assert.equal(Object.keys(env).sort(), readVariables(), 'the test sets every variable config.ts reads');
+  // The whole object: a setting the test does not name, or one left at its default, fails.
+  assert.equal(loadConfig(env), {
+    dataDir: '/tmp/x', listen: { host: '::1', port: 9000 }, deviceListen: { host: '0.0.0.0', port: 8443 },
+    metricsListen: { host: '127.0.0.2', port: 9100 }, tlsCert: '/c.pem', tlsKey: '/k.pem', apiKey: 'a-long-enough-api-key',
+    serverSalt: 'a-long-enough-salt', kernel: 'off', usageIntervalS: 5, heartbeatCache: 0, heartbeatFlushS: 7,
+    wanInterfaces: ['eth0', 'wan.2'], logLevel: 'debug',
   });
-  assert.equal(c.listen, { host: '::1', port: 9000 });
-  assert.equal(c.deviceListen, { host: '0.0.0.0', port: 8443 });
-  assert.is(c.tlsCert, '/c.pem');
-  assert.is(c.serverSalt, 'a-long-enough-salt');
-  assert.is(c.kernel, 'off');
-  assert.is(c.usageIntervalS, 5);
-  assert.is(c.heartbeatCache, 0);
+});
+
+t('WGCP_WAN_INTERFACES=auto follows the default routes (null)', () => {
+  assert.is(loadConfig({ WGCP_WAN_INTERFACES: 'auto' }).wanInterfaces, null);
 });
 
 t('refuses bad values with a message naming the variable', () => {
@@ -39,6 +48,8 @@ t('refuses bad values with a message naming the variable', () => {
     [{ WGCP_LOG_LEVEL: 'loud' }, 'WGCP_LOG_LEVEL'], [{ WGCP_TLS_CERT: '/c.pem' }, 'WGCP_TLS_KEY'],
     [{ WGCP_HEARTBEAT_CACHE: '-1' }, 'WGCP_HEARTBEAT_CACHE'], [{ WGCP_HEARTBEAT_CACHE: 'lots' }, 'WGCP_HEARTBEAT_CACHE'],
     [{ WGCP_API_KEY: 'short' }, 'WGCP_API_KEY'], [{ SERVER_SALT: 'short' }, 'SERVER_SALT'],
+    [{ WGCP_METRICS_LISTEN: 'nowhere' }, 'WGCP_METRICS_LISTEN'], [{ WGCP_HEARTBEAT_FLUSH_S: '0' }, 'WGCP_HEARTBEAT_FLUSH_S'],
+    [{ WGCP_WAN_INTERFACES: 'eth0,bad name' }, 'WGCP_WAN_INTERFACES'], [{ WGCP_TLS_KEY: '/k.pem' }, 'WGCP_TLS_CERT'],
   ];
   for (const [env, name] of cases) {
     assert.throws(() => loadConfig(env), (e: Error) => e instanceof ConfigError && e.message.includes(name), JSON.stringify(env));

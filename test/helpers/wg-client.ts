@@ -22,6 +22,20 @@ export async function reach(ns: Netns, host: string, port: number, timeoutMs = 1
   }
 }
 
+/**
+ * What `target` answers from `ns` (null: nothing) in a window in which `control`, over the
+ * same path, is reached: a null from reach() alone could be a slow path, a connection made
+ * over it in the same time says the target would have answered by then. Throws when the
+ * control is never reached, since then nothing can be told.
+ */
+export async function reachBeside(ns: Netns, target: [string, number], control: [string, number]): Promise<string | null> {
+  for (let i = 0; i < 4; i++) {
+    const [got, beside] = await Promise.all([reach(ns, ...target), reach(ns, ...control)]);
+    if (beside !== null) return got;
+  }
+  throw new Error(`the control ${control.join(':')} was never reached from ${ns.name}: cannot tell whether ${target.join(':')} is closed`);
+}
+
 /** Like reach(), but a few tries: the first packet waits for a WireGuard handshake. */
 export async function reachSoon(ns: Netns, host: string, port: number): Promise<string | null> {
   for (let i = 0; i < 4; i++) {
