@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { recordEvent } from '../src/ops/event-record';
 import { suite } from 'uvu';
 import { canRun } from './helpers/root';
 import * as assert from 'uvu/assert';
@@ -237,7 +238,7 @@ t('an item that cannot even be attempted waits and is dropped like a failing one
   outbox.due = (...args) => { polls++; return due(...args); };
   const { app } = d.daemon;
   // A good item beside it, recorded as a change records its events.
-  app.events.announce([app.store.tx(() => app.events.record(app.store, 'peerCreated', sid, { mode: 'standalone' }))]);
+  app.events.announce([app.store.tx(() => recordEvent(app.store, new Date(), 'peerCreated', sid, { mode: 'standalone' }))]);
   await eventually('the unreadable item gone', () => (outbox.pendingOf(id) === 0 ? true : undefined), 8000);
   outbox.due = due;
   assert.ok(polls < 40, `polled ${polls} times`);

@@ -9,6 +9,10 @@ import { DB_FILE } from '../store/db';
 
 export const PID_FILE = 'wgcpd.pid';
 
+/** The running daemon's socket in the data folder (src/http/admin-socket.ts): the CLI's way in. */
+export const ADMIN_SOCKET = 'wgcpd.sock';
+export const adminSocketPath = (dataDir: string): string => path.join(dataDir, ADMIN_SOCKET);
+
 /** Written at every start: a new file each time, so a reload is seen as a new inode. */
 export function writePidFile(dataDir: string): void {
   const file = path.join(dataDir, PID_FILE);

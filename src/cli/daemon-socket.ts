@@ -2,7 +2,7 @@
 // the CLI's changes then go through the daemon's own change runner.
 import fs from 'node:fs';
 import http from 'node:http';
-import { adminSocketPath } from '../http/admin-socket';
+import { adminSocketPath } from '../backup/daemon-reload';
 
 export interface DaemonAnswer { status: number; json: any }
 

@@ -1,13 +1,12 @@
-// Events as a transactional outbox. The change runner records each event inside the
-// transaction of the change that causes it: one outbox row for every webhook that hears
-// it and one for a mail notice, so an event is stored exactly when its change is, and a
-// change whose event cannot be written fails with it. Once committed, the events are
-// announced to the live consumers (the stream, and the webhook and mail senders' kick).
-// A failing consumer never reaches the runner.
+// The events: their names and envelope, who hears which, and the bus that announces them
+// once committed. They are recorded inside the transaction of the change that causes them
+// (src/ops/event-record.ts: the outbox rows); after the commit the change runner announces
+// them here to the live consumers (the stream, and the webhook and mail senders' kick). A
+// failing consumer never reaches the runner.
 import type { Logger } from '../log';
-import type { Store } from '../store/store';
 import type { WebhookRecord } from '../store/webhooks';
-import { withDeviceIdPrefixes } from './device-redaction';
+
+export { withDeviceIdPrefixes } from './device-redaction';
 
 export const ACTIONS = {
   peerCreated: 1,
@@ -44,34 +43,13 @@ export function hears(hook: Pick<WebhookRecord, 'subscribedActions' | 'isEnabled
   return true;
 }
 
-function wantsMail(store: Store, e: WgcpEvent): boolean {
-  if (!MAILED_EVENTS.has(e.event)) return false;
-  const peer = e.data.peer as { email?: unknown } | undefined;
-  return typeof peer?.email === 'string' && peer.email !== '' && store.smtp.get().enabled;
-}
-
 export class EventBus {
   private readonly listeners = new Set<EventListener>();
-  constructor(private readonly log: Logger, private readonly now: () => Date = () => new Date()) {}
+  constructor(private readonly log: Logger, readonly now: () => Date = () => new Date()) {}
 
   subscribe(listener: EventListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
-  }
-
-  /**
-   * Inside the change's transaction: the event (a device named only by its id's prefix)
-   * and its outbox rows. A throw here fails the change.
-   */
-  record(store: Store, event: EventName, serverID: number, data: Record<string, unknown>): WgcpEvent {
-    const at = this.now();
-    const e: WgcpEvent = { action: ACTIONS[event], event, serverID, timestamp: at.toISOString(), data: withDeviceIdPrefixes(data) };
-    const hooks = store.webhooks.listenersOf(serverID).filter((h) => hears(h, e));
-    const envelope = hooks.length > 0 || MAILED_EVENTS.has(event) ? JSON.stringify(e) : '';
-    const due = Date.now();
-    for (const h of hooks) store.outbox.enqueue(h.id, event, envelope, due, at.toISOString());
-    if (wantsMail(store, e)) store.mailOutbox.enqueue(event, envelope, due, at.toISOString());
-    return e;
   }
 
   /** After the commit: the live consumers hear what was committed, in order. */

@@ -4,11 +4,7 @@
 // 0600 in a 0700 folder: whoever can open it is the router's root, so it asks no key.
 import fs from 'node:fs';
 import http from 'node:http';
-import path from 'node:path';
-
-export const ADMIN_SOCKET = 'wgcpd.sock';
-
-export const adminSocketPath = (dataDir: string): string => path.join(dataDir, ADMIN_SOCKET);
+import { adminSocketPath } from '../backup/daemon-reload';
 
 /** Listens on the data folder's socket (a stale file from a killed daemon is replaced); null where a socket cannot be made there. */
 export async function listenAdminSocket(dataDir: string, handler: http.RequestListener): Promise<http.Server | null> {

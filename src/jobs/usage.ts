@@ -6,6 +6,7 @@ import type { App } from '../app';
 import { peerEventData } from '../views/event-data';
 import { hasReason, withReason, withoutReason } from '../ops/disable-reasons';
 import { changePeer } from '../ops/peers';
+import { recordUsage as recordUsageChange } from '../ops/usage';
 import { isOverLimit, planUsageCycle, type Counters, type UsagePlan } from './usage-delta';
 import { historyOf } from '../history/context';
 import { metricsOf } from '../metrics/context';
@@ -40,16 +41,7 @@ export async function readCounters(app: App): Promise<CounterRead> {
 export async function recordUsage(app: App, { counters, stale }: CounterRead): Promise<UsagePlan> {
   const seenAt = app.now().toISOString();
   try {
-    return await app.runner.run('usage.record', (store) => {
-      const plan = planUsageCycle(store.usage.cyclePeers(), counters, stale);
-      return {
-        commit({ store }) {
-          store.usage.addUsage(plan.traffic);
-          store.usage.setBaselines(plan.baselines, seenAt);
-          return plan;
-        },
-      };
-    }, { actor: JOB });
+    return await recordUsageChange(app, (store) => planUsageCycle(store.usage.cyclePeers(), counters, stale), seenAt, { actor: JOB });
   } catch (err) {
     app.store.usage.invalidate();
     throw err;

@@ -163,3 +163,13 @@ export function changePeer(app: App, action: string, id: number, decide: (p: Pee
     };
   }, opts);
 }
+
+/** Deletes a peer whose expiry has passed at `now` (a delete that also records peerExpired); null when it no longer has. */
+export function expirePeer(app: App, id: number, now: string, opts?: ChangeOptions): Promise<{ server: ServerRecord; peer: PeerRecord } | null> {
+  return app.runner.run('peer.expire', (store) => {
+    const peer = store.peers.get(id);
+    // Deleted, or given a later expiry, since the list was read: nothing to do.
+    if (!peer || peer.expiresAt === null || peer.expiresAt === '' || peer.expiresAt > now) return { commit: () => null };
+    return planPeerDelete(store, peer, true);
+  }, opts);
+}

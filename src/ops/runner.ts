@@ -17,6 +17,7 @@ import type { EventBus, EventName, WgcpEvent } from '../events/bus';
 import type { ForwardChange, KernelPlane, PeerChange, ServerChange } from '../kernel/plane';
 import type { Logger } from '../log';
 import type { Store } from '../store/store';
+import { recordEvent } from './event-record';
 
 export type KernelChange =
   | { peer: PeerChange }
@@ -129,7 +130,7 @@ export class ChangeRunner {
     try {
       result = store.tx(() => {
         events = [];
-        return planned.commit({ store, event: (name, serverId, data) => { events.push(this.bus.record(store, name, serverId, data)); } });
+        return planned.commit({ store, event: (name, serverId, data) => { events.push(recordEvent(store, this.bus.now(), name, serverId, data)); } });
       });
     } catch (err) {
       await this.undo(action, applied);
