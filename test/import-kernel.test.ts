@@ -77,7 +77,7 @@ t('a wg-quick server imported by the CLI beside the running daemon: both clients
   const r = await run(process.execPath, [CLI, '--data-dir', w.d.dataDir, 'import', 'wg-quick', path.join(w.dir, 'wg0.conf'), '--endpoint', `${ENDPOINT_IP}:51882`]);
   assert.match(r.stdout, /imported: server \d+ "wg0" \(interface (wgcp\d+)\) with 2 peers/);
   assert.match(r.stdout, /PostUp = iptables .* reported, not run/);
-  assert.match(r.stdout, /wgcpd started again: the kernel holds the imported server/);
+  assert.match(r.stdout, /wgcpd started again: the kernel holds the imported server\n/);
   const ifname = /interface (wgcp\d+)/.exec(r.stdout)![1];
   assert.match(w.router.exec('ip', ['-br', 'address', 'show', 'dev', ifname]), /10\.82\.0\.1\/24.*fd82::1\/64/);
   for (const [i, conf] of confs.entries()) {

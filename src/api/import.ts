@@ -9,7 +9,7 @@ import { checkImport, runImport } from '../ops/import';
 import { showServer } from '../ops/servers';
 import { planView } from '../import/plan-text';
 import { IMPORT_SOURCES, planFromBytes } from '../import/source';
-import { badField, oneOf, readBool, readString, required, type Body } from './fields';
+import { badField, oneOf, readBool, readName, readString, required, type Body } from './fields';
 
 /** A wg-easy database in base64 (4/3 of its size) with room to spare; more is 413. */
 export const IMPORT_BODY_LIMIT = 8 * 1024 * 1024;
@@ -31,7 +31,7 @@ export function importRoutes(app: App): Route[] {
         const body = await ctx.body();
         const source = required(oneOf(body, 'source', IMPORT_SOURCES), 'source');
         const options = {
-          name: readString(body, 'name', { max: 64, min: 1 }),
+          name: readName(body, 'name', { max: 64, min: 1 }),
           endpoint: readString(body, 'endpoint', { max: 260 }),
           mode: oneOf(body, 'mode', ['forward', 'standalone'] as const satisfies readonly ServerMode[]),
           interface: readString(body, 'interface', { max: 15 }),
