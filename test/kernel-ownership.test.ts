@@ -114,6 +114,7 @@ if (canRunAsRoot('kernel ownership', ['ip', 'nft', 'wg', 'wireguard-go', 'python
     assert.is(health.failures.length, 1);
     assert.is(health.failures[0].serverID, 2);
     assert.match(health.failures[0].reason, /in use|bind/i);
+    assert.equal(health.reasons, [`server 2 (${health.failures[0].interface}) is down: ${health.failures[0].reason}`]);
     const lab = (await w.daemon.api('GET', '/api/servers/2')).json;
     assert.is(lab.kernelState, 'failed');
     assert.match(lab.kernelFailure.reason, /in use|bind/i);

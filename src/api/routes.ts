@@ -27,13 +27,21 @@ import { pageRoutes } from '../http/static-assets';
 import { metricsRoute } from './metrics';
 import { usageRoutes } from './usage';
 
-/** Liveness: 200 while the API serves; `degraded` names the servers the kernel could not bring up. */
+/**
+ * Liveness: 200 while the API serves. `degraded` when changes are stored but not (all)
+ * applied: the kernel backend is off, or a server could not be brought up; `reasons` says why.
+ */
 function health(app: App) {
   const failures = app.kernel.failures().map((f) => ({ serverID: f.serverId, interface: f.interface, reason: f.reason, since: f.since, attempts: f.attempts, nextRetryAt: f.nextRetryAt }));
+  const reasons = [
+    ...(app.kernel.state === 'off' ? [`the kernel backend is off: changes are stored but not applied${app.kernel.reason ? ` (${app.kernel.reason})` : ''}`] : []),
+    ...failures.map((f) => `server ${f.serverID} (${f.interface}) is down: ${f.reason}`),
+  ];
   return {
-    status: failures.length ? 'degraded' : 'ok',
+    status: reasons.length ? 'degraded' : 'ok',
     kernel: app.kernel.state,
     ...(app.kernel.reason ? { kernelReason: app.kernel.reason } : {}),
+    ...(reasons.length ? { reasons } : {}),
     ...(failures.length ? { failures } : {}),
     version: VERSION,
   };
