@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // wgcpd: runs the daemon in the foreground until SIGTERM or SIGINT; SIGHUP starts it again.
 // First, before the other modules load: their loading would grow the heap already.
-import './v8-memory';
+import { startedUp } from './v8-memory';
 import { ConfigError, loadConfig } from './config';
 import { startDaemon, type Daemon } from './daemon';
 import { removePidFile, writePidFile } from './backup/daemon-reload';
@@ -47,6 +47,8 @@ export async function runDaemon(): Promise<void> {
     process.exit(1);
   }
   announceStart(daemon, config.dataDir);
+  // Started: from here on hot code is optimized as usual (v8-memory.ts says why not before).
+  startedUp();
   // SIGHUP (docs/operations.md): stop, apply a restore `wgcp restore` staged, start again
   // from the database; the start reconciles the kernel to it. Signals queue on `current`.
   let current: Promise<Daemon> = Promise.resolve(daemon);

@@ -5,10 +5,8 @@ import type { App } from '../app';
 import type { Route } from '../http/router';
 import { created, ok } from '../http/reply';
 import type { ServerMode } from '../store/servers';
-import { checkImport, runImport } from '../ops/import';
 import { showServer } from '../ops/servers';
-import { planView } from '../import/plan-text';
-import { IMPORT_SOURCES, planFromBytes } from '../import/source';
+import type { ImportSource } from '../import/source';
 import { badField, oneOf, readBool, readName, readString, required, type Body } from './fields';
 
 /** A wg-easy database in base64 (4/3 of its size) with room to spare; more is 413. */
@@ -21,6 +19,18 @@ function fileOf(body: Body): Buffer {
   if (text !== undefined) return Buffer.from(text, 'utf8');
   if (!/^[A-Za-z0-9+/\r\n]*={0,2}\s*$/.test(b64!)) throw badField('fileBase64', 'must be standard base64');
   return Buffer.from(b64!, 'base64');
+}
+
+const IMPORT_SOURCES = ['wg-quick', 'wg-easy'] as const satisfies readonly ImportSource[];
+
+// The readers of three formats and the planner load at the first import (a router imports
+// once, if ever), not with the daemon: docs/performance.md.
+function importCode() {
+  return {
+    ...(require('../import/source') as typeof import('../import/source')),
+    ...(require('../import/plan-text') as typeof import('../import/plan-text')),
+    ...(require('../ops/import') as typeof import('../ops/import')),
+  };
 }
 
 export function importRoutes(app: App): Route[] {
@@ -38,6 +48,7 @@ export function importRoutes(app: App): Route[] {
         };
         const fileName = readString(body, 'fileName', { max: 255 }) ?? null;
         const dryRun = readBool(body, 'dryRun') ?? false;
+        const { planFromBytes, checkImport, runImport, planView } = importCode();
         const plan = planFromBytes(source, fileOf(body), fileName, options, app.now());
         if (dryRun) {
           checkImport(app, plan);

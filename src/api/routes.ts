@@ -4,7 +4,7 @@ import type { App } from '../app';
 import type { Route } from '../http/router';
 import { ok } from '../http/reply';
 import { VERSION } from '../version';
-import { openApiDocument } from './openapi-doc';
+import type * as OpenApiDoc from './openapi-doc';
 import { peerFileRoutes } from './peer-files';
 import { peerRoutes } from './peers';
 import { serverRoutes } from './servers';
@@ -50,7 +50,7 @@ function health(app: App) {
 export function controlRoutes(app: App): Route[] {
   return [
     { method: 'GET', path: '/healthz', auth: 'none', handler: () => ok(health(app)) },
-    { method: 'GET', path: '/api/openapi.json', auth: 'control', handler: () => ok(openApiDocument) },
+    { method: 'GET', path: '/api/openapi.json', auth: 'control', handler: () => ok((require('./openapi-doc') as typeof OpenApiDoc).openApiDocument) }, // built at its first reading
     ...serverRoutes(app),
     ...peerRoutes(app),
     ...peerFileRoutes(app),

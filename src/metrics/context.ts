@@ -3,14 +3,11 @@
 // made with (before the App); anything else gets one made on first use.
 import type { App } from '../app';
 import { MetricsTally } from './tally';
-import { watchLoopDelay } from './loop-delay';
 
 const tallies = new WeakMap<App, MetricsTally>();
 
 export function attachMetrics(app: App, tally: MetricsTally): void {
   tallies.set(app, tally);
-  // From the start, so that the first scrape's event loop figures are measured ones.
-  watchLoopDelay();
 }
 
 export function metricsOf(app: App): MetricsTally {
