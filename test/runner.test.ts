@@ -64,11 +64,11 @@ t('a file past its time limit is stopped and failed, and the next file runs', ()
 });
 
 /**
- * An agent package for --agent, under dist/test so its suites find uvu: its build script
+ * An agent package for --agent, under dist/test/fixtures so its suites find uvu: its build script
  * copies a passing suite into build/test, or fails; `installed` writes the marker npm ci leaves.
  */
 function fakeAgent(opts: { installed: boolean; buildFails?: boolean }): string {
-  const dir = fs.mkdtempSync(path.join(__dirname, 'fake-agent-'));
+  const dir = fs.mkdtempSync(path.join(fixtures, '..', 'fake-agent-')); // under fixtures/: never taken for a suite
   process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   const suiteFile = path.join(fixtures, 'a-passes.test.js');
   fs.writeFileSync(path.join(dir, 'build.js'), opts.buildFails
