@@ -59,6 +59,20 @@ t('apikey, token, regtoken and top on a folder without a database refuse, exit 1
   }
 });
 
+t('wgcp init makes the database a fresh folder lacks (as a package does before the first start); then apikey create works there', async () => {
+  const fresh = tempDir('wgcp-init-');
+  const made = await wgcp(fresh, '--data-dir', fresh, 'init');
+  assert.is(made.code, 0, made.stderr);
+  assert.is(made.stdout, `the database is ${path.join(fresh, 'wgcp.db')}\n`);
+  assert.is((fs.statSync(path.join(fresh, 'wgcp.db')).mode & 0o777).toString(8), '600');
+  assert.is((await wgcp(fresh, '--data-dir', fresh, 'apikey', 'list')).stdout, '[]\n');
+  const key = await wgcp(fresh, '--data-dir', fresh, 'apikey', 'create', '--name', 'first');
+  assert.is(key.code, 0, key.stderr);
+  assert.match(key.stdout, /^wgk_/);
+  assert.is((await wgcp(fresh, '--data-dir', fresh, 'init')).code, 0, 'again: the database is kept');
+  assert.is(JSON.parse((await wgcp(fresh, '--data-dir', fresh, 'apikey', 'list')).stdout).length, 1);
+});
+
 t('--help, -h and help print the usage with the folder rule and exit 0; no command is a usage error (exit 2)', async () => {
   const here = tempDir('wgcp-help-');
   for (const arg of ['--help', '-h', 'help']) {

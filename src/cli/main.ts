@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // wgcp: the admin command. `serve` runs the daemon; the others work on its database
 // directly (WAL lets them write beside a running daemon).
+import path from 'node:path';
+import { DB_FILE } from '../store/db';
 import { Store } from '../store/store';
 import { VERSION } from '../version';
 import { UsageError, parseArgs, stringOption } from './args';
@@ -14,6 +16,7 @@ import { runTopCommand } from './top';
 
 const USAGE = `usage: wgcp [--data-dir DIR] COMMAND
   serve                                   run the daemon in the foreground
+  init                                    make the data folder's database if missing (wgcpd makes it too)
   apikey create [--name NAME] | list | revoke ID
   token  create [--name NAME] [--expires-in-days N] | list | revoke ID
   regtoken create --server ID | list [--server ID] | revoke TOKEN   device registration tokens
@@ -42,6 +45,12 @@ export function main(argv: string[], out: (s: string) => void = (s) => process.s
       process.umask(0o077);
       void runDataCommand(command, args, dataDir, out).then((code) => { process.exitCode = code; });
       return -1;
+    }
+    if (command === 'init') {
+      process.umask(0o077);
+      Store.open(dataDir).close();
+      out(`the database is ${path.join(dataDir, DB_FILE)}\n`);
+      return 0;
     }
     if (command !== 'apikey' && command !== 'token' && command !== 'regtoken' && command !== 'top') throw new UsageError(USAGE);
     process.umask(0o077);
