@@ -17,9 +17,11 @@ v8.setFlagsFromString('--optimize-for-size');
 // brings the optimizing compiler's code and memory in: about 4-5 MB of RSS an idle daemon
 // keeps for nothing (docs/performance.md). So the optimizer is off while the daemon starts;
 // main.ts turns it on once it listens, and hot code is optimized as before from then on.
-v8.setFlagsFromString('--no-opt');
+// Not when the command line turned TurboFan off itself: that choice stays.
+const optimizerOffByUser = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => a === '--no-opt' || a === '--no-turbofan');
+if (!optimizerOffByUser) v8.setFlagsFromString('--no-turbofan');
 
 /** After start-up: hot code is optimized again as usual. */
 export function startedUp(): void {
-  v8.setFlagsFromString('--opt');
+  if (!optimizerOffByUser) v8.setFlagsFromString('--turbofan');
 }
