@@ -1,14 +1,22 @@
 #!/usr/bin/env node
 // wgcpd: runs the daemon in the foreground until SIGTERM or SIGINT; SIGHUP starts it again.
 // First, before the other modules load: their loading would grow the heap already.
-import './v8-memory';
+import { startedUp } from './v8-memory';
 import { ConfigError, loadConfig } from './config';
 import { startDaemon, type Daemon } from './daemon';
 import { removePidFile, writePidFile } from './backup/daemon-reload';
+import { writeKernelReport } from './backup/daemon-kernel';
 import { applyPendingRestore } from './ops/restore';
 import { createLogger } from './log';
 import { KernelUnavailable } from './kernel/select';
 import { startNotify, type Notifier } from './notify';
+
+/** The kernel report (backup/daemon-kernel.ts), then the pid file the CLI waits for. */
+function announceStart(d: Daemon, dataDir: string): void {
+  const { kernel } = d.app;
+  writeKernelReport(dataDir, { state: kernel.state, reason: kernel.reason, failed: kernel.failures().map((f) => ({ serverId: f.serverId, interface: f.interface, reason: f.reason })) });
+  writePidFile(dataDir);
+}
 
 export async function runDaemon(): Promise<void> {
   let config;
@@ -38,7 +46,9 @@ export async function runDaemon(): Promise<void> {
     log.error('wgcpd could not report readiness', { error: err instanceof Error ? err.message : String(err) });
     process.exit(1);
   }
-  writePidFile(config.dataDir);
+  announceStart(daemon, config.dataDir);
+  // Started: from here on hot code is optimized as usual (v8-memory.ts says why not before).
+  startedUp();
   // SIGHUP (docs/operations.md): stop, apply a restore `wgcp restore` staged, start again
   // from the database; the start reconciles the kernel to it. Signals queue on `current`.
   let current: Promise<Daemon> = Promise.resolve(daemon);
@@ -50,7 +60,7 @@ export async function runDaemon(): Promise<void> {
         (r) => { if (r) log.warn('restored a backup; the database before it is kept', { beforeFile: r.before, stateFiles: r.files }); },
         (err) => log.error('the staged restore failed: the database is as it was', { error: err instanceof Error ? err.message : String(err) }));
       const next = await startDaemon(config, { log });
-      writePidFile(config.dataDir);
+      announceStart(next, config.dataDir);
       return next;
     });
     current.catch((err) => {

@@ -1,7 +1,7 @@
 // Readiness and watchdog for systemd's Type=notify, sent through the `systemd-notify`
 // command (Node has no datagram unix sockets). Nothing happens unless systemd asked for it
 // through NOTIFY_SOCKET / WATCHDOG_USEC, so a plain `npm start` never runs the command.
-import { execFile } from 'node:child_process';
+import type * as ChildProcess from 'node:child_process';
 import http from 'node:http';
 import type { Logger } from './log';
 
@@ -29,6 +29,8 @@ export function probeHost(host: string): string {
 
 function sendNotify(args: string[], log: Logger): Promise<void> {
   return new Promise((resolve) => {
+    // node:child_process only under systemd: without NOTIFY_SOCKET nothing here runs.
+    const { execFile } = require('node:child_process') as typeof ChildProcess;
     execFile('systemd-notify', args, { timeout: 10_000 }, (err) => {
       if (err) log.warn('systemd-notify failed', { args: args.join(' '), error: err.message });
       resolve();

@@ -11,3 +11,17 @@ import v8 from 'node:v8';
 // semi-space; optimize-for-size grows the old generation little past its live data.
 v8.setFlagsFromString('--semi-space-growth-factor=1');
 v8.setFlagsFromString('--optimize-for-size');
+
+// Start-up runs its code once, but it makes a few functions (the module loader's path
+// helpers, Node's argument validators) hot enough for TurboFan, and the first optimization
+// brings the optimizing compiler's code and memory in: about 4-5 MB of RSS an idle daemon
+// keeps for nothing (docs/performance.md). So the optimizer is off while the daemon starts;
+// main.ts turns it on once it listens, and hot code is optimized as before from then on.
+// Not when the command line turned TurboFan off itself: that choice stays.
+const optimizerOffByUser = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)].some((a) => a === '--no-opt' || a === '--no-turbofan');
+if (!optimizerOffByUser) v8.setFlagsFromString('--no-turbofan');
+
+/** After start-up: hot code is optimized again as usual. */
+export function startedUp(): void {
+  if (!optimizerOffByUser) v8.setFlagsFromString('--turbofan');
+}

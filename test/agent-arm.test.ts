@@ -15,6 +15,7 @@ const ARM_NODE = ['qemu-aarch64', '-L', ARM_ROOT, path.join(ARM_ROOT, 'usr', 'bi
 
 function armReady(): boolean {
   if (!canRunAsRoot('agent on arm64', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 'ping', 'qemu-aarch64'])) return false;
+  if (!fs.existsSync(AGENT_BUNDLE)) return skip('agent on arm64', `${AGENT_BUNDLE} is not built: \`npm test\` builds it, or \`npm --prefix agent ci && npm --prefix agent run build\``);
   if (fs.existsSync(path.join(ARM_ROOT, 'usr', 'bin', 'node'))) return true;
   return skip('agent on arm64', `no arm64 nodejs in ${ARM_ROOT}: run agent/test/arm-setup.sh ${ARM_ROOT}`);
 }

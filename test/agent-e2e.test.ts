@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { canRunAsRoot } from './helpers/root';
-import { AgentInstall, newToken, startAgentWorld, type AgentWorld } from './helpers/agent-world';
+import { canRunAsRoot, skip } from './helpers/root';
+import { AGENT_BUNDLE, AgentInstall, newToken, startAgentWorld, type AgentWorld } from './helpers/agent-world';
 import { sh } from './helpers/netns';
 import { startNsDaemon } from './helpers/ns-daemon';
 
@@ -19,7 +19,8 @@ const devices = async () => (await w.daemon.api('GET', '/api/devices')).json as 
 const tokens = async () => (await w.daemon.api('GET', `/api/servers/${w.serverId}/tokens`)).json as { token: string; state: string }[];
 const provisionedLines = () => agent.logs().filter((l) => l.msg === 'provisioned').length;
 
-if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 'ping'])) {
+const bundleBuilt = () => fs.existsSync(AGENT_BUNDLE) || skip('agent end to end', `${AGENT_BUNDLE} is not built: \`npm test\` builds it, or \`npm --prefix agent ci && npm --prefix agent run build\``);
+if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 'ping']) && bundleBuilt()) {
   t.before(async () => {
     w = await startAgentWorld('ag');
     agent = new AgentInstall(w);

@@ -32,11 +32,13 @@ t('answers missing and wrong credentials with 401 unauthorized', async () => {
   }
 });
 
-t('lets /healthz through without credentials', async () => {
+t('lets /healthz through without credentials; with the kernel backend off it is degraded (still 200) and says why', async () => {
   const r = await call(d.url, 'GET', '/healthz');
   assert.is(r.status, 200);
-  assert.is(r.json.status, 'ok');
+  assert.is(r.json.status, 'degraded');
   assert.is(r.json.kernel, 'off');
+  assert.equal(r.json.reasons, [`the kernel backend is off: changes are stored but not applied (${r.json.kernelReason})`]);
+  assert.type(r.json.kernelReason, 'string');
 });
 
 t('accepts CLI-made API keys and access tokens in both header styles', async () => {

@@ -21,8 +21,10 @@ t('starts, makes the first key file, answers /healthz and stops cleanly on SIGTE
   const d = await spawnDaemon({ WGCP_DATA_DIR: dataDir, WGCP_KERNEL: 'off' });
   const key = fs.readFileSync(path.join(dataDir, 'api-key'), 'utf8').trim();
   const health = await call(d.url, 'GET', '/healthz');
-  assert.is(health.json.status, 'ok');
+  assert.is(health.status, 200);
+  assert.is(health.json.status, 'degraded', 'stored, not applied: the kernel backend is off');
   assert.is(health.json.kernel, 'off');
+  assert.match(health.json.reasons.join('\n'), /^the kernel backend is off: changes are stored but not applied \(WGCP_KERNEL=off/);
   const made = await call(d.url, 'POST', '/api/servers', { name: 'keep', endpoint: '127.0.0.1:51820', mode: 'forward' }, { 'wg-control-key': key });
   assert.is(made.status, 201);
   await call(d.url, 'POST', '/api/servers/1/peers', { name: 'p' }, { 'wg-control-key': key });

@@ -114,6 +114,11 @@ if (canRunAsRoot('kernel ownership', ['ip', 'nft', 'wg', 'wireguard-go', 'python
     assert.is(health.failures.length, 1);
     assert.is(health.failures[0].serverID, 2);
     assert.match(health.failures[0].reason, /in use|bind/i);
+    assert.equal(health.reasons, [`server 2 (${health.failures[0].interface}) is down: ${health.failures[0].reason}`]);
+    const metrics = (await w.daemon.api('GET', '/metrics')).text;
+    assert.match(metrics, /^wgcp_kernel_backend_on 1$/m);
+    assert.match(metrics, /^wgcp_server_failed\{server="2"\} 1$/m);
+    assert.match(metrics, /^wgcp_server_failed\{server="1"\} 0$/m);
     const lab = (await w.daemon.api('GET', '/api/servers/2')).json;
     assert.is(lab.kernelState, 'failed');
     assert.match(lab.kernelFailure.reason, /in use|bind/i);

@@ -131,7 +131,10 @@ if (canRunAsRoot('openwrt scripts', ['unshare', 'mount', 'openssl', 'ip', 'nft']
 
   t('wgcp run by root works as wgcp: its files are wgcp\'s, and a link planted in the data folder is not followed', async () => {
     const data = dir('cli-data');
-    fs.chownSync(data, WGCP, WGCP);
+    // The database wgcpd made at its first start (wgcp refuses a folder without one), wgcp's.
+    const { Store } = require(path.join(__dirname, '..', 'src', 'store', 'store.js')) as { Store: { open(dir: string): { close(): void } } };
+    Store.open(data).close();
+    for (const f of [data, ...fs.readdirSync(data).map((f) => path.join(data, f))]) fs.chownSync(f, WGCP, WGCP);
     fs.chmodSync(data, 0o700);
     const victim = path.join(dir('cli-victim'), 'shadow');
     fs.writeFileSync(victim, 'secret', { mode: 0o600 });

@@ -4,28 +4,33 @@
 // cannot run (test/helpers/root.ts) says why and counts as skipped, never as passed; with
 // CI=true any skip is a failure. Ends with a plain "tests: N passed, N failed, N skipped" line.
 //
-//   node dist/test/run.js [pattern] [--dir <folder>]... [--file-timeout <seconds>]
+//   node dist/test/run.js [pattern] [--dir <folder>]... [--file-timeout <seconds>] [--build-agent] [--agent <folder>]
 //
 // pattern: a regular expression on the file's path (agent files as `agent/<name>`);
-// --dir: run the *.test.js of these folders instead (and not the agent's).
+// --dir: run the *.test.js of these folders instead (and not the agent's, unless --agent);
+// --build-agent (`npm test`): build the agent first (test/agent-build.ts), or skip its suites
+// with the reason when its modules cannot be installed; --agent: the agent's folder (agent/).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { buildAgent } from './agent-build';
 import type { RunnerEvent } from './runner-file';
 
 const repo = path.join(__dirname, '..', '..');
 const started = Date.now();
 
-interface Options { pattern: RegExp; patternGiven: boolean; dirs: string[]; fileTimeoutMs: number; totalTimeoutMs: number }
+interface Options { pattern: RegExp; patternGiven: boolean; dirs: string[]; fileTimeoutMs: number; totalTimeoutMs: number; buildAgent: boolean; agentDir: string | null }
 const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 
 function parseArgs(argv: string[]): Options {
-  const opts: Options = { pattern: /\.test\.js$/, patternGiven: false, dirs: [], fileTimeoutMs: 20 * 60_000, totalTimeoutMs: 60 * 60_000 };
+  const opts: Options = { pattern: /\.test\.js$/, patternGiven: false, dirs: [], fileTimeoutMs: 20 * 60_000, totalTimeoutMs: 60 * 60_000, buildAgent: false, agentDir: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--dir') opts.dirs.push(path.resolve(argv[++i]));
     else if (a === '--file-timeout' && Number(argv[i + 1]) > 0) opts.fileTimeoutMs = Number(argv[++i]) * 1000;
+    else if (a === '--build-agent') opts.buildAgent = true;
+    else if (a === '--agent') opts.agentDir = path.resolve(argv[++i]);
     else { opts.pattern = new RegExp(a); opts.patternGiven = true; }
   }
   return opts;
@@ -96,11 +101,16 @@ async function main(): Promise<void> {
     ? opts.dirs.flatMap((d) => testFiles(d, ''))
     : testFiles(__dirname, '');
   const problems: string[] = [];
-  if (!opts.dirs.length) {
-    // The agent (agent/, its own package) keeps its suites in agent/build/test: `npm --prefix agent run build`.
-    const agentDir = path.join(repo, 'agent', 'build', 'test');
-    if (fs.existsSync(agentDir)) files.push(...testFiles(agentDir, 'agent/'));
-    else if (!opts.patternGiven) problems.push('agent suites are not built: run `npm --prefix agent ci && npm --prefix agent run build`');
+  const runnerSkips: string[] = [];
+  const agentDir = opts.agentDir ?? (opts.dirs.length ? null : path.join(repo, 'agent'));
+  // The agent (its own package) keeps its suites in <agent>/build/test.
+  if (agentDir !== null && (!opts.patternGiven || opts.pattern.test('agent/'))) {
+    const built = opts.buildAgent ? buildAgent(agentDir) : null;
+    const agentTests = path.join(agentDir, 'build', 'test');
+    if (built && 'skip' in built) runnerSkips.push(`agent suites: ${built.skip}`);
+    else if (built && 'fail' in built) problems.push(built.fail);
+    else if (fs.existsSync(agentTests)) files.push(...testFiles(agentTests, 'agent/'));
+    else runnerSkips.push('agent suites: not built: `npm test` builds them, or `npm --prefix agent ci && npm --prefix agent run build`');
   }
   const chosen = files.filter((f) => opts.pattern.test(f.label));
   const eventsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wgcp-test-run-'));
@@ -119,7 +129,7 @@ async function main(): Promise<void> {
   }
 
   const passed = results.reduce((n, r) => n + r.passed, 0);
-  const skipped = results.flatMap((r) => r.skipped);
+  const skipped = [...runnerSkips, ...results.flatMap((r) => r.skipped)];
   const failed = [...results.flatMap((r) => r.failed), ...problems];
   const slowest = [...results].sort((a, b) => b.ms - a.ms).slice(0, 5).map((r) => `${r.label} ${(r.ms / 1000).toFixed(1)} s`);
   const out: string[] = [''];

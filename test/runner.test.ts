@@ -2,6 +2,7 @@
 // hook that throws is a failure and not a silent stop, a file that crashes costs that file
 // alone, and a suite that cannot run is counted as skipped, never as passed.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -60,6 +61,60 @@ t('a file past its time limit is stopped and failed, and the next file runs', ()
   assert.is(r.code, 1);
   assert.match(r.out, /FAIL h-hangs\.test\.js: stopped after 1 s, the time limit/);
   assert.is(r.closing, 'tests: 1 passed, 1 failed, 0 skipped');
+});
+
+/**
+ * An agent package for --agent, under dist/test/fixtures so its suites find uvu: its build script
+ * copies a passing suite into build/test, or fails; `installed` writes the marker npm ci leaves.
+ */
+function fakeAgent(opts: { installed: boolean; buildFails?: boolean }): string {
+  const dir = fs.mkdtempSync(path.join(fixtures, '..', 'fake-agent-')); // under fixtures/: never taken for a suite
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  const suiteFile = path.join(fixtures, 'a-passes.test.js');
+  fs.writeFileSync(path.join(dir, 'build.js'), opts.buildFails
+    ? 'console.error("src/main.ts(1,1): error TS2304: Cannot find name \'oops\'."); process.exit(2);\n'
+    : `const fs = require('fs'); fs.mkdirSync(__dirname + '/build/test', { recursive: true }); fs.copyFileSync(${JSON.stringify(suiteFile)}, __dirname + '/build/test/agent-unit.test.js');\n`);
+  // A dependency npm cannot fetch offline: `npm ci` fails as it does without a network.
+  const dep = { version: '1.0.0', resolved: 'http://127.0.0.1:9/wgcp-no-such-package-1.0.0.tgz', integrity: 'sha512-' + 'A'.repeat(86) + '==' };
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'fake-agent', version: '1.0.0', private: true, scripts: { build: 'node build.js' }, dependencies: { 'wgcp-no-such-package': '1.0.0' } }));
+  fs.writeFileSync(path.join(dir, 'package-lock.json'), JSON.stringify({ name: 'fake-agent', version: '1.0.0', lockfileVersion: 3, requires: true, packages: { '': { name: 'fake-agent', version: '1.0.0', dependencies: { 'wgcp-no-such-package': '1.0.0' } }, 'node_modules/wgcp-no-such-package': dep } }));
+  if (opts.installed) {
+    fs.mkdirSync(path.join(dir, 'node_modules'));
+    fs.writeFileSync(path.join(dir, 'node_modules', '.package-lock.json'), '{}');
+  }
+  return dir;
+}
+const OFFLINE = { npm_config_offline: 'true', npm_config_fetch_retries: '0', npm_config_cache: '/nonexistent-wgcp-npm-cache' };
+
+t('--build-agent builds the agent and runs its suites as agent/<name>', () => {
+  const agent = fakeAgent({ installed: true });
+  const r = run(['^(a-|agent/)', '--build-agent', '--agent', agent], OFFLINE);
+  assert.is(r.code, 0, r.out);
+  assert.match(r.out, /building the agent: npm --prefix agent run build/);
+  assert.match(r.out, /\nagent\/agent-unit\.test\.js\n/);
+  assert.is(r.closing, 'tests: 4 passed, 0 failed, 0 skipped');
+});
+
+t('when the agent\'s modules cannot be installed (no network), its suites are skipped with the reason', () => {
+  const agent = fakeAgent({ installed: false });
+  const r = run(['^(a-|agent/)', '--build-agent', '--agent', agent], OFFLINE);
+  assert.is(r.code, 0, r.out);
+  assert.match(r.out, /SKIP agent suites: `npm --prefix agent ci` failed \(no network\?\): /);
+  assert.not.match(r.out, /agent-unit/);
+  assert.is(r.closing, 'tests: 2 passed, 0 failed, 1 skipped');
+  const noNpm = run(['^(a-|agent/)', '--build-agent', '--agent', agent], { PATH: '/nonexistent', npm_execpath: '' });
+  assert.match(noNpm.out, /SKIP agent suites: the agent's modules are not installed and npm is not on PATH/);
+  assert.is(noNpm.closing, 'tests: 2 passed, 0 failed, 1 skipped');
+  const ci = run(['^(a-|agent/)', '--build-agent', '--agent', agent], { ...OFFLINE, CI: 'true' });
+  assert.is(ci.code, 1, 'with CI set the skip is a failure');
+});
+
+t('an agent that does not build is a failure, and one never built is a named skip', () => {
+  const broken = run(['^(a-|agent/)', '--build-agent', '--agent', fakeAgent({ installed: true, buildFails: true })], OFFLINE);
+  assert.is(broken.code, 1);
+  assert.match(broken.out, /FAIL the agent does not build \(`npm --prefix agent run build`\): .*error TS2304/);
+  const unbuilt = run(['^(a-|agent/)', '--agent', fakeAgent({ installed: true })]);
+  assert.match(unbuilt.out, /SKIP agent suites: not built: `npm test` builds them/);
 });
 
 t('nothing run is not a pass', () => {

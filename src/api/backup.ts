@@ -3,7 +3,7 @@
 import type { ServerResponse } from 'node:http';
 import type { App } from '../app';
 import type { Route } from '../http/router';
-import { backupFileName, createBackup } from '../backup/create';
+import type * as BackupCreate from '../backup/create';
 import { MIN_PASSPHRASE } from '../backup/cipher';
 import { badField } from './fields';
 
@@ -34,6 +34,8 @@ export function backupRoutes(app: App): Route[] {
       method: 'GET', path: '/api/backup', auth: 'control',
       async handler(ctx) {
         const passphrase = passphraseOf(ctx.req.headers[PASSPHRASE_HEADER]);
+        // Loaded at the first backup, not with the daemon (docs/performance.md).
+        const { backupFileName, createBackup } = require('../backup/create') as typeof BackupCreate;
         const now = app.now();
         const backup = await createBackup(app.store.db, app.config.dataDir, now, passphrase);
         try {

@@ -6,7 +6,7 @@ import type { Route } from '../http/router';
 import { created, noContent, ok } from '../http/reply';
 import type { CredentialKind } from '../store/credentials';
 import { MAX_TOKEN_DAYS, createCredential, listCredentials, revokeCredential } from '../ops/credentials';
-import { parseId, readInt, readString } from './fields';
+import { parseId, readInt, readName } from './fields';
 import { optionalBody } from './optional-body';
 
 function credentialRoutes(app: App, kind: CredentialKind, base: string, secretField: 'key' | 'token'): Route[] {
@@ -17,7 +17,7 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
       async handler(ctx) {
         const body = await optionalBody(ctx);
         const now = app.now();
-        const name = readString(body, 'name', { max: 64, min: 1 }) ?? `${kind}-${now.toISOString()}`;
+        const name = readName(body, 'name', { max: 64, min: 1 }) ?? `${kind}-${now.toISOString()}`;
         const days = kind === 'token' ? readInt(body, 'expiresInDays', 1, MAX_TOKEN_DAYS) ?? null : null;
         if (kind === 'apikey' && body.expiresInDays !== undefined) throw createError(400, 'expiresInDays is for access tokens', { field: 'expiresInDays' });
         const { secret, ...info } = createCredential(app.store, kind, name, now, days);

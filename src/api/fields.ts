@@ -1,6 +1,7 @@
 // Reading typed fields out of a request body. Every refusal is a 400 that names the field.
 import createError from 'http-errors';
 import { badField } from '../ops/field-error';
+import { nameProblem } from '../ops/name-rule';
 import { HOSTNAME } from '../wg/hostname';
 
 export { badField };
@@ -16,6 +17,14 @@ export function readString(body: Body, field: string, opts: { max: number; min?:
   if (v.length > opts.max) throw badField(field, `must be at most ${opts.max} characters`);
   if (v.length < (opts.min ?? 0)) throw badField(field, opts.min === 1 ? 'must not be empty' : `must be at least ${opts.min} characters`);
   if (opts.pattern && !opts.pattern.test(v)) throw badField(field, `must be ${opts.describe ?? `like ${opts.pattern}`}`);
+  return v;
+}
+
+/** A name people give a thing: a string as readString takes it that also keeps the name rule (ops/name-rule.ts). */
+export function readName(body: Body, field: string, opts: { max: number; min?: number }): string | undefined {
+  const v = readString(body, field, opts);
+  const problem = v === undefined ? null : nameProblem(v);
+  if (problem) throw badField(field, problem);
   return v;
 }
 

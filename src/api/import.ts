@@ -5,11 +5,9 @@ import type { App } from '../app';
 import type { Route } from '../http/router';
 import { created, ok } from '../http/reply';
 import type { ServerMode } from '../store/servers';
-import { checkImport, runImport } from '../ops/import';
 import { showServer } from '../ops/servers';
-import { planView } from '../import/plan-text';
-import { IMPORT_SOURCES, planFromBytes } from '../import/source';
-import { badField, oneOf, readBool, readString, required, type Body } from './fields';
+import type { ImportSource } from '../import/source';
+import { badField, oneOf, readBool, readName, readString, required, type Body } from './fields';
 
 /** A wg-easy database in base64 (4/3 of its size) with room to spare; more is 413. */
 export const IMPORT_BODY_LIMIT = 8 * 1024 * 1024;
@@ -23,6 +21,18 @@ function fileOf(body: Body): Buffer {
   return Buffer.from(b64!, 'base64');
 }
 
+const IMPORT_SOURCES = ['wg-quick', 'wg-easy'] as const satisfies readonly ImportSource[];
+
+// The readers of three formats and the planner load at the first import (a router imports
+// once, if ever), not with the daemon: docs/performance.md.
+function importCode() {
+  return {
+    ...(require('../import/source') as typeof import('../import/source')),
+    ...(require('../import/plan-text') as typeof import('../import/plan-text')),
+    ...(require('../ops/import') as typeof import('../ops/import')),
+  };
+}
+
 export function importRoutes(app: App): Route[] {
   return [
     {
@@ -31,13 +41,14 @@ export function importRoutes(app: App): Route[] {
         const body = await ctx.body();
         const source = required(oneOf(body, 'source', IMPORT_SOURCES), 'source');
         const options = {
-          name: readString(body, 'name', { max: 64, min: 1 }),
+          name: readName(body, 'name', { max: 64, min: 1 }),
           endpoint: readString(body, 'endpoint', { max: 260 }),
           mode: oneOf(body, 'mode', ['forward', 'standalone'] as const satisfies readonly ServerMode[]),
           interface: readString(body, 'interface', { max: 15 }),
         };
         const fileName = readString(body, 'fileName', { max: 255 }) ?? null;
         const dryRun = readBool(body, 'dryRun') ?? false;
+        const { planFromBytes, checkImport, runImport, planView } = importCode();
         const plan = planFromBytes(source, fileOf(body), fileName, options, app.now());
         if (dryRun) {
           checkImport(app, plan);

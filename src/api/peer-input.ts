@@ -4,14 +4,15 @@ import type { PeerInput } from '../ops/peers';
 import { isWireGuardKey } from '../wg/keys';
 import { parseIpv4 } from '../wg/ipv4';
 import { formatIpv6, parseIpv6 } from '../wg/ipv6';
-import { EMAIL, badField, readBool, readInt, readIntArray, readString, readTimestamp, type Body } from './fields';
+import { EMAIL, badField, readBool, readInt, readIntArray, readName, readString, readTimestamp, type Body } from './fields';
 
 // 8,388,607 GB is the largest limit whose byte count stays a safe JavaScript integer.
 export const MAX_LIMIT_GB = 8_388_607;
 
-export function parsePeerInput(body: Body): PeerInput {
+/** `now`: the daemon's clock, against which an expiry must lie ahead. */
+export function parsePeerInput(body: Body, now: Date): PeerInput {
   const input: PeerInput = {
-    name: readString(body, 'name', { max: 64 }),
+    name: readName(body, 'name', { max: 64 }),
     email: readString(body, 'email', { max: 254 }),
     ip: readString(body, 'ip', { max: 18 }),
     ip6: readString(body, 'ip6', { max: 49 }),
@@ -22,6 +23,11 @@ export function parsePeerInput(body: Body): PeerInput {
     dataLimitGB: readInt(body, 'dataLimitGB', 0, MAX_LIMIT_GB),
     expiresAt: readTimestamp(body, 'expiresAt'),
   };
+  // A peer is deleted, keys and all, once its expiry passes: a date already past (a slip in a
+  // date picker) would destroy it at the next minute, so it is refused.
+  if (typeof input.expiresAt === 'string' && Date.parse(input.expiresAt) <= now.getTime()) {
+    throw badField('expiresAt', `must be in the future (it is ${now.toISOString()} now); null or "" for never`);
+  }
   if (input.email && !EMAIL.test(input.email)) throw badField('email', 'must be an e-mail address');
   if (input.publicKey !== undefined && !isWireGuardKey(input.publicKey)) {
     throw badField('publicKey', 'must be a WireGuard public key (base64 of 32 bytes)');

@@ -27,7 +27,7 @@ export function peerRoutes(app: App): Route[] {
       async handler(ctx) {
         // A quick 404 before the body; the operation reads the server again in its transaction.
         const serverId = getServer(app, parseId(ctx.params.id, 'server')).id;
-        const input = parsePeerInput(await ctx.body());
+        const input = parsePeerInput(await ctx.body(), app.now());
         return created(presentPeer(await createPeer(app, serverId, input)));
       },
     },
@@ -39,7 +39,7 @@ export function peerRoutes(app: App): Route[] {
       method: 'PUT', path: '/api/peers/:id', auth: 'control',
       async handler(ctx) {
         const id = getPeer(app, parseId(ctx.params.id, 'peer')).id;
-        const input = parsePeerInput(await ctx.body());
+        const input = parsePeerInput(await ctx.body(), app.now());
         return ok(presentPeer(await updatePeer(app, id, input)));
       },
     },

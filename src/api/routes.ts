@@ -4,7 +4,7 @@ import type { App } from '../app';
 import type { Route } from '../http/router';
 import { ok } from '../http/reply';
 import { VERSION } from '../version';
-import { openApiDocument } from './openapi-doc';
+import type * as OpenApiDoc from './openapi-doc';
 import { peerFileRoutes } from './peer-files';
 import { peerRoutes } from './peers';
 import { serverRoutes } from './servers';
@@ -27,13 +27,21 @@ import { pageRoutes } from '../http/static-assets';
 import { metricsRoute } from './metrics';
 import { usageRoutes } from './usage';
 
-/** Liveness: 200 while the API serves; `degraded` names the servers the kernel could not bring up. */
+/**
+ * Liveness: 200 while the API serves. `degraded` when changes are stored but not (all)
+ * applied: the kernel backend is off, or a server could not be brought up; `reasons` says why.
+ */
 function health(app: App) {
   const failures = app.kernel.failures().map((f) => ({ serverID: f.serverId, interface: f.interface, reason: f.reason, since: f.since, attempts: f.attempts, nextRetryAt: f.nextRetryAt }));
+  const reasons = [
+    ...(app.kernel.state === 'off' ? [`the kernel backend is off: changes are stored but not applied${app.kernel.reason ? ` (${app.kernel.reason})` : ''}`] : []),
+    ...failures.map((f) => `server ${f.serverID} (${f.interface}) is down: ${f.reason}`),
+  ];
   return {
-    status: failures.length ? 'degraded' : 'ok',
+    status: reasons.length ? 'degraded' : 'ok',
     kernel: app.kernel.state,
     ...(app.kernel.reason ? { kernelReason: app.kernel.reason } : {}),
+    ...(reasons.length ? { reasons } : {}),
     ...(failures.length ? { failures } : {}),
     version: VERSION,
   };
@@ -42,7 +50,7 @@ function health(app: App) {
 export function controlRoutes(app: App): Route[] {
   return [
     { method: 'GET', path: '/healthz', auth: 'none', handler: () => ok(health(app)) },
-    { method: 'GET', path: '/api/openapi.json', auth: 'control', handler: () => ok(openApiDocument) },
+    { method: 'GET', path: '/api/openapi.json', auth: 'control', handler: () => ok((require('./openapi-doc') as typeof OpenApiDoc).openApiDocument) }, // built at its first reading
     ...serverRoutes(app),
     ...peerRoutes(app),
     ...peerFileRoutes(app),

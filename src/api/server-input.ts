@@ -4,7 +4,7 @@ import type { ServerInput } from '../ops/servers';
 import { endpointPort } from '../ops/server-rules';
 import { parseCidr, parseIpv4, isHostOf } from '../wg/ipv4';
 import { formatCidr6, formatIpv6, isHostOf6, parseCidr6, parseIpv6 } from '../wg/ipv6';
-import { badField, oneOf, readInt, readString, type Body } from './fields';
+import { badField, oneOf, readInt, readName, readString, type Body } from './fields';
 
 // No leading '-' or '.': the name reaches `ip` and `wg` as an argument.
 const IFNAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$/;
@@ -15,7 +15,7 @@ function isIpAddress(text: string): boolean {
 
 export function parseServerInput(body: Body): ServerInput {
   const input: ServerInput = {
-    name: readString(body, 'name', { max: 64, min: 1 }),
+    name: readName(body, 'name', { max: 64, min: 1 }),
     endpoint: readString(body, 'endpoint', { max: 260 }),
     mode: oneOf(body, 'mode', ['forward', 'standalone'] as const),
     interface: readString(body, 'interface', { max: 15, pattern: IFNAME, describe: 'an interface name of 1 to 15 letters, digits, "_", "." or "-", starting with a letter, digit or "_"' }),

@@ -4,7 +4,7 @@ import type { App } from '../app';
 import type { Route } from '../http/router';
 import { ok } from '../http/reply';
 import { saveSmtp } from '../ops/smtp';
-import { EMAIL, HOSTNAME, badField, readBool, readInt, readString } from './fields';
+import { EMAIL, HOSTNAME, badField, readBool, readInt, readName, readString } from './fields';
 import { MASK, presentSmtp } from '../views/present';
 
 export function smtpRoutes(app: App): Route[] {
@@ -24,7 +24,7 @@ export function smtpRoutes(app: App): Route[] {
           username: readString(body, 'username', { max: 256 }),
           password: readString(body, 'password', { max: 256 }),
           fromEmail: readString(body, 'fromEmail', { max: 254 }),
-          fromName: readString(body, 'fromName', { max: 128, pattern: /^[^\r\n]*$/, describe: 'one line of text' }),
+          fromName: readName(body, 'fromName', { max: 128 }),
         };
         if (input.server && !HOSTNAME.test(input.server) && !/^[0-9a-fA-F:.]+$/.test(input.server)) {
           throw badField('server', 'must be a host name or IP address');

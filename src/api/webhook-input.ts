@@ -5,7 +5,7 @@ import http from 'node:http';
 import { ACTIONS } from '../events/bus';
 import { hostRefusal, inputRefusalText, urlPort, type GuardFacts } from '../net/address-guard';
 import type { WebhookTemplate } from '../store/webhooks';
-import { badField, oneOf, readBool, readIntArray, readString, type Body } from './fields';
+import { badField, oneOf, readBool, readIntArray, readName, readString, type Body } from './fields';
 import { MASK } from '../views/present';
 
 export interface WebhookInput {
@@ -83,7 +83,7 @@ function readCustomHeaders(body: Body): string | undefined {
 /** `facts`: wgcpd's listeners and the host's addresses, for the address guard. */
 export function parseWebhookInput(body: Body, facts: GuardFacts): WebhookInput {
   const input: WebhookInput = {
-    name: readString(body, 'name', { max: 64 }),
+    name: readName(body, 'name', { max: 64 }),
     url: readString(body, 'url', { max: 2048 }),
     isEnabled: readBool(body, 'isEnabled'),
     isGlobal: readBool(body, 'isGlobal'),

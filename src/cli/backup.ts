@@ -4,10 +4,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { DB_FILE } from '../store/db';
 import { backupFileName, createBackup } from '../backup/create';
 import { BackupRefused } from '../backup/format';
 import { stringOption, type Args } from './args';
+import { requireDatabase } from './data-dir';
 
 /** The passphrase in `file`: its text without one trailing newline. */
 export function readPassphraseFile(file: string | undefined): string | null {
@@ -23,8 +23,7 @@ export function readPassphraseFile(file: string | undefined): string | null {
 
 /** Opens the live database as it is (no migration: a newer daemon may own it). */
 export function openLive(dataDir: string): Database.Database {
-  const file = path.join(dataDir, DB_FILE);
-  if (!fs.existsSync(file)) throw new Error(`no database at ${file}: is the data folder right (--data-dir, WGCP_DATA_DIR)?`);
+  const file = requireDatabase(dataDir);
   const db = new Database(file, { fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   return db;

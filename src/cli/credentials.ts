@@ -3,6 +3,7 @@
 import type { CredentialKind } from '../store/credentials';
 import type { Store } from '../store/store';
 import { createCredential, listCredentials, revokeCredential } from '../ops/credentials';
+import { nameProblem } from '../ops/name-rule';
 import { UsageError, stringOption, type Args } from './args';
 
 export function runCredentialCommand(kind: CredentialKind, args: Args, store: Store, out: (s: string) => void): void {
@@ -11,6 +12,8 @@ export function runCredentialCommand(kind: CredentialKind, args: Args, store: St
   switch (verb) {
     case 'create': {
       const name = stringOption(args, 'name') ?? `${kind}-${now.toISOString()}`;
+      const refused = name.length > 64 ? 'must be at most 64 characters' : nameProblem(name);
+      if (refused) throw new UsageError(`--name ${refused}`);
       let expiresInDays: number | null = null;
       const days = stringOption(args, 'expires-in-days');
       if (days !== undefined) {

@@ -13,6 +13,7 @@ import { planFromFile } from '../import/source';
 import type { ImportOptions } from '../import/plan';
 import type { ServerMode } from '../store/servers';
 import { reloadDaemon, runningDaemon } from '../backup/daemon-reload';
+import { kernelOutcome, readKernelReport } from '../backup/daemon-kernel';
 import { UsageError, stringOption, type Args } from './args';
 import { askDaemon, type DaemonAnswer } from './daemon-socket';
 import fs from 'node:fs';
@@ -66,13 +67,13 @@ export async function runImportCommand(args: Args, dataDir: string, out: (s: str
   out(`imported: server ${imported.server.id} "${imported.server.name}" (interface ${imported.server.interface}) with ${imported.peers.length} peers\n`);
   const pid = runningDaemon(dataDir);
   if (pid === null) {
-    out('wgcpd is not running: its next start brings the server up\n');
+    out('wgcpd is not running: its next start brings the server up (when its kernel backend is on)\n');
     return 0;
   }
   out(`wgcpd (pid ${pid}) is running: it starts again (SIGHUP) to bring the server up\n`);
   const outcome = await reloadDaemon(dataDir, pid);
   if (outcome !== 'reloaded') throw new Error(`the import is stored, but wgcpd ${outcome === 'stopped' ? 'stopped while starting again' : 'did not start again within 60 s'}: see its log`);
-  out('wgcpd started again: the kernel holds the imported server\n');
+  out(`wgcpd started again: ${kernelOutcome(readKernelReport(dataDir), 'the imported server', imported.server.id)}\n`);
   return 0;
 }
 

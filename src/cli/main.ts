@@ -2,11 +2,13 @@
 // wgcp: the admin command. `serve` runs the daemon; the others work on its database
 // directly (WAL lets them write beside a running daemon).
 import path from 'node:path';
+import { DB_FILE } from '../store/db';
 import { Store } from '../store/store';
 import { VERSION } from '../version';
 import { UsageError, parseArgs, stringOption } from './args';
 import { runCredentialCommand } from './credentials';
 import { runDataCommand } from './data-commands';
+import { DATA_DIR_RULE, chooseDataDir, requireDatabase } from './data-dir';
 import { runRegTokenCommand } from './regtokens';
 import { runServe } from './serve';
 import { runTlsCommand } from './tls';
@@ -14,6 +16,7 @@ import { runTopCommand } from './top';
 
 const USAGE = `usage: wgcp [--data-dir DIR] COMMAND
   serve                                   run the daemon in the foreground
+  init                                    make the data folder's database if missing (wgcpd makes it too)
   apikey create [--name NAME] | list | revoke ID
   token  create [--name NAME] [--expires-in-days N] | list | revoke ID
   regtoken create --server ID | list [--server ID] | revoke TOKEN   device registration tokens
@@ -22,15 +25,17 @@ const USAGE = `usage: wgcp [--data-dir DIR] COMMAND
   backup [--out FILE|-] [--passphrase-file F]   a consistent snapshot, 0600; it holds every secret
   restore FILE [--passphrase-file F]            replaces the state (the old one is kept); exit 2: refused
   import wg-quick|wg-easy FILE [--name NAME] [--endpoint HOST:PORT] [--mode M] [--interface IF] [--dry-run]
+  help, --help, -h                        print this
   --version                               print the version
-The data folder is --data-dir, else $WGCP_DATA_DIR, else /var/lib/wgcp.`;
+${DATA_DIR_RULE}`;
 
 export function main(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): number {
   const args = parseArgs(argv);
   try {
     if (args.options.has('version')) { out(`wgcp ${VERSION}\n`); return 0; }
-    const dataDir = path.resolve(stringOption(args, 'data-dir') ?? process.env.WGCP_DATA_DIR ?? '/var/lib/wgcp');
     const command = args.words[0];
+    if (args.options.has('help') || args.words.includes('-h') || command === 'help') { out(`${USAGE}\n`); return 0; }
+    const dataDir = chooseDataDir(stringOption(args, 'data-dir'), process.env, process.cwd());
     if (command === 'serve') {
       runServe(dataDir);
       return -1;
@@ -41,8 +46,15 @@ export function main(argv: string[], out: (s: string) => void = (s) => process.s
       void runDataCommand(command, args, dataDir, out).then((code) => { process.exitCode = code; });
       return -1;
     }
+    if (command === 'init') {
+      process.umask(0o077);
+      Store.open(dataDir).close();
+      out(`the database is ${path.join(dataDir, DB_FILE)}\n`);
+      return 0;
+    }
     if (command !== 'apikey' && command !== 'token' && command !== 'regtoken' && command !== 'top') throw new UsageError(USAGE);
     process.umask(0o077);
+    requireDatabase(dataDir);
     const store = Store.open(dataDir);
     try {
       if (command === 'regtoken') runRegTokenCommand(args, store, out);

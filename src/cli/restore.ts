@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { PENDING_FILE, applyPendingRestore, forgetRestoreResult, readRestoreResult, stageRestore, type RestoreResult } from '../ops/restore';
 import { reloadDaemon, runningDaemon } from '../backup/daemon-reload';
+import { kernelOutcome, readKernelReport } from '../backup/daemon-kernel';
 import { UsageError, stringOption, type Args } from './args';
 import { readPassphraseFile } from './backup';
 
@@ -23,7 +24,7 @@ export async function runRestoreCommand(args: Args, dataDir: string, out: (s: st
   const pid = runningDaemon(dataDir);
   if (pid === null) {
     describeApplied((await applyPendingRestore(dataDir, new Date()))!, out);
-    out('restored; wgcpd is not running: its next start makes the kernel hold the restored state\n');
+    out('restored; wgcpd is not running: its next start applies the restored state to the kernel (when its kernel backend is on)\n');
     return 0;
   }
   forgetRestoreResult(dataDir);
@@ -33,7 +34,7 @@ export async function runRestoreCommand(args: Args, dataDir: string, out: (s: st
   if (result?.ok) {
     describeApplied(result, out);
     if (outcome === 'reloaded') {
-      out('restored; wgcpd started again from it and the kernel holds the restored state\n');
+      out(`restored; wgcpd started again from it: ${kernelOutcome(readKernelReport(dataDir), 'the restored state')}\n`);
       return 0;
     }
     throw new Error(`restored, but wgcpd ${outcome === 'stopped' ? 'stopped while starting again' : 'did not start again within 60 s'}: see its log`);

@@ -2,7 +2,7 @@
 // HTTPS with TLS 1.2 at least when WGCP_TLS_CERT/KEY are set, plain HTTP otherwise.
 import fs from 'node:fs';
 import http from 'node:http';
-import https from 'node:https';
+import type https from 'node:https';
 import createError from 'http-errors';
 import type { App } from '../app';
 import { createRequestHandler } from '../http/server';
@@ -35,7 +35,8 @@ export function createDeviceServer(app: App, routes: Route[]): http.Server {
   const plain = tlsCert === null || tlsKey === null;
   const server = plain
     ? http.createServer(TIMEOUTS, handler)
-    : https.createServer({ ...TIMEOUTS, cert: readPem(tlsCert, 'WGCP_TLS_CERT'), key: readPem(tlsKey, 'WGCP_TLS_KEY'), minVersion: 'TLSv1.2' }, handler);
+    // node:https (and TLS) only for a TLS listener.
+    : (require('node:https') as typeof https).createServer({ ...TIMEOUTS, cert: readPem(tlsCert, 'WGCP_TLS_CERT'), key: readPem(tlsKey, 'WGCP_TLS_KEY'), minVersion: 'TLSv1.2' }, handler);
   registerOwnListener(server);
   warnIfPlainHttp(app.log, server, 'WGCP_DEVICE_LISTEN', !plain);
   return server;

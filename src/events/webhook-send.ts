@@ -2,7 +2,7 @@
 // when that webhook says so, redirects not followed, the address checked by the guard as it
 // is connected to, and the answer reduced to a status or an error text for the delivery log.
 import http from 'node:http';
-import https from 'node:https';
+import type https from 'node:https';
 import net from 'node:net';
 import { deliveryRefusalText, refusalOf, urlPort } from '../net/address-guard';
 import { guardedLookup, systemResolve, type Resolve } from '../net/guarded-lookup';
@@ -46,7 +46,8 @@ export function sendWebhook(url: string, req: RenderedRequest, verifySSL: boolea
       rejectUnauthorized: verifySSL,
       lookup: guardedLookup(port, guardFacts, resolve),
     };
-    const client = target.protocol === 'https:' ? https : http;
+    // node:https (and TLS) only once a webhook goes to an https URL: an idle router never loads it.
+    const client: typeof http | typeof https = target.protocol === 'https:' ? require('node:https') as typeof https : http;
     let request: http.ClientRequest;
     try {
       request = client.request(target, options, (res) => {

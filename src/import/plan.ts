@@ -5,6 +5,7 @@ import os from 'node:os';
 import type { ServerMode } from '../store/servers';
 import { badField } from '../ops/field-error';
 import { HOSTNAME } from '../wg/hostname';
+import { FORBIDDEN_IN_NAMES, nameProblem } from '../ops/name-rule';
 import { formatIpv4, isHostOf, networkOf, parseCidr, parseIpv4 } from '../wg/ipv4';
 import { formatCidr6, formatIpv6, hostAt6, isHostOf6, parseCidr6, parseIpv6 } from '../wg/ipv6';
 import { isWireGuardKey, publicKeyOf } from '../wg/keys';
@@ -170,12 +171,29 @@ export function fillIpv6(plan: ImportPlan): void {
 
 /** The last steps every source takes: IPv6 addresses where missing, the mode's note, the checks. */
 export function finishPlan(plan: ImportPlan): ImportPlan {
+  keepNameRule(plan);
   fillIpv6(plan);
   if (plan.server.mode === 'forward' && plan.peers.length > 1) {
     plan.notes.push('forward mode: wgcp isolates peers from one another (allowAccess opens a way); --mode standalone leaves the packet filter to the router');
   }
   checkPlan(plan);
   return plan;
+}
+
+/**
+ * Names from a file keep wgcp's name rule (ops/name-rule.ts) too: a name with control or
+ * text-direction characters comes in without them, a blank one as "peer <address>"; said in the plan.
+ */
+function keepNameRule(plan: ImportPlan): void {
+  const fix = (name: string, fallback: string, who: string): string => {
+    if (nameProblem(name) === null) return name;
+    const cleaned = name.replace(new RegExp(FORBIDDEN_IN_NAMES.source, 'gu'), '').trim();
+    const kept = cleaned && nameProblem(cleaned) === null ? cleaned : fallback;
+    plan.notes.push(`${who} ${nameProblem(name)}: it comes in as "${kept}"`);
+    return kept;
+  };
+  plan.server.name = fix(plan.server.name, 'imported', "the server's name");
+  for (const p of plan.peers) p.name = fix(p.name, `peer ${p.ip}`, `the name of peer ${p.ip}`);
 }
 
 /**

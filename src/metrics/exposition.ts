@@ -7,6 +7,7 @@
 import * as client from 'prom-client';
 import { FAMILIES, SLICE, type Family, type Sample, type ScrapeData } from './families';
 import { DURATION_BUCKETS } from './tally';
+import { REPLACED_DEFAULTS } from './state-families';
 
 interface SliceHolder { slice: Sample[] }
 
@@ -57,13 +58,14 @@ export class Exposition {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor() {
+    // The defaults first, so that the families replacing some of them can take their names.
+    client.collectDefaultMetrics({ register: this.registry });
+    for (const name of [...MISNAMED_DEFAULTS, ...REPLACED_DEFAULTS]) this.registry.removeSingleMetric(name);
     for (const f of FAMILIES) {
       const metric = f.type === 'counter' ? new FamilyCounter(f) : f.type === 'gauge' ? new FamilyGauge(f) : new FamilyHistogram(f);
       this.registry.registerMetric(metric);
       this.families.set(f.name, { family: f, metric });
     }
-    client.collectDefaultMetrics({ register: this.registry });
-    for (const name of MISNAMED_DEFAULTS) this.registry.removeSingleMetric(name);
   }
 
   /** The whole exposition for this scrape's data, after any rendering under way. */

@@ -3,11 +3,13 @@
 // format is prom-client's (exposition.ts); here is only what each line says.
 import type { StoreSnapshot, ScrapedPeer } from './scrape-read';
 import type { HistogramTally, MetricsTally } from './tally';
+import { STATE_FAMILIES, type DaemonState } from './state-families';
 
 export interface ScrapeData extends StoreSnapshot {
   /** Unix seconds at the scrape. */
   now: number;
   tally: MetricsTally;
+  daemon: DaemonState;
 }
 
 export interface Sample {
@@ -96,13 +98,13 @@ const labelled = (name: string, rows: [string, number][]): Sample[] => rows.map(
 export const FAMILIES: readonly Family[] = [
   {
     name: 'wgcp_peer_receive_bytes_total', type: 'counter', labelNames: PEER_LABELS,
-    help: 'Bytes the router received from the peer (its interface counter as the usage job last read it; starts again from 0 when the interface or peer is re-created).',
-    samples: perPeer((p) => p.rxBytes),
+    help: 'Bytes the router received from the peer (its interface counter as the usage job last read it, 0 before the first read; starts again from 0 when the interface or peer is re-created).',
+    samples: perPeer((p) => p.rxBytes ?? 0),
   },
   {
     name: 'wgcp_peer_transmit_bytes_total', type: 'counter', labelNames: PEER_LABELS,
-    help: 'Bytes the router sent to the peer (its interface counter as the usage job last read it).',
-    samples: perPeer((p) => p.txBytes),
+    help: 'Bytes the router sent to the peer (its interface counter as the usage job last read it, 0 before the first read).',
+    samples: perPeer((p) => p.txBytes ?? 0),
   },
   {
     name: 'wgcp_peer_latest_handshake_timestamp_seconds', type: 'gauge', labelNames: PEER_LABELS,
@@ -169,4 +171,5 @@ export const FAMILIES: readonly Family[] = [
     help: 'HTTP requests answered, by listener (api, device, metrics), method, route pattern (unmatched: no route) and status class (2xx...).',
     samples: (d) => d.tally.httpRequests.samples(),
   },
+  ...STATE_FAMILIES,
 ];

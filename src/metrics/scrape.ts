@@ -6,6 +6,7 @@ import type { App } from '../app';
 import type { Exposition } from './exposition';
 import { metricsOf } from './context';
 import { readStoreSnapshot } from './scrape-read';
+import { readLoopDelay } from './loop-delay';
 
 export interface ScrapeAnswer { contentType: string; text: string }
 
@@ -27,7 +28,8 @@ export function scrape(app: App): Promise<ScrapeAnswer> {
   const made = (async () => {
     try {
       const e = loadExposition();
-      const data = { ...(await readStoreSnapshot(app.store.db)), now: Math.floor(app.now().getTime() / 1000), tally: metricsOf(app) };
+      const daemon = { kernelOn: app.kernel.state === 'on', failedServerIds: app.kernel.failures().map((f) => f.serverId), loopDelay: readLoopDelay() };
+      const data = { ...(await readStoreSnapshot(app.store.db)), now: Math.floor(app.now().getTime() / 1000), tally: metricsOf(app), daemon };
       return { contentType: e.contentType, text: await e.render(data) };
     } finally {
       inFlight.delete(app);
