@@ -46,7 +46,7 @@ export async function runImportCommand(args: Args, dataDir: string, out: (s: str
   if (runningDaemon(dataDir) !== null) {
     const body = { source, fileBase64: fs.readFileSync(file).toString('base64'), fileName: path.basename(file), dryRun: args.options.has('dry-run'), ...optionsOf(args) };
     const answer = await askDaemon(dataDir, 'POST', '/api/import', body);
-    if (answer) return reportDaemonImport(answer, body.dryRun, out);
+    if (answer) return reportDaemonImport(answer, body.dryRun, dataDir, out);
   }
   const store = Store.open(dataDir);
   let imported;
@@ -78,14 +78,16 @@ export async function runImportCommand(args: Args, dataDir: string, out: (s: str
 }
 
 /** What the running daemon said of the import: its refusal is the CLI's (exit 2 for a 4xx, as a local refusal). */
-function reportDaemonImport(answer: DaemonAnswer, dryRun: boolean, out: (s: string) => void): number {
+function reportDaemonImport(answer: DaemonAnswer, dryRun: boolean, dataDir: string, out: (s: string) => void): number {
   if (answer.status >= 400) throw createError(answer.status, String(answer.json?.error ?? `wgcpd answered ${answer.status}`));
   if (dryRun) {
     out('dry run: nothing was changed; wgcpd would accept the import\n');
     return 0;
   }
-  const s = answer.json.server as { id: number; name: string; interface: string; peers: unknown[]; kernelState: string };
+  const s = answer.json.server as { id: number; name: string; interface: string; peers: unknown[]; kernelState: string; kernelFailure: { reason: string } | null };
   out(`imported through wgcpd: server ${s.id} "${s.name}" (interface ${s.interface}) with ${s.peers.length} peers\n`);
-  out(s.kernelState === 'up' ? 'the kernel holds the imported server\n' : `wgcpd stored it; its kernel state is ${s.kernelState}\n`);
+  if (s.kernelState === 'up') out('the kernel holds the imported server\n');
+  else if (s.kernelState === 'failed') out(`the server is stored, but the kernel could not bring it up (wgcpd retries): ${s.kernelFailure?.reason ?? 'see its log'}\n`);
+  else out(`${kernelOutcome(readKernelReport(dataDir), 'the imported server', s.id)}\n`);
   return 0;
 }
