@@ -80,7 +80,7 @@ function CredentialSection({ kind }: { kind: Kind }) {
             <tbody>
               {list.data.map((c) => (
                 <tr key={c.id}>
-                  <td>{c.name}</td>
+                  <td class="name" title={c.name}>{c.name}</td>
                   <td>{formatDate(c.createdAt)}</td>
                   <td>{c.expiresAt ? formatDate(c.expiresAt) : 'never'}</td>
                   <td>{c.lastUsedAt ? formatDate(c.lastUsedAt) : 'not yet'}</td>
