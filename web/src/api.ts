@@ -47,9 +47,11 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
 
 export const get = <T>(path: string) => api<T>('GET', path);
 
-/** A file the API answers with (a backup), as a blob; headers such as a passphrase go with it. */
-export async function getBlob(path: string, headers: Record<string, string> = {}): Promise<Blob> {
-  return (await send('GET', path, undefined, headers)).blob();
+/** A file the API answers with, as a blob and the name it gives it; headers (a backup's passphrase) go with the request. */
+export async function getFile(path: string, headers: Record<string, string> = {}): Promise<{ blob: Blob; name: string }> {
+  const res = await send('GET', path, undefined, headers);
+  const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? 'download';
+  return { blob: await res.blob(), name };
 }
 
 /** A page of a list and the count of all that match (X-Total-Count). */

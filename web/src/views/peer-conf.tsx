@@ -1,7 +1,7 @@
 // A peer's configuration: its QR code and its .conf saved under the peer's name; for a
 // peer that brought its own keys, a .conf template to fill in with its private key.
 import { useState } from 'preact/hooks';
-import { describe, get, getBlob } from '../api';
+import { describe, get, getFile } from '../api';
 import { confTemplate, saveFile, tunnelFileName } from '../conf-file';
 import type { Peer, Server } from '../types';
 
@@ -11,7 +11,7 @@ export function PeerConf({ peer, name }: { peer: Peer; name: string }) {
   const save = async () => {
     setError('');
     try {
-      if (peer.hasPrivateKey) saveFile(file, await getBlob(`/api/peers/${peer.id}/config`));
+      if (peer.hasPrivateKey) saveFile(file, (await getFile(`/api/peers/${peer.id}/config`)).blob);
       else saveFile(file, new Blob([confTemplate(peer, await get<Server>(`/api/servers/${peer.serverID}?peers=none`))], { type: 'text/plain' }));
     } catch (err) { setError(describe(err)); }
   };
