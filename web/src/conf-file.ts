@@ -5,7 +5,8 @@ import type { Peer, Server } from './types';
 
 /** The peer's name as a tunnel name: other characters become "-", cut to 15; wgcp-peerN when nothing is left. */
 export function tunnelFileName(peer: Pick<Peer, 'id' | 'name'>): string {
-  const safe = peer.name.replace(/[^a-zA-Z0-9_=+.-]+/g, '-').replace(/^[-.]+/, '').slice(0, 15).replace(/[-.]+$/, '');
+  // Accents dropped first ("ü" is "u"); what is left outside the set becomes "-".
+  const safe = peer.name.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^a-zA-Z0-9_=+.-]+/g, '-').replace(/^[-.]+/, '').slice(0, 15).replace(/[-.]+$/, '');
   return `${safe || `wgcp-peer${peer.id}`}.conf`;
 }
 

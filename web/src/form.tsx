@@ -99,7 +99,7 @@ function Extras({ id, hint, error }: { id: string; hint?: ComponentChildren; err
 
 interface InputAttrs {
   type?: 'text' | 'password' | 'email' | 'url' | 'datetime-local'; placeholder?: string; maxLength?: number; required?: boolean; autoFocus?: boolean;
-  autoComplete?: string; inputMode?: 'numeric' | 'text' | 'email' | 'url';
+  autoComplete?: string; inputMode?: 'numeric' | 'text' | 'email' | 'url'; disabled?: boolean;
 }
 
 export function TextField<T extends Values>({ form, name, label, hint, required, ...rest }: FieldProps<T> & InputAttrs) {

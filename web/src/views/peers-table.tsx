@@ -90,7 +90,7 @@ export function PeersTable({ serverId, onShown = () => {} }: { serverId: string;
       </div>
       <div class="field search">
         <label for="peer-search">Search peers</label>
-        <input id="peer-search" type="search" value={text} autoComplete="off" aria-controls="peers"
+        <input id="peer-search" type="search" value={text} autoComplete="off" aria-controls={result && result.items.length > 0 ? 'peers' : undefined}
           placeholder="Name, e-mail, address or key" onInput={(e) => search(e.currentTarget.value)} />
       </div>
       <LoadError error={error} reload={reload} />

@@ -9,6 +9,7 @@ import { LoadError, useLoad, useTitle } from '../load';
 import { notify } from '../notice';
 import { href, navigate } from '../router';
 import type { Server } from '../types';
+import { ServerCrumb } from './server-crumb';
 
 const EMPTY = { name: '', endpoint: '', mode: 'forward', interface: '', address: '', address6: '', ipv4Only: false, listenPort: '', dns: '', mtu: '' };
 type ServerValues = typeof EMPTY;
@@ -51,7 +52,7 @@ export function ServerForm({ id }: { id?: string }) {
 
   return (
     <>
-      <p class="crumbs"><a href={href()}>Overview</a>{id && <> / <a href={href('servers', id)}>{loaded.data?.name ?? `server ${id}`}</a></>}</p>
+      <p class="crumbs"><a href={href()}>Overview</a>{id && <> / <ServerCrumb id={Number(id)} to={href('servers', id)} /></>}</p>
       <h1>{id ? 'Edit server' : 'Add a server'}</h1>
       <LoadError error={loaded.error} />
       <form onSubmit={submit} noValidate>
@@ -64,10 +65,8 @@ export function ServerForm({ id }: { id?: string }) {
           <TextField form={form} name="interface" label="Interface" hint="Default: wgcp followed by the server's id." />
           <TextField form={form} name="address" label="Tunnel address" placeholder="10.8.0.1/24" hint="The server's address with its prefix. Default: the next free 10.n.0.1/24." />
           <Checkbox form={form} name="ipv4Only" label="IPv4 only: no IPv6 in the tunnel" />
-          {!form.values.ipv4Only && (
-            <TextField form={form} name="address6" label="IPv6 tunnel address" placeholder="fd12:3456:789a:1::1/64"
-              hint="The server's IPv6 address with its prefix; each peer gets one of its addresses. Default: a unique local /64." />
-          )}
+          <TextField form={form} name="address6" label="IPv6 tunnel address" placeholder="fd12:3456:789a:1::1/64" disabled={form.values.ipv4Only}
+            hint="The server's IPv6 address with its prefix; each peer gets one of its addresses. Default: a unique local /64. A server whose peers have IPv6 addresses cannot be made IPv4 only." />
           <TextField form={form} name="listenPort" label="Listen port" inputMode="numeric" hint="Default: the endpoint's port." />
           <TextField form={form} name="dns" label="DNS" hint="Addresses separated by commas. Default: the server's tunnel address." />
           <TextField form={form} name="mtu" label="MTU" inputMode="numeric" hint="1280 to 9000; empty for WireGuard's default." />

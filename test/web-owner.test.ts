@@ -1,0 +1,353 @@
+// The dashboard in chromium as a router's owner meets it in the first hour (issue 27): IPv6
+// shown and edited, the kernel backend's state said on every view, the traffic chart's quiet
+// hours at 0, every form error at once in the field's words, long names that never widen a
+// phone's page, revoking one's own key, a reload and an ended session that lose nothing,
+// files named after the peer, one unit for data, an encrypted backup, expiry explained.
+import fs from 'node:fs';
+import path from 'node:path';
+import * as assert from 'uvu/assert';
+import type { Browser, Page } from 'puppeteer-core';
+import { call, client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
+import { eventually } from './helpers/receiver';
+import { browserSuite, ensureWebBuilt, launchChromium, watchPage, type PageWatch } from './web-support';
+import { driver } from './web-drive';
+import { kernelWithFailedServer } from './web-failed-kernel';
+import { decryptFile } from '../src/backup/cipher';
+import { peerAllowedIps } from '../src/wg/conf';
+
+const t = browserSuite('dashboard in chromium: what a router\'s owner meets in the first hour');
+
+let d: TestDaemon;
+let api: ReturnType<typeof client>;
+let browser: Browser;
+let page: Page;
+let watch: PageWatch;
+let drive: ReturnType<typeof driver>;
+let downloads = '';
+/** 64 characters with no space or hyphen to break at. */
+const LONG = (c: string) => `${c.repeat(20)}ANameOfSixtyFourCharactersWithNoSpaceOrHyphen${c.repeat(20)}`.slice(0, 64);
+const ids = { server: 0, peer: 0 };
+
+t.before(async () => {
+  ensureWebBuilt();
+  d = await startTestDaemon({ options: { events: { schedule: false } } });
+  api = client(d);
+  browser = await launchChromium();
+  page = await browser.newPage();
+  await page.setViewport({ width: 1200, height: 860 });
+  watch = await watchPage(page, d.url);
+  drive = driver(page);
+  downloads = tempDir('wgcp-downloads-');
+  const cdp = await browser.target().createCDPSession();
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
+});
+t.after(async () => {
+  await browser?.close();
+  await d?.stop();
+});
+
+async function signIn(key = d.key): Promise<void> {
+  await page.goto(`${d.url}/`, { waitUntil: 'networkidle0' });
+  await page.waitForSelector('#signin-key');
+  await page.type('#signin-key', key);
+  await page.keyboard.press('Enter');
+  await drive.h1Is('Overview');
+}
+/** A file the page saved into the downloads folder, once whole. */
+const downloaded = (name: string) => eventually(`${name} downloaded`, () => {
+  const file = path.join(downloads, name);
+  return fs.existsSync(file) && !fs.existsSync(`${file}.crdownload`) && fs.statSync(file).size > 0 ? fs.readFileSync(file) : undefined;
+});
+const go = async (view: string) => { await page.goto(`${d.url}/#/${view}`, { waitUntil: 'networkidle0' }); };
+
+t('a server made in the form has the IPv6 address typed; its page shows it, and a peer gets one of its addresses', async () => {
+  await signIn();
+  await drive.clickButton('Add a server');
+  await drive.h1Is('Add a server');
+  await page.type('#server-name', 'home');
+  await page.type('#server-endpoint', 'vpn.example.com:51820');
+  await page.click('summary');
+  await page.type('#server-address6', 'fd00:77:1:2::1/64');
+  await page.keyboard.press('Enter');
+  await drive.h1Is('home');
+  const server = (await api.get('/api/servers?peers=none')).json[0];
+  ids.server = server.id;
+  assert.is(server.address6, 'fd00:77:1:2::1/64');
+  await drive.hasText('.facts', 'fd00:77:1:2::1/64');
+  await drive.clickButton('Add a peer');
+  await page.type('#peer-name', 'phone');
+  await page.keyboard.press('Enter');
+  await drive.h1Is('phone');
+  const peer = (await api.get(`/api/servers/${ids.server}/peers`)).json[0];
+  ids.peer = peer.id;
+  assert.match(peer.ip6, /^fd00:77:1:2::/);
+  await drive.hasText('.facts', peer.ip6);
+  await go(`servers/${ids.server}`);
+  await drive.hasText('#peers', peer.ip6);
+});
+
+t('a peer\'s IPv6 address is edited in its settings, and the API agrees', async () => {
+  await go(`peers/${ids.peer}`);
+  await drive.h1Is('phone');
+  assert.is(await drive.js('document.getElementById("edit-ip6").value'), (await api.get(`/api/peers/${ids.peer}`)).json.ip6);
+  await drive.typeInto('edit-ip6', 'fd00:77:1:2::99');
+  await drive.clickButton('Save settings');
+  await eventually('ip6 saved', async () => ((await api.get(`/api/peers/${ids.peer}`)).json.ip6 === 'fd00:77:1:2::99' ? true : undefined));
+  await drive.hasText('.facts', 'fd00:77:1:2::99');
+});
+
+t('a server is made IPv4 only from its edit page (address6 null); one whose peers hold IPv6 addresses is refused beside the field', async () => {
+  const bare = (await api.post('/api/servers', { name: 'bare', endpoint: 'vpn.example.com:51830', mode: 'forward' })).json;
+  assert.match(bare.address6, /^fd/);
+  for (const [id, name] of [[ids.server, 'home'], [bare.id, 'bare']] as const) {
+    await go(`servers/${id}/edit`);
+    await drive.waitFor(`document.getElementById('server-name')?.value === ${JSON.stringify(name)}`);
+    await page.click('summary');
+    await drive.setChecked('server-ipv4Only', true);
+    assert.ok(await drive.js<boolean>(`document.getElementById('server-address6').disabled`));
+    if (name === 'home') watch.expectFailure(`/api/servers/${id}`);
+    await drive.clickButton('Save');
+    if (name === 'home') {
+      assert.is(await drive.fieldError('server-address6'), 'IPv6 tunnel address cannot be removed while peers hold IPv6 addresses');
+      assert.match((await api.get(`/api/servers/${id}?peers=none`)).json.address6, /^fd00:77:/);
+      continue;
+    }
+    await drive.h1Is(name);
+    await eventually('IPv4 only', async () => ((await api.get(`/api/servers/${id}?peers=none`)).json.address6 === null ? true : undefined));
+    await drive.hasText('.facts', 'none: IPv4 only');
+  }
+  assert.is((await api.del(`/api/servers/${bare.id}`)).status, 204);
+});
+
+t('with the kernel backend off, every view says changes are stored but not applied, and why', async () => {
+  for (const [view, heading] of [['', 'Overview'], [`servers/${ids.server}`, 'home'], [`peers/${ids.peer}`, 'phone'], ['devices', 'Devices'], ['mail', 'Mail'], ['access', 'Access']]) {
+    await go(view);
+    await drive.h1Is(heading);
+    await drive.hasText('.banner', 'changes are stored but not applied');
+    assert.match(await drive.js<string>(`document.querySelector('.banner').textContent`), /Why: WGCP_KERNEL=off/, `the banner on ${view || 'the overview'} says why`);
+  }
+  await drive.accessible('a view with the banner');
+});
+
+t('the traffic chart draws hours without traffic as 0 over the whole range, from an axis at 0', async () => {
+  const now = Math.floor(Date.now() / 1000);
+  const bucket = now - (now % 300);
+  const add = d.daemon.app.store.db.prepare('INSERT INTO traffic_5m (t, subject, rx_bytes, tx_bytes) VALUES (?, ?, ?, ?)');
+  // Two busy buckets two hours apart, with the buckets between them quiet (left out by the API).
+  for (const [ago, rx, tx] of [[25, 5_000_000, 9_000_000], [1, 6_000_000, 10_000_000]]) add.run(bucket - ago * 300, ids.peer, rx, tx);
+  assert.is((await api.get(`/api/peers/${ids.peer}/usage?step=5m`)).json.points.length, 2);
+  await go(`peers/${ids.peer}`);
+  await page.reload({ waitUntil: 'networkidle0' });
+  await drive.waitFor(`document.querySelector('.chart')?.dataset.buckets`);
+  // 48 hours of 5-minute buckets, every one drawn: the quiet ones as 0, not a line across.
+  assert.is(await drive.js<string>(`document.querySelector('.chart').dataset.buckets`), String(48 * 12));
+  assert.is(await drive.js<string>(`document.querySelector('.chart').dataset.yMin`), '0');
+  assert.is(await drive.js<number>(`document.querySelectorAll('section[aria-labelledby="traffic-h"] details tbody tr').length`), 2, 'the table lists the buckets with traffic');
+});
+
+t('a form shows all its problems at once, each in its field\'s words, before sending anything', async () => {
+  await go('servers/new');
+  await drive.h1Is('Add a server');
+  await page.type('#server-endpoint', 'no port here');
+  await page.click('summary');
+  await page.type('#server-listenPort', '70000');
+  await page.type('#server-mtu', '12');
+  const sent = watch.requests.length;
+  await drive.clickButton('Add server');
+  await drive.waitFor(`document.querySelectorAll('.field-error').length === 4`);
+  assert.equal(await drive.fieldErrors('server-'), {
+    'server-name': 'Name must not be empty',
+    'server-endpoint': 'Endpoint must be host:port, such as vpn.example.com:51820',
+    'server-listenPort': 'Listen port must be between 1 and 65535',
+    'server-mtu': 'MTU must be between 1280 and 9000',
+  });
+  await drive.waitFor(`document.activeElement.id === 'server-name'`); // the first field with a problem has focus
+  assert.equal(watch.requests.slice(sent).filter((r) => r.startsWith('POST')), [], 'nothing was sent');
+  // What only wgcpd can judge comes back as a 400 naming the field: said with the label too.
+  await drive.typeInto('server-name', 'second');
+  await drive.typeInto('server-endpoint', 'vpn.example.com:51820');
+  await drive.typeInto('server-listenPort', '51821');
+  await drive.typeInto('server-mtu', '1420');
+  await drive.typeInto('server-interface', '-bad');
+  watch.expectFailure('/api/servers');
+  await drive.clickButton('Add server');
+  assert.match(await drive.fieldError('server-interface'), /^Interface must be an interface name/);
+});
+
+t('a past expiry is refused in the page, and the expiry field says the peer and its keys are deleted', async () => {
+  await go(`servers/${ids.server}/peers/new`);
+  await drive.h1Is('Add a peer');
+  assert.match(await drive.js<string>(`document.getElementById('peer-expiresAt-hint').textContent`), /the peer and its keys are deleted/);
+  await page.type('#peer-name', 'too-late');
+  await drive.setValue('peer-expiresAt', '2020-01-01T10:00');
+  await drive.typeInto('peer-dataLimitGB', 'ten');
+  const sent = watch.requests.length;
+  await drive.clickButton('Add peer');
+  await drive.waitFor(`document.querySelectorAll('.field-error').length === 2`);
+  assert.match(await drive.fieldError('peer-expiresAt'), /^Expires must be in the future/);
+  assert.is(await drive.fieldError('peer-dataLimitGB'), 'Monthly data limit (GiB) must be a whole number');
+  assert.equal(watch.requests.slice(sent).filter((r) => r.startsWith('POST')), []);
+  assert.is((await api.get(`/api/servers/${ids.server}/peers?q=too-late`)).json.length, 0);
+});
+
+t('one unit for data: the limit is asked and shown in GiB, never "GB"', async () => {
+  assert.is((await api.put(`/api/peers/${ids.peer}`, { dataLimitGB: 50 })).status, 200);
+  await go(`peers/${ids.peer}`);
+  await drive.h1Is('phone');
+  await drive.hasText('.facts', 'of 50 GiB');
+  assert.match(await drive.js<string>(`document.querySelector('label[for="edit-dataLimitGB"]').textContent`), /^Monthly data limit \(GiB\)/);
+  assert.not.match(await drive.js<string>('document.body.innerText'), /\bGB\b/);
+});
+
+t('64-character names: nothing scrolls sideways at 390 px, the overview\'s columns stay in their frame, full names on hover', async () => {
+  const server = (await api.post('/api/servers', { name: LONG('s'), endpoint: 'vpn2.example.com:51822', mode: 'forward' })).json;
+  const peer = (await api.post(`/api/servers/${server.id}/peers`, { name: LONG('p'), dataLimitGB: 5 })).json;
+  assert.is((await api.post('/api/apikeys', { name: LONG('k') })).status, 201);
+  assert.is((await api.post('/api/access-tokens', { name: LONG('t') })).status, 201);
+  await go('');
+  await drive.hasText('#main table', LONG('s'));
+  assert.ok(await drive.js<boolean>(`(() => { const w = document.querySelector('.table-wrap'); return w.scrollWidth <= w.clientWidth; })()`), 'the overview\'s table fits its frame at desktop width');
+  assert.is(await drive.js<string>(`document.querySelector('#main table a[href="#/servers/${server.id}"]').title`), LONG('s'));
+  await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 });
+  try {
+    for (const [view, heading] of [['', 'Overview'], [`servers/${server.id}`, LONG('s')], [`peers/${peer.id}`, LONG('p')], ['access', 'Access'], [`servers/${server.id}/edit`, 'Edit server']]) {
+      await go(view);
+      await drive.h1Is(heading);
+      await drive.waitFor(`!document.querySelector('.loading')`);
+      if (view === 'access') await drive.hasText('#main table', LONG('t'));
+      if (view.startsWith('servers/') && !view.endsWith('edit')) await drive.hasText('#peers', LONG('p'));
+      const width = await drive.js<number>('document.documentElement.scrollWidth');
+      assert.ok(width <= 390, `${view || 'overview'} is ${width} px wide at 390 px`);
+    }
+    assert.is(await drive.js<string>(`document.querySelector('.crumbs a[href="#/servers/${server.id}"]').title`), LONG('s'));
+  } finally {
+    await page.setViewport({ width: 1200, height: 860 });
+  }
+});
+
+t('reloading a peer\'s page names its server in the breadcrumb', async () => {
+  await go(`peers/${ids.peer}`);
+  await page.reload({ waitUntil: 'networkidle0' });
+  await drive.h1Is('phone');
+  await drive.waitFor(`document.querySelector('.crumbs a[href="#/servers/${ids.server}"]')?.textContent === 'home'`);
+});
+
+t('a session that ends while editing says so, keeps the typed edit, and saves it after signing in again', async () => {
+  await go(`peers/${ids.peer}`);
+  await drive.h1Is('phone');
+  await drive.typeInto('edit-name', 'phone-after-sign-in');
+  const cookie = (await page.cookies()).find((c) => c.name === 'wgcp_session')!;
+  assert.is((await call(d.url, 'DELETE', '/api/session', undefined, { Cookie: `wgcp_session=${cookie.value}`, Origin: d.url })).status, 204);
+  watch.expectFailure(`/api/peers/${ids.peer}`);
+  await drive.clickButton('Save settings');
+  await drive.waitFor(`document.querySelector('dialog.signin-dialog')?.open`);
+  await drive.hasText('.form-error', 'Your session ended, so this was not saved');
+  assert.is(await drive.js('document.getElementById("edit-name").value'), 'phone-after-sign-in', 'the edit is kept');
+  assert.is((await api.get(`/api/peers/${ids.peer}`)).json.name, 'phone');
+  await drive.accessible('the sign-in dialog');
+  await page.type('#signin-key', d.key);
+  await page.keyboard.press('Enter');
+  await drive.waitFor(`!document.querySelector('dialog.signin-dialog')`);
+  assert.is(await drive.js('document.getElementById("edit-name").value'), 'phone-after-sign-in');
+  await drive.clickButton('Save settings');
+  await eventually('the edit saved', async () => ((await api.get(`/api/peers/${ids.peer}`)).json.name === 'phone-after-sign-in' ? true : undefined));
+  assert.is((await api.put(`/api/peers/${ids.peer}`, { name: 'phone' })).status, 200);
+});
+
+t('the .conf is saved under the peer\'s name as a tunnel name; a peer with its own keys gets a template to fill in', async () => {
+  assert.is((await api.put(`/api/peers/${ids.peer}`, { name: 'Anna\'s phone (work)' })).status, 200);
+  await go(`peers/${ids.peer}`);
+  await drive.h1Is('Anna\'s phone (work)');
+  await drive.clickButton('Download the .conf file');
+  const conf = (await api.get(`/api/peers/${ids.peer}/config`)).text;
+  assert.is((await downloaded('Anna-s-phone-wo.conf')).toString(), conf);
+  // A name with nothing of the set left falls back to wgcp-peerN.
+  const own = (await api.post(`/api/servers/${ids.server}/peers`, { name: '電話', publicKey: 'xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=', allowInternet: false })).json;
+  await go(`peers/${own.id}`);
+  await drive.h1Is('電話');
+  assert.ok(await drive.js<boolean>(`!document.querySelector('img.qr')`), 'no QR code without a private key');
+  await drive.clickButton('Download a .conf template');
+  const template = (await downloaded(`wgcp-peer${own.id}.conf`)).toString();
+  const server = (await api.get(`/api/servers/${ids.server}?peers=none`)).json;
+  assert.match(template, /\nPrivateKey = <this peer's private key>\n/);
+  assert.match(template, new RegExp(`\\nAddress = ${own.ip}/32, ${own.ip6}/128\\n`));
+  assert.match(template, `\nPublicKey = ${server.publicKey}\n`);
+  assert.match(template, `\nEndpoint = ${server.endpoint}\n`);
+  // Only the server's networks, as wgcpd's own .conf would route them.
+  assert.match(template, `\nAllowedIPs = ${peerAllowedIps(server, false)}\n`);
+  assert.is((await api.put(`/api/peers/${ids.peer}`, { name: 'phone' })).status, 200);
+});
+
+t('a backup from the page: encrypted with a passphrase (sent as its header), plain without one, a short one refused', async () => {
+  await go('access');
+  await drive.h1Is('Access');
+  await page.type('#backup-passphrase', 'short');
+  await drive.clickButton('Download a backup');
+  assert.match(await drive.js<string>(`document.getElementById('backup-passphrase-error')?.textContent ?? ''`), /at least 8 characters/);
+  await drive.typeInto('backup-passphrase', 'correct horse battery');
+  await drive.clickButton('Download a backup');
+  const encrypted = await eventually('an encrypted backup', () => fs.readdirSync(downloads).find((f) => f.endsWith('.wgcpenc')));
+  await downloaded(encrypted);
+  assert.not.ok(fs.readFileSync(path.join(downloads, encrypted)).subarray(0, 15).toString() === 'SQLite format 3');
+  const plainOut = path.join(tempDir('wgcp-decrypted-'), 'db');
+  await decryptFile(path.join(downloads, encrypted), 'correct horse battery', plainOut);
+  assert.is(fs.readFileSync(plainOut).subarray(0, 15).toString(), 'SQLite format 3', 'the passphrase typed opens it');
+  await drive.typeInto('backup-passphrase', '');
+  await drive.clickButton('Download a backup');
+  const plain = await eventually('a plain backup', () => fs.readdirSync(downloads).find((f) => f.endsWith('.db')));
+  assert.is((await downloaded(plain)).subarray(0, 15).toString(), 'SQLite format 3');
+});
+
+t('revoking the key one signed in with: asked in the page, warned of the sign-out, told how to make a new key', async () => {
+  const mine = (await api.post('/api/apikeys', { name: 'mine' })).json;
+  await page.evaluate(`fetch('/api/session', { method: 'DELETE' })`);
+  await signIn(mine.key);
+  await go('access');
+  await drive.hasText('#main table', 'mine');
+  await drive.js(`[...document.querySelectorAll('button')].find((b) => b.getAttribute('aria-label') === 'Revoke API key mine').click()`);
+  await drive.waitFor(`document.querySelector('dialog.ask')?.open`);
+  const question = await drive.js<string>(`document.querySelector('dialog.ask').textContent`);
+  assert.match(question, 'If you signed in with this API key, you will be signed out');
+  assert.match(question, 'wgcp apikey create');
+  await drive.accessible('the revoke question');
+  await drive.clickButton('Yes, revoke');
+  await page.waitForSelector('#signin-key');
+  const note = await drive.js<string>(`document.querySelector('.signin [role="alert"]').textContent`);
+  assert.match(note, 'You revoked the API key "mine" that you signed in with');
+  assert.match(note, 'wgcp apikey create');
+  assert.is((await call(d.url, 'GET', '/api/stats', undefined, { 'wg-control-key': mine.key })).status, 401);
+  await signIn();
+});
+
+t('a server the kernel could not bring up: the banner and its pages say why, not only a tooltip', async () => {
+  const failed = await startTestDaemon({ options: { events: { schedule: false }, kernel: kernelWithFailedServer(1, 'UDP port 51820 is in use by another program') } });
+  const context = await browser.createBrowserContext();
+  try {
+    assert.is((await client(failed).post('/api/servers', { name: 'lab', endpoint: 'vpn.example.com:51820', mode: 'forward' })).json.id, 1);
+    const other = await context.newPage();
+    const otherWatch = await watchPage(other, failed.url);
+    const look = driver(other);
+    await other.goto(`${failed.url}/`, { waitUntil: 'networkidle0' });
+    await other.type('#signin-key', failed.key);
+    await other.keyboard.press('Enter');
+    await look.h1Is('Overview');
+    await look.hasText('.banner', 'could not be brought up: UDP port 51820 is in use by another program');
+    assert.not.match(await look.js<string>(`document.querySelector('.banner').textContent`), 'kernel backend is off');
+    await look.hasText('#main table', 'failed: UDP port 51820 is in use by another program');
+    await other.goto(`${failed.url}/#/servers/1`, { waitUntil: 'networkidle0' });
+    await look.hasText('.facts', 'failed: UDP port 51820 is in use by another program');
+    await look.accessible('a failed server');
+    assert.equal([...otherWatch.consoleErrors, ...otherWatch.cspViolations, ...otherWatch.foreign], []);
+  } finally {
+    await context.close();
+    await failed.stop();
+  }
+});
+
+t('nothing logged an error, broke the CSP or left the origin', () => {
+  assert.equal(watch.consoleErrors, []);
+  assert.equal(watch.cspViolations, []);
+  assert.equal(watch.foreign, []);
+});
+
+t.run();
