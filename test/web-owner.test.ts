@@ -145,6 +145,18 @@ t('the traffic chart draws hours without traffic as 0 over the whole range, from
   assert.is(await drive.js<number>(`document.querySelectorAll('section[aria-labelledby="traffic-h"] details tbody tr').length`), 2, 'the table lists the buckets with traffic');
 });
 
+t('a peer busy every 5 minutes of the 48 hours still has its traffic axis start at 0', async () => {
+  const busy = (await api.post(`/api/servers/${ids.server}/peers`, { name: 'busy' })).json;
+  const now = Math.floor(Date.now() / 1000);
+  const bucket = now - (now % 300);
+  const add = d.daemon.app.store.db.prepare('INSERT INTO traffic_5m (t, subject, rx_bytes, tx_bytes) VALUES (?, ?, ?, ?)');
+  d.daemon.app.store.db.transaction(() => { for (let i = 0; i < 48 * 12; i++) add.run(bucket - i * 300, busy.id, 5_000_000 + i * 1000, 7_000_000 + i * 1000); })();
+  await go(`peers/${busy.id}`);
+  await drive.waitFor(`document.querySelector('.chart')?.dataset.yMin`);
+  assert.is(await drive.js<string>(`document.querySelector('.chart').dataset.yMin`), '0');
+  assert.is((await api.del(`/api/peers/${busy.id}`)).status, 204);
+});
+
 t('a form shows all its problems at once, each in its field\'s words, before sending anything', async () => {
   await go('servers/new');
   await drive.h1Is('Add a server');
@@ -257,6 +269,7 @@ t('a session that ends while editing says so, keeps the typed edit, and saves it
 t('the .conf is saved under the peer\'s name as a tunnel name; a peer with its own keys gets a template to fill in', async () => {
   assert.is((await api.put(`/api/peers/${ids.peer}`, { name: 'Anna\'s phone (work)' })).status, 200);
   await go(`peers/${ids.peer}`);
+  await page.reload({ waitUntil: 'networkidle0' }); // the address of the test before: load it afresh
   await drive.h1Is('Anna\'s phone (work)');
   await drive.clickButton('Download the .conf file');
   const conf = (await api.get(`/api/peers/${ids.peer}/config`)).text;
