@@ -2,16 +2,19 @@
 // whole once, with a copy button; the lists show names and dates only. Revoking one ends
 // the sessions opened with it.
 import { useState } from 'preact/hooks';
-import { api, describe, get } from '../api';
+import { ApiError, api, describe, get } from '../api';
 import { signedOut } from '../app';
 import { ConfirmDialog } from '../confirm-dialog';
 import { copyField } from '../copy';
+import { withLabel } from '../form';
 import { formatDate } from '../format';
 import { LoadError, useLoad, useTitle } from '../load';
 import { notify } from '../notice';
 import type { Credential, SessionState } from '../types';
 import { BackupDownload } from './backup-download';
 import { NEW_KEY_HOW } from './sign-in';
+
+const LABELS: Record<string, string> = { name: 'Name', expiresInDays: 'Expires in days' };
 
 interface Kind { path: string; title: string; one: string; secretField: 'key' | 'token'; expires: boolean; about: string; make: string }
 
@@ -42,7 +45,10 @@ function CredentialSection({ kind }: { kind: Kind }) {
       setName('');
       setDays('');
       list.reload();
-    } catch (err) { setError(describe(err)); }
+    } catch (err) {
+      // The API's field names said as the labels above say them.
+      setError(err instanceof ApiError && err.field ? withLabel(err.message, err.field, LABELS[err.field]) : describe(err));
+    }
   };
   const revoke = async (c: Credential) => {
     await api('DELETE', `${kind.path}/${c.id}`);
