@@ -13,6 +13,11 @@ export function onSessionEnded(fn: () => void): void { sessionEnded = fn; }
 /** Tells the app the session is over (the event stream found so). */
 export function endSession(): void { sessionEnded(); }
 
+let signedOutWith: (because: string) => void = () => {};
+export function onSignedOut(fn: (because: string) => void): void { signedOutWith = fn; }
+/** Tells the app the page signed itself out (the key it signed in with was revoked), and why. */
+export function signedOut(because: string): void { signedOutWith(because); }
+
 async function send(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Response> {
   let res: Response;
   try {

@@ -2,8 +2,7 @@
 // whole once, with a copy button; the lists show names and dates only. Revoking one ends
 // the sessions opened with it.
 import { useState } from 'preact/hooks';
-import { ApiError, api, describe, get } from '../api';
-import { signedOut } from '../app';
+import { ApiError, api, describe, get, signedOut } from '../api';
 import { ConfirmDialog } from '../confirm-dialog';
 import { copyField } from '../copy';
 import { withLabel } from '../form';
