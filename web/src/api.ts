@@ -3,7 +3,7 @@
 // anywhere but the sign-in means the session ended, and the app shows the sign-in again.
 
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string, readonly field?: string) {
+  constructor(readonly status: number, message: string, readonly field?: string, readonly sessionEnded = false) {
     super(message);
   }
 }
@@ -13,14 +13,19 @@ export function onSessionEnded(fn: () => void): void { sessionEnded = fn; }
 /** Tells the app the session is over (the event stream found so). */
 export function endSession(): void { sessionEnded(); }
 
-async function send(method: string, path: string, body?: unknown): Promise<Response> {
+let signedOutWith: (because: string) => void = () => {};
+export function onSignedOut(fn: (because: string) => void): void { signedOutWith = fn; }
+/** Tells the app the page signed itself out (the key it signed in with was revoked), and why. */
+export function signedOut(because: string): void { signedOutWith(because); }
+
+async function send(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Response> {
   let res: Response;
   try {
     res = await fetch(path, {
       method,
       credentials: 'same-origin',
       cache: 'no-store',
-      headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+      headers: body === undefined ? extraHeaders : { 'Content-Type': 'application/json', ...extraHeaders },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
@@ -34,8 +39,9 @@ async function send(method: string, path: string, body?: unknown): Promise<Respo
     if (typeof j.error === 'string') error = j.error;
     if (typeof j.field === 'string') field = j.field;
   } catch { /* not JSON: keep the status line */ }
-  if (res.status === 401 && path !== '/api/session') sessionEnded();
-  throw new ApiError(res.status, error, field);
+  const ended = res.status === 401 && path !== '/api/session';
+  if (ended) sessionEnded();
+  throw new ApiError(res.status, error, field, ended);
 }
 
 export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
@@ -45,6 +51,13 @@ export async function api<T = unknown>(method: string, path: string, body?: unkn
 }
 
 export const get = <T>(path: string) => api<T>('GET', path);
+
+/** A file the API answers with, as a blob and the name it gives it; headers (a backup's passphrase) go with the request. */
+export async function getFile(path: string, headers: Record<string, string> = {}): Promise<{ blob: Blob; name: string }> {
+  const res = await send('GET', path, undefined, headers);
+  const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? 'download';
+  return { blob: await res.blob(), name };
+}
 
 /** A page of a list and the count of all that match (X-Total-Count). */
 export async function getPage<T>(path: string): Promise<{ items: T[]; total: number }> {

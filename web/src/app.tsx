@@ -1,24 +1,29 @@
-// Signed in or not: GET /api/session decides at load; a 401 from any call later brings the
-// sign-in back. Signed in, the shell shows the view the address names and follows the
-// event stream.
+// Signed in or not: GET /api/session decides at load. A session that ends while the page is
+// open (a 401 from any call) brings the sign-in up as a dialog over the view, which stays as
+// it was, typed edits included, so they can be saved again once signed in. Signing out, or
+// revoking the key one signed in with, goes back to the sign-in page.
 import { useEffect, useState } from 'preact/hooks';
-import { api, get, onSessionEnded } from './api';
+import { api, get, onSessionEnded, onSignedOut } from './api';
 import { startLive, stopLive } from './live';
+import type { SessionState } from './types';
 import { Shell } from './views/shell';
-import { SignIn } from './views/sign-in';
+import { SignIn, SignInDialog } from './views/sign-in';
 
-type Session = 'checking' | 'in' | 'out';
+type Session = 'checking' | 'in' | 'ended' | 'out';
 
 export function App() {
   const [session, setSession] = useState<Session>('checking');
+  // What the sign-in page says when the page signed out by itself (the key one signed in with was revoked).
+  const [because, setBecause] = useState('');
   useEffect(() => {
-    onSessionEnded(() => { stopLive(); setSession('out'); });
-    get<{ signedIn: boolean }>('/api/session').then((s) => setSession(s.signedIn ? 'in' : 'out'), () => setSession('out'));
+    onSessionEnded(() => { stopLive(); setSession((s) => (s === 'in' ? 'ended' : s)); });
+    onSignedOut((text) => { stopLive(); setBecause(text); setSession('out'); });
+    get<SessionState>('/api/session').then((s) => setSession(s.signedIn ? 'in' : 'out'), () => setSession('out'));
   }, []);
   useEffect(() => { if (session === 'in') startLive(); }, [session]);
 
   if (session === 'checking') return <main id="main"><p class="loading">Loading…</p></main>;
-  if (session === 'out') return <SignIn onSignedIn={() => setSession('in')} />;
+  if (session === 'out') return <SignIn note={because} onSignedIn={() => { setBecause(''); setSession('in'); }} />;
   const signOut = async () => {
     // The views go first (and their pending reloads with them), then the session.
     stopLive();
@@ -26,5 +31,10 @@ export function App() {
     await new Promise((resolve) => setTimeout(resolve));
     await api('DELETE', '/api/session').catch(() => {});
   };
-  return <Shell onSignOut={signOut} />;
+  return (
+    <>
+      <Shell onSignOut={signOut} />
+      {session === 'ended' && <SignInDialog onSignedIn={() => setSession('in')} />}
+    </>
+  );
 }

@@ -1,4 +1,5 @@
-// Forms: values held as text, the API's field error shown beside its field (and focused),
+// Forms: values held as text; problems the page can see are all shown at once before
+// sending, the API's field error beside its field in the field's own words (its label),
 // any other error above the buttons. Every control has a label, a hint and its error tied
 // to it with aria-describedby.
 import type { ComponentChildren } from 'preact';
@@ -6,6 +7,10 @@ import { useRef, useState } from 'preact/hooks';
 import { ApiError, describe } from './api';
 
 export type Values = Record<string, string | boolean>;
+/** Problems found before sending: field name to what is wrong, said after the field's label ("must be …"). */
+export type Problems = Record<string, string>;
+
+export const SESSION_ENDED = 'Your session ended, so this was not saved. Sign in again: what you typed is kept here, then save again.';
 
 export interface Form<T extends Values> {
   id: string;
@@ -13,10 +18,16 @@ export interface Form<T extends Values> {
   errors: Record<string, string>;
   formError: string;
   busy: boolean;
-  known: Set<string>;
+  labels: Map<string, string>;
   set(name: keyof T & string, value: string | boolean): void;
   reset(values: T): void;
-  submit(run: () => Promise<void>): (e: Event) => void;
+  submit(run: () => Promise<void>, check?: (values: T) => Problems): (e: Event) => void;
+}
+
+/** The API's "listenPort must be …" as a person reads it beside "Listen port": "Listen port must be …". */
+export function withLabel(message: string, field: string, label: string | undefined): string {
+  if (!label) return message;
+  return message.startsWith(`${field} `) ? `${label} ${message.slice(field.length + 1)}` : `${label}: ${message}`;
 }
 
 export function useForm<T extends Values>(id: string, initial: T): Form<T> {
@@ -24,33 +35,37 @@ export function useForm<T extends Values>(id: string, initial: T): Form<T> {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [formError, setFormError] = useState('');
   const [busy, setBusy] = useState(false);
-  const known = useRef(new Set<string>()).current;
+  const labels = useRef(new Map<string, string>()).current;
+  const show = (found: Record<string, string>) => {
+    setErrors(found);
+    // After the render that shows them: open a folded section and move focus to the first field.
+    const first = Object.keys(found)[0];
+    setTimeout(() => {
+      for (const name of Object.keys(found)) document.getElementById(`${id}-${name}`)?.closest('details')?.setAttribute('open', '');
+      document.getElementById(`${id}-${first}`)?.focus();
+    });
+  };
   return {
-    id, values, errors, formError, busy, known,
+    id, values, errors, formError, busy, labels,
     set: (name, value) => {
       setValues((v) => ({ ...v, [name]: value }));
       if (errors[name]) setErrors((e) => { const { [name]: _gone, ...rest } = e; return rest; });
     },
     reset: (v) => { setValues(v); setErrors({}); setFormError(''); },
-    submit: (run) => async (e: Event) => {
+    submit: (run, check) => async (e: Event) => {
       e.preventDefault();
-      setBusy(true);
       setErrors({});
       setFormError('');
+      // Every problem the page can see is shown at once, before anything is sent.
+      const problems = Object.entries(check?.(values) ?? {}).filter(([name]) => labels.has(name));
+      if (problems.length) return show(Object.fromEntries(problems.map(([name, text]) => [name, `${labels.get(name)} ${text}`])));
+      setBusy(true);
       try {
         await run();
       } catch (err) {
-        if (err instanceof ApiError && err.field && known.has(err.field)) {
-          setErrors({ [err.field]: err.message });
-          // After the render that shows it: open a folded section and move focus to the field.
-          setTimeout(() => {
-            const el = document.getElementById(`${id}-${err.field}`);
-            el?.closest('details')?.setAttribute('open', '');
-            el?.focus();
-          });
-        } else {
-          setFormError(describe(err));
-        }
+        if (err instanceof ApiError && err.sessionEnded) setFormError(SESSION_ENDED);
+        else if (err instanceof ApiError && err.field && labels.has(err.field)) show({ [err.field]: withLabel(err.message, err.field, labels.get(err.field)) });
+        else setFormError(err instanceof ApiError && err.field ? withLabel(err.message, err.field, labels.get(err.field)) : describe(err));
       } finally {
         setBusy(false);
       }
@@ -65,8 +80,8 @@ interface FieldProps<T extends Values> {
   hint?: ComponentChildren;
 }
 
-function described<T extends Values>(form: Form<T>, name: string, hint: unknown) {
-  form.known.add(name);
+function described<T extends Values>(form: Form<T>, name: string, label: string, hint: unknown) {
+  form.labels.set(name, label);
   const id = `${form.id}-${name}`;
   const error = form.errors[name];
   const by = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
@@ -84,11 +99,11 @@ function Extras({ id, hint, error }: { id: string; hint?: ComponentChildren; err
 
 interface InputAttrs {
   type?: 'text' | 'password' | 'email' | 'url' | 'datetime-local'; placeholder?: string; maxLength?: number; required?: boolean; autoFocus?: boolean;
-  autoComplete?: string; inputMode?: 'numeric' | 'text' | 'email' | 'url';
+  autoComplete?: string; inputMode?: 'numeric' | 'text' | 'email' | 'url'; disabled?: boolean;
 }
 
 export function TextField<T extends Values>({ form, name, label, hint, required, ...rest }: FieldProps<T> & InputAttrs) {
-  const { id, error, attrs } = described(form, name, hint);
+  const { id, error, attrs } = described(form, name, label, hint);
   // Preact types each input type apart; these attributes are the same for all of them.
   const inputProps: object = {
     type: 'text', ...rest, ...attrs, required, value: String(form.values[name]),
@@ -104,7 +119,7 @@ export function TextField<T extends Values>({ form, name, label, hint, required,
 }
 
 export function TextArea<T extends Values>({ form, name, label, hint, rows = 4 }: FieldProps<T> & { rows?: number }) {
-  const { id, error, attrs } = described(form, name, hint);
+  const { id, error, attrs } = described(form, name, label, hint);
   return (
     <div class="field">
       <label for={id}>{label}</label>
@@ -115,7 +130,7 @@ export function TextArea<T extends Values>({ form, name, label, hint, rows = 4 }
 }
 
 export function Checkbox<T extends Values>({ form, name, label, hint }: FieldProps<T>) {
-  const { id, error, attrs } = described(form, name, hint);
+  const { id, error, attrs } = described(form, name, label, hint);
   return (
     <div class="field check">
       <input type="checkbox" {...attrs} checked={Boolean(form.values[name])} onChange={(e) => form.set(name, e.currentTarget.checked)} />
@@ -126,7 +141,7 @@ export function Checkbox<T extends Values>({ form, name, label, hint }: FieldPro
 }
 
 export function Select<T extends Values>({ form, name, label, hint, options }: FieldProps<T> & { options: [string, string][] }) {
-  const { id, error, attrs } = described(form, name, hint);
+  const { id, error, attrs } = described(form, name, label, hint);
   return (
     <div class="field">
       <label for={id}>{label}</label>

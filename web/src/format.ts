@@ -1,4 +1,5 @@
-// Numbers and times as a person reads them. A GB is 1,073,741,824 bytes, as the API counts.
+// Numbers and times as a person reads them. Bytes in binary units: the API's "GB" of a data
+// limit is 1,073,741,824 bytes, so the page calls it GiB everywhere.
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
 
 export function formatBytes(n: number): string {
@@ -7,6 +8,11 @@ export function formatBytes(n: number): string {
   while (v >= 1024 && i < UNITS.length - 1) { v /= 1024; i++; }
   return `${i === 0 ? v : v.toFixed(v < 10 ? 1 : 0)} ${UNITS[i]}`;
 }
+
+export const GIB = 1024 ** 3;
+
+/** A data limit (the API's dataLimitGB) as the page says it: "50 GiB". */
+export const formatGiB = (gib: number): string => `${gib.toLocaleString()} GiB`;
 
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '—';

@@ -1,44 +1,68 @@
-// The API's records as the page reads them (see GET /api/openapi.json).
+// The API's records as the page reads them (GET /api/openapi.json). Written by hand, and held
+// to the API by test/web-types.test.ts: every field a real wgcpd answers with, and every
+// property of the OpenAPI schema named beside each interface, must be declared here.
+
+/** schema Peer */
 export interface Peer {
-  id: number; serverID: number; name: string; email: string; ip: string; publicKey: string;
+  id: number; serverID: number; name: string; email: string; ip: string; ip6: string | null; publicKey: string;
   allowAccess: number[]; allowInternet: boolean; enabled: boolean; disabledReason: string; disabledReasons: string[];
   dataLimitGB: number; currentDataUsageBytes: number; expiresAt: string | null; hasPrivateKey: boolean;
   createdAt: string; updatedAt: string;
 }
+/** schema Server */
 export interface Server {
   id: number; name: string; endpoint: string; mode: 'forward' | 'standalone'; publicKey: string; interface: string;
-  address: string; listenPort: number; dns: string; mtu: number | null; kernelState: string;
-  kernelFailure: { reason: string; nextRetryAt: string } | null; peers?: Peer[]; createdAt: string; updatedAt: string;
+  address: string; address6: string | null; listenPort: number; dns: string; mtu: number | null; kernelState: 'up' | 'failed' | 'off';
+  kernelFailure: { reason: string; since: string; attempts: number; nextRetryAt: string } | null;
+  peers?: Peer[]; webhooks?: Webhook[]; createdAt: string; updatedAt: string;
 }
+/** answer of GET /api/servers/{id}/stats */
 export interface ServerStats {
   serverID: number; peerCount: number; webhookCount: number; enabledPeers: number; disabledPeers: number;
   onlinePeers: number; dataUsageBytes: number;
 }
+/** answer of GET /api/stats */
 export interface Stats {
   totalServers: number; totalPeers: number; totalWebhooks: number; enabledPeers: number; disabledPeers: number;
   totalDataUsageBytes: number; totalDevices: number;
 }
+/** schema Webhook */
 export interface Webhook {
   id: number; serverID: number; name: string; url: string; isEnabled: boolean; isGlobal: boolean; verifySSL: boolean;
   subscribedActions: number[]; template: string; defaultPayload: string; customBody: string; customHeaders: number[];
   secret: string; createdAt: string; updatedAt: string;
 }
+/** schema Delivery */
 export interface Delivery {
-  id: number; webhookID: number; deliveryID: number; event: string; attempt: number; outcome: string;
+  id: number; webhookID: number; deliveryID: number | null; event: string; attempt: number; outcome: string;
   httpStatus: number | null; error: string; durationMs: number | null; timestamp: string;
 }
+/** schema Device */
 export interface Device {
   id: string; serverID: number; peerID: number; hwid: string; ip: string; suspended: boolean; status: string; state: string;
   tunnelUp: boolean | null; lastHandshake: string | null; lastSeenAt: string | null; lastSourceAddress: string | null;
   forwardsHash: string; provisionedAt: string; createdAt: string; updatedAt: string;
 }
+/** schema PortForward */
 export interface Forward { id: number; deviceID: string; protocol: 'tcp' | 'udp'; listenPort: number; targetPort: number; createdAt: string }
+/** schema RegistrationToken */
 export interface RegToken { token: string; serverID: number; state: 'unused' | 'used' | 'expired'; createdAt: string; expiresAt: string; usedAt: string | null; deviceID: string | null }
+/** schema SMTPSettings */
 export interface Smtp {
   id?: number; enabled: boolean; server: string; port: number; useAuth: boolean; useTLS: boolean; username: string;
   password: string; fromEmail: string; fromName: string;
 }
+/** schema Credential */
+export interface Credential { id: number; kind: 'apikey' | 'token'; name: string; createdAt: string; expiresAt: string | null; lastUsedAt: string | null }
+/** schema Health (GET /healthz): read defensively, fields come and go with the daemon's version */
+export interface Health {
+  status?: 'ok' | 'degraded'; kernel?: 'on' | 'off'; kernelReason?: string; version?: string;
+  failures?: { serverID: number; interface: string; reason: string; since: string; attempts: number; nextRetryAt: string }[];
+}
+/** answer of GET /api/peers/{id}/usage */
+export interface UsageSeries { step: '5m' | '1h' | '1d'; points: { t: string; rxBytes: number; txBytes: number }[] }
+/** answer of GET /api/session */
+export interface SessionState { signedIn: boolean; createdAt?: string; lastSeenAt?: string; expiresAt?: string; idleExpiresAt?: string }
+
 /** One peer of the event stream's usage message. */
 export interface PeerUsage { id: number; serverID: number; currentDataUsageBytes: number; enabled: boolean; disabledReason: string; latestHandshake: number }
-
-export interface Credential { id: number; kind: 'apikey' | 'token'; name: string; createdAt: string; expiresAt: string | null; lastUsedAt: string | null }

@@ -2,18 +2,25 @@
 // whole once, with a copy button; the lists show names and dates only. Revoking one ends
 // the sessions opened with it.
 import { useState } from 'preact/hooks';
-import { api, describe, get } from '../api';
+import { ApiError, api, describe, get, signedOut } from '../api';
+import { ConfirmDialog } from '../confirm-dialog';
 import { copyField } from '../copy';
+import { withLabel } from '../form';
 import { formatDate } from '../format';
 import { LoadError, useLoad, useTitle } from '../load';
 import { notify } from '../notice';
-import type { Credential } from '../types';
+import type { Credential, SessionState } from '../types';
+import { BackupDownload } from './backup-download';
+import { NEW_KEY_HOW } from './sign-in';
 
-interface Kind { path: string; title: string; one: string; secretField: 'key' | 'token'; expires: boolean; about: string }
+const LABELS: Record<string, string> = { name: 'Name', expiresInDays: 'Expires in days' };
+
+interface Kind { path: string; title: string; one: string; secretField: 'key' | 'token'; expires: boolean; about: string; make: string }
 
 const KINDS: Kind[] = [
-  { path: '/api/apikeys', title: 'API keys', one: 'API key', secretField: 'key', expires: false, about: 'Sent as wg-control-key by scripts and the wgcp command; they never expire.' },
-  { path: '/api/access-tokens', title: 'Access tokens', one: 'access token', secretField: 'token', expires: true, about: 'Sent as Authorization: Bearer (Prometheus sends this); they may expire.' },
+  { path: '/api/apikeys', title: 'API keys', one: 'API key', secretField: 'key', expires: false, about: 'Sent as wg-control-key by scripts and the wgcp command; they never expire.', make: NEW_KEY_HOW },
+  { path: '/api/access-tokens', title: 'Access tokens', one: 'access token', secretField: 'token', expires: true, about: 'Sent as Authorization: Bearer (Prometheus sends this); they may expire.',
+    make: 'To make a new access token, run wgcp token create on the router with the daemon\'s data folder (WGCP_DATA_DIR), or sign in with an API key.' },
 ];
 
 function CredentialSection({ kind }: { kind: Kind }) {
@@ -22,6 +29,7 @@ function CredentialSection({ kind }: { kind: Kind }) {
   const [error, setError] = useState('');
   const [name, setName] = useState('');
   const [days, setDays] = useState('');
+  const [revoking, setRevoking] = useState<Credential | null>(null);
   const id = kind.secretField;
   let input: HTMLInputElement | null = null;
   const create = async (e: Event) => {
@@ -36,11 +44,22 @@ function CredentialSection({ kind }: { kind: Kind }) {
       setName('');
       setDays('');
       list.reload();
-    } catch (err) { setError(describe(err)); }
+    } catch (err) {
+      // The API's field names said as the labels above say them.
+      setError(err instanceof ApiError && err.field ? withLabel(err.message, err.field, LABELS[err.field]) : describe(err));
+    }
   };
   const revoke = async (c: Credential) => {
-    if (!window.confirm(`Revoke the ${kind.one} "${c.name}"? Whoever uses it loses access at once.`)) return;
-    await api('DELETE', `${kind.path}/${c.id}`).then(() => notify(`${kind.one[0].toUpperCase()}${kind.one.slice(1)} revoked`), (err) => setError(describe(err)));
+    await api('DELETE', `${kind.path}/${c.id}`);
+    // Revoking ends the sessions opened with it: when this page's was one, say so on the sign-in page.
+    const session = await get<SessionState>('/api/session');
+    if (!session.signedIn) {
+      signedOut(`You revoked the ${kind.one} "${c.name}" that you signed in with, so you were signed out. `
+        + (kind.secretField === 'key' ? 'If it was the first key, the file api-key in the data folder still holds it, revoked.' : ''));
+      return;
+    }
+    setRevoking(null);
+    notify(`${kind.one[0].toUpperCase()}${kind.one.slice(1)} revoked`);
     list.reload();
   };
   return (
@@ -80,16 +99,23 @@ function CredentialSection({ kind }: { kind: Kind }) {
             <tbody>
               {list.data.map((c) => (
                 <tr key={c.id}>
-                  <td>{c.name}</td>
+                  <td class="name" title={c.name}>{c.name}</td>
                   <td>{formatDate(c.createdAt)}</td>
                   <td>{c.expiresAt ? formatDate(c.expiresAt) : 'never'}</td>
                   <td>{c.lastUsedAt ? formatDate(c.lastUsedAt) : 'not yet'}</td>
-                  <td><button type="button" class="quiet" onClick={() => revoke(c)} aria-label={`Revoke ${kind.one} ${c.name}`}>Revoke</button></td>
+                  <td><button type="button" class="quiet" onClick={() => setRevoking(c)} aria-label={`Revoke ${kind.one} ${c.name}`}>Revoke</button></td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
+      )}
+      {revoking && (
+        <ConfirmDialog title={`Revoke the ${kind.one} “${revoking.name}”?`} yes="Yes, revoke" onYes={() => revoke(revoking)} onClose={() => setRevoking(null)}>
+          <p>Whoever uses it loses access at once, and every session opened with it ends.</p>
+          <p><strong>If you signed in with this {kind.one}, you will be signed out</strong> and will need another key or token to sign in again.</p>
+          <p>{kind.make}</p>
+        </ConfirmDialog>
       )}
     </section>
   );
@@ -101,11 +127,7 @@ export function Credentials() {
     <>
       <h1>Access</h1>
       {KINDS.map((k) => <CredentialSection key={k.path} kind={k} />)}
-      <section aria-labelledby="backup-h">
-        <h2 id="backup-h">Backup</h2>
-        <p>A consistent copy of the whole state, keys included: keep it as safe as the router. Restore it with <code>wgcp restore FILE</code>.</p>
-        <p><a class="button" href="/api/backup" download>Download a backup</a></p>
-      </section>
+      <BackupDownload />
     </>
   );
 }

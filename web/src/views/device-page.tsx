@@ -6,7 +6,7 @@ import { ConfirmDelete } from '../confirm';
 import { formatDate } from '../format';
 import { useLive } from '../live';
 import { LoadError, useLoad, useThrottled, useTitle } from '../load';
-import { serverLabel } from '../names';
+import { ServerCrumb } from './server-crumb';
 import { notify } from '../notice';
 import { href, navigate } from '../router';
 import type { Device } from '../types';
@@ -52,7 +52,7 @@ export function DevicePage({ id }: { id: string }) {
       <div class="bar"><h1>Device <code>{shortId(d.id)}</code></h1><ConfirmDelete what="this device and its peer" label="Remove" onDelete={remove} /></div>
       <dl class="facts">
         <div class="wide"><dt>Device id</dt><dd><code>{d.id}</code></dd></div>
-        <div><dt>Server</dt><dd><a href={href('servers', d.serverID)}>{serverLabel(d.serverID)}</a></dd></div>
+        <div><dt>Server</dt><dd><ServerCrumb id={d.serverID} to={href('servers', d.serverID)} /></dd></div>
         <div><dt>Peer</dt><dd><a href={href('peers', d.peerID)}>{d.ip}</a></dd></div>
         <div><dt>Status</dt><dd>{d.suspended ? 'suspended' : d.status || '—'}</dd></div>
         <div><dt>Agent state</dt><dd>{d.state || '—'}</dd></div>

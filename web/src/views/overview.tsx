@@ -7,6 +7,7 @@ import { LoadError, useLoad, useThrottled, useTitle } from '../load';
 import { serverNames } from '../names';
 import { href } from '../router';
 import type { Server, ServerStats, Stats } from '../types';
+import { KernelState } from './kernel-state';
 
 export function Overview() {
   useTitle('Overview');
@@ -62,12 +63,12 @@ export function Overview() {
                   const st = stats.data?.perServer.get(s.id);
                   return (
                     <tr key={s.id}>
-                      <th scope="row"><a href={href('servers', s.id)}>{s.name}</a></th>
+                      <th scope="row" class="name"><a href={href('servers', s.id)} title={s.name}>{s.name}</a></th>
                       <td>{s.mode}</td>
                       <td><code>{s.endpoint}</code></td>
                       <td>{st ? `${st.onlinePeers.toLocaleString()} / ${plural(st.peerCount, 'peer')}` : '…'}</td>
                       <td>{st ? formatBytes(st.dataUsageBytes) : '…'}</td>
-                      <td>{s.kernelState === 'failed' ? <span class="bad" title={s.kernelFailure?.reason}>failed</span> : s.kernelState}</td>
+                      <td class="kernel"><KernelState server={s} /></td>
                     </tr>
                   );
                 })}

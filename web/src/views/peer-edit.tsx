@@ -1,13 +1,14 @@
-// A peer's settings: name, e-mail, address, monthly data limit, expiry. The API's field
-// error shows beside its field.
+// A peer's settings: name, e-mail, addresses, monthly data limit, expiry. What the page can
+// check is checked before sending, all at once; the API's field error shows beside its field.
 import { useEffect, useRef } from 'preact/hooks';
 import { api } from '../api';
 import { fromLocalInput, toLocalInput } from '../format';
 import { FormError, TextField, toInt, useForm } from '../form';
 import { notify } from '../notice';
 import type { Peer } from '../types';
+import { checkPeer, EXPIRY_HINT, LIMIT_HINT, LIMIT_LABEL } from './peer-fields';
 
-const valuesOf = (p: Peer) => ({ name: p.name, email: p.email, ip: p.ip, dataLimitGB: String(p.dataLimitGB), expiresAt: toLocalInput(p.expiresAt) });
+const valuesOf = (p: Peer) => ({ name: p.name, email: p.email, ip: p.ip, ip6: p.ip6 ?? '', dataLimitGB: String(p.dataLimitGB), expiresAt: toLocalInput(p.expiresAt) });
 
 export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => void }) {
   const form = useForm('edit', valuesOf(peer));
@@ -20,12 +21,15 @@ export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => 
   }, [peer.updatedAt]);
   const submit = form.submit(async () => {
     const v = form.values;
-    const saved = await api<Peer>('PUT', `/api/peers/${peer.id}`, {
+    const body: Record<string, unknown> = {
       name: v.name, email: v.email.trim(), ip: v.ip.trim(), dataLimitGB: toInt(v.dataLimitGB || '0'), expiresAt: fromLocalInput(v.expiresAt),
-    });
+    };
+    // The IPv6 address is sent only when changed (the API cannot clear it: it follows the server's prefix).
+    if (v.ip6.trim() && v.ip6.trim() !== (peer.ip6 ?? '')) body.ip6 = v.ip6.trim();
+    const saved = await api<Peer>('PUT', `/api/peers/${peer.id}`, body);
     onSaved(saved);
     notify('Peer settings saved');
-  });
+  }, (v) => checkPeer(v, shown.current.expiresAt));
   return (
     <section aria-labelledby="edit-h">
       <h2 id="edit-h">Settings</h2>
@@ -33,8 +37,9 @@ export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => 
         <TextField form={form} name="name" label="Name" maxLength={64} />
         <TextField form={form} name="email" label="E-mail" type="email" autoComplete="off" />
         <TextField form={form} name="ip" label="Address" />
-        <TextField form={form} name="dataLimitGB" label="Monthly data limit (GB)" inputMode="numeric" hint="0 means no limit." />
-        <TextField form={form} name="expiresAt" label="Expires" type="datetime-local" hint="Empty: never." />
+        {peer.ip6 !== null && <TextField form={form} name="ip6" label="IPv6 address" />}
+        <TextField form={form} name="dataLimitGB" label={LIMIT_LABEL} inputMode="numeric" hint={LIMIT_HINT} />
+        <TextField form={form} name="expiresAt" label="Expires" type="datetime-local" hint={EXPIRY_HINT} />
         <FormError form={form} />
         <div class="buttons"><button type="submit" class="primary" disabled={form.busy}>Save settings</button></div>
       </form>

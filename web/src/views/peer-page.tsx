@@ -5,18 +5,18 @@ import { PeerTraffic } from './peer-traffic';
 import { useState } from 'preact/hooks';
 import { api, describe, get } from '../api';
 import { ConfirmDelete } from '../confirm';
-import { formatAgo, formatBytes, formatDate, REASONS } from '../format';
+import { formatAgo, formatBytes, formatDate, formatGiB, GIB, REASONS } from '../format';
 import { isOnline, usage, useLive } from '../live';
 import { LoadError, useLoad, useThrottled, useTitle } from '../load';
-import { serverLabel } from '../names';
+import { ServerCrumb } from './server-crumb';
 import { notify } from '../notice';
 import { href, navigate } from '../router';
 import type { Peer } from '../types';
 import { PeerAccess } from './peer-access';
+import { PeerConf } from './peer-conf';
 import { PeerEdit } from './peer-edit';
 import { PeerMail } from './peer-mail';
 
-const GB = 1024 ** 3;
 
 function Switch({ peer, field, label, onSaved }: { peer: Peer; field: 'enabled' | 'allowInternet'; label: string; onSaved: (p: Peer) => void }) {
   const [busy, setBusy] = useState(false);
@@ -68,7 +68,7 @@ export function PeerPage({ id }: { id: string }) {
   const live = usage.get(peer.id);
   const used = live?.currentDataUsageBytes ?? peer.currentDataUsageBytes;
   const online = isOnline(live?.latestHandshake);
-  const limit = peer.dataLimitGB * GB;
+  const limit = peer.dataLimitGB * GIB;
   const otherReasons = peer.disabledReasons.filter((r) => r !== 'admin');
   const remove = async () => {
     await api('DELETE', `/api/peers/${peer.id}`);
@@ -77,7 +77,7 @@ export function PeerPage({ id }: { id: string }) {
   };
   return (
     <>
-      <p class="crumbs"><a href={href()}>Overview</a> / <a href={href('servers', peer.serverID)}>{serverLabel(peer.serverID)}</a> / {name}</p>
+      <p class="crumbs"><a href={href()}>Overview</a> / <ServerCrumb id={peer.serverID} to={href('servers', peer.serverID)} /> / {name}</p>
       <div class="bar">
         <h1>{name}</h1>
         <ConfirmDelete what={`peer ${name}`} onDelete={remove} />
@@ -93,22 +93,17 @@ export function PeerPage({ id }: { id: string }) {
           {otherReasons.length > 0 && <p class="hint">Also off because: {otherReasons.map((r) => REASONS[r] ?? r).join(', ')}.</p>}
           <Switch peer={peer} field="allowInternet" label="Internet access through this router" onSaved={setOverride} />
           <dl class="facts">
-            <div><dt>Used this month</dt><dd>{formatBytes(used)}{limit > 0 ? ` of ${formatBytes(limit)}` : ' (no limit)'}</dd></div>
+            <div><dt>Used this month</dt><dd>{formatBytes(used)}{limit > 0 ? ` of ${formatGiB(peer.dataLimitGB)}` : ' (no limit)'}</dd></div>
             <div><dt>Address</dt><dd><code>{peer.ip}</code></dd></div>
-            <div><dt>Expires</dt><dd>{peer.expiresAt ? formatDate(peer.expiresAt) : 'never'}</dd></div>
+            <div><dt>IPv6 address</dt><dd>{peer.ip6 ? <code>{peer.ip6}</code> : 'none (the server is IPv4 only)'}</dd></div>
+            <div><dt>Expires</dt><dd>{peer.expiresAt ? `${formatDate(peer.expiresAt)}: then it is deleted with its keys` : 'never'}</dd></div>
             <div class="wide"><dt>Public key</dt><dd><code class="key">{peer.publicKey}</code></dd></div>
           </dl>
           {limit > 0 && <meter min={0} max={limit} value={Math.min(used, limit)} aria-label="Share of the data limit used">{Math.round((used / limit) * 100)}%</meter>}
         </section>
         <section aria-labelledby="conf-h">
           <h2 id="conf-h">Configuration</h2>
-          {peer.hasPrivateKey ? (
-            <>
-              <img class="qr" src={`/api/peers/${peer.id}/qrcode?v=${encodeURIComponent(peer.updatedAt)}`}
-                alt={`QR code of the WireGuard configuration of ${name}: scan it with the WireGuard app`} />
-              <p><a class="button" href={`/api/peers/${peer.id}/config`} download>Download the .conf file</a></p>
-            </>
-          ) : <p>This peer brought its own keys: wgcp holds no private key, so it has no .conf or QR code to give.</p>}
+          <PeerConf peer={peer} name={name} />
         </section>
       </div>
       <PeerTraffic peerId={peer.id} />

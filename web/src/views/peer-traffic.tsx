@@ -8,10 +8,11 @@ import 'uplot/dist/uPlot.min.css';
 import { get } from '../api';
 import { formatBytes } from '../format';
 import { LoadError, useLoad } from '../load';
+import { filledSeries } from '../series';
+import type { UsageSeries } from '../types';
 
-type Step = '5m' | '1h' | '1d';
-interface Point { t: string; rxBytes: number; txBytes: number }
-interface Series { step: Step; points: Point[] }
+type Series = UsageSeries;
+type Step = Series['step'];
 
 const RANGES: { step: Step; label: string }[] = [
   { step: '5m', label: '48 hours' },
@@ -24,11 +25,7 @@ function Chart({ series }: { series: Series }) {
   useEffect(() => {
     const el = box.current;
     if (!el || series.points.length === 0) return undefined;
-    const data: uPlot.AlignedData = [
-      series.points.map((p) => Date.parse(p.t) / 1000),
-      series.points.map((p) => p.txBytes),
-      series.points.map((p) => p.rxBytes),
-    ];
+    const data: uPlot.AlignedData = filledSeries(series, Date.now() / 1000);
     const plot = new uPlot({
       width: Math.max(280, el.clientWidth),
       height: 220,
@@ -37,7 +34,11 @@ function Chart({ series }: { series: Series }) {
         { label: 'To the peer', stroke: '#2a6fdb', width: 2, value: (_u, v) => (v === null ? '–' : formatBytes(v)) },
         { label: 'From the peer', stroke: '#c2571a', width: 2, value: (_u, v) => (v === null ? '–' : formatBytes(v)) },
       ],
+      // Traffic starts at 0: an axis from the smallest value would make a quiet hour look busy.
+      scales: { y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
       axes: [{}, { values: (_u, ticks) => ticks.map((v) => formatBytes(v)), size: 70 }],
+      // What is drawn, for a reader of the page's source (and its tests): how many buckets, where the axis starts.
+      hooks: { draw: [(u) => { el.dataset.buckets = String(u.data[0].length); el.dataset.yMin = String(u.scales.y.min); }] },
     }, data, el);
     return () => plot.destroy();
   }, [series]);

@@ -4,7 +4,7 @@
 // text waits, so fast typing never queues a request a key.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describe, getPage } from '../api';
-import { formatBytes, formatDate, REASONS } from '../format';
+import { formatBytes, formatDate, formatGiB, REASONS } from '../format';
 import { isOnline, usage, useLive } from '../live';
 import { LoadError, useThrottled } from '../load';
 import { href } from '../router';
@@ -12,7 +12,6 @@ import type { Peer } from '../types';
 
 const PAGE = 50;
 type Sort = 'name' | 'ip' | 'latestHandshake' | 'currentDataUsageBytes' | 'expiresAt';
-const GB = 1024 ** 3;
 
 interface Query { q: string; sort: Sort; order: 'asc' | 'desc'; offset: number }
 interface Result { items: Peer[]; total: number; query: Query }
@@ -91,7 +90,7 @@ export function PeersTable({ serverId, onShown = () => {} }: { serverId: string;
       </div>
       <div class="field search">
         <label for="peer-search">Search peers</label>
-        <input id="peer-search" type="search" value={text} autoComplete="off" aria-controls="peers"
+        <input id="peer-search" type="search" value={text} autoComplete="off" aria-controls={result && result.items.length > 0 ? 'peers' : undefined}
           placeholder="Name, e-mail, address or key" onInput={(e) => search(e.currentTarget.value)} />
       </div>
       <LoadError error={error} reload={reload} />
@@ -108,10 +107,10 @@ export function PeersTable({ serverId, onShown = () => {} }: { serverId: string;
                 const used = usage.get(p.id)?.currentDataUsageBytes ?? p.currentDataUsageBytes;
                 return (
                   <tr key={p.id}>
-                    <th scope="row"><a href={href('peers', p.id)}>{p.name || `peer ${p.id}`}</a></th>
-                    <td><code>{p.ip}</code></td>
+                    <th scope="row" class="name"><a href={href('peers', p.id)} title={p.name || undefined}>{p.name || `peer ${p.id}`}</a></th>
+                    <td><code>{p.ip}</code>{p.ip6 && <><br /><code class="ip6">{p.ip6}</code></>}</td>
                     <td><Status peer={p} /></td>
-                    <td>{formatBytes(used)}{p.dataLimitGB > 0 && ` of ${formatBytes(p.dataLimitGB * GB)}`}</td>
+                    <td>{formatBytes(used)}{p.dataLimitGB > 0 && ` of ${formatGiB(p.dataLimitGB)}`}</td>
                     <td>{p.expiresAt ? formatDate(p.expiresAt) : 'never'}</td>
                   </tr>
                 );

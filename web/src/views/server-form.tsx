@@ -3,13 +3,25 @@
 // endpoint's port, the server's own address as DNS).
 import { useEffect } from 'preact/hooks';
 import { api, get } from '../api';
-import { FormError, Select, TextField, toInt, useForm } from '../form';
+import { cidr4, cidr6, endpoint, problems, wholeNumber } from '../checks';
+import { Checkbox, FormError, Select, TextField, toInt, useForm } from '../form';
 import { LoadError, useLoad, useTitle } from '../load';
 import { notify } from '../notice';
 import { href, navigate } from '../router';
 import type { Server } from '../types';
+import { ServerCrumb } from './server-crumb';
 
-const EMPTY = { name: '', endpoint: '', mode: 'forward', interface: '', address: '', listenPort: '', dns: '', mtu: '' };
+const EMPTY = { name: '', endpoint: '', mode: 'forward', interface: '', address: '', address6: '', ipv4Only: false, listenPort: '', dns: '', mtu: '' };
+type ServerValues = typeof EMPTY;
+
+const check = (v: ServerValues) => problems({
+  name: !v.name.trim() && 'must not be empty',
+  endpoint: endpoint(v.endpoint),
+  address: v.address.trim() && cidr4(v.address),
+  address6: !v.ipv4Only && v.address6.trim() && cidr6(v.address6),
+  listenPort: v.listenPort.trim() && wholeNumber(v.listenPort, 1, 65535),
+  mtu: v.mtu.trim() && wholeNumber(v.mtu, 1280, 9000),
+});
 
 export function ServerForm({ id }: { id?: string }) {
   useTitle(id ? 'Edit server' : 'Add a server');
@@ -17,7 +29,10 @@ export function ServerForm({ id }: { id?: string }) {
   const loaded = useLoad(async () => (id ? get<Server>(`/api/servers/${id}?peers=none`) : undefined), [id]);
   useEffect(() => {
     const s = loaded.data;
-    if (s) form.reset({ name: s.name, endpoint: s.endpoint, mode: s.mode, interface: s.interface, address: s.address, listenPort: String(s.listenPort), dns: s.dns, mtu: s.mtu === null ? '' : String(s.mtu) });
+    if (s) {
+      form.reset({ name: s.name, endpoint: s.endpoint, mode: s.mode, interface: s.interface, address: s.address, address6: s.address6 ?? '',
+        ipv4Only: s.address6 === null, listenPort: String(s.listenPort), dns: s.dns, mtu: s.mtu === null ? '' : String(s.mtu) });
+    }
   }, [loaded.data]);
 
   const submit = form.submit(async () => {
@@ -25,17 +40,19 @@ export function ServerForm({ id }: { id?: string }) {
     const body: Record<string, unknown> = { name: v.name, endpoint: v.endpoint, mode: v.mode };
     // Left empty: the daemon's default on create, unchanged on edit (an empty MTU clears it).
     for (const k of ['interface', 'address', 'dns'] as const) if (String(v[k]).trim()) body[k] = String(v[k]).trim();
+    // IPv4 only is address6 null; an address typed sets it; empty keeps the default (a unique local /64) or the one set.
+    if (v.ipv4Only) body.address6 = null; else if (v.address6.trim()) body.address6 = v.address6.trim();
     if (String(v.listenPort).trim()) body.listenPort = toInt(v.listenPort);
     if (String(v.mtu).trim()) body.mtu = toInt(v.mtu); else if (id) body.mtu = null;
     // An edit's answer leaves the peers out: at 10,000 peers the whole server is 4 MB.
     const saved = await api<Server>(id ? 'PUT' : 'POST', id ? `/api/servers/${id}?peers=none` : '/api/servers', body);
     notify(id ? `Server ${saved.name} saved` : `Server ${saved.name} added`);
     navigate(href('servers', saved.id));
-  });
+  }, check);
 
   return (
     <>
-      <p class="crumbs"><a href={href()}>Overview</a>{id && <> / <a href={href('servers', id)}>{loaded.data?.name ?? `server ${id}`}</a></>}</p>
+      <p class="crumbs"><a href={href()}>Overview</a>{id && <> / <ServerCrumb id={Number(id)} to={href('servers', id)} /></>}</p>
       <h1>{id ? 'Edit server' : 'Add a server'}</h1>
       <LoadError error={loaded.error} />
       <form onSubmit={submit} noValidate>
@@ -47,6 +64,9 @@ export function ServerForm({ id }: { id?: string }) {
           <summary>More settings</summary>
           <TextField form={form} name="interface" label="Interface" hint="Default: wgcp followed by the server's id." />
           <TextField form={form} name="address" label="Tunnel address" placeholder="10.8.0.1/24" hint="The server's address with its prefix. Default: the next free 10.n.0.1/24." />
+          <Checkbox form={form} name="ipv4Only" label="IPv4 only: no IPv6 in the tunnel" />
+          <TextField form={form} name="address6" label="IPv6 tunnel address" placeholder="fd12:3456:789a:1::1/64" disabled={form.values.ipv4Only}
+            hint="The server's IPv6 address with its prefix; each peer gets one of its addresses. Default: a unique local /64. A server whose peers have IPv6 addresses cannot be made IPv4 only." />
           <TextField form={form} name="listenPort" label="Listen port" inputMode="numeric" hint="Default: the endpoint's port." />
           <TextField form={form} name="dns" label="DNS" hint="Addresses separated by commas. Default: the server's tunnel address." />
           <TextField form={form} name="mtu" label="MTU" inputMode="numeric" hint="1280 to 9000; empty for WireGuard's default." />

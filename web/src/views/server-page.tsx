@@ -7,10 +7,11 @@ import { ConfirmDelete } from '../confirm';
 import { formatDate } from '../format';
 import { useLive } from '../live';
 import { LoadError, useLoad, useThrottled, useTitle } from '../load';
-import { serverLabel, serverNames } from '../names';
+import { serverNames, useServerName } from '../names';
 import { notify } from '../notice';
 import { href, navigate } from '../router';
 import type { Server } from '../types';
+import { KernelState } from './kernel-state';
 import { PeersTable } from './peers-table';
 import { WebhookList } from './webhook-list';
 import { RegTokens } from './reg-tokens';
@@ -28,7 +29,8 @@ export function ServerPage({ id, tab }: { id: string; tab: Tab }) {
   const reload = useThrottled(server.reload, 500);
   useLive((e) => { if (e.event === 'serverChanged' && String(e.serverID) === id) reload(); }, [id, reload]);
   const s = server.data;
-  const name = s?.name ?? serverLabel(Number(id));
+  const known = useServerName(Number(id));
+  const name = s?.name ?? known;
   useTitle(name);
   const tabLink = (t: Tab, text: string) => (
     <li><a href={t === 'peers' ? href('servers', id) : href('servers', id, t)} aria-current={t === tab ? 'page' : undefined}>{text}</a></li>
@@ -55,8 +57,9 @@ export function ServerPage({ id, tab }: { id: string; tab: Tab }) {
           <div><dt>Mode</dt><dd>{s.mode}</dd></div>
           <div><dt>Interface</dt><dd><code>{s.interface}</code></dd></div>
           <div><dt>Tunnel address</dt><dd><code>{s.address}</code></dd></div>
+          <div><dt>IPv6 tunnel address</dt><dd>{s.address6 ? <code>{s.address6}</code> : 'none: IPv4 only'}</dd></div>
           <div><dt>Listen port</dt><dd>{s.listenPort}</dd></div>
-          <div><dt>Kernel</dt><dd>{s.kernelState}{s.kernelFailure && `: ${s.kernelFailure.reason}`}</dd></div>
+          <div><dt>Kernel</dt><dd><KernelState server={s} /></dd></div>
           <div class="wide"><dt>Public key</dt><dd><code class="key">{s.publicKey}</code></dd></div>
           <div><dt>Created</dt><dd>{formatDate(s.createdAt)}</dd></div>
         </dl>

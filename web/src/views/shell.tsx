@@ -14,6 +14,7 @@ import { Devices } from './devices';
 import { DevicePage } from './device-page';
 import { MailSettings } from './mail-settings';
 import { Credentials } from './credentials';
+import { KernelBanner } from './kernel-banner';
 
 function view(route: string[]) {
   const [a, id, sub, more] = route;
@@ -65,6 +66,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
         <LiveBadge />
         <button type="button" class="quiet" onClick={onSignOut}>Sign out</button>
       </header>
+      <KernelBanner route={key} />
       <main id="main" ref={main} tabIndex={-1} key={key}>{view(route)}</main>
       <Notice />
     </>

@@ -1,10 +1,15 @@
 // Sign in with an API key or an access token: POST /api/session sets the session cookie.
+// As a page at first; as a dialog over the open view when a session ends, so nothing typed
+// in that view is lost.
+import { useEffect, useRef } from 'preact/hooks';
 import { api } from '../api';
 import { FormError, TextField, useForm } from '../form';
 import { useTitle } from '../load';
 
-export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
-  useTitle('Sign in');
+export const NEW_KEY_HOW = 'To make a new API key, run wgcp apikey create on the router with the daemon\'s data folder: '
+  + 'wgcp apikey create --data-dir /var/lib/wgcp (from a clone, where npm start keeps it: --data-dir ./var).';
+
+function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
   const form = useForm('signin', { key: '' });
   const submit = form.submit(async () => {
     try {
@@ -17,15 +22,40 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
     onSignedIn();
   });
   return (
+    <form onSubmit={submit} noValidate>
+      <TextField form={form} name="key" label="API key or access token" type="password" autoComplete="current-password" required autoFocus
+        hint="Keys and tokens are made with the wgcp command: wgcp apikey create, wgcp token create (with WGCP_DATA_DIR set to the daemon's data folder)." />
+      <FormError form={form} />
+      <button type="submit" class="primary" disabled={form.busy}>{form.busy ? 'Signing in…' : 'Sign in'}</button>
+    </form>
+  );
+}
+
+export function SignIn({ onSignedIn, note = '' }: { onSignedIn: () => void; note?: string }) {
+  useTitle('Sign in');
+  return (
     <main id="main" class="signin">
       <h1>wgcp</h1>
-      <p>Sign in with an API key or an access token. The first API key is in the file <code>api-key</code> of wgcpd's data folder.</p>
-      <form onSubmit={submit} noValidate>
-        <TextField form={form} name="key" label="API key or access token" type="password" autoComplete="current-password" required autoFocus
-          hint="Keys and tokens are made with the wgcp command: wgcp apikey create, wgcp token create." />
-        <FormError form={form} />
-        <button type="submit" class="primary" disabled={form.busy}>{form.busy ? 'Signing in…' : 'Sign in'}</button>
-      </form>
+      {note ? (
+        <div class="form-error" role="alert"><p>{note}</p><p>{NEW_KEY_HOW}</p></div>
+      ) : (
+        <p>Sign in with an API key or an access token. The first API key is in the file <code>api-key</code> of wgcpd's data folder
+          (unless it was revoked: then make a new one with <code>wgcp apikey create</code>).</p>
+      )}
+      <SignInForm onSignedIn={onSignedIn} />
     </main>
+  );
+}
+
+export function SignInDialog({ onSignedIn }: { onSignedIn: () => void }) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  // Modal: the view behind stays as it was but cannot be used until signed in again.
+  useEffect(() => { if (!dialog.current?.open) dialog.current?.showModal(); }, []);
+  return (
+    <dialog ref={dialog} class="signin-dialog" aria-labelledby="signin-dialog-h" onCancel={(e) => e.preventDefault()}>
+      <h2 id="signin-dialog-h">Your session ended</h2>
+      <p>Sign in again to go on. What you typed on this page is kept: save it again once signed in.</p>
+      <SignInForm onSignedIn={onSignedIn} />
+    </dialog>
   );
 }

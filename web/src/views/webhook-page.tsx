@@ -5,7 +5,7 @@ import { api, describe, get } from '../api';
 import { ConfirmDelete } from '../confirm';
 import { formatDate } from '../format';
 import { LoadError, useLoad, useTitle } from '../load';
-import { serverLabel } from '../names';
+import { ServerCrumb } from './server-crumb';
 import { notify } from '../notice';
 import { href, navigate } from '../router';
 import type { Delivery, Webhook } from '../types';
@@ -49,7 +49,7 @@ export function WebhookPage({ id }: { id: string }) {
   };
   return (
     <>
-      <p class="crumbs"><a href={href()}>Overview</a> / <a href={href('servers', w.serverID, 'webhooks')}>{serverLabel(w.serverID)}</a> / {name}</p>
+      <p class="crumbs"><a href={href()}>Overview</a> / <ServerCrumb id={w.serverID} to={href('servers', w.serverID, 'webhooks')} /> / {name}</p>
       <div class="bar"><h1>{name}</h1><ConfirmDelete what={`webhook ${name}`} onDelete={remove} /></div>
       <TestSend id={w.id} onDone={log.reload} />
       <section aria-labelledby="log-h">
