@@ -26,6 +26,10 @@ import { sessionRoutes } from '../http/session';
 import { pageRoutes } from '../http/static-assets';
 import { metricsRoute } from './metrics';
 import { usageRoutes } from './usage';
+import { withRoles } from './route-roles';
+import { auditRoutes } from './audit';
+import { shareRoutes } from './shares';
+import { totpRoutes } from './totp';
 
 /** Liveness: 200 while the API serves; `degraded` names the servers the kernel could not bring up. */
 function health(app: App) {
@@ -40,7 +44,7 @@ function health(app: App) {
 }
 
 export function controlRoutes(app: App): Route[] {
-  return [
+  return withRoles([
     { method: 'GET', path: '/healthz', auth: 'none', handler: () => ok(health(app)) },
     { method: 'GET', path: '/api/openapi.json', auth: 'control', handler: () => ok(openApiDocument) },
     ...serverRoutes(app),
@@ -55,6 +59,7 @@ export function controlRoutes(app: App): Route[] {
     ...eventStreamRoutes(app),
     ...regTokenRoutes(app),
     ...credentialsRoutes(app),
+    ...auditRoutes(app), ...shareRoutes(app), ...totpRoutes(app),
     ...backupRoutes(app), ...importRoutes(app),
     ...deviceRoutes(app),
     ...forwardRoutes(app),
@@ -63,5 +68,5 @@ export function controlRoutes(app: App): Route[] {
     ...deviceApiRoutes(app),
     // The dashboard: its sign-in and its built page (WGCP_LISTEN only).
     ...sessionRoutes(app), ...pageRoutes(),
-  ];
+  ]);
 }
