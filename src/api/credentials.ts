@@ -35,7 +35,7 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
         const what = kind === 'apikey' ? 'API key' : 'access token';
         const id = parseId(ctx.params.id, what);
         const role = required(oneOf<Role>(await ctx.body(), 'role', ROLES), 'role');
-        const changed = setCredentialRole(app, ctx.actor!, kind, id, role);
+        const changed = setCredentialRole(app.store, ctx.actor!, kind, id, role, app.now());
         if (changed === null) throw createError(404, `${what} not found`);
         app.log.info(`${what} role changed`, { id, role });
         return ok(changed);

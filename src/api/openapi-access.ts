@@ -41,6 +41,7 @@ export const accessApiPaths = {
         { name: 'since', in: 'query', schema: ts }, { name: 'until', in: 'query', schema: ts, description: 'exclusive' },
         { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
         { name: 'cursor', in: 'query', schema: { type: 'integer' }, description: 'the nextCursor of the previous page' },
+        { name: 'after', in: 'query', schema: { type: 'integer' }, description: 'instead of cursor: oldest first, from the entry after this id (nextCursor then continues the same way)' },
       ],
       responses: { 200: { description: 'a page', ...json({ type: 'object', properties: { entries: { type: 'array', items: AuditEntry }, nextCursor: nullable('integer') } }) }, 400: error('a bad query parameter (`field` names it)'), ...std },
     },

@@ -8,6 +8,7 @@
 import type { App } from '../app';
 import { expirePeers, resetIfNewMonth } from './calendar';
 import { collectUsage, type UsageCycle } from './usage';
+import { AUDIT_PRUNE_EVERY_MS, pruneAudit } from './audit-prune';
 
 export interface Jobs {
   /** Runs one usage cycle now (also what the interval runs); one already under way is joined. */
@@ -68,10 +69,13 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
   };
   atNextMinute();
   usageTick.unref();
+  const auditTick = setInterval(() => guard('audit prune', () => pruneAudit(app)), AUDIT_PRUNE_EVERY_MS);
+  auditTick.unref();
 
   // At start: a new month may have begun while the daemon was down, peers may have expired,
   // and counters are read at once so an interface restarted with the daemon loses little.
   guard('expiry', () => expirePeers(app));
+  guard('audit prune', () => pruneAudit(app));
   void collectNow();
 
   let stopped = false;
@@ -82,6 +86,7 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
       stopped = true;
       clearInterval(usageTick);
       clearTimeout(minuteTick);
+      clearInterval(auditTick);
       await running;
       await collectNow();
     },

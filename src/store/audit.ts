@@ -52,8 +52,11 @@ export interface AuditFilter {
   until?: string;
 }
 
-/** Newest first; `before` is the cursor: the id of the last row of the previous page. */
-export interface AuditPage { limit: number; before?: number }
+/**
+ * Newest first, `before` the cursor (the id of the last row of the previous page); or, with
+ * `after`, oldest first from the row after that id.
+ */
+export interface AuditPage { limit: number; before?: number; after?: number }
 
 const SECRET_FIELD = /(private|preshared)_?key|secret|password|passphrase|token|^key$|^code$|recovery/i;
 
@@ -105,9 +108,11 @@ export class AuditTable {
     add('at >= @since', 'since', filter.since);
     add('at < @until', 'until', filter.until);
     add('id < @before', 'before', page.before);
+    add('id > @after', 'after', page.after);
+    const order = page.after === undefined ? 'DESC' : 'ASC';
     const sql = `SELECT id, at, actor_kind AS actorKind, actor_id AS actorId, actor_name AS actorName, address, role, action,
       target_type AS targetType, target_id AS targetId, summary FROM audit_log
-      ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT @limit`;
+      ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id ${order} LIMIT @limit`;
     const rows = (this.db.prepare(sql).all(args) as Stored[]).map(present);
     const more = rows.length > page.limit;
     if (more) rows.pop();

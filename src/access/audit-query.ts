@@ -1,7 +1,7 @@
 // The query of GET /api/audit (and `wgcp audit`): filters and a page, each checked, a bad
 // one a 400 naming the parameter.
 import type { ActorKind, AuditFilter, AuditPage } from '../store/audit';
-import { badField } from './fields';
+import { badField } from '../ops/field-error';
 
 const KINDS: readonly ActorKind[] = ['apikey', 'token', 'page', 'reconciler', 'job', 'cli', 'share'];
 export const AUDIT_PAGE_MAX = 1000;
@@ -51,5 +51,8 @@ export function readAuditQuery(q: URLSearchParams): { filter: AuditFilter; page:
   const page: AuditPage = { limit: whole(q, 'limit', 1, AUDIT_PAGE_MAX) ?? AUDIT_PAGE_DEFAULT };
   const cursor = whole(q, 'cursor', 1, Number.MAX_SAFE_INTEGER);
   if (cursor !== undefined) page.before = cursor;
+  const after = whole(q, 'after', 0, Number.MAX_SAFE_INTEGER);
+  if (after !== undefined && cursor !== undefined) throw badField('after', 'cannot be given with cursor');
+  if (after !== undefined) page.after = after;
   return { filter, page };
 }
