@@ -41,4 +41,9 @@ export interface Smtp {
 /** One peer of the event stream's usage message. */
 export interface PeerUsage { id: number; serverID: number; currentDataUsageBytes: number; enabled: boolean; disabledReason: string; latestHandshake: number }
 
-export interface Credential { id: number; kind: 'apikey' | 'token'; name: string; createdAt: string; expiresAt: string | null; lastUsedAt: string | null }
+export interface Credential { id: number; kind: 'apikey' | 'token'; name: string; role: 'admin' | 'operator' | 'viewer'; createdAt: string; expiresAt: string | null; lastUsedAt: string | null }
+export interface Share { id: number; peerID: number; state: 'live' | 'used' | 'revoked' | 'expired'; createdAt: string; expiresAt: string; usedAt: string | null; revokedAt: string | null; createdBy: string }
+export interface AuditEntry {
+  id: number; at: string; actor: { kind: string; id: number | null; name: string }; address: string | null; role: string | null;
+  action: string; targetType: string; targetId: string | null; summary: Record<string, unknown>;
+}

@@ -14,6 +14,8 @@ import { Devices } from './devices';
 import { DevicePage } from './device-page';
 import { MailSettings } from './mail-settings';
 import { Credentials } from './credentials';
+import { Audit } from './audit';
+import { can } from '../role';
 
 function view(route: string[]) {
   const [a, id, sub, more] = route;
@@ -29,6 +31,7 @@ function view(route: string[]) {
   if (a === 'devices' && id) return <DevicePage id={id} />;
   if (a === 'mail') return <MailSettings />;
   if (a === 'access') return <Credentials />;
+  if (a === 'audit' && can('admin')) return <Audit />;
   return <><h1>Not found</h1><p>Nothing is at this address. <a href={href()}>Go to the overview</a>.</p></>;
 }
 
@@ -58,8 +61,9 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
           <ul>
             {link(href(), 'Overview', section === '' || section === 'servers' || section === 'peers' || section === 'webhooks')}
             {link(href('devices'), 'Devices', section === 'devices')}
-            {link(href('mail'), 'Mail', section === 'mail')}
+            {can('admin') && link(href('mail'), 'Mail', section === 'mail')}
             {link(href('access'), 'Access', section === 'access')}
+            {can('admin') && link(href('audit'), 'Audit', section === 'audit')}
           </ul>
         </nav>
         <LiveBadge />
