@@ -1,6 +1,9 @@
 // Every route of the OpenAPI document tried with a key of each role, against a real daemon
 // over HTTP. The document is the list: an operation with credentials but no x-wgcp-role,
 // or a served control route missing from the role table, fails here.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { call, client, startTestDaemon, type TestDaemon } from './helpers/daemon';
@@ -130,6 +133,39 @@ t('an access token made with a role has it; a role change takes effect at the ne
 t('keys listed show their roles; the first key, made before roles, is admin', async () => {
   const list = (await client(d).get('/api/apikeys')).json as { name: string; role: string }[];
   assert.equal(list.map((k) => [k.name, k.role]), [['first-start', 'admin'], ['viewer-key', 'viewer'], ['operator-key', 'operator'], ['admin-key', 'admin']]);
+});
+
+t('a page session has the role of its key, followed at once when the role changes; GET /api/session says which', async () => {
+  const made = (await client(d).post('/api/apikeys', { name: 'desk', role: 'viewer' })).json;
+  const signedIn = await call(d.url, 'POST', '/api/session', { key: made.key }, { 'Content-Type': 'application/json' });
+  const cookie = (signedIn.headers.get('set-cookie') ?? '').split(';')[0];
+  const page = { Cookie: cookie, Origin: d.url, 'Content-Type': 'application/json' };
+  const state = (await call(d.url, 'GET', '/api/session', undefined, page)).json;
+  assert.equal([state.signedIn, state.role, state.name, state.credentialID], [true, 'viewer', 'desk', made.id]);
+  const refused = await call(d.url, 'POST', '/api/servers/1/peers', { name: 'z' }, page);
+  assert.equal([refused.status, refused.json.role], [403, 'operator']);
+  await client(d).put(`/api/apikeys/${made.id}`, { role: 'operator' });
+  assert.is((await call(d.url, 'POST', '/api/servers/1/peers', { name: 'z' }, page)).status, 201);
+  assert.is((await call(d.url, 'GET', '/api/session', undefined, page)).json.role, 'operator');
+});
+
+t('wgcp apikey|token create --role and role ID ROLE, on the running daemon\'s database', async () => {
+  const wgcp = (...args: string[]) => promisify(execFile)(process.execPath, [path.join(__dirname, '../src/cli/main.js'), '--data-dir', d.dataDir, ...args]);
+  const key = (await wgcp('apikey', 'create', '--name', 'support', '--role', 'viewer')).stdout.trim();
+  const token = (await wgcp('token', 'create', '--role', 'operator', '--expires-in-days', '7')).stdout.trim();
+  assert.is((await call(d.url, 'GET', '/api/servers', undefined, { 'wg-control-key': key })).status, 200);
+  assert.is((await call(d.url, 'POST', '/api/servers/1/peers', { name: 'x' }, { 'wg-control-key': key })).status, 403);
+  assert.is((await call(d.url, 'POST', '/api/servers/1/peers', { name: 'y' }, { authorization: `Bearer ${token}` })).status, 201);
+  const listed = JSON.parse((await wgcp('apikey', 'list')).stdout) as { id: number; name: string; role: string }[];
+  const support = listed.find((k) => k.name === 'support')!;
+  assert.is(support.role, 'viewer');
+  assert.match((await wgcp('apikey', 'role', String(support.id), 'operator')).stdout, /now operator/);
+  assert.is((await call(d.url, 'POST', '/api/servers/1/peers', { name: 'x' }, { 'wg-control-key': key })).status, 201);
+  const bad = await wgcp('apikey', 'create', '--role', 'root').catch((e) => e);
+  assert.is(bad.code, 2);
+  assert.match(bad.stderr, /admin, operator or viewer/);
+  const [row] = (await client(d).get(`/api/audit?target=apikey:${support.id}`)).json.entries;
+  assert.equal([row.actor.kind, row.summary.to], ['cli', 'operator']);
 });
 
 t.run();
