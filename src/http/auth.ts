@@ -32,9 +32,9 @@ type AuthRequest = Pick<IncomingMessage, 'headers'> & { method?: string; socket?
 
 /** The actor of a page session: the role and name of the key or token it was opened with, now. */
 function sessionActor(store: Store, credentialId: number | null, address: string | null): Actor | null {
-  if (credentialId === null) return { kind: 'page', id: null, name: CONFIGURED_KEY_NAME, role: 'admin', address };
+  if (credentialId === null) return { kind: 'page', id: null, name: CONFIGURED_KEY_NAME, role: 'admin', address, credentialKind: 'apikey' };
   const c = store.credentials.get(credentialId);
-  return c === null ? null : { kind: 'page', id: c.id, name: c.name, role: c.role as Role, address };
+  return c === null ? null : { kind: 'page', id: c.id, name: c.name, role: c.role, address, credentialKind: c.kind };
 }
 
 /**
@@ -45,11 +45,11 @@ export function authenticate(req: AuthRequest, store: Store, configuredKey: stri
   const address = req.socket?.remoteAddress ?? null;
   const key = req.headers['wg-control-key'];
   if (typeof key === 'string' && key !== '') {
-    if (equalsConfiguredKey(key, configuredKey)) return { kind: 'apikey', id: null, name: CONFIGURED_KEY_NAME, role: 'admin', address };
+    if (equalsConfiguredKey(key, configuredKey)) return { kind: 'apikey', id: null, name: CONFIGURED_KEY_NAME, role: 'admin', address, credentialKind: 'apikey' };
     const c = store.credentials.match('apikey', key, now);
     if (c !== null) {
       store.credentials.touch(c.id, now);
-      return { kind: 'apikey', id: c.id, name: c.name, role: c.role, address };
+      return { kind: 'apikey', id: c.id, name: c.name, role: c.role, address, credentialKind: 'apikey' };
     }
   }
   const auth = req.headers.authorization;
@@ -57,7 +57,7 @@ export function authenticate(req: AuthRequest, store: Store, configuredKey: stri
     const c = store.credentials.match('token', bearerValue(auth), now);
     if (c !== null) {
       store.credentials.touch(c.id, now);
-      return { kind: 'token', id: c.id, name: c.name, role: c.role, address };
+      return { kind: 'token', id: c.id, name: c.name, role: c.role, address, credentialKind: 'token' };
     }
   }
   const session = sessionCookieValue(req.headers.cookie);

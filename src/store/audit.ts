@@ -15,6 +15,8 @@ export interface Actor {
   role: Role | null;
   /** The source address of the request; null when nothing came over the network. */
   address: string | null;
+  /** For requests: which kind of credential it was (a page session's: the one it was opened with). */
+  credentialKind?: 'apikey' | 'token';
 }
 
 export interface AuditEntry {
