@@ -25,6 +25,8 @@ export interface Config {
   /** The WAN interfaces port forwards apply to; null: those holding a default route, followed as they change. */
   wanInterfaces: string[] | null;
   logLevel: LogLevel;
+  /** WGCP_AUDIT_DAYS: audit log rows older than this are pruned by the daemon. */
+  auditDays: number;
 }
 
 export class ConfigError extends Error {}
@@ -62,6 +64,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^\d+$/.test(flush) || Number(flush) < 1 || Number(flush) > 3600) {
     throw new ConfigError(`WGCP_HEARTBEAT_FLUSH_S must be a whole number of seconds from 1 to 3600, got "${flush}"`);
   }
+  const auditDays = nonEmpty(env, 'WGCP_AUDIT_DAYS') ?? '400';
+  if (!/^\d+$/.test(auditDays) || Number(auditDays) < 1 || Number(auditDays) > 36500) {
+    throw new ConfigError(`WGCP_AUDIT_DAYS must be a whole number of days from 1 to 36500, got "${auditDays}"`);
+  }
   const tlsCert = nonEmpty(env, 'WGCP_TLS_CERT');
   const tlsKey = nonEmpty(env, 'WGCP_TLS_KEY');
   if ((tlsCert === null) !== (tlsKey === null)) {
@@ -92,6 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     heartbeatCache: Number(cache),
     heartbeatFlushS: Number(flush),
     wanInterfaces,
+    auditDays: Number(auditDays),
     logLevel: oneOf('WGCP_LOG_LEVEL', nonEmpty(env, 'WGCP_LOG_LEVEL') ?? 'info', ['error', 'warn', 'info', 'debug'] as const),
   };
 }

@@ -12,7 +12,7 @@ import { selectKernel } from './kernel/select';
 import type { KernelPlane } from './kernel/plane';
 import { ensureFirstApiKey } from './first-key';
 import { createRequestHandler } from './http/server';
-import { closeAdminSocket, listenAdminSocket } from './http/admin-socket';
+import { ADMIN_SOCKET_ACTOR, closeAdminSocket, listenAdminSocket } from './http/admin-socket';
 import { CONTROL_BODY_LIMIT } from './http/body';
 import { authenticate } from './http/auth';
 import { controlRoutes } from './api/routes';
@@ -104,7 +104,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     if (deviceServer) observeRequests(deviceServer, 'device', deviceRoutes, tally);
     // The same API on the data folder's socket, for `wgcp` on the router: its file mode is its credential.
     adminSocket = await listenAdminSocket(config.dataDir, createRequestHandler({
-      routes, log, bodyLimit: CONTROL_BODY_LIMIT, logRequests: config.logLevel === 'debug', authenticate: () => {},
+      routes, log, bodyLimit: CONTROL_BODY_LIMIT, logRequests: config.logLevel === 'debug', authenticate: () => ADMIN_SOCKET_ACTOR,
     })).catch((err: Error) => { log.warn('the admin socket could not be made: wgcp works on the database alone', { error: err.message }); return null; });
     const port = await listen(server, config.listen.host, config.listen.port);
     log.info('wgcpd is listening', { host: config.listen.host, port, kernel: kernel.state, dataDir: config.dataDir });

@@ -73,7 +73,7 @@ t('logs a 500 with its request id and never a credential', async () => {
   const { createLogger } = await import('../src/log');
   const { createRequestHandler } = await import('../src/http/server');
   const routes: Route[] = [{ method: 'GET', path: '/boom', auth: 'none', handler: () => { throw new Error('kaboom'); } }];
-  const handler = createRequestHandler({ routes, log: createLogger('debug', (l) => lines.push(l)), bodyLimit: 10, logRequests: true, authenticate: () => {} });
+  const handler = createRequestHandler({ routes, log: createLogger('debug', (l) => lines.push(l)), bodyLimit: 10, logRequests: true, authenticate: () => ({ kind: 'apikey' as const, id: null, name: 'test', role: 'admin' as const, address: null }) });
   const server = http.createServer(handler).listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   const port = (server.address() as { port: number }).port;

@@ -99,7 +99,7 @@ t('the device listener serves neither the page nor the sign-in', async () => {
 t('files are read from disk when first asked for, then kept; a page not built is a 503 that says how to build it', async () => {
   const dir = tempDir('wgcp-web-');
   const routes = pageRoutes(dir);
-  const server = http.createServer(createRequestHandler({ routes, log: silentLogger, bodyLimit: 1024, authenticate: () => {} }));
+  const server = http.createServer(createRequestHandler({ routes, log: silentLogger, bodyLimit: 1024, authenticate: () => ({ kind: 'apikey' as const, id: null, name: 'test', role: 'admin' as const, address: null }) }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {

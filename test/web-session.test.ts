@@ -207,7 +207,7 @@ t('under TLS the cookie is Secure', async () => {
   const missing = unmet(['openssl']);
   if (missing) return void skip('dashboard sessions under TLS', missing);
   const pair = selfSignedPair();
-  const handler = createRequestHandler({ routes: sessionRoutes(d.daemon.app), log: d.daemon.app.log, bodyLimit: 4096, authenticate: () => {} });
+  const handler = createRequestHandler({ routes: sessionRoutes(d.daemon.app), log: d.daemon.app.log, bodyLimit: 4096, authenticate: () => ({ kind: 'apikey' as const, id: null, name: 'test', role: 'admin' as const, address: null }) });
   const server = https.createServer({ key: pair.key, cert: pair.cert }, handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {

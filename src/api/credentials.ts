@@ -6,7 +6,9 @@ import type { Route } from '../http/router';
 import { created, noContent, ok } from '../http/reply';
 import type { CredentialKind } from '../store/credentials';
 import { MAX_TOKEN_DAYS, createCredential, listCredentials, revokeCredential } from '../ops/credentials';
-import { parseId, readInt, readName } from './fields';
+import { setCredentialRole } from '../ops/credential-roles';
+import { ROLES, type Role } from '../store/roles';
+import { oneOf, parseId, readInt, readName, required } from './fields';
 import { optionalBody } from './optional-body';
 
 function credentialRoutes(app: App, kind: CredentialKind, base: string, secretField: 'key' | 'token'): Route[] {
@@ -20,9 +22,23 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
         const name = readName(body, 'name', { max: 64, min: 1 }) ?? `${kind}-${now.toISOString()}`;
         const days = kind === 'token' ? readInt(body, 'expiresInDays', 1, MAX_TOKEN_DAYS) ?? null : null;
         if (kind === 'apikey' && body.expiresInDays !== undefined) throw createError(400, 'expiresInDays is for access tokens', { field: 'expiresInDays' });
-        const { secret, ...info } = createCredential(app.store, kind, name, now, days);
-        app.log.info(`${kind === 'apikey' ? 'API key' : 'access token'} created`, { id: info.id, name: info.name });
+        const role = oneOf<Role>(body, 'role', ROLES) ?? 'admin';
+        const { secret, ...info } = createCredential(app.store, kind, name, now, days, role);
+        app.log.info(`${kind === 'apikey' ? 'API key' : 'access token'} created`, { id: info.id, name: info.name, role });
         return created({ ...info, [secretField]: secret });
+      },
+    },
+    {
+      // Only the role changes: a key's secret and name stay as they were made.
+      method: 'PUT', path: `${base}/:id`, auth: 'control',
+      async handler(ctx) {
+        const what = kind === 'apikey' ? 'API key' : 'access token';
+        const id = parseId(ctx.params.id, what);
+        const role = required(oneOf<Role>(await ctx.body(), 'role', ROLES), 'role');
+        const changed = setCredentialRole(app.store, ctx.actor!, kind, id, role, app.now());
+        if (changed === null) throw createError(404, `${what} not found`);
+        app.log.info(`${what} role changed`, { id, role });
+        return ok(changed);
       },
     },
     {

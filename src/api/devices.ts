@@ -21,19 +21,19 @@ export function deviceRoutes(app: App): Route[] {
       async handler(ctx) {
         const id = getDevice(app, ctx.params.id).deviceId;
         const suspended = required(readBool(await ctx.body(), 'suspended'), 'suspended');
-        return ok(showDevice(app, await setDeviceSuspended(app, id, suspended)));
+        return ok(showDevice(app, await setDeviceSuspended(app, id, suspended, { actor: ctx.actor })));
       },
     },
     {
       method: 'DELETE', path: '/api/devices/:id', auth: 'control',
       async handler(ctx) {
-        await deleteDevice(app, getDevice(app, ctx.params.id).deviceId);
+        await deleteDevice(app, getDevice(app, ctx.params.id).deviceId, { actor: ctx.actor });
         return noContent();
       },
     },
     {
       method: 'POST', path: '/api/devices/:id/rotate', auth: 'control',
-      handler: async (ctx) => ok(showDevice(app, await rotateDeviceKeys(app, getDevice(app, ctx.params.id).deviceId))),
+      handler: async (ctx) => ok(showDevice(app, await rotateDeviceKeys(app, getDevice(app, ctx.params.id).deviceId, { actor: ctx.actor }))),
     },
   ];
 }

@@ -19,13 +19,13 @@ export function forwardRoutes(app: App): Route[] {
       async handler(ctx) {
         const deviceId = getDevice(app, ctx.params.id).deviceId;
         const input = parseForwardInput(await ctx.body());
-        return created(presentForward(await addForward(app, deviceId, input)));
+        return created(presentForward(await addForward(app, deviceId, input, { actor: ctx.actor })));
       },
     },
     {
       method: 'DELETE', path: '/api/forwards/:id', auth: 'control',
       async handler(ctx) {
-        await removeForward(app, parseId(ctx.params.id, 'forward'));
+        await removeForward(app, parseId(ctx.params.id, 'forward'), { actor: ctx.actor });
         return noContent();
       },
     },

@@ -54,7 +54,7 @@ export function importRoutes(app: App): Route[] {
           checkImport(app, plan);
           return ok({ dryRun: true, plan: planView(plan) });
         }
-        const { server } = await runImport(app, plan);
+        const { server } = await runImport(app, plan, { actor: ctx.actor });
         return created({ dryRun: false, plan: planView(plan), server: showServer(app, server) });
       },
     },

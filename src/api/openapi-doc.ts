@@ -4,6 +4,7 @@ import { VERSION } from '../version';
 import { pageApiPaths } from '../http/page-openapi';
 import { usageApiPaths } from './openapi-usage';
 import { backupApiPaths } from './openapi-backup';
+import { accessApiPaths, markRoles } from './openapi-access';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
@@ -12,6 +13,7 @@ const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'strin
 const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), err(ERROR_TEXT[c])]));
 const ERROR_TEXT: Record<number, string> = {
   400: 'invalid request; `field` names the bad field', 401: 'missing or wrong credentials',
+  403: 'the role of the credentials is below the one this route needs (`role` names it)',
   404: 'not found', 413: 'body larger than 1 MiB', 500: 'service failure',
 };
 // The device contract's own responses: no credentials, fixed error texts, 64 KiB bodies.
@@ -24,7 +26,7 @@ const deviceIdParam = { name: 'id', in: 'path', required: true, schema: { type: 
 const withDeviceId = (o: Record<string, unknown>) => ({ parameters: [deviceIdParam], ...o });
 
 const op = (summary: string, success: Record<string, unknown>, codes: number[], extra: Record<string, unknown> = {}) =>
-  ({ summary, ...extra, responses: { ...success, ...errors(401, ...codes, 500) } });
+  ({ summary, ...extra, responses: { ...success, ...errors(401, 403, ...codes, 500) } });
 const withId = (o: Record<string, unknown>) => ({ parameters: [idParam], ...o });
 const body = (name: string) => ({ requestBody: { required: true, ...json(ref(name)) } });
 
@@ -156,9 +158,10 @@ export const openApiDocument = {
       Stats: { type: 'object', additionalProperties: int },
       Credential: {
         type: 'object',
-        properties: { id: int, kind: { enum: ['apikey', 'token'] }, name: str, createdAt: ts, expiresAt: { type: ['string', 'null'], format: 'date-time' }, lastUsedAt: { type: ['string', 'null'], format: 'date-time' } },
+        properties: { id: int, kind: { enum: ['apikey', 'token'] }, name: str, role: { enum: ['admin', 'operator', 'viewer'] }, createdAt: ts, expiresAt: { type: ['string', 'null'], format: 'date-time' }, lastUsedAt: { type: ['string', 'null'], format: 'date-time' } },
       },
       NewCredential: { allOf: [ref('Credential'), { type: 'object', properties: { key: { ...str, description: 'an API key, shown only here' }, token: { ...str, description: 'an access token, shown only here' } } }] },
+      RoleChange: { type: 'object', required: ['role'], properties: { role: { enum: ['admin', 'operator', 'viewer'] } } },
       Health: {
         type: 'object',
         properties: {
@@ -175,6 +178,7 @@ export const openApiDocument = {
     ...pageApiPaths,
     ...usageApiPaths,
     ...backupApiPaths,
+    ...accessApiPaths,
     '/healthz': { get: { summary: 'Liveness and kernel backend', security: [], responses: { 200: { description: 'ready', ...json(ref('Health')) } } } },
     '/api/openapi.json': { get: op('This document', { 200: { description: 'OpenAPI document', ...json({ type: 'object' }) } }, []) },
     '/api/servers': {
@@ -264,12 +268,12 @@ export const openApiDocument = {
       get: op('List API keys (never their secrets)', { 200: { description: 'API keys by id', ...json({ type: 'array', items: ref('Credential') }) } }, []),
       post: op('Make an API key; the answer holds it once, as `key`', { 201: { description: 'made', ...json(ref('NewCredential')) } }, [400, 413], { requestBody: { required: false, ...json({ type: 'object', properties: { name: str } }) } }),
     },
-    '/api/apikeys/{id}': withId({ delete: op('Revoke an API key (its sessions end with it)', { 204: { description: 'revoked' } }, [404]) }),
+    '/api/apikeys/{id}': withId({ put: op('Change the role of an API key (its sessions follow at once)', { 200: { description: 'changed', ...json(ref('Credential')) } }, [400, 404], body('RoleChange')), delete: op('Revoke an API key (its sessions end with it)', { 204: { description: 'revoked' } }, [404]) }),
     '/api/access-tokens': {
       get: op('List access tokens (never their secrets)', { 200: { description: 'access tokens by id', ...json({ type: 'array', items: ref('Credential') }) } }, []),
       post: op('Make an access token; the answer holds it once, as `token`', { 201: { description: 'made', ...json(ref('NewCredential')) } }, [400, 413], { requestBody: { required: false, ...json({ type: 'object', properties: { name: str, expiresInDays: { type: 'integer', minimum: 1, maximum: 36500 } } }) } }),
     },
-    '/api/access-tokens/{id}': withId({ delete: op('Revoke an access token (its sessions end with it)', { 204: { description: 'revoked' } }, [404]) }),
+    '/api/access-tokens/{id}': withId({ put: op('Change the role of an access token (its sessions follow at once)', { 200: { description: 'changed', ...json(ref('Credential')) } }, [400, 404], body('RoleChange')), delete: op('Revoke an access token (its sessions end with it)', { 204: { description: 'revoked' } }, [404]) }),
     '/api/tokens/{token}': {
       parameters: [{ name: 'token', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
       delete: op('Revoke a registration token', { 204: { description: 'revoked' } }, [404]),
@@ -303,3 +307,4 @@ export const openApiDocument = {
     },
   } as Record<string, Record<string, unknown>>,
 };
+markRoles(openApiDocument.paths);

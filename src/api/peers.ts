@@ -28,7 +28,7 @@ export function peerRoutes(app: App): Route[] {
         // A quick 404 before the body; the operation reads the server again in its transaction.
         const serverId = getServer(app, parseId(ctx.params.id, 'server')).id;
         const input = parsePeerInput(await ctx.body(), app.now());
-        return created(presentPeer(await createPeer(app, serverId, input)));
+        return created(presentPeer(await createPeer(app, serverId, input, { actor: ctx.actor })));
       },
     },
     {
@@ -40,13 +40,13 @@ export function peerRoutes(app: App): Route[] {
       async handler(ctx) {
         const id = getPeer(app, parseId(ctx.params.id, 'peer')).id;
         const input = parsePeerInput(await ctx.body(), app.now());
-        return ok(presentPeer(await updatePeer(app, id, input)));
+        return ok(presentPeer(await updatePeer(app, id, input, { actor: ctx.actor })));
       },
     },
     {
       method: 'DELETE', path: '/api/peers/:id', auth: 'control',
       async handler(ctx) {
-        await deletePeer(app, parseId(ctx.params.id, 'peer'));
+        await deletePeer(app, parseId(ctx.params.id, 'peer'), { actor: ctx.actor });
         return noContent();
       },
     },

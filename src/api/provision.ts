@@ -31,7 +31,7 @@ export function provisionRoute(app: App): Route {
       let done;
       try {
         const { token, hwid } = readProvisionBody(await ctx.body());
-        done = await provisionDevice(app, token, hwid, source, { actor: { kind: 'device', address: source } });
+        done = await provisionDevice(app, token, hwid, source, { actor: { kind: 'device', id: null, name: 'device', role: null, address: source } });
       } catch (err) {
         if (isHttpError(err) && err.status < 500) {
           // A blocked address learns nothing more about why its attempts fail.

@@ -26,6 +26,10 @@ import { sessionRoutes } from '../http/session';
 import { pageRoutes } from '../http/static-assets';
 import { metricsRoute } from './metrics';
 import { usageRoutes } from './usage';
+import { withRoles } from './route-roles';
+import { auditRoutes } from './audit';
+import { shareRoutes } from './shares';
+import { totpRoutes } from './totp';
 
 /**
  * Liveness: 200 while the API serves. `degraded` when changes are stored but not (all)
@@ -48,7 +52,7 @@ function health(app: App) {
 }
 
 export function controlRoutes(app: App): Route[] {
-  return [
+  return withRoles([
     { method: 'GET', path: '/healthz', auth: 'none', handler: () => ok(health(app)) },
     { method: 'GET', path: '/api/openapi.json', auth: 'control', handler: () => ok((require('./openapi-doc') as typeof OpenApiDoc).openApiDocument) }, // built at its first reading
     ...serverRoutes(app),
@@ -63,6 +67,7 @@ export function controlRoutes(app: App): Route[] {
     ...eventStreamRoutes(app),
     ...regTokenRoutes(app),
     ...credentialsRoutes(app),
+    ...auditRoutes(app), ...shareRoutes(app), ...totpRoutes(app),
     ...backupRoutes(app), ...importRoutes(app),
     ...deviceRoutes(app),
     ...forwardRoutes(app),
@@ -71,5 +76,5 @@ export function controlRoutes(app: App): Route[] {
     ...deviceApiRoutes(app),
     // The dashboard: its sign-in and its built page (WGCP_LISTEN only).
     ...sessionRoutes(app), ...pageRoutes(),
-  ];
+  ]);
 }

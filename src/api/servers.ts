@@ -28,7 +28,7 @@ export function serverRoutes(app: App): Route[] {
       method: 'POST', path: '/api/servers', auth: 'control',
       async handler(ctx) {
         const input = parseServerInput(await ctx.body());
-        return created(showServer(app, await createServer(app, input)));
+        return created(showServer(app, await createServer(app, input, { actor: ctx.actor })));
       },
     },
     {
@@ -41,13 +41,13 @@ export function serverRoutes(app: App): Route[] {
         const id = serverOf(ctx.params.id).id;
         const withPeers = peersWanted(ctx.query);
         const input = parseServerInput(await ctx.body());
-        return ok(showServer(app, await updateServer(app, id, input), { withPeers }));
+        return ok(showServer(app, await updateServer(app, id, input, { actor: ctx.actor }), { withPeers }));
       },
     },
     {
       method: 'DELETE', path: '/api/servers/:id', auth: 'control',
       async handler(ctx) {
-        await deleteServer(app, parseId(ctx.params.id, 'server'));
+        await deleteServer(app, parseId(ctx.params.id, 'server'), { actor: ctx.actor });
         return noContent();
       },
     },

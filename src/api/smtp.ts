@@ -31,7 +31,7 @@ export function smtpRoutes(app: App): Route[] {
         }
         if (input.fromEmail && !EMAIL.test(input.fromEmail)) throw badField('fromEmail', 'must be an e-mail address');
         if (input.password === MASK) input.password = undefined;
-        const saved = await saveSmtp(app, input);
+        const saved = await saveSmtp(app, input, { actor: ctx.actor });
         return ok(presentSmtp(saved));
       },
     },

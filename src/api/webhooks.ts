@@ -30,7 +30,7 @@ export function webhookRoutes(app: App): Route[] {
       async handler(ctx) {
         const server = serverFromPath(app, ctx.params.id);
         const input = parseWebhookInput(await ctx.body(), guardFacts());
-        return created(presentWebhook(await createWebhook(app, server.id, input)));
+        return created(presentWebhook(await createWebhook(app, server.id, input, { actor: ctx.actor })));
       },
     },
     {
@@ -42,13 +42,13 @@ export function webhookRoutes(app: App): Route[] {
       async handler(ctx) {
         const id = findWebhook(app, ctx.params.id).id;
         const input = parseWebhookInput(await ctx.body(), guardFacts());
-        return ok(presentWebhook(await updateWebhook(app, id, input)));
+        return ok(presentWebhook(await updateWebhook(app, id, input, { actor: ctx.actor })));
       },
     },
     {
       method: 'DELETE', path: '/api/webhooks/:id', auth: 'control',
       async handler(ctx) {
-        await deleteWebhook(app, findWebhook(app, ctx.params.id).id);
+        await deleteWebhook(app, findWebhook(app, ctx.params.id).id, { actor: ctx.actor });
         return noContent();
       },
     },

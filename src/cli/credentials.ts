@@ -5,6 +5,13 @@ import type { Store } from '../store/store';
 import { createCredential, listCredentials, revokeCredential } from '../ops/credentials';
 import { nameProblem } from '../ops/name-rule';
 import { UsageError, stringOption, type Args } from './args';
+import { isRole, type Role } from '../store/roles';
+import { setCredentialRole } from '../ops/credential-roles';
+
+function roleArg(text: string | undefined): Role {
+  if (!isRole(text)) throw new UsageError('the role must be admin, operator or viewer');
+  return text;
+}
 
 export function runCredentialCommand(kind: CredentialKind, args: Args, store: Store, out: (s: string) => void): void {
   const [, verb, arg] = args.words;
@@ -21,12 +28,22 @@ export function runCredentialCommand(kind: CredentialKind, args: Args, store: St
         if (!/^\d{1,5}$/.test(days) || Number(days) < 1) throw new UsageError('--expires-in-days must be a whole number of days, at least 1');
         expiresInDays = Number(days);
       }
-      out(createCredential(store, kind, name, now, expiresInDays).secret + '\n');
+      const role = roleArg(stringOption(args, 'role') ?? 'admin');
+      out(createCredential(store, kind, name, now, expiresInDays, role).secret + '\n');
       return;
     }
     case 'list':
       out(JSON.stringify(listCredentials(store, kind), null, 2) + '\n');
       return;
+    case 'role': {
+      const role = args.words[3];
+      if (!arg || !/^\d+$/.test(arg) || role === undefined) throw new UsageError(`usage: wgcp ${kind} role ID admin|operator|viewer`);
+      const actor = { kind: 'cli' as const, id: null, name: `wgcp ${kind} role`, role: 'admin' as const, address: null };
+      const changed = setCredentialRole(store, actor, kind, Number(arg), roleArg(role), now);
+      if (changed === null) throw new UsageError(`no ${kind} with id ${arg}`);
+      out(`${kind} ${arg} is now ${role}\n`);
+      return;
+    }
     case 'revoke': {
       if (!arg || !/^\d+$/.test(arg)) throw new UsageError(`usage: wgcp ${kind} revoke ID`);
       if (!revokeCredential(store, kind, Number(arg))) throw new UsageError(`no ${kind} with id ${arg}`);
@@ -34,6 +51,6 @@ export function runCredentialCommand(kind: CredentialKind, args: Args, store: St
       return;
     }
     default:
-      throw new UsageError(`usage: wgcp ${kind} create [--name NAME]${kind === 'token' ? ' [--expires-in-days N]' : ''} | list | revoke ID`);
+      throw new UsageError(`usage: wgcp ${kind} create [--name NAME] [--role admin|operator|viewer]${kind === 'token' ? ' [--expires-in-days N]' : ''} | list | role ID ROLE | revoke ID`);
   }
 }

@@ -8,6 +8,7 @@ import { KernelOff, type KernelPlane } from '../kernel/plane';
 import { isForeignLink } from '../wg/link-owner';
 import { checkImport, runImport, udpPortTaken, type ImportContext } from '../ops/import';
 import { cliRunner } from '../ops/cli-runner';
+import { CLI_ACTOR } from '../ops/runner';
 import { planText } from '../import/plan-text';
 import { planFromFile } from '../import/source';
 import type { ImportOptions } from '../import/plan';
@@ -60,7 +61,7 @@ export async function runImportCommand(args: Args, dataDir: string, out: (s: str
       out('dry run: nothing was changed; the import would be accepted\n');
       return 0;
     }
-    imported = await runImport(ctx, plan, { actor: { kind: 'cli' } });
+    imported = await runImport(ctx, plan, { actor: CLI_ACTOR });
   } finally {
     store.close();
   }

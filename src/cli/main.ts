@@ -13,12 +13,15 @@ import { runRegTokenCommand } from './regtokens';
 import { runServe } from './serve';
 import { runTlsCommand } from './tls';
 import { runTopCommand } from './top';
+import { runAuditCommand, runTotpCommand } from './access';
 
 const USAGE = `usage: wgcp [--data-dir DIR] COMMAND
   serve                                   run the daemon in the foreground
   init                                    make the data folder's database if missing (wgcpd makes it too)
-  apikey create [--name NAME] | list | revoke ID
-  token  create [--name NAME] [--expires-in-days N] | list | revoke ID
+  apikey create [--name NAME] [--role R] | list | role ID R | revoke ID   R: admin, operator, viewer
+  token  create [--name NAME] [--role R] [--expires-in-days N] | list | role ID R | revoke ID
+  totp reset ID                           remove the two-factor sign-in of a key or token (a lost phone)
+  audit [--actor K[:ID]] [--target T[:ID]] [--action A] [--since T] [--until T] [--after ID]   JSON lines
   regtoken create --server ID | list [--server ID] | revoke TOKEN   device registration tokens
   top [--limit N] [--json]                the busiest peers of the last hour (traffic history)
   tls init [--out-dir DIR] [--cn NAME] [--san DNS:x,IP:y] [--days N] [--force]   self-signed pair
@@ -52,14 +55,16 @@ export function main(argv: string[], out: (s: string) => void = (s) => process.s
       out(`the database is ${path.join(dataDir, DB_FILE)}\n`);
       return 0;
     }
-    if (command !== 'apikey' && command !== 'token' && command !== 'regtoken' && command !== 'top') throw new UsageError(USAGE);
+    if (!['apikey', 'token', 'regtoken', 'top', 'totp', 'audit'].includes(command)) throw new UsageError(USAGE);
     process.umask(0o077);
     requireDatabase(dataDir);
     const store = Store.open(dataDir);
     try {
       if (command === 'regtoken') runRegTokenCommand(args, store, out);
       else if (command === 'top') runTopCommand(args, store, out);
-      else runCredentialCommand(command, args, store, out);
+      else if (command === 'totp') runTotpCommand(args, store, out);
+      else if (command === 'audit') runAuditCommand(args, store, out);
+      else runCredentialCommand(command as 'apikey' | 'token', args, store, out);
     } finally {
       store.close();
     }

@@ -5,6 +5,10 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import { adminSocketPath } from '../backup/daemon-reload';
+import type { Actor } from '../store/audit';
+
+/** Who asks through the socket: `wgcp` run by the router's root. */
+export const ADMIN_SOCKET_ACTOR: Actor = { kind: 'cli', id: null, name: 'wgcp (admin socket)', role: 'admin', address: null };
 
 /** Listens on the data folder's socket (a stale file from a killed daemon is replaced); null where a socket cannot be made there. */
 export async function listenAdminSocket(dataDir: string, handler: http.RequestListener): Promise<http.Server | null> {

@@ -1,44 +1,78 @@
 // Control-plane credentials: an API key in `wg-control-key`, or an access token in
 // `Authorization` (with or without "Bearer "). Either one that matches authorises. Without
 // them, the dashboard's session cookie does, under the same-origin rule (same-origin.ts).
+// What matched becomes the request's Actor: who calls, with which role, from where.
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import createError from 'http-errors';
 import type { Store } from '../store/store';
 import { hashSecret } from '../store/credentials';
 import { sessionTable } from '../store/sessions';
+import type { Actor } from '../store/audit';
+import { roleAllows, type Role } from '../store/roles';
 import { sessionCookieValue } from './session-cookie';
 import { needsOriginCheck, requireSameOrigin } from './same-origin';
+
+export type { Actor, ActorKind } from '../store/audit';
+export type { Role } from '../store/roles';
+
+/** The name WGCP_API_KEY (the environment's key, always admin) goes by in the audit log. */
+export const CONFIGURED_KEY_NAME = 'WGCP_API_KEY';
 
 export function bearerValue(header: string): string {
   return header.replace(/^\s*Bearer\s+/i, '').trim();
 }
 
-function equalsConfiguredKey(presented: string, configured: string | null): boolean {
+export function equalsConfiguredKey(presented: string, configured: string | null): boolean {
   if (configured === null) return false;
   return crypto.timingSafeEqual(hashSecret(presented), hashSecret(configured));
 }
 
+type AuthRequest = Pick<IncomingMessage, 'headers'> & { method?: string; socket?: { remoteAddress?: string } };
+
+/** The actor of a page session: the role and name of the key or token it was opened with, now. */
+function sessionActor(store: Store, credentialId: number | null, address: string | null): Actor | null {
+  if (credentialId === null) return { kind: 'page', id: null, name: CONFIGURED_KEY_NAME, role: 'admin', address, credentialKind: 'apikey' };
+  const c = store.credentials.get(credentialId);
+  return c === null ? null : { kind: 'page', id: c.id, name: c.name, role: c.role, address, credentialKind: c.kind };
+}
+
 /**
- * Throws 401 unless the request carries a live credential, and 403 when that credential is
- * the session cookie on a state-changing request (or a WebSocket upgrade) from another origin.
+ * The caller, or 401 unless the request carries a live credential; 403 when that credential
+ * is the session cookie on a state-changing request (or a WebSocket upgrade) from another origin.
  */
-export function authenticate(req: Pick<IncomingMessage, 'headers'> & { method?: string }, store: Store, configuredKey: string | null, now: string): void {
+export function authenticate(req: AuthRequest, store: Store, configuredKey: string | null, now: string): Actor {
+  const address = req.socket?.remoteAddress ?? null;
   const key = req.headers['wg-control-key'];
   if (typeof key === 'string' && key !== '') {
-    if (equalsConfiguredKey(key, configuredKey)) return;
-    const id = store.credentials.match('apikey', key, now);
-    if (id !== null) return store.credentials.touch(id, now);
+    if (equalsConfiguredKey(key, configuredKey)) return { kind: 'apikey', id: null, name: CONFIGURED_KEY_NAME, role: 'admin', address, credentialKind: 'apikey' };
+    const c = store.credentials.match('apikey', key, now);
+    if (c !== null) {
+      store.credentials.touch(c.id, now);
+      return { kind: 'apikey', id: c.id, name: c.name, role: c.role, address, credentialKind: 'apikey' };
+    }
   }
   const auth = req.headers.authorization;
   if (typeof auth === 'string' && bearerValue(auth) !== '') {
-    const id = store.credentials.match('token', bearerValue(auth), now);
-    if (id !== null) return store.credentials.touch(id, now);
+    const c = store.credentials.match('token', bearerValue(auth), now);
+    if (c !== null) {
+      store.credentials.touch(c.id, now);
+      return { kind: 'token', id: c.id, name: c.name, role: c.role, address, credentialKind: 'token' };
+    }
   }
   const session = sessionCookieValue(req.headers.cookie);
-  if (session !== null && sessionTable(store).use(session, configuredKey, now) !== null) {
+  const live = session === null ? null : sessionTable(store).use(session, configuredKey, now);
+  const actor = live === null ? null : sessionActor(store, live.credentialId, address);
+  if (actor !== null) {
     if (needsOriginCheck(req.method, req.headers)) requireSameOrigin(req.headers);
-    return;
+    return actor;
   }
   throw createError(401, 'unauthorized');
+}
+
+/** 403 naming the role needed, unless the actor's role allows it. */
+export function requireRole(actor: Actor, need: Role): void {
+  if (actor.role === null || !roleAllows(actor.role, need)) {
+    throw createError(403, `forbidden: needs role ${need}`, { role: need });
+  }
 }

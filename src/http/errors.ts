@@ -10,8 +10,11 @@ export interface ErrorBody { status: number; body: Record<string, string>; heade
 export function errorToBody(err: unknown): ErrorBody {
   if (isHttpError(err) && err.expose) {
     const body: Record<string, string> = { error: err.message };
-    const field = (err as { field?: unknown }).field;
-    if (typeof field === 'string') body.field = field;
+    // `field` names a bad field of the request, `role` the role a 403 needed.
+    for (const name of ['field', 'role'] as const) {
+      const v = (err as { [k: string]: unknown })[name];
+      if (typeof v === 'string') body[name] = v;
+    }
     const headers: Record<string, string> = {};
     const h = (err as { headers?: Record<string, string> }).headers;
     if (h) Object.assign(headers, h);

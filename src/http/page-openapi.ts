@@ -10,6 +10,10 @@ const SessionState = {
     createdAt: { type: 'string', format: 'date-time' },
     expiresAt: { type: 'string', format: 'date-time', description: 'absolute end of the session' },
     idleExpiresAt: { type: 'string', format: 'date-time', description: 'end of the session if it stays unused' },
+    role: { enum: ['admin', 'operator', 'viewer'], description: 'the role of the key or token the session was opened with, now' },
+    name: { type: 'string' }, kind: { enum: ['apikey', 'token'] },
+    credentialID: { type: ['integer', 'null'], description: 'null: the WGCP_API_KEY of the environment' },
+    twoFactor: { type: ['boolean', 'null'], description: 'whether two-factor sign-in is on for it (null: not available)' },
   },
 };
 
@@ -18,11 +22,11 @@ export const pageApiPaths = {
     post: {
       summary: 'Sign in to the dashboard: a session cookie for an API key or access token',
       security: [],
-      requestBody: { required: true, ...json({ type: 'object', required: ['key'], properties: { key: { type: 'string' } } }) },
+      requestBody: { required: true, ...json({ type: 'object', required: ['key'], properties: { key: { type: 'string' }, code: { type: 'string', description: 'the two-factor code (or a recovery code), when the key has two-factor sign-in on' } } }) },
       responses: {
         204: { description: 'signed in', headers: { 'Set-Cookie': cookie } },
         400: error('no key, or not a string'),
-        401: error('not a live API key or access token (`field` is `key`)'),
+        401: error('not a live API key or access token (`field` is `key`); or a two-factor code missing, wrong or used (`field` is `code`)'),
         403: error('sent from another site'),
         429: error('too many failed sign-ins from this address; see Retry-After'),
       },

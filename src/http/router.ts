@@ -3,6 +3,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import createError from 'http-errors';
 import type { Reply } from './reply';
+import type { Actor } from '../store/audit';
+import type { Role } from '../store/roles';
 
 export type AuthKind = 'none' | 'control';
 
@@ -12,6 +14,8 @@ export interface RequestContext {
   params: Record<string, string>;
   query: URLSearchParams;
   requestId: string;
+  /** Who calls: set on every `control` route (after the role check), absent on the others. */
+  actor?: Actor;
   body(): Promise<Record<string, unknown>>;
 }
 
@@ -19,6 +23,8 @@ export interface Route {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   auth: AuthKind;
+  /** The least role a `control` route needs (src/api/route-roles.ts sets it); admin when unset. */
+  role?: Role;
   /** Largest accepted request body; the listener's default when absent. */
   bodyLimit?: number;
   handler(ctx: RequestContext): Reply | Promise<Reply>;

@@ -7,12 +7,14 @@ import { findRoute, type Route, type RequestContext } from './router';
 import { readJsonBody } from './body';
 import { sendError } from './errors';
 import { JSON_TYPE, type Reply } from './reply';
+import { requireRole, type Actor } from './auth';
 
 export interface HandlerOptions {
   routes: readonly Route[];
   log: Logger;
   bodyLimit: number;
-  authenticate(req: IncomingMessage): void;
+  /** The caller of a `control` route, or a thrown 401/403. */
+  authenticate(req: IncomingMessage): Actor;
   /** One debug line per request; off unless the log level is debug (it costs on hot paths). */
   logRequests?: boolean;
 }
@@ -63,8 +65,13 @@ export function createRequestHandler(opts: HandlerOptions): RequestListener {
       const { pathname, query } = splitTarget(req.url ?? '/');
       const { route, params } = findRoute(opts.routes, req.method ?? 'GET', pathname);
       routePath = route.path;
-      if (route.auth === 'control') opts.authenticate(req);
-      const ctx: RequestContext = { req, res, params, query, requestId, body: () => readJsonBody(req, route.bodyLimit ?? opts.bodyLimit) };
+      let actor: Actor | undefined;
+      if (route.auth === 'control') {
+        actor = opts.authenticate(req);
+        // A route without a role in the table is admin's: a forgotten entry fails closed.
+        requireRole(actor, route.role ?? 'admin');
+      }
+      const ctx: RequestContext = { req, res, params, query, requestId, actor, body: () => readJsonBody(req, route.bodyLimit ?? opts.bodyLimit) };
       const reply = await route.handler(ctx);
       if (!res.headersSent && !res.writableEnded) send(req, res, reply, requestId);
     })().catch((err) => sendError(res, err, requestId, opts.log));

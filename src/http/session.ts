@@ -8,7 +8,10 @@ import type { App } from '../app';
 import type { RequestContext, Route } from './router';
 import type { Reply } from './reply';
 import { ok } from './reply';
-import { bearerValue } from './auth';
+import { CONFIGURED_KEY_NAME, bearerValue, type Actor } from './auth';
+import { needsSecondFactor, spendSecondFactor, totpStatus } from '../ops/totp';
+import { recordSignIn, recordSignInFailure } from '../ops/sign-ins';
+import type { Role } from '../store/roles';
 import { hashSecret } from '../store/credentials';
 import { sessionTable, sha256Hex, type SessionGrant } from '../store/sessions';
 import { FailureLimiter, limiterKey, type FailureLimit } from '../device/failure-limiter';
@@ -21,19 +24,24 @@ export const SIGN_IN_LIMIT: FailureLimit = { failures: 10, windowMs: 5 * 60_000,
 const isTls = (ctx: RequestContext): boolean => (ctx.req.socket as TLSSocket).encrypted === true;
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
+interface Grant extends SessionGrant { name: string; role: Role }
+
 /** The grant a presented key or token gives, or null when it is none of the live ones. */
-function grantOf(app: App, presented: string, now: string): SessionGrant | null {
+function grantOf(app: App, presented: string, now: string): Grant | null {
   const { store, config } = app;
   const keyHash = sha256Hex(presented);
   if (config.apiKey !== null && crypto.timingSafeEqual(hashSecret(presented), hashSecret(config.apiKey))) {
-    return { credentialId: null, keyHash, expiresAt: null };
+    return { credentialId: null, keyHash, expiresAt: null, name: CONFIGURED_KEY_NAME, role: 'admin' };
   }
-  const keyId = store.credentials.match('apikey', presented, now);
-  if (keyId !== null) return { credentialId: keyId, keyHash, expiresAt: null };
-  const tokenId = store.credentials.match('token', presented, now);
-  if (tokenId === null) return null;
-  const token = store.credentials.list('token').find((c) => c.id === tokenId);
-  return { credentialId: tokenId, keyHash, expiresAt: token?.expiresAt ?? null };
+  const c = store.credentials.match('apikey', presented, now) ?? store.credentials.match('token', presented, now);
+  return c === null ? null : { credentialId: c.id, keyHash, expiresAt: c.expiresAt, name: c.name, role: c.role };
+}
+
+function readCode(body: Record<string, unknown>): string | null {
+  const v = body.code;
+  if (v === undefined || v === null || v === '') return null;
+  if (typeof v !== 'string' || v.length > 32) throw createError(400, 'code must be a string of at most 32 characters', { field: 'code' });
+  return v;
 }
 
 function readKey(body: Record<string, unknown>): string {
@@ -61,15 +69,35 @@ export function sessionRoutes(app: App, limit: FailureLimit = SIGN_IN_LIMIT): Ro
     const address = limiterKey(ctx.req.socket.remoteAddress ?? '');
     const wait = limiter.blockedFor(address);
     if (wait > 0) throw createError(429, `too many failed sign-ins: try again in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
-    const presented = readKey(await ctx.body());
+    const body = await ctx.body();
+    const presented = readKey(body);
+    const code = readCode(body);
     const now = app.now().toISOString();
+    const source = ctx.req.socket.remoteAddress ?? null;
     const grant = grantOf(app, presented, now);
     if (grant === null) {
       limiter.recordFailure(address);
+      recordSignInFailure(app, { kind: 'page', id: null, name: '', role: null, address: source }, 'unknown key');
       app.log.warn('dashboard sign-in refused', { address: ctx.req.socket.remoteAddress });
       throw createError(401, 'unauthorized', { field: 'key' });
     }
+    const actor: Actor = { kind: 'page', id: grant.credentialId, name: grant.name, role: grant.role, address: source };
+    // A key with two-factor sign-in opens a session only with a code: missing, the page asks
+    // for one (the key was right, so no failure counts); wrong or used, it is a failure.
+    if (needsSecondFactor(app.store, grant.credentialId)) {
+      if (code === null) {
+        recordSignInFailure(app, actor, 'two-factor code missing');
+        throw createError(401, 'two-factor code required', { field: 'code' });
+      }
+      if (!spendSecondFactor(app.store, grant.credentialId!, code, app.now())) {
+        limiter.recordFailure(address);
+        recordSignInFailure(app, actor, 'wrong two-factor code');
+        app.log.warn('dashboard sign-in refused: wrong two-factor code', { address: ctx.req.socket.remoteAddress });
+        throw createError(401, 'wrong or used two-factor code', { field: 'code' });
+      }
+    }
     limiter.recordSuccess(address);
+    recordSignIn(app, actor);
     if (grant.credentialId !== null) app.store.credentials.touch(grant.credentialId, now);
     const value = sessions().open(grant, now);
     app.log.info('dashboard session opened', { credentialID: grant.credentialId ?? 'WGCP_API_KEY' });
@@ -83,7 +111,13 @@ export function sessionRoutes(app: App, limit: FailureLimit = SIGN_IN_LIMIT): Ro
       handler(ctx) {
         const value = sessionCookieValue(ctx.req.headers.cookie);
         const info = value === null ? null : sessions().use(value, app.config.apiKey, app.now().toISOString());
-        return { ...ok(info === null ? { signedIn: false } : { signedIn: true, ...info }), headers: NO_STORE };
+        if (info === null) return { ...ok({ signedIn: false }), headers: NO_STORE };
+        const { credentialId, ...times } = info;
+        const c = credentialId === null ? null : app.store.credentials.get(credentialId);
+        if (credentialId !== null && c === null) return { ...ok({ signedIn: false }), headers: NO_STORE };
+        const who = c === null ? { name: CONFIGURED_KEY_NAME, role: 'admin', credentialID: null, kind: 'apikey' } : { name: c.name, role: c.role, credentialID: c.id, kind: c.kind };
+        const twoFactor = credentialId === null ? null : totpStatus(app.store, credentialId).enabled;
+        return { ...ok({ signedIn: true, ...times, ...who, twoFactor }), headers: NO_STORE };
       },
     },
     {

@@ -2,6 +2,7 @@
 // so tests drive them with an injected one.
 import type { App } from '../app';
 import { expirePeer } from '../ops/peers';
+import { jobActor } from '../ops/runner';
 import { startUsageMonth, storedUsageMonth } from '../ops/usage';
 import { liftRestrictions } from './usage';
 import { usageMonth } from './usage-delta';
@@ -15,7 +16,7 @@ import { usageMonth } from './usage-delta';
 export async function resetIfNewMonth(app: App): Promise<boolean> {
   const month = usageMonth(app.now());
   if (storedUsageMonth(app.store) === month) return false;
-  const { outcome, stored } = await startUsageMonth(app, month, { actor: { kind: 'job', name: 'monthly reset' } });
+  const { outcome, stored } = await startUsageMonth(app, month, { actor: jobActor('monthly reset') });
   // A clock behind the stored month (a router without RTC before NTP) never resets usage.
   if (outcome === 'behind') app.log.warn('the clock is behind the current usage month; usage is not reset', { month, usageMonth: stored });
   if (outcome !== 'started') return false;
@@ -30,7 +31,7 @@ export async function expirePeers(app: App): Promise<number[]> {
   const now = app.now().toISOString();
   for (const id of app.store.usage.expired(now)) {
     try {
-      const gone = await expirePeer(app, id, now, { actor: { kind: 'job', name: 'expiry' } });
+      const gone = await expirePeer(app, id, now, { actor: jobActor('expiry') });
       if (!gone) continue;
       app.log.info('peer expired and was deleted', { peerID: id, expiresAt: gone.peer.expiresAt });
       done.push(id);

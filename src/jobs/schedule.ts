@@ -8,6 +8,7 @@
 import type { App } from '../app';
 import { expirePeers, resetIfNewMonth } from './calendar';
 import { collectUsage, type UsageCycle } from './usage';
+import { AUDIT_PRUNE_EVERY_MS, pruneAudit } from './audit-prune';
 
 export interface Jobs {
   /** Runs one usage cycle now (also what the interval runs); one already under way is joined. */
@@ -75,10 +76,13 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
   };
   atNextMinute();
   usageTick.unref();
+  const auditTick = setInterval(() => guard('audit prune', async () => pruneAudit(app)), AUDIT_PRUNE_EVERY_MS);
+  auditTick.unref();
 
   // At start: a new month may have begun while the daemon was down, peers may have expired,
   // and counters are read at once so an interface restarted with the daemon loses little.
   minuteJobs = guard('expiry', () => expirePeers(app));
+  void guard('audit prune', async () => pruneAudit(app));
   void collectNow();
 
   let stopped = false;
@@ -89,6 +93,7 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
       stopped = true;
       clearInterval(usageTick);
       clearTimeout(minuteTick);
+      clearInterval(auditTick);
       await running;
       await minuteJobs;
       await collectNow();

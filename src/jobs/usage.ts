@@ -6,6 +6,7 @@ import type { App } from '../app';
 import { peerEventData } from '../views/event-data';
 import { hasReason, withReason, withoutReason } from '../ops/disable-reasons';
 import { changePeer } from '../ops/peers';
+import { jobActor } from '../ops/runner';
 import { recordUsage as recordUsageChange } from '../ops/usage';
 import { isOverLimit, planUsageCycle, type Counters, type UsagePlan } from './usage-delta';
 import { historyOf } from '../history/context';
@@ -48,7 +49,7 @@ export async function recordUsage(app: App, { counters, stale }: CounterRead): P
   }
 }
 
-const JOB = { kind: 'job', name: 'usage' } as const;
+const JOB = jobActor('data limit');
 
 async function eachPeer(app: App, ids: number[], what: string, fn: (id: number) => Promise<boolean>): Promise<number[]> {
   const done: number[] = [];

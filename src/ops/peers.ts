@@ -87,6 +87,7 @@ export function createPeer(app: App, serverId: number, input: PeerInput, opts?: 
         event('peerCreated', server.id, peerEventData(server, rec));
         return rec;
       },
+      audit: (rec) => ({ targetType: 'peer', targetId: rec.id, summary: { serverID: server.id, ...input } }),
     };
   }, opts);
 }
@@ -115,6 +116,7 @@ export function updatePeer(app: App, id: number, input: PeerInput, opts?: Change
         event('peerUpdated', server.id, peerEventData(server, next));
         return next;
       },
+      audit: () => ({ targetType: 'peer', targetId: id, summary: { ...input } }),
     };
   }, opts);
 }
@@ -131,6 +133,7 @@ export function planPeerDelete(store: Store, before: PeerRecord, alsoExpired = f
       if (alsoExpired) event('peerExpired', server.id, peerEventData(server, before));
       return { server, peer: before };
     },
+    audit: () => ({ targetType: 'peer', targetId: before.id, summary: { name: before.name, ip: before.ip, serverID: server.id } }),
   };
 }
 
@@ -160,6 +163,7 @@ export function changePeer(app: App, action: string, id: number, decide: (p: Pee
         event(e.name, server.id, e.data);
         return { before, after };
       },
+      audit: () => ({ targetType: 'peer', targetId: id, summary: { enabled: after.enabled, disabledReasons: after.disabledReasons } }),
     };
   }, opts);
 }

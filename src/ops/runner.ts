@@ -16,6 +16,7 @@ import createError, { isHttpError } from 'http-errors';
 import type { EventBus, EventName, WgcpEvent } from '../events/bus';
 import type { ForwardChange, KernelPlane, PeerChange, ServerChange } from '../kernel/plane';
 import type { Logger } from '../log';
+import type { Actor } from '../store/audit';
 import type { Store } from '../store/store';
 import { recordEvent } from './event-record';
 
@@ -30,24 +31,26 @@ export interface Commit {
   event(name: EventName, serverId: number, data: Record<string, unknown>): void;
 }
 
-/** A planned change: its kernel delta and the writes that make it so in the store. */
+/** What the audit log says of a change: what it acted on and a summary (secret-named fields are dropped). */
+export interface AuditNote { targetType: string; targetId: string | number | null; summary?: Record<string, unknown> }
+
+/** A planned change: its kernel delta, the writes that make it so in the store, and its audit note. */
 export interface Planned<R> {
   kernel?: KernelChange[];
   commit(c: Commit): R;
+  /** From the commit's result; absent: the action's noun, no id. `false`: bookkeeping the audit log leaves out (a usage cycle). */
+  audit?: ((result: R) => AuditNote | null) | false;
 }
 
 export type Plan<R> = (store: Store) => Planned<R>;
 
-/** Who asked for a change (the audit log's actor). */
-export interface Actor {
-  kind: 'key' | 'token' | 'session' | 'cli' | 'job' | 'reconciler' | 'device' | 'system';
-  id?: number | string;
-  name?: string;
-  role?: string;
-  address?: string;
-}
-
 export interface ChangeOptions { actor?: Actor }
+
+/** The daemon's own jobs and the CLI on the database, as the audit log names them. */
+export const jobActor = (name: string): Actor => ({ kind: 'job', id: null, name, role: null, address: null });
+export const CLI_ACTOR: Actor = { kind: 'cli', id: null, name: 'wgcp', role: 'admin', address: null };
+/** A change without an actor named by its caller. */
+const UNNAMED: Actor = { kind: 'job', id: null, name: 'wgcpd', role: null, address: null };
 
 /** The inverse of a kernel change: applied when a later step of the same change fails. */
 export function inverseOf(k: KernelChange): KernelChange {
@@ -57,6 +60,17 @@ export function inverseOf(k: KernelChange): KernelChange {
   }
   if ('server' in k) return { server: { ...k.server, before: k.server.after, after: k.server.before } };
   return { forward: { ...k.forward, before: k.forward.after, after: k.forward.before } };
+}
+
+/** The id of what a change made or changed, read off its result (a record, a device, a server with its peers). */
+function idOf(r: unknown): string | number | null {
+  if (r === null || typeof r !== 'object') return null;
+  const o = r as { id?: unknown; deviceId?: unknown; device?: { deviceId?: unknown }; server?: { id?: unknown } };
+  // A device id is a credential: the log names a device by its prefix, as events do.
+  const device = o.deviceId ?? o.device?.deviceId;
+  if (typeof device === 'string') return device.slice(0, 8);
+  const id = o.id ?? o.server?.id;
+  return typeof id === 'number' || typeof id === 'string' ? id : null;
 }
 
 /** How long a kernel step may take before the log says a change waits for it. */
@@ -106,7 +120,7 @@ export class ChangeRunner {
     return p;
   }
 
-  private async execute<R>(action: string, plan: Plan<R>, _opts: ChangeOptions): Promise<R> {
+  private async execute<R>(action: string, plan: Plan<R>, opts: ChangeOptions): Promise<R> {
     const { store } = this;
     const planned = store.read(() => plan(store));
     const applied: KernelChange[] = [];
@@ -130,7 +144,14 @@ export class ChangeRunner {
     try {
       result = store.tx(() => {
         events = [];
-        return planned.commit({ store, event: (name, serverId, data) => { events.push(recordEvent(store, this.bus.now(), name, serverId, data)); } });
+        const at = this.bus.now();
+        const r = planned.commit({ store, event: (name, serverId, data) => { events.push(recordEvent(store, at, name, serverId, data)); } });
+        // The audit row is the change's own: written in its transaction, or the change fails.
+        if (planned.audit !== false) {
+          const note = planned.audit ? planned.audit(r) : { targetType: action.split('.')[0], targetId: idOf(r) };
+          if (note) store.audit.append({ at: at.toISOString(), actor: opts.actor ?? UNNAMED, action, ...note });
+        }
+        return r;
       });
     } catch (err) {
       await this.undo(action, applied);

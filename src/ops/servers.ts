@@ -87,6 +87,7 @@ export function createServer(app: App, input: ServerInput, opts?: ChangeOptions)
         event('serverChanged', rec.id, serverEventData('created', rec, kernel.serverState(rec.id)));
         return rec;
       },
+      audit: (rec) => ({ targetType: 'server', targetId: rec.id, summary: { ...input } }),
     };
   }, opts);
 }
@@ -119,6 +120,7 @@ export function updateServer(app: App, id: number, input: ServerInput, opts?: Ch
         event('serverChanged', next.id, serverEventData('updated', next, kernel.serverState(next.id)));
         return next;
       },
+      audit: () => ({ targetType: 'server', targetId: id, summary: { ...input } }),
     };
   }, opts);
 }
@@ -141,6 +143,7 @@ export function deleteServer(app: App, id: number, opts?: ChangeOptions): Promis
         event('serverChanged', server.id, serverEventData('deleted', server, state));
         store.servers.delete(server.id);
       },
+      audit: () => ({ targetType: 'server', targetId: server.id, summary: { name: server.name, peers: peers.length } }),
     };
   }, opts);
 }

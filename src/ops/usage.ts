@@ -21,6 +21,8 @@ export function recordUsage<P extends { traffic: Traffic; baselines: Baselines }
         store.usage.setBaselines(plan.baselines, seenAt);
         return plan;
       },
+      // Every minute's counting is bookkeeping, not a decision: the audit log would be its diary.
+      audit: false,
     };
   }, opts);
 }

@@ -2,6 +2,7 @@
 // credential of the kind and compares each in constant time.
 import crypto from 'node:crypto';
 import type { DB } from './db';
+import type { Role } from './roles';
 
 export type CredentialKind = 'apikey' | 'token';
 
@@ -9,6 +10,7 @@ export interface CredentialInfo {
   id: number;
   kind: CredentialKind;
   name: string;
+  role: Role;
   createdAt: string;
   expiresAt: string | null;
   lastUsedAt: string | null;
@@ -20,6 +22,9 @@ export function newSecret(kind: CredentialKind): string {
   return (kind === 'apikey' ? 'wgk_' : 'wgt_') + crypto.randomBytes(32).toString('base64url');
 }
 
+/** A live credential that matched a presented secret. */
+export interface CredentialMatch { id: number; name: string; role: Role; expiresAt: string | null }
+
 export class CredentialTable {
   private readonly listStmt;
   private readonly hashesStmt;
@@ -27,38 +32,45 @@ export class CredentialTable {
   private readonly deleteStmt;
   private readonly touchStmt;
   private readonly countStmt;
+  private readonly roleStmt;
+  private readonly getStmt;
 
   constructor(db: DB) {
-    const cols = 'id, kind, name, created_at AS createdAt, expires_at AS expiresAt, last_used_at AS lastUsedAt';
+    const cols = 'id, kind, name, role, created_at AS createdAt, expires_at AS expiresAt, last_used_at AS lastUsedAt';
     this.listStmt = db.prepare(`SELECT ${cols} FROM credentials WHERE kind = ? ORDER BY id`);
-    this.hashesStmt = db.prepare('SELECT id, hash, expires_at AS expiresAt FROM credentials WHERE kind = ?');
-    this.insertStmt = db.prepare('INSERT INTO credentials (kind, name, hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)');
+    this.hashesStmt = db.prepare('SELECT id, name, role, hash, expires_at AS expiresAt FROM credentials WHERE kind = ?');
+    this.insertStmt = db.prepare('INSERT INTO credentials (kind, name, hash, created_at, expires_at, role) VALUES (?, ?, ?, ?, ?, ?)');
     this.deleteStmt = db.prepare('DELETE FROM credentials WHERE kind = ? AND id = ?');
     // At most one write a minute per credential: a router's flash should not pay for every GET.
     this.touchStmt = db.prepare(`UPDATE credentials SET last_used_at = @now WHERE id = @id
       AND (last_used_at IS NULL OR last_used_at < strftime('%Y-%m-%dT%H:%M:%fZ', @now, '-60 seconds'))`);
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM credentials WHERE kind = ?');
+    this.roleStmt = db.prepare('UPDATE credentials SET role = ? WHERE kind = ? AND id = ?');
+    this.getStmt = db.prepare(`SELECT ${cols} FROM credentials WHERE id = ?`);
   }
 
   /** Makes a credential and returns its secret; only the hash is kept. */
-  create(kind: CredentialKind, name: string, now: string, expiresAt: string | null = null): { id: number; secret: string } {
+  create(kind: CredentialKind, name: string, now: string, expiresAt: string | null = null, role: Role = 'admin'): { id: number; secret: string } {
     const secret = newSecret(kind);
-    const id = Number(this.insertStmt.run(kind, name, hashSecret(secret).toString('hex'), now, expiresAt).lastInsertRowid);
+    const id = Number(this.insertStmt.run(kind, name, hashSecret(secret).toString('hex'), now, expiresAt, role).lastInsertRowid);
     return { id, secret };
   }
 
   list(kind: CredentialKind): CredentialInfo[] { return this.listStmt.all(kind) as CredentialInfo[]; }
   count(kind: CredentialKind): number { return (this.countStmt.get(kind) as { n: number }).n; }
   revoke(kind: CredentialKind, id: number): boolean { return this.deleteStmt.run(kind, id).changes > 0; }
+  get(id: number): CredentialInfo | null { return (this.getStmt.get(id) as CredentialInfo | undefined) ?? null; }
+  /** False when no credential of that kind has this id. */
+  setRole(kind: CredentialKind, id: number, role: Role): boolean { return this.roleStmt.run(role, kind, id).changes > 0; }
 
-  /** The id of the live credential matching `secret`, or null. */
-  match(kind: CredentialKind, secret: string, now: string): number | null {
+  /** The live credential matching `secret`, or null. */
+  match(kind: CredentialKind, secret: string, now: string): CredentialMatch | null {
     const presented = hashSecret(secret);
-    let found: number | null = null;
-    for (const row of this.hashesStmt.all(kind) as { id: number; hash: string; expiresAt: string | null }[]) {
+    let found: CredentialMatch | null = null;
+    for (const row of this.hashesStmt.all(kind) as (CredentialMatch & { hash: string })[]) {
       const stored = Buffer.from(row.hash, 'hex');
       const equal = stored.length === presented.length && crypto.timingSafeEqual(stored, presented);
-      if (equal && (row.expiresAt === null || row.expiresAt > now)) found = row.id;
+      if (equal && (row.expiresAt === null || row.expiresAt > now)) found = { id: row.id, name: row.name, role: row.role, expiresAt: row.expiresAt };
     }
     return found;
   }

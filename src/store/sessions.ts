@@ -14,6 +14,9 @@ export interface SessionGrant { credentialId: number | null; keyHash: string; ex
 
 export interface SessionInfo { createdAt: string; lastSeenAt: string; expiresAt: string; idleExpiresAt: string }
 
+/** A live session and the credential it was opened with (null: WGCP_API_KEY). */
+export interface LiveSession extends SessionInfo { credentialId: number | null }
+
 export const sha256Hex = (text: string): string => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
 const plusMs = (iso: string, ms: number): string => new Date(Date.parse(iso) + ms).toISOString();
 
@@ -58,14 +61,14 @@ export class SessionTable {
    * The live session for a cookie value, touched as used; null when there is none, it has
    * ended, or it was opened with a configured key that is no longer the configured one.
    */
-  use(value: string, configuredKey: string | null, now: string): SessionInfo | null {
+  use(value: string, configuredKey: string | null, now: string): LiveSession | null {
     const row = this.byHash.get(sha256Hex(value)) as ({ id: number; credentialId: number | null; keyHash: string } & Omit<SessionInfo, 'idleExpiresAt'>) | undefined;
     if (!row) return null;
     const idleEnd = plusMs(row.lastSeenAt, SESSION_IDLE_MS);
     if (row.expiresAt <= now || idleEnd <= now) return null;
     if (row.credentialId === null && (configuredKey === null || sha256Hex(configuredKey) !== row.keyHash)) return null;
     this.store.telemetryTx(() => this.touchStmt.run({ now, id: row.id }));
-    return { createdAt: row.createdAt, lastSeenAt: now, expiresAt: row.expiresAt, idleExpiresAt: plusMs(now, SESSION_IDLE_MS) };
+    return { credentialId: row.credentialId, createdAt: row.createdAt, lastSeenAt: now, expiresAt: row.expiresAt, idleExpiresAt: plusMs(now, SESSION_IDLE_MS) };
   }
 
   /** Ends a session (sign-out). */

@@ -13,6 +13,9 @@ import { RegTokenTable } from './regtokens';
 import { DeviceTable } from './devices';
 import { ForwardTable } from './forwards';
 import { backfillIpv6 } from './ipv6-backfill';
+import { AuditTable } from './audit';
+import { TotpTable } from './totp';
+import { ShareTable } from './shares';
 
 export class Store {
   readonly servers: ServerTable;
@@ -26,6 +29,9 @@ export class Store {
   readonly regTokens: RegTokenTable;
   readonly devices: DeviceTable;
   readonly forwards: ForwardTable;
+  readonly audit: AuditTable;
+  readonly totp: TotpTable;
+  readonly shares: ShareTable;
 
   private readonly totalChanges;
   /** Rows changed by telemetryTx, left out of revision(). */
@@ -44,6 +50,9 @@ export class Store {
     this.regTokens = new RegTokenTable(db);
     this.devices = new DeviceTable(db);
     this.forwards = new ForwardTable(db);
+    this.audit = new AuditTable(db);
+    this.totp = new TotpTable(db);
+    this.shares = new ShareTable(db);
   }
 
   static open(dataDir: string): Store {

@@ -53,7 +53,6 @@ export interface Smtp {
   password: string; fromEmail: string; fromName: string;
 }
 /** schema Credential */
-export interface Credential { id: number; kind: 'apikey' | 'token'; name: string; createdAt: string; expiresAt: string | null; lastUsedAt: string | null }
 /** schema Health (GET /healthz): read defensively, fields come and go with the daemon's version */
 export interface Health {
   status?: 'ok' | 'degraded'; kernel?: 'on' | 'off'; kernelReason?: string; version?: string;
@@ -62,7 +61,14 @@ export interface Health {
 /** answer of GET /api/peers/{id}/usage */
 export interface UsageSeries { step: '5m' | '1h' | '1d'; points: { t: string; rxBytes: number; txBytes: number }[] }
 /** answer of GET /api/session */
-export interface SessionState { signedIn: boolean; createdAt?: string; lastSeenAt?: string; expiresAt?: string; idleExpiresAt?: string }
+export interface SessionState { signedIn: boolean; createdAt?: string; lastSeenAt?: string; expiresAt?: string; idleExpiresAt?: string; role?: 'admin' | 'operator' | 'viewer'; name?: string; kind?: string; credentialID?: number | null; twoFactor?: boolean | null }
 
 /** One peer of the event stream's usage message. */
 export interface PeerUsage { id: number; serverID: number; currentDataUsageBytes: number; enabled: boolean; disabledReason: string; latestHandshake: number }
+
+export interface Credential { id: number; kind: 'apikey' | 'token'; name: string; role: 'admin' | 'operator' | 'viewer'; createdAt: string; expiresAt: string | null; lastUsedAt: string | null }
+export interface Share { id: number; peerID: number; state: 'live' | 'used' | 'revoked' | 'expired'; createdAt: string; expiresAt: string; usedAt: string | null; revokedAt: string | null; createdBy: string }
+export interface AuditEntry {
+  id: number; at: string; actor: { kind: string; id: number | null; name: string }; address: string | null; role: string | null;
+  action: string; targetType: string; targetId: string | null; summary: Record<string, unknown>;
+}

@@ -1,4 +1,5 @@
-// API keys and access tokens: who may use the API (and sign in here), and the backup. A new secret is shown
+// Two-factor sign-in of one's own key or token; for admins, API keys and access tokens
+// with their roles (who may use the API and sign in here), and the backup. A new secret is shown
 // whole once, with a copy button; the lists show names and dates only. Revoking one ends
 // the sessions opened with it.
 import { useState } from 'preact/hooks';
@@ -9,9 +10,25 @@ import { withLabel } from '../form';
 import { formatDate } from '../format';
 import { LoadError, useLoad, useTitle } from '../load';
 import { notify } from '../notice';
+import { can, type Role } from '../role';
 import type { Credential, SessionState } from '../types';
+import { TwoFactor } from './two-factor';
 import { BackupDownload } from './backup-download';
 import { NEW_KEY_HOW } from './sign-in';
+
+const ROLES: { role: Role; text: string }[] = [
+  { role: 'admin', text: 'admin: everything' },
+  { role: 'operator', text: 'operator: peers, configs, share links, devices' },
+  { role: 'viewer', text: 'viewer: reads only' },
+];
+
+function RoleSelect({ id, value, onChange, label }: { id: string; value: Role; onChange: (r: Role) => void; label: string }) {
+  return (
+    <select id={id} value={value} aria-label={label} onChange={(e) => onChange((e.target as HTMLSelectElement).value as Role)}>
+      {ROLES.map((r) => <option key={r.role} value={r.role}>{r.text}</option>)}
+    </select>
+  );
+}
 
 const LABELS: Record<string, string> = { name: 'Name', expiresInDays: 'Expires in days' };
 
@@ -30,6 +47,7 @@ function CredentialSection({ kind }: { kind: Kind }) {
   const [name, setName] = useState('');
   const [days, setDays] = useState('');
   const [revoking, setRevoking] = useState<Credential | null>(null);
+  const [role, setRole] = useState<Role>('admin');
   const id = kind.secretField;
   let input: HTMLInputElement | null = null;
   const create = async (e: Event) => {
@@ -38,6 +56,7 @@ function CredentialSection({ kind }: { kind: Kind }) {
     try {
       const body: Record<string, unknown> = {};
       if (name.trim()) body.name = name.trim();
+      body.role = role;
       if (kind.expires && days.trim()) body.expiresInDays = Number(days);
       const made = await api<Credential & Record<string, string>>('POST', kind.path, body);
       setFresh(made[kind.secretField]);
@@ -48,6 +67,11 @@ function CredentialSection({ kind }: { kind: Kind }) {
       // The API's field names said as the labels above say them.
       setError(err instanceof ApiError && err.field ? withLabel(err.message, err.field, LABELS[err.field]) : describe(err));
     }
+  };
+  const changeRole = async (c: Credential, next: Role) => {
+    setError('');
+    await api('PUT', `${kind.path}/${c.id}`, { role: next }).then(() => notify(`${c.name} is now ${next}`), (err) => setError(describe(err)));
+    list.reload();
   };
   const revoke = async (c: Credential) => {
     await api('DELETE', `${kind.path}/${c.id}`);
@@ -70,6 +94,10 @@ function CredentialSection({ kind }: { kind: Kind }) {
         <div class="field">
           <label for={`${id}-name`}>Name</label>
           <input id={`${id}-name`} value={name} maxLength={64} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+        </div>
+        <div class="field">
+          <label for={`${id}-role`}>Role</label>
+          <RoleSelect id={`${id}-role`} value={role} onChange={setRole} label="Role" />
         </div>
         {kind.expires && (
           <div class="field">
@@ -95,11 +123,12 @@ function CredentialSection({ kind }: { kind: Kind }) {
       {list.data && list.data.length > 0 && (
         <div class="table-wrap">
           <table>
-            <thead><tr><th scope="col">Name</th><th scope="col">Made</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+            <thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Made</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
             <tbody>
               {list.data.map((c) => (
                 <tr key={c.id}>
                   <td class="name" title={c.name}>{c.name}</td>
+                  <td><RoleSelect id={`${id}-role-${c.id}`} value={c.role} onChange={(r) => changeRole(c, r)} label={`Role of ${kind.one} ${c.name}`} /></td>
                   <td>{formatDate(c.createdAt)}</td>
                   <td>{c.expiresAt ? formatDate(c.expiresAt) : 'never'}</td>
                   <td>{c.lastUsedAt ? formatDate(c.lastUsedAt) : 'not yet'}</td>
@@ -126,8 +155,9 @@ export function Credentials() {
   return (
     <>
       <h1>Access</h1>
-      {KINDS.map((k) => <CredentialSection key={k.path} kind={k} />)}
-      <BackupDownload />
+      <TwoFactor />
+      {can('admin') && KINDS.map((k) => <CredentialSection key={k.path} kind={k} />)}
+      {can('admin') && <BackupDownload />}
     </>
   );
 }

@@ -1,5 +1,6 @@
 // One device: what it last reported, suspend or reinstate, key rotation (picked up at its
 // next heartbeat), its port forwards, and removal (with its peer).
+import { can } from '../role';
 import { useState } from 'preact/hooks';
 import { api, describe, get } from '../api';
 import { ConfirmDelete } from '../confirm';
@@ -62,10 +63,10 @@ export function DevicePage({ id }: { id: string }) {
         <div><dt>Hardware id</dt><dd><code>{d.hwid}</code></dd></div>
         <div><dt>Enrolled</dt><dd>{formatDate(d.provisionedAt)}</dd></div>
       </dl>
-      <div class="buttons">
+      {can('operator') && <div class="buttons">
         {d.suspended ? <Action text="Reinstate" run={() => suspend(false)} /> : <Action text="Suspend" run={() => suspend(true)} />}
         <Action text="Rotate keys" run={rotate} />
-      </div>
+      </div>}
       <Forwards deviceId={d.id} />
     </>
   );

@@ -1,4 +1,5 @@
 // A device's port forwards: from a port of the router to a port of the device, over its tunnel.
+import { can } from '../role';
 import { api, get } from '../api';
 import { FormError, Select, TextField, toInt, useForm } from '../form';
 import { LoadError, useLoad } from '../load';
@@ -26,18 +27,18 @@ export function Forwards({ deviceId }: { deviceId: string }) {
         <ul class="chips">
           {list.data.map((f) => (
             <li key={f.id}>{f.protocol} router port {f.listenPort} → device port {f.targetPort}{' '}
-              <button type="button" class="quiet" onClick={() => remove(f)} aria-label={`Remove ${f.protocol} ${f.listenPort} to ${f.targetPort}`}>Remove</button>
+              {can('operator') && <button type="button" class="quiet" onClick={() => remove(f)} aria-label={`Remove ${f.protocol} ${f.listenPort} to ${f.targetPort}`}>Remove</button>}
             </li>
           ))}
         </ul>
       )}
-      <form onSubmit={submit} noValidate class="cols">
+      {can('operator') && <form onSubmit={submit} noValidate class="cols">
         <Select form={form} name="protocol" label="Protocol" options={[['tcp', 'TCP'], ['udp', 'UDP']]} />
         <TextField form={form} name="listenPort" label="Router port" inputMode="numeric" required />
         <TextField form={form} name="targetPort" label="Device port" inputMode="numeric" required />
         <FormError form={form} />
         <div class="buttons"><button type="submit" disabled={form.busy}>Add forward</button></div>
-      </form>
+      </form>}
     </section>
   );
 }

@@ -1,5 +1,6 @@
 // The overview: totals, then each server with its peers online / total and its traffic.
 // Totals follow every event; the server list follows server changes.
+import { can } from '../role';
 import { get } from '../api';
 import { formatBytes, plural } from '../format';
 import { useLive } from '../live';
@@ -49,7 +50,7 @@ export function Overview() {
       <section aria-labelledby="servers-h">
         <div class="bar">
           <h2 id="servers-h">Servers</h2>
-          <a class="button primary" href={href('servers', 'new')}>Add a server</a>
+          {can('admin') && <a class="button primary" href={href('servers', 'new')}>Add a server</a>}
         </div>
         {servers.data && servers.data.length === 0 && <p>No server yet. Add one to give peers a tunnel.</p>}
         {servers.data && servers.data.length > 0 && (

@@ -16,6 +16,8 @@ import { PeerAccess } from './peer-access';
 import { PeerConf } from './peer-conf';
 import { PeerEdit } from './peer-edit';
 import { PeerMail } from './peer-mail';
+import { PeerShare } from './peer-share';
+import { can } from '../role';
 
 
 function Switch({ peer, field, label, onSaved }: { peer: Peer; field: 'enabled' | 'allowInternet'; label: string; onSaved: (p: Peer) => void }) {
@@ -39,7 +41,7 @@ function Switch({ peer, field, label, onSaved }: { peer: Peer; field: 'enabled' 
   const checked = field === 'enabled' ? !peer.disabledReasons.includes('admin') : peer.allowInternet;
   return (
     <div class="field check">
-      <input type="checkbox" role="switch" id={id} checked={checked} disabled={busy}
+      <input type="checkbox" role="switch" id={id} checked={checked} disabled={busy || !can('operator')}
         aria-describedby={error ? `${id}-error` : undefined} onChange={(e) => change(e.currentTarget.checked)} />
       <label for={id}>{label}</label>
       {error && <p id={`${id}-error`} class="field-error">{error}</p>}
@@ -80,7 +82,7 @@ export function PeerPage({ id }: { id: string }) {
       <p class="crumbs"><a href={href()}>Overview</a> / <ServerCrumb id={peer.serverID} to={href('servers', peer.serverID)} /> / {name}</p>
       <div class="bar">
         <h1>{name}</h1>
-        <ConfirmDelete what={`peer ${name}`} onDelete={remove} />
+        {can('admin') && <ConfirmDelete what={`peer ${name}`} onDelete={remove} />}
       </div>
       <div class="peer-grid">
         <section aria-labelledby="state-h">
@@ -103,13 +105,16 @@ export function PeerPage({ id }: { id: string }) {
         </section>
         <section aria-labelledby="conf-h">
           <h2 id="conf-h">Configuration</h2>
-          <PeerConf peer={peer} name={name} />
+          {!can('operator') ? <p>Configurations are for operators and admins: a viewer sees no private keys.</p> : <PeerConf peer={peer} name={name} />}
         </section>
       </div>
       <PeerTraffic peerId={peer.id} />
-      <PeerEdit peer={peer} onSaved={setOverride} />
-      <PeerAccess peer={peer} onSaved={setOverride} />
-      <PeerMail peer={peer} />
+      {can('operator') && <>
+        {peer.hasPrivateKey && <PeerShare peerId={peer.id} />}
+        <PeerEdit peer={peer} onSaved={setOverride} />
+        <PeerAccess peer={peer} onSaved={setOverride} />
+        <PeerMail peer={peer} />
+      </>}
     </>
   );
 }

@@ -2,6 +2,7 @@
 // q, sort, order, limit, offset; X-Total-Count), so ten thousand peers cost one page of
 // rows. A search is sent as soon as it is typed; while one is under way only the newest
 // text waits, so fast typing never queues a request a key.
+import { can } from '../role';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describe, getPage } from '../api';
 import { formatBytes, formatDate, formatGiB, REASONS } from '../format';
@@ -86,7 +87,7 @@ export function PeersTable({ serverId, onShown = () => {} }: { serverId: string;
     <section aria-labelledby="peers-h">
       <div class="bar">
         <h2 id="peers-h">Peers</h2>
-        <a class="button primary" href={href('servers', serverId, 'peers', 'new')}>Add a peer</a>
+        {can('operator') && <a class="button primary" href={href('servers', serverId, 'peers', 'new')}>Add a peer</a>}
       </div>
       <div class="field search">
         <label for="peer-search">Search peers</label>

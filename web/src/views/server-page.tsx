@@ -1,6 +1,7 @@
 // A server: its settings, edit and delete, and its sections: peers, webhooks, registration
 // tokens. The peers come first: GET /api/servers/{id} carries every peer of the server, so
 // at ten thousand peers it is asked for only once the first page of peers is shown.
+import { can } from '../role';
 import { useState } from 'preact/hooks';
 import { api, get } from '../api';
 import { ConfirmDelete } from '../confirm';
@@ -45,10 +46,10 @@ export function ServerPage({ id, tab }: { id: string; tab: Tab }) {
       <p class="crumbs"><a href={href()}>Overview</a> / {name}</p>
       <div class="bar">
         <h1>{name}</h1>
-        <div class="buttons">
+        {can('admin') && <div class="buttons">
           <a class="button" href={href('servers', id, 'edit')}>Edit server</a>
           <ConfirmDelete what={`server ${name} with all its peers and webhooks`} onDelete={remove} />
-        </div>
+        </div>}
       </div>
       <LoadError error={server.error} reload={server.reload} />
       {s && (
@@ -65,11 +66,11 @@ export function ServerPage({ id, tab }: { id: string; tab: Tab }) {
         </dl>
       )}
       <nav aria-label="Server sections" class="tabs">
-        <ul>{tabLink('peers', 'Peers')}{tabLink('webhooks', 'Webhooks')}{tabLink('tokens', 'Registration tokens')}</ul>
+        <ul>{tabLink('peers', 'Peers')}{tabLink('webhooks', 'Webhooks')}{can('operator') && tabLink('tokens', 'Registration tokens')}</ul>
       </nav>
       {tab === 'peers' && <PeersTable serverId={id} onShown={() => setPeersShown(true)} />}
       {tab === 'webhooks' && <WebhookList serverId={id} />}
-      {tab === 'tokens' && <RegTokens serverId={id} />}
+      {tab === 'tokens' && can('operator') && <RegTokens serverId={id} />}
     </>
   );
 }

@@ -15,21 +15,25 @@ import { DevicePage } from './device-page';
 import { MailSettings } from './mail-settings';
 import { Credentials } from './credentials';
 import { KernelBanner } from './kernel-banner';
+import { Audit } from './audit';
+import { can } from '../role';
 
 function view(route: string[]) {
   const [a, id, sub, more] = route;
   if (route.length === 0) return <Overview />;
-  if (a === 'servers' && id === 'new') return <ServerForm />;
+  if (a === 'servers' && id === 'new' && can('admin')) return <ServerForm />;
   if (a === 'servers' && id && !sub) return <ServerPage id={id} tab="peers" />;
-  if (a === 'servers' && id && (sub === 'webhooks' || sub === 'tokens') && !more) return <ServerPage id={id} tab={sub} />;
-  if (a === 'servers' && id && sub === 'edit') return <ServerForm id={id} />;
-  if (a === 'servers' && id && sub === 'peers' && more === 'new') return <PeerForm serverId={id} />;
+  if (a === 'servers' && id && (sub === 'webhooks' || (sub === 'tokens' && can('operator'))) && !more) return <ServerPage id={id} tab={sub} />;
+  if (a === 'servers' && id && sub === 'edit' && can('admin')) return <ServerForm id={id} />;
+  if (a === 'servers' && id && sub === 'peers' && more === 'new' && can('operator')) return <PeerForm serverId={id} />;
   if (a === 'peers' && id) return <PeerPage id={id} />;
   if (a === 'webhooks' && id) return <WebhookPage id={id} />;
   if (a === 'devices' && !id) return <Devices />;
   if (a === 'devices' && id) return <DevicePage id={id} />;
-  if (a === 'mail') return <MailSettings />;
+  if (a === 'mail' && can('admin')) return <MailSettings />;
   if (a === 'access') return <Credentials />;
+  if (a === 'audit' && can('admin')) return <Audit />;
+  // A view the role may not use is as absent as an unknown one.
   return <><h1>Not found</h1><p>Nothing is at this address. <a href={href()}>Go to the overview</a>.</p></>;
 }
 
@@ -59,8 +63,9 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
           <ul>
             {link(href(), 'Overview', section === '' || section === 'servers' || section === 'peers' || section === 'webhooks')}
             {link(href('devices'), 'Devices', section === 'devices')}
-            {link(href('mail'), 'Mail', section === 'mail')}
+            {can('admin') && link(href('mail'), 'Mail', section === 'mail')}
             {link(href('access'), 'Access', section === 'access')}
+            {can('admin') && link(href('audit'), 'Audit', section === 'audit')}
           </ul>
         </nav>
         <LiveBadge />

@@ -1,4 +1,5 @@
 // A server's webhooks, and a form to add one.
+import { can } from '../role';
 import { useState } from 'preact/hooks';
 import { get } from '../api';
 import { LoadError, useLoad } from '../load';
@@ -14,7 +15,7 @@ export function WebhookList({ serverId }: { serverId: string }) {
     <section aria-labelledby="hooks-h">
       <div class="bar">
         <h2 id="hooks-h">Webhooks</h2>
-        {!adding && <button type="button" class="primary" onClick={() => setAdding(true)}>Add a webhook</button>}
+        {!adding && can('admin') && <button type="button" class="primary" onClick={() => setAdding(true)}>Add a webhook</button>}
       </div>
       <LoadError error={hooks.error} reload={hooks.reload} />
       {hooks.data && hooks.data.length === 0 && <p>No webhook: nothing is told of this server's events.</p>}

@@ -1,5 +1,6 @@
 // One webhook: its settings, a test send (the receiver's answer, or why it failed), its
 // delivery log, and delete.
+import { can } from '../role';
 import { useState } from 'preact/hooks';
 import { api, describe, get } from '../api';
 import { ConfirmDelete } from '../confirm';
@@ -50,8 +51,8 @@ export function WebhookPage({ id }: { id: string }) {
   return (
     <>
       <p class="crumbs"><a href={href()}>Overview</a> / <ServerCrumb id={w.serverID} to={href('servers', w.serverID, 'webhooks')} /> / {name}</p>
-      <div class="bar"><h1>{name}</h1><ConfirmDelete what={`webhook ${name}`} onDelete={remove} /></div>
-      <TestSend id={w.id} onDone={log.reload} />
+      <div class="bar"><h1>{name}</h1>{can('admin') && <ConfirmDelete what={`webhook ${name}`} onDelete={remove} />}</div>
+      {can('admin') && <TestSend id={w.id} onDone={log.reload} />}
       <section aria-labelledby="log-h">
         <h2 id="log-h">Deliveries</h2>
         <LoadError error={log.error} reload={log.reload} />
@@ -74,7 +75,7 @@ export function WebhookPage({ id }: { id: string }) {
       </section>
       <section aria-labelledby="hook-edit-h">
         <h2 id="hook-edit-h">Settings</h2>
-        <WebhookForm serverId={w.serverID} hook={w} key={w.updatedAt} onSaved={() => { notify('Webhook saved'); hook.reload(); }} />
+        {can('admin') && <WebhookForm serverId={w.serverID} hook={w} key={w.updatedAt} onSaved={() => { notify('Webhook saved'); hook.reload(); }} />}
       </section>
     </>
   );

@@ -1,0 +1,96 @@
+// The OpenAPI entries of issue 26 (audit log, share links, two-factor sign-in), and the
+// stamp that names each control route's least role as `x-wgcp-role` from route-roles.ts.
+import { ROUTE_ROLES } from './route-roles';
+
+const json = (schema: object) => ({ content: { 'application/json': { schema } } });
+const error = (description: string) => ({ description, ...json({ $ref: '#/components/schemas/Error' }) });
+const str = { type: 'string' };
+const int = { type: 'integer', format: 'int64' };
+const ts = { type: 'string', format: 'date-time' };
+const nullable = (t: string) => ({ type: [t, 'null'] });
+const idParam = { name: 'id', in: 'path', required: true, schema: str };
+const std = { 401: error('missing or wrong credentials'), 403: error('the role of the credentials is below the one this route needs (`role` names it)'), 500: error('service failure') };
+
+const AuditEntry = {
+  type: 'object',
+  properties: {
+    id: int, at: ts,
+    actor: { type: 'object', properties: { kind: { enum: ['apikey', 'token', 'page', 'reconciler', 'job', 'cli', 'share'] }, id: nullable('integer'), name: str } },
+    address: { ...nullable('string'), description: 'source address of the request' }, role: { type: ['string', 'null'], enum: ['admin', 'operator', 'viewer', null] },
+    action: { ...str, description: 'e.g. peer.update, share.use, session.sign-in-failed' },
+    targetType: str, targetId: nullable('string'), summary: { type: 'object', description: 'what changed, secrets left out' },
+  },
+};
+
+const Share = {
+  type: 'object',
+  properties: { id: int, peerID: int, state: { enum: ['live', 'used', 'revoked', 'expired'] }, createdAt: ts, expiresAt: ts, usedAt: { type: ['string', 'null'], format: 'date-time' }, revokedAt: { type: ['string', 'null'], format: 'date-time' }, createdBy: str },
+};
+
+const TotpState = { type: 'object', properties: { enabled: { type: 'boolean' }, pending: { type: 'boolean' }, recoveryCodesLeft: { type: 'integer' } } };
+const codeBody = { requestBody: { required: true, ...json({ type: 'object', required: ['code'], properties: { code: { ...str, description: 'a 6-digit code of the authenticator app (or a recovery code)' } } }) } };
+
+export const accessApiPaths = {
+  '/api/audit': {
+    get: {
+      summary: 'The audit log, newest first, a page at a time',
+      parameters: [
+        { name: 'actor', in: 'query', schema: str, description: 'an actor kind, or kind:id (e.g. apikey:3)' },
+        { name: 'target', in: 'query', schema: str, description: 'a target type, or type:id (e.g. peer:12)' },
+        { name: 'action', in: 'query', schema: str, description: 'an action, or its prefix up to a dot (peer matches peer.update)' },
+        { name: 'since', in: 'query', schema: ts }, { name: 'until', in: 'query', schema: ts, description: 'exclusive' },
+        { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
+        { name: 'cursor', in: 'query', schema: { type: 'integer' }, description: 'the nextCursor of the previous page' },
+        { name: 'after', in: 'query', schema: { type: 'integer' }, description: 'instead of cursor: oldest first, from the entry after this id (nextCursor then continues the same way)' },
+      ],
+      responses: { 200: { description: 'a page', ...json({ type: 'object', properties: { entries: { type: 'array', items: AuditEntry }, nextCursor: nullable('integer') } }) }, 400: error('a bad query parameter (`field` names it)'), ...std },
+    },
+  },
+  '/api/peers/{id}/share': {
+    parameters: [idParam],
+    post: {
+      summary: "A one-time link to the peer's config and QR code, opened without signing in",
+      requestBody: { required: false, ...json({ type: 'object', properties: { expiresInHours: { type: 'integer', minimum: 1, maximum: 168, default: 24 } } }) },
+      responses: { 201: { description: 'made; the url holds the token, shown only here', ...json({ type: 'object', properties: { id: int, url: str, expiresAt: ts } }) }, 400: error('bad expiresInHours'), 404: error('peer not found'), 409: error('the peer has no stored private key'), ...std },
+    },
+  },
+  '/api/peers/{id}/shares': {
+    parameters: [idParam],
+    get: { summary: "The peer's share links (never their tokens)", responses: { 200: { description: 'newest first', ...json({ type: 'array', items: Share }) }, 404: error('peer not found'), ...std } },
+  },
+  '/api/shares/{id}': {
+    parameters: [idParam],
+    delete: { summary: 'Revoke a share link', responses: { 204: { description: 'revoked' }, 404: error('no such link'), 409: error('used or revoked already'), ...std } },
+  },
+  '/share/{token}': {
+    parameters: [{ name: 'token', in: 'path', required: true, schema: str }],
+    get: {
+      summary: 'Open a one-time config link (no credentials): the QR code and the .conf, once; HEAD looks without spending it',
+      security: [],
+      responses: { 200: { description: 'the page', content: { 'text/html': {} } }, 404: { description: 'no such link' }, 410: { description: 'used, revoked or expired' } },
+    },
+  },
+  '/api/session/totp': {
+    get: { summary: "Two-factor sign-in of the session's key or token", responses: { 200: { description: 'its state', ...json(TotpState) }, ...std } },
+    post: { summary: 'Start an enrolment: the secret and its QR code (SVG), shown only here', responses: { 200: { description: 'the secret', ...json({ type: 'object', properties: { secret: str, uri: str, qrSvg: str } }) }, 409: error('on already'), ...std } },
+    delete: { summary: 'Turn two-factor sign-in off (needs a current code or a recovery code)', ...codeBody, responses: { 204: { description: 'off' }, 400: error('bad code'), 409: error('not on'), ...std } },
+  },
+  '/api/session/totp/confirm': {
+    post: { summary: 'Turn two-factor sign-in on with a first code; the answer holds the ten recovery codes, once', ...codeBody, responses: { 200: { description: 'on', ...json({ type: 'object', properties: { recoveryCodes: { type: 'array', items: str } } }) }, 400: error('bad code'), 409: error('no enrolment under way'), ...std } },
+  },
+};
+
+const METHODS = ['get', 'put', 'post', 'delete'];
+
+/** Each operation with credentials gets `x-wgcp-role`, from the one table the router enforces. */
+export function markRoles(paths: Record<string, Record<string, unknown>>): void {
+  for (const [p, item] of Object.entries(paths)) {
+    const routePath = p.replace(/\{(\w+)\}/g, ':$1');
+    for (const m of METHODS) {
+      const op = item[m] as { security?: unknown[]; 'x-wgcp-role'?: string } | undefined;
+      if (!op || (Array.isArray(op.security) && op.security.length === 0)) continue;
+      const role = ROUTE_ROLES[`${m.toUpperCase()} ${routePath}`];
+      if (role !== undefined) op['x-wgcp-role'] = role;
+    }
+  }
+}

@@ -1,0 +1,84 @@
+// One-time config links. Operators make, list and revoke them; GET /share/{token} (no
+// sign-in) opens one once. That answer is never cached or stored, sends no Referer on, and
+// is framed by nothing.
+import type { TLSSocket } from 'node:tls';
+import type { App } from '../app';
+import type { RequestContext, Route } from '../http/router';
+import { created, noContent, ok, type Reply } from '../http/reply';
+import { SHARE_DEFAULT_HOURS, SHARE_MAX_HOURS, consumeShare, createShare, listShares, revokeShare, shareState } from '../ops/shares';
+import { deadSharePageHtml, presentShare, sharePageHtml, deadShareText } from '../views/share-present';
+import { parseId, readInt } from './fields';
+import { optionalBody } from './optional-body';
+import { peerConfText, renderQrPng } from './peer-files';
+
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+export const SHARE_PAGE_HEADERS: Record<string, string> = {
+  'Cache-Control': 'no-store, max-age=0',
+  Pragma: 'no-cache',
+  'Referrer-Policy': 'no-referrer',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+  'Content-Security-Policy': "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'X-Robots-Tag': 'noindex',
+};
+
+const HTML = 'text/html; charset=utf-8';
+
+/** The address the link is reached at: this request's own origin. */
+function originOf(ctx: RequestContext): string {
+  const secure = (ctx.req.socket as TLSSocket).encrypted === true;
+  return `${secure ? 'https' : 'http'}://${ctx.req.headers.host ?? 'localhost'}`;
+}
+
+async function openShare(app: App, ctx: RequestContext): Promise<Reply> {
+  const token = ctx.params.token;
+  const valid = TOKEN.test(token);
+  // HEAD (a link preview, a checker) looks without spending the link.
+  if (ctx.req.method === 'HEAD') {
+    const state = valid ? shareState(app, token) : 'unknown';
+    return { status: state === 'live' ? 200 : state === 'unknown' ? 404 : 410, headers: SHARE_PAGE_HEADERS };
+  }
+  const opening = valid ? await consumeShare(app, token, ctx.req.socket.remoteAddress ?? null) : { ok: false as const, reason: 'unknown' as const };
+  if (!opening.ok) {
+    const status = opening.reason === 'unknown' ? 404 : 410;
+    if (!(ctx.req.headers.accept ?? '').includes('text/html')) return { status, json: { error: deadShareText(opening.reason) }, headers: SHARE_PAGE_HEADERS };
+    return { status, raw: deadSharePageHtml(opening.reason), type: HTML, headers: SHARE_PAGE_HEADERS };
+  }
+  const conf = peerConfText(app, opening.peer);
+  const png = await renderQrPng(conf);
+  const name = opening.peer.name || `peer ${opening.peer.id}`;
+  return { status: 200, raw: sharePageHtml(name, `wgcp-peer${opening.peer.id}.conf`, conf, png), type: HTML, headers: SHARE_PAGE_HEADERS };
+}
+
+export function shareRoutes(app: App): Route[] {
+  return [
+    {
+      method: 'POST', path: '/api/peers/:id/share', auth: 'control',
+      async handler(ctx) {
+        const body = await optionalBody(ctx);
+        const hours = readInt(body, 'expiresInHours', 1, SHARE_MAX_HOURS) ?? SHARE_DEFAULT_HOURS;
+        const { share, token } = await createShare(app, ctx.actor!, parseId(ctx.params.id, 'peer'), hours);
+        app.log.info('share link created', { peerID: share.peerId, shareID: share.id, expiresAt: share.expiresAt });
+        return created({ id: share.id, url: `${originOf(ctx)}/share/${token}`, expiresAt: share.expiresAt });
+      },
+    },
+    {
+      method: 'GET', path: '/api/peers/:id/shares', auth: 'control',
+      handler(ctx) {
+        const now = app.now().toISOString();
+        return ok(listShares(app, parseId(ctx.params.id, 'peer')).map((s) => presentShare(s, now)));
+      },
+    },
+    {
+      method: 'DELETE', path: '/api/shares/:id', auth: 'control',
+      async handler(ctx) {
+        await revokeShare(app, ctx.actor!, parseId(ctx.params.id, 'share link'));
+        app.log.info('share link revoked', { shareID: Number(ctx.params.id) });
+        return noContent();
+      },
+    },
+    { method: 'GET', path: '/share/:token', auth: 'none', handler: (ctx) => openShare(app, ctx) },
+  ];
+}
+

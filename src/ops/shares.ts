@@ -1,0 +1,87 @@
+// One-time config links: an operator makes one for a peer (a random 32-byte token, shown
+// once, kept as its SHA-256), lists and revokes them; opening one spends it and hands the
+// peer's config over. Each is a change of the runner, audited in its own transaction.
+import crypto from 'node:crypto';
+import createError from 'http-errors';
+import type { App } from '../app';
+import type { Actor } from '../store/audit';
+import type { ShareRecord } from '../store/shares';
+import type { PeerRecord } from '../store/peers';
+import type { Store } from '../store/store';
+import { badField } from './field-error';
+
+export const SHARE_DEFAULT_HOURS = 24;
+export const SHARE_MAX_HOURS = 7 * 24;
+
+export interface NewShare { share: ShareRecord; token: string }
+
+export function createShare(app: App, actor: Actor, peerId: number, hours: number = SHARE_DEFAULT_HOURS): Promise<NewShare> {
+  if (!Number.isInteger(hours) || hours < 1 || hours > SHARE_MAX_HOURS) throw badField('expiresInHours', `must be between 1 and ${SHARE_MAX_HOURS}`);
+  const now = app.now();
+  const token = crypto.randomBytes(32).toString('base64url');
+  const expiresAt = new Date(now.getTime() + hours * 3_600_000).toISOString();
+  return app.runner.run('share.create', (store) => {
+    const peer = store.peers.get(peerId);
+    if (!peer) throw createError(404, 'peer not found');
+    if (peer.privateKey === null) throw createError(409, 'no private key is stored for this peer: it has no config to share');
+    return {
+      commit: ({ store }) => ({ share: store.shares.create(peerId, token, now.toISOString(), expiresAt, actor.name), token }),
+      audit: ({ share }) => ({ targetType: 'peer', targetId: peerId, summary: { shareID: share.id, expiresAt } }),
+    };
+  }, { actor });
+}
+
+export function listShares(app: App, peerId: number): ShareRecord[] {
+  if (!app.store.peers.get(peerId)) throw createError(404, 'peer not found');
+  return app.store.shares.listOfPeer(peerId);
+}
+
+/** 404 when there is no such link; 409 when it was used or revoked already. */
+export function revokeShare(app: App, actor: Actor, id: number): Promise<void> {
+  const now = app.now().toISOString();
+  return app.runner.run('share.revoke', (store) => {
+    const share = store.shares.get(id);
+    if (!share) throw createError(404, 'share link not found');
+    return {
+      commit: ({ store }) => {
+        if (!store.shares.revoke(id, now)) throw createError(409, `share link was ${share.usedAt ? 'used' : 'revoked'} already`);
+      },
+      audit: () => ({ targetType: 'peer', targetId: share.peerId, summary: { shareID: id } }),
+    };
+  }, { actor });
+}
+
+export type ShareOpening = { ok: true; share: ShareRecord; peer: PeerRecord } | { ok: false; reason: 'unknown' | 'used' | 'revoked' | 'expired' };
+
+/** Spends a link: of two opens of the same link exactly one gets the peer. */
+export function consumeShare(app: App, token: string, address: string | null): Promise<ShareOpening> {
+  const now = app.now().toISOString();
+  const live = app.store.shares.findByToken(token);
+  // The audit row names who made the link, as the link's own actor, and where it was opened from.
+  const actor: Actor = { kind: 'share', id: live?.id ?? null, name: live?.createdBy ?? '', role: null, address };
+  return app.runner.run<ShareOpening>('share.use', () => ({
+    commit: ({ store }) => {
+      const share = store.shares.consume(token, now);
+      if (share === null) return { ok: false, reason: deadReason(store, token, now) };
+      return { ok: true, share, peer: store.peers.get(share.peerId)! };
+    },
+    // Only a link that was spent is a change: a dead one opened again changes nothing.
+    audit: (o) => (o.ok ? { targetType: 'peer', targetId: o.share.peerId, summary: { shareID: o.share.id } } : null),
+  }), { actor });
+}
+
+/** Why a link cannot be opened (without spending it): for HEAD and for the error page. */
+export function shareState(app: App, token: string): 'live' | 'unknown' | 'used' | 'revoked' | 'expired' {
+  const now = app.now().toISOString();
+  const share = app.store.shares.findByToken(token);
+  if (share && !share.usedAt && !share.revokedAt && share.expiresAt > now) return 'live';
+  return deadReason(app.store, token, now);
+}
+
+function deadReason(store: Store, token: string, now: string): 'unknown' | 'used' | 'revoked' | 'expired' {
+  const share = store.shares.findByToken(token);
+  if (!share) return 'unknown';
+  if (share.usedAt) return 'used';
+  if (share.revokedAt) return 'revoked';
+  return share.expiresAt <= now ? 'expired' : 'used';
+}

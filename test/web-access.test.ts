@@ -1,0 +1,154 @@
+// Roles and two-factor sign-in in the real page, in Chromium, against a real daemon: an
+// operator sets up TOTP in the Access view (codes from oathtool), signs in with a code, is
+// refused a used one; each role sees only what it may do; a one-time link made on the
+// peer page opens once in another tab; the admin's Audit view shows what happened.
+import { execFileSync } from 'node:child_process';
+import * as assert from 'uvu/assert';
+import type { Browser, Page } from 'puppeteer-core';
+import { call, client, startTestDaemon, type TestDaemon } from './helpers/daemon';
+import { eventually } from './helpers/receiver';
+import { browserSuite, ensureWebBuilt, launchChromium, seriousAxeProblems, watchPage, type PageWatch } from './web-support';
+
+const t = browserSuite('page in chromium: roles, two-factor sign-in, one-time links, audit', ['oathtool']);
+
+let d: TestDaemon;
+let browser: Browser;
+let page: Page;
+let watch: PageWatch;
+const keys: Record<string, string> = {};
+let peerId = 0;
+let secret = '';
+let usedCode = '';
+
+t.before(async () => {
+  ensureWebBuilt();
+  d = await startTestDaemon({ options: { events: { schedule: false } } });
+  const api = client(d);
+  for (const role of ['operator', 'viewer']) keys[role] = (await api.post('/api/apikeys', { name: `${role}-key`, role })).json.key;
+  const sid = (await api.post('/api/servers', { name: 'office', endpoint: 'vpn.example.com:51820', mode: 'forward' })).json.id;
+  peerId = (await api.post(`/api/servers/${sid}/peers`, { name: 'anna-phone' })).json.id;
+  browser = await launchChromium();
+  page = await browser.newPage();
+  await page.setViewport({ width: 1200, height: 860 });
+  watch = await watchPage(page, d.url);
+});
+t.after(async () => {
+  await browser?.close();
+  await d?.stop();
+});
+
+const js = <T>(expr: string): Promise<T> => page.evaluate(expr) as Promise<T>;
+const waitFor = (expr: string) => page.waitForFunction(expr, { timeout: 20_000 }).catch(async (err: unknown) => {
+  const where = await js<string>(`location.hash + ' ' + document.querySelector('main')?.innerText.slice(0, 300)`).catch(() => '(page gone)');
+  throw new Error(`waiting for ${expr}: ${err instanceof Error ? err.message : String(err)}; the page showed ${where}`);
+});
+const h1Is = (text: string) => waitFor(`document.querySelector('main h1')?.textContent === ${JSON.stringify(text)}`);
+const hasText = (sel: string, text: string) => waitFor(`[...document.querySelectorAll(${JSON.stringify(sel)})].some((e) => e.textContent.includes(${JSON.stringify(text)}))`);
+const clickButton = (text: string) => js(`[...document.querySelectorAll('button, a.button')].find((b) => b.textContent.trim() === ${JSON.stringify(text)}).click()`);
+const buttonShown = (text: string) => js<boolean>(`[...document.querySelectorAll('button, a.button')].some((b) => b.textContent.trim() === ${JSON.stringify(text)})`);
+/** oathtool's code for the secret, `steps` of 30 s from now. */
+const oath = (steps = 0) => execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(Date.now() / 1000) + steps * 30}`, secret], { encoding: 'utf8' }).trim();
+
+async function signInTyping(key: string): Promise<void> {
+  await page.goto(`${d.url}/`, { waitUntil: 'networkidle0' });
+  await waitFor(`document.activeElement?.id === 'signin-key'`);
+  await page.keyboard.type(key);
+  await page.keyboard.press('Enter');
+}
+async function signOut(): Promise<void> {
+  await clickButton('Sign out');
+  await waitFor(`document.getElementById('signin-key')`);
+}
+
+t('an operator sets up two-factor sign-in in the Access view: QR code, a first code, recovery codes', async () => {
+  await signInTyping(keys.operator);
+  await h1Is('Overview');
+  await page.goto(`${d.url}/#/access`, { waitUntil: 'networkidle0' });
+  await h1Is('Access');
+  assert.is(await js<boolean>(`!!document.getElementById('key-name')`), false, 'an operator sees no API keys');
+  assert.is(await js<boolean>(`!!document.querySelector('a[href="/api/backup"]')`), false, 'nor the backup');
+  await clickButton('Set up two-factor sign-in');
+  await waitFor(`document.getElementById('totp-secret')`);
+  assert.ok(await js<boolean>(`!!document.querySelector('div.qr svg path')`), 'the QR code is drawn');
+  secret = await js<string>(`document.getElementById('totp-secret').textContent`);
+  usedCode = oath();
+  await page.type('#totp-code', usedCode);
+  await clickButton('Turn on');
+  await waitFor(`document.querySelectorAll('ul.recovery li').length === 10`);
+  await hasText('#totp-h ~ form p', '10 recovery codes left');
+  assert.equal(await seriousAxeProblems(page), []);
+});
+
+t('signing in then asks for the code; a used code is refused with a clear message, a fresh one signs in', async () => {
+  await signOut();
+  await signInTyping(keys.operator);
+  await waitFor(`document.activeElement?.id === 'signin-code'`);
+  await page.keyboard.type(usedCode);
+  await page.keyboard.press('Enter');
+  await hasText('main', 'wrong or was used already');
+  await page.click('#signin-code', { count: 3 });
+  await page.keyboard.press('Backspace');
+  await page.keyboard.type(oath(1));
+  await page.keyboard.press('Enter');
+  await h1Is('Overview');
+  assert.is(await js<boolean>(`[...document.querySelectorAll('nav a')].some((a) => a.textContent === 'Audit')`), false, 'no Audit for an operator');
+});
+
+t('an operator makes a one-time link on the peer page; another tab opens it once', async () => {
+  await page.goto(`${d.url}/#/peers/${peerId}`, { waitUntil: 'networkidle0' });
+  await h1Is('anna-phone');
+  assert.is(await buttonShown('Delete'), false, 'an operator cannot delete a peer');
+  await clickButton('Make a link');
+  await waitFor(`document.getElementById('share-url')?.value.includes('/share/')`);
+  const url = await js<string>(`document.getElementById('share-url').value`);
+  const other = await browser.newPage();
+  try {
+    const first = await other.goto(url, { waitUntil: 'load' });
+    assert.is(first?.status(), 200);
+    assert.ok(await other.evaluate(`document.querySelector('img').naturalWidth > 100`), 'the QR code shows');
+    assert.ok(await other.evaluate(`document.querySelector('a[download]').href.startsWith('data:text/plain')`));
+    const again = await other.goto(url, { waitUntil: 'load' });
+    assert.is(again?.status(), 410);
+    assert.match(await other.evaluate('document.body.innerText') as string, /opened already/);
+  } finally {
+    await other.close();
+  }
+  await page.reload({ waitUntil: 'networkidle0' });
+  await hasText('ul.shares li', 'used');
+});
+
+t('a viewer sees peers without configs and without the controls to change them', async () => {
+  await signOut();
+  await signInTyping(keys.viewer);
+  await h1Is('Overview');
+  assert.is(await buttonShown('Add a server'), false);
+  await page.goto(`${d.url}/#/peers/${peerId}`, { waitUntil: 'networkidle0' });
+  await h1Is('anna-phone');
+  await hasText('main', 'Configurations are for operators and admins');
+  assert.is(await js<boolean>(`!!document.querySelector('img.qr')`), false);
+  assert.is(await js<boolean>(`document.getElementById('switch-enabled').disabled`), true);
+  assert.is(await js<boolean>(`!!document.getElementById('share-hours')`), false);
+  assert.is((await call(d.url, 'GET', `/api/peers/${peerId}/config`, undefined, { 'wg-control-key': keys.viewer })).status, 403);
+});
+
+t('the admin sets roles in the Access view and reads the Audit view', async () => {
+  await signOut();
+  await signInTyping(d.key);
+  await h1Is('Overview');
+  await page.goto(`${d.url}/#/access`, { waitUntil: 'networkidle0' });
+  await waitFor(`document.querySelector('select[aria-label="Role of API key viewer-key"]')`);
+  await page.select('select[aria-label="Role of API key viewer-key"]', 'operator');
+  const api = client(d);
+  const role = async () => ((await api.get('/api/apikeys')).json as { name: string; role: string }[]).find((k) => k.name === 'viewer-key')?.role;
+  await eventually('the role saved', async () => ((await role()) === 'operator' ? true : undefined));
+  await page.goto(`${d.url}/#/audit`, { waitUntil: 'networkidle0' });
+  await h1Is('Audit log');
+  await hasText('main table', 'share.use');
+  await hasText('main table', 'session.sign-in-failed');
+  await hasText('main table', 'apikey.role');
+  assert.equal(await seriousAxeProblems(page), []);
+  assert.equal(watch.cspViolations, []);
+  assert.equal(watch.foreign, []);
+});
+
+t.run();

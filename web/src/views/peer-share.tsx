@@ -1,0 +1,63 @@
+// One-time links to the peer's config (operators): make one valid for up to 7 days, copy
+// its address (shown only now), see which were used, revoke a live one.
+import { useState } from 'preact/hooks';
+import { api, describe, get } from '../api';
+import { copyField } from '../copy';
+import { formatDate } from '../format';
+import { LoadError, useLoad } from '../load';
+import { notify } from '../notice';
+import type { Share } from '../types';
+
+export function PeerShare({ peerId }: { peerId: number }) {
+  const list = useLoad(() => get<Share[]>(`/api/peers/${peerId}/shares`), [peerId]);
+  const [hours, setHours] = useState('24');
+  const [fresh, setFresh] = useState<string | null>(null);
+  const [error, setError] = useState('');
+  let input: HTMLInputElement | null = null;
+  const make = async (e: Event) => {
+    e.preventDefault();
+    setError('');
+    try {
+      const made = await api<{ url: string }>('POST', `/api/peers/${peerId}/share`, { expiresInHours: Number(hours) });
+      setFresh(made.url);
+      list.reload();
+    } catch (err) { setError(describe(err)); }
+  };
+  const revoke = async (s: Share) => {
+    await api('DELETE', `/api/shares/${s.id}`).then(() => notify('Link revoked'), (err) => setError(describe(err)));
+    list.reload();
+  };
+  return (
+    <section aria-labelledby="share-h">
+      <h2 id="share-h">One-time link</h2>
+      <p>A link that shows this configuration and its QR code once, without signing in: send it to whoever sets up the device.</p>
+      <form class="cols" onSubmit={make}>
+        <div class="field">
+          <label for="share-hours">Valid for hours (at most 168)</label>
+          <input id="share-hours" type="number" min={1} max={168} value={hours} onInput={(e) => setHours((e.target as HTMLInputElement).value)} />
+        </div>
+        <div class="buttons"><button type="submit">Make a link</button></div>
+      </form>
+      {error && <p class="form-error" role="alert">{error}</p>}
+      {fresh && (
+        <div class="copy">
+          <label for="share-url" class="visually-hidden">New link</label>
+          <input id="share-url" readOnly value={fresh} ref={(el) => { input = el; }} />
+          <button type="button" onClick={async () => { if (input && (await copyField(input))) notify('Link copied'); }}>Copy</button>
+        </div>
+      )}
+      <LoadError error={list.error} reload={list.reload} />
+      {list.data && list.data.length > 0 && (
+        <ul class="shares">
+          {list.data.map((s) => (
+            <li key={s.id}>
+              Made {formatDate(s.createdAt)} by {s.createdBy || 'someone'}: <strong>{s.state}</strong>
+              {s.state === 'live' && <> until {formatDate(s.expiresAt)} <button type="button" class="quiet" onClick={() => revoke(s)}>Revoke</button></>}
+              {s.state === 'used' && s.usedAt && <> {formatDate(s.usedAt)}</>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
