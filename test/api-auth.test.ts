@@ -3,16 +3,16 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { call, startTestDaemon, type TestDaemon } from './helpers/daemon';
-import { main as cli } from '../src/cli/main';
+import { runCommand as cli } from '../src/cli/main';
 
 const t = suite('authentication');
 let d: TestDaemon;
 t.before(async () => { d = await startTestDaemon(); });
 t.after(async () => { await d.stop(); });
 
-function wgcp(...args: string[]): { code: number; out: string } {
+async function wgcp(...args: string[]): Promise<{ code: number; out: string }> {
   let out = '';
-  const code = cli(['--data-dir', d.dataDir, ...args], (s) => { out += s; });
+  const code = await cli(['--data-dir', d.dataDir, ...args], (s) => { out += s; });
   return { code, out };
 }
 
@@ -42,13 +42,13 @@ t('lets /healthz through without credentials; with the kernel backend off it is 
 });
 
 t('accepts CLI-made API keys and access tokens in both header styles', async () => {
-  const key = wgcp('apikey', 'create', '--name', 'ci');
+  const key = (await wgcp('apikey', 'create', '--name', 'ci'));
   assert.is(key.code, 0);
   assert.match(key.out.trim(), /^wgk_[A-Za-z0-9_-]{43}$/);
   assert.is((await call(d.url, 'GET', '/api/stats', undefined, { 'wg-control-key': key.out.trim() })).status, 200);
-  const listed = (JSON.parse(wgcp('apikey', 'list').out) as { name: string; lastUsedAt: string | null }[]).find((k) => k.name === 'ci')!;
+  const listed = (JSON.parse((await wgcp('apikey', 'list')).out) as { name: string; lastUsedAt: string | null }[]).find((k) => k.name === 'ci')!;
   assert.match(listed.lastUsedAt!, /^\d{4}-/);
-  const token = wgcp('token', 'create', '--name', 'dash').out.trim();
+  const token = (await wgcp('token', 'create', '--name', 'dash')).out.trim();
   assert.match(token, /^wgt_/);
   assert.is((await call(d.url, 'GET', '/api/stats', undefined, { Authorization: `Bearer ${token}` })).status, 200);
   assert.is((await call(d.url, 'GET', '/api/stats', undefined, { Authorization: token })).status, 200);
@@ -64,26 +64,26 @@ t('stores only hashes of keys and tokens', () => {
 });
 
 t('refuses revoked keys and tokens at once', async () => {
-  const key = wgcp('apikey', 'create', '--name', 'temp').out.trim();
-  const id = (JSON.parse(wgcp('apikey', 'list').out) as { id: number; name: string }[]).find((k) => k.name === 'temp')!.id;
+  const key = (await wgcp('apikey', 'create', '--name', 'temp')).out.trim();
+  const id = (JSON.parse((await wgcp('apikey', 'list')).out) as { id: number; name: string }[]).find((k) => k.name === 'temp')!.id;
   assert.is((await call(d.url, 'GET', '/api/stats', undefined, { 'wg-control-key': key })).status, 200);
-  assert.is(wgcp('apikey', 'revoke', String(id)).code, 0);
+  assert.is((await wgcp('apikey', 'revoke', String(id))).code, 0);
   assert.is((await call(d.url, 'GET', '/api/stats', undefined, { 'wg-control-key': key })).status, 401);
-  const token = wgcp('token', 'create', '--name', 'gone').out.trim();
-  const tid = (JSON.parse(wgcp('token', 'list').out) as { id: number; name: string }[]).find((k) => k.name === 'gone')!.id;
-  assert.is(wgcp('token', 'revoke', String(tid)).code, 0);
+  const token = (await wgcp('token', 'create', '--name', 'gone')).out.trim();
+  const tid = (JSON.parse((await wgcp('token', 'list')).out) as { id: number; name: string }[]).find((k) => k.name === 'gone')!.id;
+  assert.is((await wgcp('token', 'revoke', String(tid))).code, 0);
   assert.is((await call(d.url, 'GET', '/api/stats', undefined, { Authorization: `Bearer ${token}` })).status, 401);
-  assert.is(wgcp('token', 'revoke', String(tid)).code, 2);
+  assert.is((await wgcp('token', 'revoke', String(tid))).code, 2);
 });
 
 t('keeps API keys and access tokens to their own headers', async () => {
-  const token = wgcp('token', 'create').out.trim();
+  const token = (await wgcp('token', 'create')).out.trim();
   assert.is((await call(d.url, 'GET', '/api/stats', undefined, { 'wg-control-key': token })).status, 401);
   assert.is((await call(d.url, 'GET', '/api/stats', undefined, { Authorization: `Bearer ${d.key}` })).status, 401);
 });
 
 t('refuses an expired access token', async () => {
-  const token = wgcp('token', 'create', '--name', 'old', '--expires-in-days', '1').out.trim();
+  const token = (await wgcp('token', 'create', '--name', 'old', '--expires-in-days', '1')).out.trim();
   d.daemon.app.store.db.prepare("UPDATE credentials SET expires_at = '2000-01-01T00:00:00.000Z' WHERE name = 'old'").run();
   assert.is((await call(d.url, 'GET', '/api/stats', undefined, { Authorization: `Bearer ${token}` })).status, 401);
 });
@@ -100,10 +100,10 @@ t('accepts WGCP_API_KEY beside the stored keys and then makes no key file', asyn
   }
 });
 
-t('CLI refuses unknown commands and bad arguments with usage', () => {
-  assert.is(wgcp('frobnicate').code, 2);
-  assert.is(wgcp('apikey', 'revoke', 'abc').code, 2);
-  assert.is(wgcp('token', 'create', '--expires-in-days', 'soon').code, 2);
+t('CLI refuses unknown commands and bad arguments with usage', async () => {
+  assert.is((await wgcp('frobnicate')).code, 2);
+  assert.is((await wgcp('apikey', 'revoke', 'abc')).code, 2);
+  assert.is((await wgcp('token', 'create', '--expires-in-days', 'soon')).code, 2);
 });
 
 t.run();

@@ -5,7 +5,7 @@ import net from 'node:net';
 import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ServerChange, ServerKernelState, ServerState, PortForward } from '../src/kernel/plane';
 import type { ServerFailure } from '../src/kernel/failed-servers';
 import type { WgcpEvent } from '../src/events/bus';
-import { main as cli } from '../src/cli/main';
+import { runCommand as cli } from '../src/cli/main';
 import { call, startTestDaemon } from './helpers/daemon';
 import { deviceFixture, pythonDecrypt, type DeviceFixture } from './device-support';
 
@@ -253,20 +253,21 @@ t('a server update hands the kernel its forwards; a restart reconciles them', as
 t('wgcp regtoken create | list | revoke work on the database beside the running daemon', async () => {
   let out = '';
   const run = (...argv: string[]) => { out = ''; return cli(['--data-dir', f.d.dataDir, ...argv], (s) => { out += s; }); };
-  assert.is(run('regtoken', 'create', '--server', String(f.serverId)), 0);
+  // Each command ends before the next is run: `await run(...)` below.
+  assert.is(await run('regtoken', 'create', '--server', String(f.serverId)), 0);
   const token = out.trim();
   assert.match(token, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   assert.is((await f.provision(token, 'cli-device')).status, 200);
-  assert.is(run('regtoken', 'list', '--server', String(f.serverId)), 0);
+  assert.is(await run('regtoken', 'list', '--server', String(f.serverId)), 0);
   const row = (JSON.parse(out) as { token: string; state: string }[]).find((x) => x.token === token)!;
   assert.is(row.state, 'used');
-  assert.is(run('regtoken', 'create', '--server', String(f.serverId)), 0);
+  assert.is(await run('regtoken', 'create', '--server', String(f.serverId)), 0);
   const second = out.trim();
-  assert.is(run('regtoken', 'revoke', second), 0);
+  assert.is(await run('regtoken', 'revoke', second), 0);
   assert.is((await f.provision(second, 'cli-device-2')).status, 403);
-  assert.is(run('regtoken', 'create'), 2, '--server is required');
-  assert.is(run('regtoken', 'create', '--server', '999'), 2, 'unknown server');
-  assert.is(run('regtoken', 'revoke', second), 2, 'already revoked');
+  assert.is(await run('regtoken', 'create'), 2, '--server is required');
+  assert.is(await run('regtoken', 'create', '--server', '999'), 2, 'unknown server');
+  assert.is(await run('regtoken', 'revoke', second), 2, 'already revoked');
 });
 
 t.run();

@@ -5,7 +5,7 @@ import path from 'node:path';
 import tls from 'node:tls';
 import { suiteNeeding } from './helpers/root';
 import * as assert from 'uvu/assert';
-import { main as cli } from '../src/cli/main';
+import { dispatch as cli } from '../src/cli/main';
 import { client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
 import { SALT, pythonDecrypt } from './device-support';
 import { createLogger } from '../src/log';

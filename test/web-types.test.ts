@@ -53,6 +53,11 @@ t.before(async () => {
   answers.set('Health', (await call(d.url, 'GET', '/healthz')).json);
   answers.set('UsageSeries', (await api.get(`/api/peers/${peer.id}/usage?step=5m`)).json);
   answers.set('SessionState', (await call(d.url, 'GET', '/api/session', undefined, { Cookie: cookie })).json);
+  assert.is((await api.post(`/api/peers/${peer.id}/share`, { expiresInHours: 2 })).status, 201);
+  answers.set('Share', (await api.get(`/api/peers/${peer.id}/shares`)).json);
+  const audit = (await api.get('/api/audit')).json;
+  assert.ok(audit.entries.length >= 5, 'the changes above were audited');
+  answers.set('AuditEntry', audit.entries);
 });
 t.after(async () => { await d?.stop(); });
 
@@ -60,6 +65,8 @@ t.after(async () => { await d?.stop(); });
 const schemaAt: Record<string, () => object> = {
   UsageSeries: () => doc.paths['/api/peers/{id}/usage'].get.responses['200'].content['application/json'].schema,
   SessionState: () => doc.paths['/api/session'].get.responses['200'].content['application/json'].schema,
+  Share: () => doc.paths['/api/peers/{id}/shares'].get.responses['200'].content['application/json'].schema.items,
+  AuditEntry: () => doc.paths['/api/audit'].get.responses['200'].content['application/json'].schema.properties.entries.items,
 };
 // Interfaces with no HTTP answer to hold them to, and why.
 const NOT_AN_ANSWER: Record<string, string> = { PeerUsage: 'an event stream message (docs/events.md), not an HTTP answer' };

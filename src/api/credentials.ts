@@ -23,7 +23,7 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
         const days = kind === 'token' ? readInt(body, 'expiresInDays', 1, MAX_TOKEN_DAYS) ?? null : null;
         if (kind === 'apikey' && body.expiresInDays !== undefined) throw createError(400, 'expiresInDays is for access tokens', { field: 'expiresInDays' });
         const role = oneOf<Role>(body, 'role', ROLES) ?? 'admin';
-        const { secret, ...info } = createCredential(app.store, kind, name, now, days, role);
+        const { secret, ...info } = await createCredential(app.runner, kind, name, now, days, role, { actor: ctx.actor });
         app.log.info(`${kind === 'apikey' ? 'API key' : 'access token'} created`, { id: info.id, name: info.name, role });
         return created({ ...info, [secretField]: secret });
       },
@@ -35,7 +35,7 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
         const what = kind === 'apikey' ? 'API key' : 'access token';
         const id = parseId(ctx.params.id, what);
         const role = required(oneOf<Role>(await ctx.body(), 'role', ROLES), 'role');
-        const changed = setCredentialRole(app.store, ctx.actor!, kind, id, role, app.now());
+        const changed = await setCredentialRole(app.runner, ctx.actor!, kind, id, role);
         if (changed === null) throw createError(404, `${what} not found`);
         app.log.info(`${what} role changed`, { id, role });
         return ok(changed);
@@ -43,9 +43,9 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
     },
     {
       method: 'DELETE', path: `${base}/:id`, auth: 'control',
-      handler(ctx) {
+      async handler(ctx) {
         const what = kind === 'apikey' ? 'API key' : 'access token';
-        if (!revokeCredential(app.store, kind, parseId(ctx.params.id, what))) throw createError(404, `${what} not found`);
+        if (!await revokeCredential(app.runner, kind, parseId(ctx.params.id, what), { actor: ctx.actor })) throw createError(404, `${what} not found`);
         app.log.info(`${what} revoked`, { id: Number(ctx.params.id) });
         return noContent();
       },

@@ -22,19 +22,19 @@ export function regTokenRoutes(app: App): Route[] {
     {
       method: 'POST', path: '/api/servers/:id/tokens', auth: 'control',
       // The request needs no body: a token is fully described by its server.
-      handler(ctx) {
+      async handler(ctx) {
         const server = serverFromPath(app, ctx.params.id);
         const now = app.now();
-        const token = createRegToken(store, server.id, now);
+        const token = await createRegToken(app.runner, server.id, now, { actor: ctx.actor });
         app.log.info('registration token created', { serverId: server.id, expiresAt: token.expiresAt });
         return created(presentRegToken(token, now.toISOString()));
       },
     },
     {
       method: 'DELETE', path: '/api/tokens/:token', auth: 'control',
-      handler(ctx) {
+      async handler(ctx) {
         const value = ctx.params.token;
-        if (!revokeRegToken(store, value)) throw createError(404, 'token not found');
+        if (!await revokeRegToken(app.runner, value, { actor: ctx.actor })) throw createError(404, 'token not found');
         return noContent();
       },
     },

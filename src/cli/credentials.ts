@@ -7,13 +7,18 @@ import { nameProblem } from '../ops/name-rule';
 import { UsageError, stringOption, type Args } from './args';
 import { isRole, type Role } from '../store/roles';
 import { setCredentialRole } from '../ops/credential-roles';
+import { cliRunner } from '../ops/cli-runner';
+import { CLI_ACTOR } from '../ops/runner';
+import { KernelOff } from '../kernel/plane';
 
 function roleArg(text: string | undefined): Role {
   if (!isRole(text)) throw new UsageError('the role must be admin, operator or viewer');
   return text;
 }
 
-export function runCredentialCommand(kind: CredentialKind, args: Args, store: Store, out: (s: string) => void): void {
+export async function runCredentialCommand(kind: CredentialKind, args: Args, store: Store, out: (s: string) => void): Promise<void> {
+  const runner = cliRunner(store, new KernelOff('the CLI stores; wgcpd applies'));
+  const actor = { ...CLI_ACTOR, name: `wgcp ${kind}` };
   const [, verb, arg] = args.words;
   const now = new Date();
   switch (verb) {
@@ -29,7 +34,7 @@ export function runCredentialCommand(kind: CredentialKind, args: Args, store: St
         expiresInDays = Number(days);
       }
       const role = roleArg(stringOption(args, 'role') ?? 'admin');
-      out(createCredential(store, kind, name, now, expiresInDays, role).secret + '\n');
+      out((await createCredential(runner, kind, name, now, expiresInDays, role, { actor })).secret + '\n');
       return;
     }
     case 'list':
@@ -38,15 +43,14 @@ export function runCredentialCommand(kind: CredentialKind, args: Args, store: St
     case 'role': {
       const role = args.words[3];
       if (!arg || !/^\d+$/.test(arg) || role === undefined) throw new UsageError(`usage: wgcp ${kind} role ID admin|operator|viewer`);
-      const actor = { kind: 'cli' as const, id: null, name: `wgcp ${kind} role`, role: 'admin' as const, address: null };
-      const changed = setCredentialRole(store, actor, kind, Number(arg), roleArg(role), now);
+      const changed = await setCredentialRole(runner, actor, kind, Number(arg), roleArg(role));
       if (changed === null) throw new UsageError(`no ${kind} with id ${arg}`);
       out(`${kind} ${arg} is now ${role}\n`);
       return;
     }
     case 'revoke': {
       if (!arg || !/^\d+$/.test(arg)) throw new UsageError(`usage: wgcp ${kind} revoke ID`);
-      if (!revokeCredential(store, kind, Number(arg))) throw new UsageError(`no ${kind} with id ${arg}`);
+      if (!await revokeCredential(runner, kind, Number(arg), { actor })) throw new UsageError(`no ${kind} with id ${arg}`);
       out(`revoked ${kind} ${arg}\n`);
       return;
     }

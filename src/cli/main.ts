@@ -32,7 +32,11 @@ const USAGE = `usage: wgcp [--data-dir DIR] COMMAND
   --version                               print the version
 ${DATA_DIR_RULE}`;
 
-export function main(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): number {
+/**
+ * Runs one command: its exit code, now or (for the commands that change something or take a
+ * while) once it has ended; -1 for `serve`, which runs on.
+ */
+export function dispatch(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): number | Promise<number> {
   const args = parseArgs(argv);
   try {
     if (args.options.has('version')) { out(`wgcp ${VERSION}\n`); return 0; }
@@ -46,8 +50,7 @@ export function main(argv: string[], out: (s: string) => void = (s) => process.s
     if (command === 'tls') { runTlsCommand(args, dataDir, out); return 0; }
     if (command === 'backup' || command === 'restore' || command === 'import') {
       process.umask(0o077);
-      void runDataCommand(command, args, dataDir, out).then((code) => { process.exitCode = code; });
-      return -1;
+      return runDataCommand(command, args, dataDir, out);
     }
     if (command === 'init') {
       process.umask(0o077);
@@ -59,27 +62,37 @@ export function main(argv: string[], out: (s: string) => void = (s) => process.s
     process.umask(0o077);
     requireDatabase(dataDir);
     const store = Store.open(dataDir);
+    if (command === 'regtoken' || command === 'apikey' || command === 'token') {
+      // Changes: made through the change runner, so they end asynchronously.
+      const change = command === 'regtoken' ? runRegTokenCommand(args, store, out) : runCredentialCommand(command, args, store, out);
+      return change.then(() => 0, (err: unknown) => failure(err)).finally(() => store.close());
+    }
     try {
-      if (command === 'regtoken') runRegTokenCommand(args, store, out);
-      else if (command === 'top') runTopCommand(args, store, out);
+      if (command === 'top') runTopCommand(args, store, out);
       else if (command === 'totp') runTotpCommand(args, store, out);
-      else if (command === 'audit') runAuditCommand(args, store, out);
-      else runCredentialCommand(command as 'apikey' | 'token', args, store, out);
+      else runAuditCommand(args, store, out);
     } finally {
       store.close();
     }
     return 0;
   } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(`wgcp: ${err.message}\n`);
-      return 2;
-    }
-    process.stderr.write(`wgcp: ${err instanceof Error ? err.message : String(err)}\n`);
-    return 1;
+    return failure(err);
   }
 }
 
+/** A usage error says so and exits 2; any other failure exits 1. */
+function failure(err: unknown): number {
+  if (err instanceof UsageError) {
+    process.stderr.write(`wgcp: ${err.message}\n`);
+    return 2;
+  }
+  process.stderr.write(`wgcp: ${err instanceof Error ? err.message : String(err)}\n`);
+  return 1;
+}
+
+/** dispatch() whose answer is always a promise (tests run commands in their own process this way). */
+export async function runCommand(argv: string[], out?: (s: string) => void): Promise<number> { return dispatch(argv, out); }
+
 if (require.main === module) {
-  const code = main(process.argv.slice(2));
-  if (code >= 0) process.exitCode = code;
+  void runCommand(process.argv.slice(2)).then((code) => { if (code >= 0) process.exitCode = code; });
 }

@@ -2,6 +2,9 @@
 // for devices, in the daemon's database. A new token is printed alone on stdout.
 import type { Store } from '../store/store';
 import { createRegToken, revokeRegToken } from '../ops/regtokens';
+import { cliRunner } from '../ops/cli-runner';
+import { CLI_ACTOR } from '../ops/runner';
+import { KernelOff } from '../kernel/plane';
 import { presentRegToken } from '../views/devices-present';
 import { UsageError, stringOption, type Args } from './args';
 
@@ -17,11 +20,13 @@ function serverOption(args: Args, store: Store, needed: boolean): number | undef
   return Number(text);
 }
 
-export function runRegTokenCommand(args: Args, store: Store, out: (s: string) => void, now: Date = new Date()): void {
+export async function runRegTokenCommand(args: Args, store: Store, out: (s: string) => void, now: Date = new Date()): Promise<void> {
   const [, verb, arg] = args.words;
+  const runner = cliRunner(store, new KernelOff('the CLI stores; wgcpd applies'));
+  const actor = { ...CLI_ACTOR, name: 'wgcp regtoken' };
   switch (verb) {
     case 'create': {
-      const token = createRegToken(store, serverOption(args, store, true)!, now);
+      const token = await createRegToken(runner, serverOption(args, store, true)!, now, { actor });
       out(token.token + '\n');
       return;
     }
@@ -33,7 +38,7 @@ export function runRegTokenCommand(args: Args, store: Store, out: (s: string) =>
     }
     case 'revoke': {
       if (!arg) throw new UsageError(REGTOKEN_USAGE);
-      if (!revokeRegToken(store, arg)) throw new UsageError(`no registration token ${arg}`);
+      if (!await revokeRegToken(runner, arg, { actor })) throw new UsageError(`no registration token ${arg}`);
       out('revoked the registration token\n');
       return;
     }

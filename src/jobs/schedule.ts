@@ -76,13 +76,13 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
   };
   atNextMinute();
   usageTick.unref();
-  const auditTick = setInterval(() => guard('audit prune', async () => pruneAudit(app)), AUDIT_PRUNE_EVERY_MS);
+  const auditTick = setInterval(() => guard('audit prune', () => pruneAudit(app)), AUDIT_PRUNE_EVERY_MS);
   auditTick.unref();
 
   // At start: a new month may have begun while the daemon was down, peers may have expired,
   // and counters are read at once so an interface restarted with the daemon loses little.
   minuteJobs = guard('expiry', () => expirePeers(app));
-  void guard('audit prune', async () => pruneAudit(app));
+  void guard('audit prune', () => pruneAudit(app));
   void collectNow();
 
   let stopped = false;

@@ -53,9 +53,10 @@ export interface Smtp {
   password: string; fromEmail: string; fromName: string;
 }
 /** schema Credential */
+export interface Credential { id: number; kind: 'apikey' | 'token'; name: string; role: 'admin' | 'operator' | 'viewer'; createdAt: string; expiresAt: string | null; lastUsedAt: string | null }
 /** schema Health (GET /healthz): read defensively, fields come and go with the daemon's version */
 export interface Health {
-  status?: 'ok' | 'degraded'; kernel?: 'on' | 'off'; kernelReason?: string; version?: string;
+  status?: 'ok' | 'degraded'; reasons?: string[]; kernel?: 'on' | 'off'; kernelReason?: string; version?: string;
   failures?: { serverID: number; interface: string; reason: string; since: string; attempts: number; nextRetryAt: string }[];
 }
 /** answer of GET /api/peers/{id}/usage */
@@ -66,8 +67,9 @@ export interface SessionState { signedIn: boolean; createdAt?: string; lastSeenA
 /** One peer of the event stream's usage message. */
 export interface PeerUsage { id: number; serverID: number; currentDataUsageBytes: number; enabled: boolean; disabledReason: string; latestHandshake: number }
 
-export interface Credential { id: number; kind: 'apikey' | 'token'; name: string; role: 'admin' | 'operator' | 'viewer'; createdAt: string; expiresAt: string | null; lastUsedAt: string | null }
+/** answer of GET /api/peers/{id}/shares */
 export interface Share { id: number; peerID: number; state: 'live' | 'used' | 'revoked' | 'expired'; createdAt: string; expiresAt: string; usedAt: string | null; revokedAt: string | null; createdBy: string }
+/** an entry of GET /api/audit */
 export interface AuditEntry {
   id: number; at: string; actor: { kind: string; id: number | null; name: string }; address: string | null; role: string | null;
   action: string; targetType: string; targetId: string | null; summary: Record<string, unknown>;

@@ -48,7 +48,8 @@ export function Audit() {
       {error && <p class="form-error" role="alert">{error}</p>}
       {rows && rows.length === 0 && <p>Nothing recorded matches.</p>}
       {rows && rows.length > 0 && (
-        <div class="table-wrap">
+        // Seven columns scroll sideways on a phone: the region takes the keyboard's focus to scroll.
+        <div class="table-wrap" tabIndex={0} role="region" aria-label="Audit log entries">
           <table>
             <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Role</th><th scope="col">From</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Details</th></tr></thead>
             <tbody>
