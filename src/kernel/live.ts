@@ -14,7 +14,7 @@ import { configureLink, dumpInterface, mtuOf, replaceAddress, replaceAddress6, s
 import { forwardIpv6 } from '../wg/ipv6-forwarding';
 import { deleteOwnLink, foreignLinkError, isForeignLink, linkInfo, listLinks, markOwnLink } from '../wg/link-owner';
 import { peerOps, type PeerOp } from '../wg/uapi-conf';
-import { removeSecretDir, run } from './command';
+import { CommandError, TOOL_TIMEOUT_MS, removeSecretDir, run } from './command';
 import { ServerModel } from './model';
 import { countersOfDump } from './peer-counters';
 import { FailedServers, type ServerFailure } from './failed-servers';
@@ -124,14 +124,21 @@ export class KernelLive implements KernelPlane {
     this.pushBatch(steps, diff(was, will), diff(will, was), `peer ${id} filter`);
     const ops = peerOps(ifname, held, after);
     const restore = peerOps(ifname, after, held);
-    if (ops.length) steps.push({ what: `peer ${id} on ${ifname}`, run: () => runPeerOpsOrRestore(ops, restore), undo: () => runPeerOps(restore) });
+    let wgKilled = false;
+    const wgStep = async () => {
+      try {
+        await runPeerOpsOrRestore(ops, restore);
+      } catch (err) {
+        wgKilled = err instanceof CommandError && err.tool === 'wg' && err.status === null && /did not answer/.test(err.message);
+        throw err;
+      }
+    };
+    if (ops.length) steps.push({ what: `peer ${id} on ${ifname}`, run: wgStep, undo: () => runPeerOps(restore) });
     try {
       await runSteps(steps, this.log);
     } catch (err) {
       // A `wg` killed past its bound may still be applied later, after its undo: read the peer back then.
-      if (ops.length && /did not answer/.test(err instanceof Error ? err.message : '')) {
-        for (const key of new Set([held?.publicKey, after?.publicKey])) if (key) this.verifyLater(server.id, key, 0);
-      }
+      if (wgKilled) for (const key of new Set([held?.publicKey, after?.publicKey])) if (key) this.verifyLater(server.id, key, 0);
       throw err;
     }
     this.followPeer(model, change);
@@ -186,7 +193,7 @@ export class KernelLive implements KernelPlane {
       if (!model || this.failed.has(serverId) || this.closed) return;
       const ifname = model.server.interface;
       try {
-        const dump = await dumpInterface(ifname);
+        const dump = await dumpInterface(ifname, TOOL_TIMEOUT_MS);
         const wanted = [...model.peers.values()].find((p) => p.publicKey === key) ?? null;
         const ops = repairOpsFor(ifname, dump, key, wanted);
         await runPeerOps(ops);

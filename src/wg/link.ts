@@ -93,8 +93,8 @@ export async function syncPeers(server: ServerRecord, peers: Iterable<KernelPeer
  * `wg show <if> dump`, without holding the event loop (wireguard-go takes about 150 ms at
  * 10,000 peers). It holds keys, so it is parsed and dropped, never logged.
  */
-export function dumpInterface(ifname: string): Promise<string> {
-  return runAsync('wg', ['show', checkIfname(ifname), 'dump']);
+export function dumpInterface(ifname: string, timeoutMs?: number): Promise<string> {
+  return runAsync('wg', ['show', checkIfname(ifname), 'dump'], timeoutMs);
 }
 
 export const kernelDriver: LinkDriver = {
