@@ -90,6 +90,17 @@ function failure(err: unknown): number {
   return 1;
 }
 
+/**
+ * The packaged wrappers' entry (OpenWrt's drops privileges, then calls this): the exit code
+ * now, or -1 while a command still runs, which then sets process.exitCode itself.
+ */
+export function main(argv: string[], out?: (s: string) => void): number {
+  const answer = dispatch(argv, out);
+  if (typeof answer === 'number') return answer;
+  void answer.then((code) => { if (code >= 0) process.exitCode = code; });
+  return -1;
+}
+
 /** dispatch() whose answer is always a promise (tests run commands in their own process this way). */
 export async function runCommand(argv: string[], out?: (s: string) => void): Promise<number> { return dispatch(argv, out); }
 
