@@ -2,7 +2,9 @@
 // measured in the same run on the same machine (issue 23): one `nft` element batch through
 // a kept `nft -i` (as the daemon applies them) plus one `wg set` of a peer on the daemon's
 // own interface (wireguard-go), each timed from here. The create is timed the way a client
-// meets it: request sent to answer read, through the real wgcpd with its kernel on.
+// meets it: request sent to answer read, through the real wgcpd with its kernel on. The
+// floor's `wg set` is the daemon's own call (preshared key through a 0600 file, an IPv4 and
+// an IPv6 address), its batch one element.
 //   npx tsc -p . && node dist/bench/create-floor.js        (root; makes and removes its namespace)
 //   WGCP_BENCH_SIZES=100,10000 WGCP_BENCH_ROUNDS=100
 import fs from 'node:fs';
@@ -13,8 +15,8 @@ import { Fleet } from './scale-fleet';
 import { say } from './scale-measure';
 import { machineLines, runInNamespace } from './scale-namespace';
 import { NftSession } from '../src/nft/session';
-import { run } from '../src/kernel/command';
-import { generateKeyPair } from '../src/wg/keys';
+import { SECRET_FILE, run } from '../src/kernel/command';
+import { generateKeyPair, generatePresharedKey } from '../src/wg/keys';
 
 const SIZES = (process.env.WGCP_BENCH_SIZES ?? '100,10000').split(',').map(Number);
 const ROUNDS = Number(process.env.WGCP_BENCH_ROUNDS ?? 100);
@@ -44,7 +46,8 @@ class Floor {
     const nftMs = performance.now() - t0;
     const key = generateKeyPair().publicKey;
     const t1 = performance.now();
-    await run('wg', ['set', this.ifname, 'peer', key, 'allowed-ips', `${a}/32`]);
+    // As the daemon sets a new peer: its preshared key through a private file, both families.
+    await run('wg', ['set', this.ifname, 'peer', key, 'preshared-key', SECRET_FILE, 'allowed-ips', `${a}/32,fd99::${i.toString(16)}/128`], { secret: `${generatePresharedKey()}\n` });
     const wgMs = performance.now() - t1;
     // Untimed: the scratch element and peer go again, so the floor's interface stays its size.
     await this.nft.apply(`delete element inet wgcpfloor pairs { ${a} . 10.250.0.1 }\n`);

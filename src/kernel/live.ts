@@ -19,7 +19,7 @@ import { ServerModel } from './model';
 import { countersOfDump } from './peer-counters';
 import { FailedServers, type ServerFailure } from './failed-servers';
 import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
-import { runSteps, type Step } from './steps';
+import { runSteps, runTogether, type Step } from './steps';
 import { repairOpsFor } from './peer-verify';
 
 /** Read-backs of a peer after a killed `wg`: 1, 2, 4 ... 30 s apart, about ten minutes in all. */
@@ -135,7 +135,10 @@ export class KernelLive implements KernelPlane {
     };
     if (ops.length) steps.push({ what: `peer ${id} on ${ifname}`, run: wgStep, undo: () => runPeerOps(restore) });
     try {
-      await runSteps(steps, this.log);
+      // A new peer has no session to keep: its batch and its `wg set` go at once (it is dropped
+      // until both hold). A change of a peer that exists goes nft first, so that a refused batch
+      // never cuts a live tunnel.
+      await (held === null ? runTogether(steps, this.log) : runSteps(steps, this.log));
     } catch (err) {
       // A `wg` killed past its bound may still be applied later, after its undo: read the peer back then.
       if (wgKilled) for (const key of new Set([held?.publicKey, after?.publicKey])) if (key) this.verifyLater(server.id, key, 0);

@@ -32,3 +32,28 @@ export async function runSteps(steps: Step[], log: Logger): Promise<void> {
     }
   }
 }
+
+/**
+ * Steps that touch independent parts of the kernel (the table, a peer on its interface), run
+ * at once: the change costs the slower of them, not their sum. If any fails, those that
+ * worked are undone and the first failure is thrown, as runSteps does.
+ */
+export async function runTogether(steps: Step[], log: Logger): Promise<void> {
+  const results = await Promise.allSettled(steps.map((s) => s.run()));
+  const failed = results.findIndex((r) => r.status === 'rejected');
+  if (failed < 0) return;
+  for (const [i, r] of results.entries()) {
+    if (r.status !== 'fulfilled') continue;
+    try {
+      await steps[i].undo?.();
+    } catch (undoErr) {
+      log.error('kernel undo failed: the kernel may differ from the database until restart', {
+        step: steps[i].what, error: undoErr instanceof Error ? undoErr.message : String(undoErr),
+      });
+    }
+  }
+  const reason = (results[failed] as PromiseRejectedResult).reason as unknown;
+  const message = reason instanceof Error ? reason.message : String(reason);
+  log.warn('kernel apply failed; undone', { step: steps[failed].what, error: message });
+  throw createError(500, message);
+}
