@@ -61,10 +61,6 @@ const WRITES_OUTSIDE_OPS_TODAY = [
   'daemon -> Store.open', 'cli/main -> Store.open', 'cli/import -> Store.open',
   // Start-up, before anything listens: a database from before links were marked adopts them once.
   'daemon -> UsageTable.setState',
-  // Delivery bookkeeping: an outbox row sent, retried or given up on, and the attempt logged.
-  'events/webhooks -> Store.tx', 'events/webhooks -> OutboxTable.remove',
-  'events/webhooks -> OutboxTable.reschedule', 'events/webhooks -> OutboxTable.logAttempt',
-  'events/mail-notices -> MailOutboxTable.remove', 'events/mail-notices -> MailOutboxTable.reschedule',
   // Telemetry: heartbeat reports and the traffic history, written apart from the changes.
   'device/heartbeat-writer -> Store.telemetryTx', 'device/heartbeat-writer -> DeviceTable.recordHeartbeat',
   'history/recorder -> Store.telemetryTx', 'history/table -> Database.prepare',

@@ -7,6 +7,8 @@ import type { App } from '../app';
 import type { MailItem } from '../store/mail-outbox';
 import type { WgcpEvent } from './bus';
 import { noticeMessage, sendMail, type NoticeKind } from './mail';
+import { backoffMs } from './webhooks';
+import { settleMailItem } from '../ops/deliveries';
 
 interface PeerShown { id: number; name: string; ip: string; email: string; dataLimitGB: number }
 
@@ -65,22 +67,24 @@ export class MailNotices {
     const peer = e.data.peer as PeerShown | undefined;
     const smtp = store.smtp.get();
     const kind = e.event as NoticeKind;
-    if (!smtp.enabled || !peer || !peer.email) { store.mailOutbox.remove(item.id); return; }
+    if (!smtp.enabled || !peer || !peer.email) { await settleMailItem(this.app, item.id, { remove: true }); return; }
+    let error: string;
     try {
       await sendMail(smtp, noticeMessage(kind, peer, peer.email));
-      store.mailOutbox.remove(item.id);
+      await settleMailItem(this.app, item.id, { remove: true });
       log.info('notice mailed', { event: kind, peerID: peer.id });
+      return;
     } catch (err) {
       if (this.stopped) return; // shutting down: the row stays due and is sent after the restart
-      const attempts = item.attempts + 1;
-      const error = err instanceof Error ? err.message : String(err);
-      if (attempts >= MAIL_ATTEMPTS) {
-        store.mailOutbox.remove(item.id);
-        log.error('mailing a notice failed for good', { event: kind, peerID: peer.id, attempts, error });
-      } else {
-        store.mailOutbox.reschedule(item.id, attempts, Date.now() + this.retryBaseMs * 2 ** (attempts - 1));
-        log.error('mailing a notice failed; it is tried again', { event: kind, peerID: peer.id, attempts, error });
-      }
+      error = err instanceof Error ? err.message : String(err);
+    }
+    const attempts = item.attempts + 1;
+    if (attempts >= MAIL_ATTEMPTS) {
+      await settleMailItem(this.app, item.id, { remove: true });
+      log.error('mailing a notice failed for good', { event: kind, peerID: peer.id, attempts, error });
+    } else {
+      await settleMailItem(this.app, item.id, { remove: false, attempts, nextAttemptAt: Date.now() + backoffMs(attempts, this.retryBaseMs) });
+      log.error('mailing a notice failed; it is tried again', { event: kind, peerID: peer.id, attempts, error });
     }
   }
 }

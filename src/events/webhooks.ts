@@ -9,6 +9,7 @@ import type { WebhookRecord } from '../store/webhooks';
 import type { OutboxItem } from '../store/outbox';
 import type { WgcpEvent } from './bus';
 import { renderRequest, type Envelope } from './webhook-render';
+import { logTestDelivery, settleWebhookItem, type Settled } from '../ops/deliveries';
 import { sendWebhook, WEBHOOK_TIMEOUT_MS, type SendResult } from './webhook-send';
 
 export const MAX_ATTEMPTS = 5;
@@ -64,9 +65,9 @@ export class WebhookDispatcher {
     if (free > 0) {
       const due = this.app.store.outbox.due(Date.now(), free + this.inFlight.size).filter((i) => !this.inFlight.has(i.id)).slice(0, free);
       for (const item of due) {
-        const p = this.attempt(item).catch((err) => {
+        const p = this.attempt(item).catch(async (err) => {
           this.app.log.error('webhook delivery step failed', { webhookID: item.webhookId, error: err instanceof Error ? err.message : String(err) });
-          this.pushBack(item);
+          await this.pushBack(item);
         }).finally(() => { this.inFlight.delete(item.id); this.kick(); });
         this.inFlight.set(item.id, p);
       }
@@ -87,18 +88,22 @@ export class WebhookDispatcher {
   }
 
   /** After an unexpected failure the item counts as an attempt and waits like one, so it can never spin. */
-  private pushBack(item: OutboxItem): void {
+  private async pushBack(item: OutboxItem): Promise<void> {
+    const attempt = item.attempts + 1;
     try {
-      const attempt = item.attempts + 1;
-      if (attempt >= MAX_ATTEMPTS) this.app.store.outbox.remove(item.id);
-      else this.app.store.outbox.reschedule(item.id, attempt, Date.now() + backoffMs(attempt, this.retryBaseMs));
+      await settleWebhookItem(this.app, item.id, item.webhookId, this.settled(attempt, attempt >= MAX_ATTEMPTS));
     } catch { /* the database itself is failing: the next pump tries again after its own delay */ }
+  }
+
+  /** Where an item stands after its attempt-th attempt: gone when it was the last, else due after its back-off. */
+  private settled(attempt: number, last: boolean): Settled {
+    return last ? { remove: true } : { remove: false, attempts: attempt, nextAttemptAt: Date.now() + backoffMs(attempt, this.retryBaseMs) };
   }
 
   private async attempt(item: OutboxItem): Promise<void> {
     const { store, log } = this.app;
     const hook = store.webhooks.get(item.webhookId);
-    if (!hook) { store.outbox.remove(item.id); return; }
+    if (!hook) { await settleWebhookItem(this.app, item.id, item.webhookId, { remove: true }); return; }
     const attempt = item.attempts + 1;
     const result = hook.isEnabled
       ? await sendWebhook(hook.url, renderRequest(hook, JSON.parse(item.envelope) as Envelope, String(item.id)), hook.verifySSL, this.timeoutMs)
@@ -106,15 +111,9 @@ export class WebhookDispatcher {
     const last = result.ok || !hook.isEnabled || attempt >= MAX_ATTEMPTS;
     const outcome = result.ok ? 'delivered' : last ? 'failed' : 'retrying';
     if (this.stopped && !result.ok) return; // shutting down: the item stays due and is tried after the restart
-    store.tx(() => {
-      if (last) store.outbox.remove(item.id);
-      else store.outbox.reschedule(item.id, attempt, Date.now() + backoffMs(attempt, this.retryBaseMs));
-      if (store.webhooks.get(item.webhookId)) {
-        store.outbox.logAttempt({
-          webhookId: item.webhookId, outboxId: item.id, event: item.event, attempt, outcome,
-          httpStatus: result.httpStatus, error: result.error, durationMs: result.durationMs, at: new Date().toISOString(),
-        });
-      }
+    await settleWebhookItem(this.app, item.id, item.webhookId, this.settled(attempt, last), {
+      webhookId: item.webhookId, outboxId: item.id, event: item.event, attempt, outcome,
+      httpStatus: result.httpStatus, error: result.error, durationMs: result.durationMs, at: new Date().toISOString(),
     });
     if (outcome === 'failed') log.warn('webhook delivery failed for good', { webhookID: item.webhookId, event: item.event, attempts: attempt, error: result.error });
     else if (outcome === 'retrying') log.debug('webhook delivery will be retried', { webhookID: item.webhookId, attempt, error: result.error });
@@ -128,11 +127,9 @@ export async function sendTestEvent(app: App, hook: WebhookRecord, timeoutMs = W
     data: { message: 'wgcp test event', webhook: { id: hook.id, name: hook.name } },
   };
   const result = await sendWebhook(hook.url, renderRequest(hook, env, `test-${Date.now()}`), hook.verifySSL, timeoutMs);
-  if (app.store.webhooks.get(hook.id)) {
-    app.store.outbox.logAttempt({
-      webhookId: hook.id, outboxId: null, event: 'test', attempt: 1, outcome: 'test',
-      httpStatus: result.httpStatus, error: result.error, durationMs: result.durationMs, at: new Date().toISOString(),
-    });
-  }
+  await logTestDelivery(app, {
+    webhookId: hook.id, outboxId: null, event: 'test', attempt: 1, outcome: 'test',
+    httpStatus: result.httpStatus, error: result.error, durationMs: result.durationMs, at: new Date().toISOString(),
+  });
   return result;
 }
