@@ -39,3 +39,13 @@ export function migrate(db: DB, migrations: readonly string[]): void {
     db.pragma(`user_version = ${migrations.length}`);
   }).immediate();
 }
+
+/**
+ * The id the next insert into an AUTOINCREMENT table would get (ids are never reused, not
+ * even a deleted last one's), so that a change can be planned with it before its commit.
+ */
+export function nextIdOf(db: DB, table: 'servers' | 'peers' | 'port_forwards'): () => number {
+  const stmt = db.prepare(`SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = '${table}'), 0),
+    COALESCE((SELECT MAX(id) FROM ${table}), 0))`).pluck();
+  return () => (stmt.get() as number) + 1;
+}

@@ -1,6 +1,6 @@
 // Device port forwards. A record names its device; the kernel's view (PortForward) adds
 // the server and the device's tunnel address, joined from the device's peer.
-import type { DB } from './db';
+import { nextIdOf, type DB } from './db';
 import type { PortForward } from '../kernel/plane';
 
 export type ForwardProtocol = 'tcp' | 'udp';
@@ -25,7 +25,7 @@ export class ForwardTable {
   private readonly holderStmt;
   private readonly insertStmt;
   private readonly deleteStmt;
-  private readonly nextIdStmt;
+  private readonly nextIdQuery: () => number;
   private readonly kernelById;
   private readonly kernelByServer;
   private readonly kernelByPeer;
@@ -36,8 +36,7 @@ export class ForwardTable {
     this.holderStmt = db.prepare('SELECT id FROM port_forwards WHERE protocol = ? AND listen_port = ?').pluck();
     this.insertStmt = db.prepare(`INSERT INTO port_forwards (id, device_id, protocol, listen_port, target_port, created_at)
       VALUES (@id, @deviceId, @protocol, @listenPort, @targetPort, @createdAt)`);
-    this.nextIdStmt = db.prepare(`SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'port_forwards'), 0),
-      COALESCE((SELECT MAX(id) FROM port_forwards), 0))`).pluck();
+    this.nextIdQuery = nextIdOf(db, 'port_forwards');
     this.deleteStmt = db.prepare('DELETE FROM port_forwards WHERE id = ?');
     this.kernelById = db.prepare(`SELECT ${KERNEL_COLUMNS} FROM ${KERNEL_JOIN} WHERE f.id = ?`);
     this.kernelByServer = db.prepare(`SELECT ${KERNEL_COLUMNS} FROM ${KERNEL_JOIN} WHERE d.server_id = ? ORDER BY f.id`);
@@ -63,7 +62,7 @@ export class ForwardTable {
   delete(id: number): void { this.deleteStmt.run(id); }
 
   /** The id the next insert would get (ids are never reused when the table is AUTOINCREMENT; else one past the largest). */
-  nextId(): number { return (this.nextIdStmt.get() as number) + 1; }
+  nextId(): number { return this.nextIdQuery(); }
 
   kernelForward(id: number): PortForward | undefined { return this.kernelById.get(id) as PortForward | undefined; }
   /** Every forward of a server as the kernel applies it. */

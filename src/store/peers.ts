@@ -1,6 +1,6 @@
 // The peers table and its allowAccess pairs (peer_access). A record carries its
 // allowAccess ids so that callers never see one without the other.
-import type { DB } from './db';
+import { nextIdOf, type DB } from './db';
 import { FreeAddresses, type Freed } from './free-addresses';
 import type { ServerRecord } from './servers';
 
@@ -78,7 +78,7 @@ export class PeerTable {
   private readonly kernelByServer;
   private readonly insertStmt;
   private readonly updateStmt;
-  private readonly nextIdStmt;
+  private readonly nextIdQuery: () => number;
   private readonly deleteStmt;
   private readonly clearAccess;
   private readonly addAccess;
@@ -114,8 +114,7 @@ export class PeerTable {
       disabled_reasons = @disabledReasons, data_limit_gb = @dataLimitGB, usage_bytes = @usageBytes,
       expires_at = @expiresAt, updated_at = @updatedAt WHERE id = @id`);
     this.deleteStmt = db.prepare('DELETE FROM peers WHERE id = ?');
-    this.nextIdStmt = db.prepare(`SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'peers'), 0),
-      COALESCE((SELECT MAX(id) FROM peers), 0))`).pluck();
+    this.nextIdQuery = nextIdOf(db, 'peers');
     this.clearAccess = db.prepare('DELETE FROM peer_access WHERE peer_id = ?');
     this.addAccess = db.prepare('INSERT OR IGNORE INTO peer_access (peer_id, target_id) VALUES (?, ?)');
     this.ipsOfServer = db.prepare('SELECT ip FROM peers WHERE server_id = ?').pluck();
@@ -212,7 +211,7 @@ export class PeerTable {
   }
 
   /** The id the next insert would get: ids are never reused (AUTOINCREMENT), not even a deleted last one's. */
-  nextId(): number { return (this.nextIdStmt.get() as number) + 1; }
+  nextId(): number { return this.nextIdQuery(); }
 
   update(p: PeerRecord): void {
     const was = this.addressesOf.get(p.id) as Freed | undefined;

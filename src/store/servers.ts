@@ -1,5 +1,5 @@
 // The servers table. Records come out camel-cased with real booleans and numbers.
-import type { DB } from './db';
+import { nextIdOf, type DB } from './db';
 
 export type ServerMode = 'forward' | 'standalone';
 
@@ -32,7 +32,7 @@ export class ServerTable {
   private readonly insertStmt;
   private readonly updateStmt;
   private readonly deleteStmt;
-  private readonly nextIdStmt;
+  private readonly nextIdQuery: () => number;
   private readonly countStmt;
 
   constructor(db: DB) {
@@ -45,12 +45,11 @@ export class ServerTable {
       address = @address, address6 = @address6, listen_port = @listenPort, dns = @dns, mtu = @mtu, updated_at = @updatedAt WHERE id = @id`);
     this.deleteStmt = db.prepare('DELETE FROM servers WHERE id = ?');
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM servers');
-    this.nextIdStmt = db.prepare(`SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'servers'), 0),
-      COALESCE((SELECT MAX(id) FROM servers), 0))`).pluck();
+    this.nextIdQuery = nextIdOf(db, 'servers');
   }
 
   /** The id the next insert would get: ids are never reused (AUTOINCREMENT). */
-  nextId(): number { return (this.nextIdStmt.get() as number) + 1; }
+  nextId(): number { return this.nextIdQuery(); }
 
   list(): ServerRecord[] { return this.all.all() as ServerRecord[]; }
   get(id: number): ServerRecord | undefined { return this.byId.get(id) as ServerRecord | undefined; }
