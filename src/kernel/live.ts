@@ -21,6 +21,7 @@ import { FailedServers, type ServerFailure } from './failed-servers';
 import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
 import { runSteps, runTogether, type Step } from './steps';
 import { repairOpsFor } from './peer-verify';
+import type { ReconcileTarget } from './reconcile-target';
 
 /** Read-backs of a peer after a killed `wg`: 1, 2, 4 ... 30 s apart, about ten minutes in all. */
 const VERIFY_ATTEMPTS = 25;
@@ -55,6 +56,9 @@ export class KernelLive implements KernelPlane {
 
   private readonly wan: WanFollower;
   private closed = false;
+  /** The reconciler's hooks: each dump the usage cycle reads, and each interface wireguard-go's restart restored. */
+  private dumpObserver: ((serverId: number, dump: string) => void) | null = null;
+  private restoredObserver: ((serverId: number, peers: number) => void) | null = null;
 
   /** `wanInterfaces`: the operator's WAN names, or null to follow the default routes. */
   constructor(private readonly log: Logger, readonly driver: LinkDriver, wanInterfaces: string[] | null = null) {
@@ -179,8 +183,45 @@ export class KernelLive implements KernelPlane {
 
   async peerCounters(server: ServerRecord): Promise<Map<string, PeerCounters>> {
     if (this.failed.has(server.id)) return new Map();
-    return countersOfDump(await dumpInterface(server.interface));
+    const dump = await dumpInterface(server.interface);
+    const counters = countersOfDump(dump);
+    this.dumpObserver?.(server.id, dump);
+    return counters;
   }
+
+  /** The reconciler's view (src/kernel/reconcile-target.ts) and its hooks. */
+  reconcileTarget(observe: { dump(serverId: number, dump: string): void; restored(serverId: number, peers: number): void }): ReconcileTarget {
+    this.dumpObserver = observe.dump;
+    this.restoredObserver = observe.restored;
+    const up = () => [...this.servers.values()].filter((m) => !this.failed.has(m.server.id));
+    const wanted = () => {
+      const policy = fullPolicy(up());
+      for (const w of this.wan.held()) policy.wan.add(w);
+      return policy;
+    };
+    return {
+      driver: this.driver.kind,
+      upServers: up,
+      wantedTable: wanted,
+      chainReference: null,
+      applyElements: (batch) => this.nft.apply(batch),
+      reloadTable: () => applyBatch(renderTable(wanted())),
+      reviveLink: async (serverId) => {
+        const m = this.model(serverId);
+        try {
+          await this.bringUpNew(m);
+        } catch (err) {
+          // Kept failing: marked failed and retried with back-off, as at start-up.
+          this.markFailed(m, err);
+          throw err;
+        }
+      },
+      configureLink: (serverId) => configureLink(this.model(serverId).server),
+    };
+  }
+
+  /** Process ids of wgcp's own nft (its session), so the monitor can tell its changes from others'. */
+  ownNftPids(): (number | null)[] { return [this.nft.pid()]; }
 
   /**
    * Reads one peer back from its interface and puts it right from the model, in the change
@@ -216,6 +257,7 @@ export class KernelLive implements KernelPlane {
       await syncPeers(model.server, model.peers.values());
       await configureLink(model.server);
       this.log.info('interface restored after wireguard-go restart', { interface: ifname, peers: model.peers.size });
+      this.restoredObserver?.(model.server.id, model.peers.size);
     });
   }
 
