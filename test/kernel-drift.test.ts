@@ -88,6 +88,7 @@ t('with nothing drifted, compares run and no repair does', async () => {
   for (const kind of ['peer', 'link', 'nft', 'ipv6']) assert.is(await repairs(kind), 0, kind);
   assert.is(repairLines(), 0);
   assert.is(await reconcilerAudits(), 0);
+  assert.is((await w.d.api('GET', `/api/servers/${w.serverId}?peers=none`)).json.lastKernelRepair, null);
 });
 
 t('a peer removed by hand is put back, and traffic flows through it again', async () => {
@@ -98,6 +99,8 @@ t('a peer removed by hand is put back, and traffic flows through it again', asyn
   assert.ok(await repairs('peer') >= 1);
   await eventually('the repair pass is logged', () => (repairLines() >= 1 ? true : undefined));
   assert.ok(await reconcilerAudits() >= 1, 'the repair is a change authored by the reconciler');
+  const last = (await w.d.api('GET', `/api/servers/${w.serverId}?peers=none`)).json.lastKernelRepair;
+  assert.ok(last && last.kinds.peer >= 1 && typeof last.at === 'string', JSON.stringify(last));
   assert.not.ok(/kernel drift repaired[^\n]*[A-Za-z0-9+/]{43}=/.test(w.d.output()), 'no key in the log line');
   await trafficFlows();
 });

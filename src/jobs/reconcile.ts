@@ -16,9 +16,6 @@ import { metricsOf } from '../metrics/context';
 export const LINK_CHECK_MS = 2_000;
 export const AUDIT_MS = 15 * 60_000;
 
-/** What the page shows of a server's last repair. */
-export interface LastRepair { at: string; repairs: number; kinds: Partial<Record<DriftKind, number>> }
-
 /** The plane's side the reconciler needs (KernelLive has it; KernelOff does not). */
 interface Reconcilable {
   reconcileTarget(observe: { dump(serverId: number, dump: string): void; restored(serverId: number, peers: number): void }): ReconcileTarget;
@@ -31,7 +28,6 @@ export const reconcilerOf = (app: App): Reconciler | undefined => reconcilers.ge
 export class Reconciler {
   readonly target: ReconcileTarget;
   private readonly pendingPeers = new Set<number>();
-  private readonly last = new Map<number, LastRepair>();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly monitor: NftMonitor;
   private tail: Promise<unknown> = Promise.resolve();
@@ -72,8 +68,6 @@ export class Reconciler {
     this.pendingPeers.clear();
     return this.pass(['peer'], servers, false);
   }
-
-  lastRepair(serverId: number): LastRepair | null { return this.last.get(serverId) ?? null; }
 
   /** The nft monitor's pid (tests). */
   monitorPid(): number | null { return this.monitor.pid(); }
@@ -142,17 +136,20 @@ export class Reconciler {
     const kinds: Partial<Record<DriftKind, number>> = {};
     const counts: Record<string, number> = {};
     const at = this.app.now().toISOString();
+    // Each server's last repair: its own findings, and the table's (the router's, shared by all).
+    const byServer = new Map<number, { at: string; repairs: number; kinds: Record<string, number> }>();
     for (const f of repaired) {
       tally.inc([f.kind], f.items);
       kinds[f.kind] = (kinds[f.kind] ?? 0) + f.items;
       for (const [k, v] of Object.entries(f.counts)) counts[k] = (counts[k] ?? 0) + v;
-      const ids = f.serverId === null ? this.target.upServers().map((m) => m.server.id) : [f.serverId];
-      for (const id of ids) {
-        const l = this.last.get(id);
-        const same = l?.at === at;
-        this.last.set(id, { at, repairs: (same ? l!.repairs : 0) + f.items, kinds: { ...(same ? l!.kinds : {}), [f.kind]: ((same ? l!.kinds[f.kind] : 0) ?? 0) + f.items } });
+      for (const id of f.serverId === null ? this.target.upServers().map((m) => m.server.id) : [f.serverId]) {
+        const note = byServer.get(id) ?? { at, repairs: 0, kinds: {} };
+        note.repairs += f.items;
+        note.kinds[f.kind] = (note.kinds[f.kind] ?? 0) + f.items;
+        byServer.set(id, note);
       }
     }
+    for (const [id, note] of byServer) this.target.noteRepair(id, note);
     if (repaired.length) this.app.log.warn('kernel drift repaired', { repairs: repaired.reduce((n, f) => n + f.items, 0), ...kinds, ...counts });
     for (const { finding, error } of failed) this.app.log.error('a kernel drift could not be repaired; tried again on the next pass', { kind: finding.kind, interface: finding.interface, error });
   }

@@ -18,7 +18,7 @@ import { CommandError, TOOL_TIMEOUT_MS, removeSecretDir, run } from './command';
 import { ServerModel } from './model';
 import { countersOfDump } from './peer-counters';
 import { FailedServers, type ServerFailure } from './failed-servers';
-import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
+import type { ForwardChange, KernelPlane, KernelRepairNote, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
 import { runSteps, runTogether, type Step } from './steps';
 import { repairOpsFor } from './peer-verify';
 import type { ReconcileTarget } from './reconcile-target';
@@ -59,6 +59,8 @@ export class KernelLive implements KernelPlane {
   /** The reconciler's hooks: each dump the usage cycle reads, and each interface wireguard-go's restart restored. */
   private dumpObserver: ((serverId: number, dump: string) => void) | null = null;
   private restoredObserver: ((serverId: number, peers: number) => void) | null = null;
+  /** The reconciler's last repair of each server (shown with the server). */
+  private readonly lastRepairs = new Map<number, KernelRepairNote>();
 
   /** `wanInterfaces`: the operator's WAN names, or null to follow the default routes. */
   constructor(private readonly log: Logger, readonly driver: LinkDriver, wanInterfaces: string[] | null = null) {
@@ -102,7 +104,9 @@ export class KernelLive implements KernelPlane {
 
   serverState(serverId: number): ServerKernelState {
     const failure = this.failed.get(serverId);
-    return failure ? { state: 'failed', ...failure } : { state: 'up' };
+    const lastRepair = this.lastRepairs.get(serverId);
+    const state: ServerKernelState = failure ? { state: 'failed', ...failure } : { state: 'up' };
+    return lastRepair ? { ...state, lastRepair } : state;
   }
 
   failures(): ServerFailure[] { return this.failed.list(); }
@@ -217,6 +221,7 @@ export class KernelLive implements KernelPlane {
         }
       },
       configureLink: (serverId) => configureLink(this.model(serverId).server),
+      noteRepair: (serverId, note) => { if (this.servers.has(serverId)) this.lastRepairs.set(serverId, note); },
     };
   }
 
@@ -343,6 +348,7 @@ export class KernelLive implements KernelPlane {
     this.failed.clear(m.server.id);
     if (!isForeignLink(m.server.interface)) await this.driver.remove(m.server.interface);
     this.servers.delete(m.server.id);
+    this.lastRepairs.delete(m.server.id);
   }
 
   private async createServer(m: ServerModel): Promise<void> {
@@ -365,6 +371,7 @@ export class KernelLive implements KernelPlane {
     steps.push({ what: `interface ${ifname}`, run: () => this.driver.remove(ifname) });
     await runSteps(steps, this.log);
     this.servers.delete(m.server.id);
+    this.lastRepairs.delete(m.server.id);
   }
 
   private async updateServer(old: ServerModel, after: ServerRecord): Promise<void> {

@@ -4,6 +4,7 @@
 // more entry in src/kernel/reconcile-comparers.ts, with its own kind name.
 import type { PolicyElements } from '../nft/elements';
 import type { ServerModel } from './model';
+import type { KernelRepairNote } from './plane';
 
 export type DriftKind = 'peer' | 'link' | 'nft' | 'ipv6';
 export const DRIFT_KINDS: readonly DriftKind[] = ['peer', 'link', 'nft', 'ipv6'];
@@ -26,6 +27,8 @@ export interface ReconcileTarget {
   reviveLink(serverId: number): Promise<void>;
   /** Address, MTU and up of a server's interface, left alone where right. */
   configureLink(serverId: number): Promise<void>;
+  /** Keeps a server's last repair, shown with the server. */
+  noteRepair(serverId: number, note: KernelRepairNote): void;
 }
 
 /** One difference found: what it is (counts, never keys) and the repair that puts it right. */
