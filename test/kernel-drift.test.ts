@@ -82,10 +82,13 @@ t.after(async () => {
 t('with nothing drifted, compares run and no repair does', async () => {
   const peerChecks = await checks('peer');
   const linkChecks = await checks('link');
+  const tableChecks = await checks('nft');
   // A change of wgcp's own (through its nft session and wg) is not drift either.
   assert.is((await w.d.api('PUT', `/api/peers/${w.peer.id}`, { allowInternet: true })).status, 200);
   await eventually('three peer compares and three link compares', async () => ((await checks('peer')) >= peerChecks + 3 && (await checks('link')) >= linkChecks + 3 ? true : undefined), 20_000);
   for (const kind of ['peer', 'link', 'nft', 'ipv6']) assert.is(await repairs(kind), 0, kind);
+  // The monitor saw wgcp's own batch and did not compare the table for it (a foreign one does: below).
+  assert.is(await checks('nft'), tableChecks);
   assert.is(repairLines(), 0);
   assert.is(await reconcilerAudits(), 0);
   assert.is((await w.d.api('GET', `/api/servers/${w.serverId}?peers=none`)).json.lastKernelRepair, null);
@@ -121,11 +124,13 @@ t('a peer added by hand to a wgcp interface is removed', async () => {
 
 t('an element deleted from inet wgcp is added again', async () => {
   const before = await repairs('nft');
+  const tableChecksBefore = await checks('nft');
   const element = `"${w.ifname}" . ${ROUTER_ADDR}`;
   assert.ok(setHolds('server_addrs', element));
   w.router.exec('nft', ['delete', 'element', 'inet', 'wgcp', 'server_addrs', `{ ${element} }`]);
   await eventually('the element is back', () => (setHolds('server_addrs', element) ? true : undefined), 10_000);
   assert.is(await repairs('nft'), before + 1, 'one element, one repair: not a rebuild');
+  assert.ok(await checks('nft') > tableChecksBefore, 'the foreign change was compared');
 });
 
 t('the whole ruleset flushed: inet wgcp is loaded again, traffic flows, other tables stay gone', async () => {
