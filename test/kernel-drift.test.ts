@@ -10,6 +10,7 @@ import { startNsDaemon, type NsDaemon } from './helpers/ns-daemon';
 import { wireguardGoPid } from './helpers/kernel-state';
 import { eventually } from './helpers/receiver';
 import { serveTcp, reachSoon, WgClient } from './helpers/wg-client';
+import path from 'node:path';
 import { generateKeyPair } from '../src/wg/keys';
 
 const t = suiteNeeding('kernel drift: the reconciler with the real kernel', ['ip', 'nft', 'wg', 'wireguard-go', 'nsenter', 'unshare', 'ping'], { root: true });
@@ -33,6 +34,18 @@ const checks = (kind: string) => metric('wgcp_kernel_drift_checks_total', kind);
 const serverPeers = (): string[] => w.d.exec('wg', ['show', w.ifname, 'peers']).trim().split('\n').filter(Boolean);
 const allowedOf = (key: string): string => (w.d.exec('wg', ['show', w.ifname, 'allowed-ips']).split('\n').find((l) => l.startsWith(key)) ?? '').split('\t')[1] ?? '';
 const setHolds = (set: string, element: string): boolean => w.router.exec('nft', ['list', 'set', 'inet', 'wgcp', set]).includes(element);
+const CLI = path.join(__dirname, '../src/cli/main.js');
+
+/** `wgcp check` in the daemon's namespaces: its exit code and what it printed. */
+function check(): { code: number; out: string } {
+  try {
+    return { code: 0, out: w.d.exec(process.execPath, [CLI, '--data-dir', w.d.dataDir, 'check']) };
+  } catch (err) {
+    const e = err as { status: number; stdout: string };
+    return { code: e.status, out: e.stdout };
+  }
+}
+
 const repairLines = (): number => w.d.output().split('kernel drift repaired').length - 1;
 
 /** The client starts a fresh session (its old one died with the peer) and a ping goes through the tunnel. */
@@ -153,6 +166,28 @@ t('the interface set down by hand is brought up', async () => {
 t('IPv6 forwarding turned off on the interface is turned on again', async () => {
   w.d.exec('sysctl', ['-q', '-w', `net.ipv6.conf.${w.ifname}.force_forwarding=0`]);
   await eventually('forwarding is on', () => (w.d.exec('sysctl', ['-n', `net.ipv6.conf.${w.ifname}.force_forwarding`]).trim() === '1' ? true : undefined), 20_000);
+});
+
+t('wgcp check prints the difference without repairing it (exit 1), and exit 0 once the daemon has', async () => {
+  const clean = check();
+  assert.is(clean.code, 0, clean.out);
+  assert.match(clean.out, /holds what the database says/);
+  // The daemon held still, so that nothing repairs while the CLI looks.
+  process.kill(w.d.pid, 'SIGSTOP');
+  let found: { code: number; out: string };
+  try {
+    w.d.exec('wg', ['set', w.ifname, 'peer', w.peer.publicKey, 'remove']);
+    w.router.exec('nft', ['delete', 'element', 'inet', 'wgcp', 'server_addrs', `{ "${w.ifname}" . ${ROUTER_ADDR} }`]);
+    found = check();
+    assert.not.ok(serverPeers().includes(w.peer.publicKey), 'the check repaired nothing');
+  } finally {
+    process.kill(w.d.pid, 'SIGCONT');
+  }
+  assert.is(found.code, 1, found.out);
+  assert.match(found.out, /^peer\t.*1 peers missing/m);
+  assert.match(found.out, /^nft\t.*1 elements missing/m);
+  assert.not.match(found.out, new RegExp(w.peer.publicKey.replace(/[+/]/g, '.')), 'no key printed');
+  await eventually('the daemon repaired both', () => (check().code === 0 ? true : undefined), 15_000);
 });
 
 t('wireguard-go killed: the interface and its peer are back, reported as a repair', async () => {
