@@ -6,6 +6,7 @@ import { generateKeyPair, generatePresharedKey } from '../src/wg/keys';
 import { peerDrift, peerRepairOps, wantedPeers } from '../src/kernel/reconcile-peers';
 import { expectedStructure, nftDrift, parseTable } from '../src/kernel/reconcile-nft';
 import { generationPid, touchesWgcp } from '../src/kernel/nft-monitor';
+import { countersOfDump } from '../src/kernel/peer-counters';
 import { emptyElements } from '../src/nft/elements';
 import type { KernelPeer } from '../src/store/peers';
 
@@ -40,6 +41,20 @@ t('finds missing, wrong, keepalive and foreign peers, and repairs each with its 
   assert.equal(ops[0].args, ['set', 'wgcp1', 'peer', stranger, 'remove']);
   assert.ok(ops.some((o) => o.args.includes(a.publicKey) && o.secret === `${a.presharedKey}\n`));
   assert.ok(ops.some((o) => o.args.join(' ').endsWith(`${c.publicKey} persistent-keepalive off`)));
+});
+
+t('the usage cycle\'s parser tells, in its own pass, whether a dump differs at all', () => {
+  const a = peer(1, 'fd00::2');
+  const b = peer(2);
+  const wanted = wantedPeers([a, b]);
+  const drifted = (dump: string) => { const check = { wanted, drifted: false }; countersOfDump(dump, check); return check.drifted; };
+  assert.is(drifted(dumpOf(line(a), line(b))), false);
+  assert.is(drifted(dumpOf(line(a, { allowed: `${a.ip6}/128,${a.ip}/32` }), line(b))), false, 'the same allowed IPs in another order');
+  assert.is(drifted(dumpOf(line(a))), true, 'a peer missing');
+  assert.is(drifted(dumpOf(line(a), line(b), line(peer(3)))), true, 'a peer not wgcp\'s');
+  assert.is(drifted(dumpOf(line(a), line(b, { keepalive: '25' }))), true, 'a keepalive');
+  assert.is(drifted(dumpOf(line(a, { psk: '(none)' }), line(b))), true, 'a preshared key');
+  assert.is(drifted(dumpOf(line(a, { allowed: `${a.ip}/32` }), line(b))), true, 'an allowed IP gone');
 });
 
 const tableJson = (extra: unknown[] = [], skip: string[] = []) => {

@@ -1,15 +1,15 @@
 // The reconciler's schedule: when the kernel is compared with what wgcp holds, and the log
 // line, metric and last repair of each pass. Cheap when nothing drifted:
-//   - peers: on the `wg show dump` each usage cycle already reads (a pure compare, no tool);
+//   - peers: on the `wg show dump` each usage cycle already reads, in its parser's own pass (no tool);
 //   - links and IPv6 forwarding: every LINK_CHECK_MS from /sys and /proc (no tool);
 //   - the table: a kept `nft monitor` tells of changes made by others, then one compare;
 //   - everything, IPv6 forwarding included: a full audit every AUDIT_MS and once at start.
 // Only when a compare found drift does a repair change go through the runner (ops/kernel-repair.ts).
 import type { App } from '../app';
 import { COMPARERS } from '../kernel/reconcile-comparers';
-import { peerDrift, wantedPeers } from '../kernel/reconcile-peers';
+import { wantedPeers } from '../kernel/reconcile-peers';
 import { NftMonitor } from '../kernel/nft-monitor';
-import type { Comparer, DriftKind, Finding, ReconcileTarget } from '../kernel/reconcile-target';
+import type { Comparer, DriftKind, DumpObserver, Finding, ReconcileTarget } from '../kernel/reconcile-target';
 import { recordRestored, repairKernel, type RepairResult } from '../ops/kernel-repair';
 import { metricsOf } from '../metrics/context';
 
@@ -18,7 +18,7 @@ export const AUDIT_MS = 15 * 60_000;
 
 /** The plane's side the reconciler needs (KernelLive has it; KernelOff does not). */
 interface Reconcilable {
-  reconcileTarget(observe: { dump(serverId: number, dump: string): void; restored(serverId: number, peers: number): void }): ReconcileTarget;
+  reconcileTarget(observe: DumpObserver & { restored(serverId: number, peers: number): void }): ReconcileTarget;
   ownNftPids(): (number | null)[];
 }
 
@@ -28,6 +28,7 @@ export const reconcilerOf = (app: App): Reconciler | undefined => reconcilers.ge
 export class Reconciler {
   readonly target: ReconcileTarget;
   private readonly pendingPeers = new Set<number>();
+  private readonly wanted = new Map<number, { revision: number; peers: ReturnType<typeof wantedPeers> }>();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly monitor: NftMonitor;
   private tail: Promise<unknown> = Promise.resolve();
@@ -37,7 +38,8 @@ export class Reconciler {
 
   constructor(private readonly app: App, plane: Reconcilable) {
     this.target = plane.reconcileTarget({
-      dump: (serverId, dump) => this.sawDump(serverId, dump),
+      wanted: (serverId) => this.wantedOf(serverId),
+      checked: (serverId, drifted) => { if (drifted) this.pendingPeers.add(serverId); },
       restored: (serverId, peers) => void this.restored(serverId, peers),
     });
     this.monitor = new NftMonitor(app.log, () => plane.ownNftPids(), () => void this.pass(['nft'], null, true));
@@ -72,14 +74,22 @@ export class Reconciler {
   /** The nft monitor's pid (tests). */
   monitorPid(): number | null { return this.monitor.pid(); }
 
-  /** A pure compare of a dump the usage cycle read; a differing server waits for the cycle's end. */
-  private sawDump(serverId: number, dump: string): void {
+  /**
+   * The peers a server's dump should hold, for the usage cycle's parser to compare in its own
+   * pass; kept until the server's peers change (built anew it would cost the cycle 5-10 ms at 10,000).
+   */
+  private wantedOf(serverId: number): ReturnType<typeof wantedPeers> | null {
     const m = this.target.upServers().find((s) => s.server.id === serverId);
-    if (!m) return;
+    if (!m) return null;
+    const kept = this.wanted.get(serverId);
+    if (kept && kept.revision === m.revision) return kept.peers;
     try {
-      if (peerDrift(dump, wantedPeers(m.peers.values()))) this.pendingPeers.add(serverId);
+      const peers = wantedPeers(m.peers.values());
+      this.wanted.set(serverId, { revision: m.revision, peers });
+      return peers;
     } catch (err) {
-      this.app.log.warn('comparing peers failed', { serverID: serverId, error: err instanceof Error ? err.message : String(err) });
+      this.app.log.warn('the peers of a server cannot be compared', { serverID: serverId, error: err instanceof Error ? err.message : String(err) });
+      return null;
     }
   }
 

@@ -16,12 +16,12 @@ import { deleteOwnLink, foreignLinkError, isForeignLink, linkInfo, listLinks, ma
 import { peerOps, type PeerOp } from '../wg/uapi-conf';
 import { CommandError, TOOL_TIMEOUT_MS, removeSecretDir, run } from './command';
 import { ServerModel } from './model';
-import { countersOfDump } from './peer-counters';
+import { countersOfDump, type DumpCheck } from './peer-counters';
 import { FailedServers, type ServerFailure } from './failed-servers';
 import type { ForwardChange, KernelPlane, KernelRepairNote, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
 import { runSteps, runTogether, type Step } from './steps';
 import { repairOpsFor } from './peer-verify';
-import type { ReconcileTarget } from './reconcile-target';
+import type { DumpObserver, ReconcileTarget } from './reconcile-target';
 
 /** Read-backs of a peer after a killed `wg`: 1, 2, 4 ... 30 s apart, about ten minutes in all. */
 const VERIFY_ATTEMPTS = 25;
@@ -57,7 +57,7 @@ export class KernelLive implements KernelPlane {
   private readonly wan: WanFollower;
   private closed = false;
   /** The reconciler's hooks: each dump the usage cycle reads, and each interface wireguard-go's restart restored. */
-  private dumpObserver: ((serverId: number, dump: string) => void) | null = null;
+  private dumpObserver: DumpObserver | null = null;
   private restoredObserver: ((serverId: number, peers: number) => void) | null = null;
   /** The reconciler's last repair of each server (shown with the server). */
   private readonly lastRepairs = new Map<number, KernelRepairNote>();
@@ -188,14 +188,16 @@ export class KernelLive implements KernelPlane {
   async peerCounters(server: ServerRecord): Promise<Map<string, PeerCounters>> {
     if (this.failed.has(server.id)) return new Map();
     const dump = await dumpInterface(server.interface);
-    const counters = countersOfDump(dump);
-    this.dumpObserver?.(server.id, dump);
+    const wanted = this.dumpObserver?.wanted(server.id);
+    const check: DumpCheck | undefined = wanted ? { wanted, drifted: false } : undefined;
+    const counters = countersOfDump(dump, check);
+    if (check) this.dumpObserver!.checked(server.id, check.drifted);
     return counters;
   }
 
   /** The reconciler's view (src/kernel/reconcile-target.ts) and its hooks. */
-  reconcileTarget(observe: { dump(serverId: number, dump: string): void; restored(serverId: number, peers: number): void }): ReconcileTarget {
-    this.dumpObserver = observe.dump;
+  reconcileTarget(observe: DumpObserver & { restored(serverId: number, peers: number): void }): ReconcileTarget {
+    this.dumpObserver = observe;
     this.restoredObserver = observe.restored;
     const up = () => [...this.servers.values()].filter((m) => !this.failed.has(m.server.id));
     const wanted = () => {

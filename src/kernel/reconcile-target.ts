@@ -5,6 +5,7 @@
 import type { PolicyElements } from '../nft/elements';
 import type { ServerModel } from './model';
 import type { KernelRepairNote } from './plane';
+import type { DumpCheck } from './peer-counters';
 
 export type DriftKind = 'peer' | 'link' | 'nft' | 'ipv6';
 export const DRIFT_KINDS: readonly DriftKind[] = ['peer', 'link', 'nft', 'ipv6'];
@@ -29,6 +30,12 @@ export interface ReconcileTarget {
   configureLink(serverId: number): Promise<void>;
   /** Keeps a server's last repair, shown with the server. */
   noteRepair(serverId: number, note: KernelRepairNote): void;
+}
+
+/** The reconciler's look at each dump the usage cycle reads: the peers wanted, then whether the dump differed. */
+export interface DumpObserver {
+  wanted(serverId: number): DumpCheck['wanted'] | null;
+  checked(serverId: number, drifted: boolean): void;
 }
 
 /** One difference found: what it is (counts, never keys) and the repair that puts it right. */
