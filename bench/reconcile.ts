@@ -113,7 +113,8 @@ async function live(): Promise<void> {
     results.element.push(await until('element back', () => ok('nft', ['get', 'element', 'inet', 'wgcp', 'server_addrs', element])));
     sh('nft', ['flush', 'ruleset']);
     results.flush.push(await until('table back', () => ok('nft', ['get', 'element', 'inet', 'wgcp', 'server_addrs', element])));
-    const pid = sh('pgrep', ['-f', `wireguard-go -f ${serverIf}`]).trim().split('\n')[0];
+    // The daemon's own child only: other namespaces on the machine may run a wgcp1 too.
+    const pid = sh('pgrep', ['-P', String(d.pid), '-x', 'wireguard-go']).trim().split('\n')[0];
     process.kill(Number(pid), 'SIGKILL');
     await until('wireguard-go gone', () => !ok('kill', ['-0', pid]));
     results.killed.push(await until('interface and every peer back', () => ok('wg', ['show', serverIf, 'listen-port']) && peersHeld() === PEERS));

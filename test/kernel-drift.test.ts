@@ -158,6 +158,19 @@ t('the whole ruleset flushed: inet wgcp is loaded again, traffic flows, other ta
   await trafficFlows();
 });
 
+t('a rule added by hand to a chain of inet wgcp, or one changed, is taken out: the table is loaded again', async () => {
+  const rules = () => w.router.exec('nft', ['-a', 'list', 'chain', 'inet', 'wgcp', 'tunnel_input']);
+  const before = rules();
+  w.router.exec('nft', ['insert', 'rule', 'inet', 'wgcp', 'tunnel_input', 'tcp', 'dport', '7000', 'drop']);
+  await eventually('the hand-made rule is gone', () => (rules().includes('dport 7000 drop') ? undefined : true), 10_000);
+  // A rule replaced in place keeps the count: it is seen against the chains as wgcp loaded them.
+  const handle = /ct state established,related accept # handle (\d+)/.exec(rules())![1];
+  w.router.exec('nft', ['replace', 'rule', 'inet', 'wgcp', 'tunnel_input', 'handle', handle, 'ct', 'state', 'established,related', 'drop']);
+  await eventually('the changed rule is wgcp\'s again', () => (/established,related accept/.test(rules()) ? true : undefined), 10_000);
+  assert.is(rules().replace(/# handle \d+/g, ''), before.replace(/# handle \d+/g, ''));
+  await trafficFlows();
+});
+
 t('the interface set down by hand is brought up', async () => {
   w.d.exec('ip', ['link', 'set', w.ifname, 'down']);
   await eventually('the link is up', () => (/state (UP|UNKNOWN)/.test(w.d.exec('ip', ['link', 'show', w.ifname])) && /[<,]UP[,>]/.test(w.d.exec('ip', ['link', 'show', w.ifname])) ? true : undefined), 10_000);

@@ -130,7 +130,13 @@ export const nftComparer: Comparer = {
     if (drift.rebuild) {
       return [{
         kind: 'nft', serverId: null, interface: null, counts: { tableReloads: 1 }, items: 1, summary: `inet wgcp: ${drift.why}`,
-        repair: async () => { t.chainReference = null; await t.reloadTable(); },
+        repair: async () => {
+          t.chainReference = null;
+          await t.reloadTable();
+          // The chains as just loaded, so that a rule changed by hand later is seen.
+          const loaded = await readTable();
+          t.chainReference = loaded === null ? null : parseTable(loaded)?.chains ?? null;
+        },
       }];
     }
     return [{
