@@ -19,7 +19,10 @@ const ENDPOINT_IP = '192.0.2.1';
 const ROUTER_ADDR = '10.79.0.1';
 const OTHER_TABLE = 'table inet other {\n  set keep { type ipv4_addr; elements = { 203.0.113.9 } }\n}\n';
 
-const w = {} as { router: Netns; d: NsDaemon; serverId: number; ifname: string; client: WgClient; peer: { id: number; publicKey: string; ip: string } };
+const w = {} as { router: Netns; d: NsDaemon; serverId: number; ifname: string; client: WgClient; peer: { id: number; publicKey: string; ip: string }; hooked: string[] };
+
+// A webhook receiver on the router's loopback: each body it takes, one line on its stdout.
+const RECEIVER = `require('http').createServer((q, s) => { let b = ''; q.on('data', (d) => b += d); q.on('end', () => { process.stdout.write(b.replace(/\\n/g, ' ') + '\\n'); s.end('ok'); }); }).listen(9099, '127.0.0.1', () => process.stdout.write('ready\\n'));`;
 
 /** A counter of the daemon's /metrics by kind. */
 async function metric(name: string, kind: string): Promise<number> {
@@ -72,6 +75,19 @@ t.before(async () => {
   w.router.exec('ip', ['address', 'add', `${ENDPOINT_IP}/32`, 'dev', 'lo']);
   w.router.exec('nft', ['-f', '-'], OTHER_TABLE);
   await serveTcp(w.router, 7000, 'router');
+  w.hooked = [];
+  const receiver = w.router.spawn(process.execPath, ['-e', RECEIVER]);
+  await new Promise<void>((resolve) => {
+    let buf = '';
+    receiver.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      buf += d;
+      for (let nl = buf.indexOf('\n'); nl >= 0; nl = buf.indexOf('\n')) {
+        const l = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (l === 'ready') resolve(); else w.hooked.push(l);
+      }
+    });
+  });
   w.d = await startNsDaemon(w.router, { env: { WGCP_USAGE_INTERVAL_S: '1' } });
   const s = await w.d.api('POST', '/api/servers', { name: 'kept', endpoint: `${ENDPOINT_IP}:51820`, mode: 'forward', address: `${ROUTER_ADDR}/24` });
   assert.is(s.status, 201, s.text);
@@ -80,6 +96,8 @@ t.before(async () => {
   const p = await w.d.api('POST', `/api/servers/${w.serverId}/peers`, { name: 'phone' });
   assert.is(p.status, 201, p.text);
   w.peer = p.json;
+  const hook = await w.d.api('POST', `/api/servers/${w.serverId}/webhooks`, { url: 'http://127.0.0.1:9099/drift', isGlobal: true, subscribedActions: [9] });
+  assert.is(hook.status, 201, hook.text);
   w.client = new WgClient('drift-c', w.router, 1, ENDPOINT_IP);
   const conf = await w.d.api('GET', `/api/peers/${w.peer.id}/config`);
   await w.client.up(conf.text, ['10.79.0.0/24']);
@@ -115,6 +133,11 @@ t('a peer removed by hand is put back, and traffic flows through it again', asyn
   assert.ok(await repairs('peer') >= 1);
   await eventually('the repair pass is logged', () => (repairLines() >= 1 ? true : undefined));
   assert.ok(await reconcilerAudits() >= 1, 'the repair is a change authored by the reconciler');
+  const sent = await eventually('a kernelDrift webhook', () => w.hooked.map((b) => JSON.parse(b)).find((e) => e.event === 'kernelDrift'));
+  assert.is(sent.action, 9);
+  assert.is(sent.serverID, w.serverId);
+  assert.ok(sent.data.kinds.peer >= 1 && sent.data.findings[0].counts.peersMissing === 1, JSON.stringify(sent.data));
+  assert.not.ok(w.hooked.some((b) => b.includes(w.peer.publicKey)), 'no key in the event');
   const last = (await w.d.api('GET', `/api/servers/${w.serverId}?peers=none`)).json.lastKernelRepair;
   assert.ok(last && last.kinds.peer >= 1 && typeof last.at === 'string', JSON.stringify(last));
   assert.not.ok(/kernel drift repaired[^\n]*[A-Za-z0-9+/]{43}=/.test(w.d.output()), 'no key in the log line');
