@@ -7,6 +7,8 @@ import { peerDrift, peerRepairOps, wantedPeers } from '../src/kernel/reconcile-p
 import { expectedStructure, nftDrift, parseTable } from '../src/kernel/reconcile-nft';
 import { generationPid, touchesWgcp } from '../src/kernel/nft-monitor';
 import { countersOfDump } from '../src/kernel/peer-counters';
+import { RepairBackoff } from '../src/jobs/reconcile';
+import type { Finding } from '../src/kernel/reconcile-target';
 import { emptyElements } from '../src/nft/elements';
 import type { KernelPeer } from '../src/store/peers';
 
@@ -122,6 +124,22 @@ t('the monitor tells wgcp\'s table from others, and reads the process of each tr
   assert.not.ok(touchesWgcp('add rule inet fw4 input accept'));
   assert.is(generationPid('# new generation 4 by process 17225 (nft)'), 17225);
   assert.is(generationPid('add table inet wgcp'), null);
+});
+
+t('a repair that keeps failing waits 5 s, then twice as long each time up to 5 minutes; a success forgets it', () => {
+  const b = new RepairBackoff();
+  const f = { kind: 'link', serverId: 1 } as Finding;
+  const other = { kind: 'link', serverId: 2 } as Finding;
+  assert.is(b.waiting(f, 0), false);
+  assert.is(b.failed(f, 0), 5_000);
+  assert.is(b.waiting(f, 4_999), true);
+  assert.is(b.waiting(other, 1), false, 'another server is not held back');
+  assert.is(b.waiting(f, 5_000), false);
+  assert.is(b.failed(f, 5_000), 10_000);
+  for (let i = 0; i < 10; i++) b.failed(f, 0);
+  assert.is(b.failed(f, 0), 300_000);
+  b.clear(f);
+  assert.is(b.waiting(f, 1), false);
 });
 
 t.run();

@@ -12,6 +12,7 @@ import { NftMonitor } from '../kernel/nft-monitor';
 import type { Comparer, DriftKind, DumpObserver, Finding, ReconcileTarget } from '../kernel/reconcile-target';
 import { recordRestored, repairKernel, type RepairResult } from '../ops/kernel-repair';
 import { metricsOf } from '../metrics/context';
+import { RETRY_FIRST_MS, RETRY_MAX_MS } from '../kernel/failed-servers';
 
 export const LINK_CHECK_MS = 2_000;
 export const AUDIT_MS = 15 * 60_000;
@@ -28,6 +29,8 @@ export const reconcilerOf = (app: App): Reconciler | undefined => reconcilers.ge
 export class Reconciler {
   readonly target: ReconcileTarget;
   private readonly pendingPeers = new Set<number>();
+  /** Repairs that failed wait before they are tried again, as a failed server does: never a tight loop. */
+  private readonly backoff = new RepairBackoff();
   private readonly wanted = new Map<number, { revision: number; peers: ReturnType<typeof wantedPeers> }>();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly monitor: NftMonitor;
@@ -112,11 +115,11 @@ export class Reconciler {
         const drifted: Comparer[] = [];
         for (const c of comparers) {
           this.metrics(c.kind);
-          if ((await c.inspect(this.target, servers)).length > 0) drifted.push(c);
+          if ((await c.inspect(this.target, servers)).some((f) => !this.backoff.waiting(f))) drifted.push(c);
         }
         comparers = drifted;
       }
-      if (comparers.length > 0 && !this.stopped) this.report(await repairKernel(this.app, this.target, comparers, servers));
+      if (comparers.length > 0 && !this.stopped) this.report(await repairKernel(this.app, this.target, comparers, servers, (f) => this.backoff.waiting(f)));
     } catch (err) {
       this.app.log.warn('a kernel compare failed; tried again on the next pass', { error: err instanceof Error ? err.message : String(err) });
     } finally {
@@ -161,8 +164,29 @@ export class Reconciler {
     }
     for (const [id, note] of byServer) this.target.noteRepair(id, note);
     if (repaired.length) this.app.log.warn('kernel drift repaired', { repairs: repaired.reduce((n, f) => n + f.items, 0), ...kinds, ...counts });
-    for (const { finding, error } of failed) this.app.log.error('a kernel drift could not be repaired; tried again on the next pass', { kind: finding.kind, interface: finding.interface, error });
+    for (const f of repaired) this.backoff.clear(f);
+    for (const { finding, error } of failed) {
+      const waitMs = this.backoff.failed(finding);
+      this.app.log.error('a kernel drift could not be repaired; tried again later', { kind: finding.kind, interface: finding.interface, error, retryInMs: waitMs });
+    }
   }
+}
+
+/** Per kind and server, the wait after a failed repair: 5 s doubling to 5 minutes, as for a failed server. */
+export class RepairBackoff {
+  private readonly entries = new Map<string, { until: number; delayMs: number }>();
+  private static key(f: Finding): string { return `${f.kind}:${f.serverId ?? 'table'}`; }
+
+  waiting(f: Finding, now = Date.now()): boolean { return (this.entries.get(RepairBackoff.key(f))?.until ?? 0) > now; }
+
+  failed(f: Finding, now = Date.now()): number {
+    const old = this.entries.get(RepairBackoff.key(f));
+    const delayMs = old ? Math.min(old.delayMs * 2, RETRY_MAX_MS) : RETRY_FIRST_MS;
+    this.entries.set(RepairBackoff.key(f), { until: now + delayMs, delayMs });
+    return delayMs;
+  }
+
+  clear(f: Finding): void { this.entries.delete(RepairBackoff.key(f)); }
 }
 
 /** Starts the reconciler where the kernel is driven; null where it is off. */

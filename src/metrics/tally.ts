@@ -1,6 +1,7 @@
 // What the daemon counts between scrapes, in plain memory and without prom-client (loaded by
 // the first scrape only): counters and histograms by label values. A scrape reads them as
 // they stand; nothing here is ever reset, so Prometheus sees counters that only grow.
+import { DRIFT_KINDS } from '../kernel/reconcile-target';
 
 export interface Sample { labels: Record<string, string>; value: number }
 
@@ -65,7 +66,7 @@ export class MetricsTally {
     // Known label values start at 0, so that rate() and increase() see their first event.
     for (const kind of ['server', 'peer', 'forward', 'reconcile']) this.kernelFailures.inc([kind], 0);
     for (const result of ['ok', 'rejected', 'error']) this.heartbeats.inc([result], 0);
-    for (const kind of ['peer', 'link', 'nft', 'ipv6']) { this.driftRepairs.inc([kind], 0); this.driftChecks.inc([kind], 0); }
+    for (const kind of DRIFT_KINDS) { this.driftRepairs.inc([kind], 0); this.driftChecks.inc([kind], 0); }
     for (const result of ['provisioned', 'rejected', 'limited', 'error']) this.provisions.inc([result], 0);
   }
 }

@@ -12,7 +12,8 @@ export const RECONCILER_ACTOR: Actor = { kind: 'reconciler', id: null, name: 're
 
 export interface RepairResult { repaired: Finding[]; failed: { finding: Finding; error: string }[] }
 
-export function repairKernel(app: App, target: ReconcileTarget, comparers: readonly Comparer[], servers: ReadonlySet<number> | null): Promise<RepairResult> {
+/** `waiting(f)`: a finding whose repair failed lately and waits its back-off; left for a later pass. */
+export function repairKernel(app: App, target: ReconcileTarget, comparers: readonly Comparer[], servers: ReadonlySet<number> | null, waiting: (f: Finding) => boolean = () => false): Promise<RepairResult> {
   const result: RepairResult = { repaired: [], failed: [] };
   return app.runner.run('kernel.repair', () => ({
     kernel: [{
@@ -21,6 +22,7 @@ export function repairKernel(app: App, target: ReconcileTarget, comparers: reado
         async run() {
           for (const c of comparers) {
             for (const f of await c.inspect(target, servers)) {
+              if (waiting(f)) continue;
               try {
                 await f.repair();
                 result.repaired.push(f);
