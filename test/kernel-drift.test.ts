@@ -239,4 +239,14 @@ t('wireguard-go killed: the interface and its peer are back, reported as a repai
   await trafficFlows();
 });
 
+t('the interface deleted by hand is made again with its peer', async () => {
+  const before = await repairs('link');
+  w.d.exec('ip', ['link', 'del', w.ifname]);
+  await eventually('the interface is back with the peer', () => {
+    try { return serverPeers().includes(w.peer.publicKey) && /[<,]UP[,>]/.test(w.d.exec('ip', ['link', 'show', w.ifname])) ? true : undefined; } catch { return undefined; }
+  }, 15_000);
+  await eventually('the repair is counted', async () => ((await repairs('link')) > before ? true : undefined));
+  await trafficFlows();
+});
+
 t.run();
