@@ -7,7 +7,7 @@
 // Only when a compare found drift does a repair change go through the runner (ops/kernel-repair.ts).
 import type { App } from '../app';
 import { COMPARERS } from '../kernel/reconcile-comparers';
-import { wantedPeers } from '../kernel/reconcile-peers';
+import { wantedOfModel, type WantedPeers } from '../kernel/reconcile-peers';
 import { NftMonitor } from '../kernel/nft-monitor';
 import type { Comparer, DriftKind, DumpObserver, Finding, ReconcileTarget } from '../kernel/reconcile-target';
 import { recordRestored, repairKernel, type RepairResult } from '../ops/kernel-repair';
@@ -31,7 +31,6 @@ export class Reconciler {
   private readonly pendingPeers = new Set<number>();
   /** Repairs that failed wait before they are tried again, as a failed server does: never a tight loop. */
   private readonly backoff = new RepairBackoff();
-  private readonly wanted = new Map<number, { revision: number; peers: ReturnType<typeof wantedPeers> }>();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly monitor: NftMonitor;
   private tail: Promise<unknown> = Promise.resolve();
@@ -77,19 +76,12 @@ export class Reconciler {
   /** The nft monitor's pid (tests). */
   monitorPid(): number | null { return this.monitor.pid(); }
 
-  /**
-   * The peers a server's dump should hold, for the usage cycle's parser to compare in its own
-   * pass; kept until the server's peers change (built anew it would cost the cycle 5-10 ms at 10,000).
-   */
-  private wantedOf(serverId: number): ReturnType<typeof wantedPeers> | null {
+  /** The peers a server's dump should hold, for the usage cycle's parser to compare in its own pass. */
+  private wantedOf(serverId: number): WantedPeers | null {
     const m = this.target.upServers().find((s) => s.server.id === serverId);
     if (!m) return null;
-    const kept = this.wanted.get(serverId);
-    if (kept && kept.revision === m.revision) return kept.peers;
     try {
-      const peers = wantedPeers(m.peers.values());
-      this.wanted.set(serverId, { revision: m.revision, peers });
-      return peers;
+      return wantedOfModel(m);
     } catch (err) {
       this.app.log.warn('the peers of a server cannot be compared', { serverID: serverId, error: err instanceof Error ? err.message : String(err) });
       return null;
@@ -114,6 +106,8 @@ export class Reconciler {
       if (precheck) {
         const drifted: Comparer[] = [];
         for (const c of comparers) {
+          // Each compare in a turn of its own: the daemon answers between them.
+          await new Promise((resolve) => setImmediate(resolve));
           this.metrics(c.kind);
           if ((await c.inspect(this.target, servers)).some((f) => !this.backoff.waiting(f))) drifted.push(c);
         }

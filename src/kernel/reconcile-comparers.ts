@@ -9,10 +9,12 @@ import { dumpInterface } from '../wg/link';
 import { linkInfo } from '../wg/link-owner';
 import { enableIpv6Forwarding } from '../wg/ipv6-forwarding';
 import type { PeerOp } from '../wg/uapi-conf';
-import { peerDrift, peerDriftCounts, peerRepairOps, wantedPeers } from './reconcile-peers';
+import { peerDrift, peerDriftCounts, peerRepairOps, wantedOfModel } from './reconcile-peers';
 import { nftDrift, parseTable } from './reconcile-nft';
 import type { Comparer, Finding, ReconcileTarget } from './reconcile-target';
 import type { ServerModel } from './model';
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 const picked = (t: ReconcileTarget, servers: ReadonlySet<number> | null): ServerModel[] => t.upServers().filter((m) => !servers || servers.has(m.server.id));
 
@@ -33,7 +35,7 @@ export const peerComparer: Comparer = {
       } catch {
         continue; // a link that is gone is the link comparer's
       }
-      const drift = peerDrift(dump, wantedPeers(m.peers.values()));
+      const drift = peerDrift(dump, wantedOfModel(m));
       if (!drift) continue;
       const counts = peerDriftCounts(drift);
       const ops = peerRepairOps(ifname, drift);
@@ -122,8 +124,12 @@ export const nftComparer: Comparer = {
   kind: 'nft',
   async inspect(t) {
     const json = await readTable();
+    // The parse, the policy and the compare each take a turn of their own (tens of ms at 30,000 elements).
     const state = json === null ? null : parseTable(json);
-    const drift = nftDrift(state, t.wantedTable(), t.chainReference);
+    await nextTurn();
+    const wanted = t.wantedTable();
+    await nextTurn();
+    const drift = nftDrift(state, wanted, t.chainReference);
     // The chains as wgcp loaded them are learned once, from a table that has wgcp's shape.
     if (state && (!drift || !drift.rebuild) && !t.chainReference) t.chainReference = state.chains;
     if (!drift) return [];
