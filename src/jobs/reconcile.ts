@@ -35,8 +35,8 @@ export class Reconciler {
   private readonly monitor: NftMonitor;
   private tail: Promise<unknown> = Promise.resolve();
   private stopped = false;
-  /** Passes run so far (with drift or without), for tests. */
-  passes = 0;
+  /** Passes asked for and not yet started, by what they compare: a timer never queues a second one behind a slow one. */
+  private readonly waitingPasses = new Map<string, Promise<void>>();
 
   constructor(private readonly app: App, plane: Reconcilable) {
     this.target = plane.reconcileTarget({
@@ -73,9 +73,6 @@ export class Reconciler {
     return this.pass(['peer'], servers, false);
   }
 
-  /** The nft monitor's pid (tests). */
-  monitorPid(): number | null { return this.monitor.pid(); }
-
   /** The peers a server's dump should hold, for the usage cycle's parser to compare in its own pass. */
   private wantedOf(serverId: number): WantedPeers | null {
     const m = this.target.upServers().find((s) => s.server.id === serverId);
@@ -94,7 +91,14 @@ export class Reconciler {
    * or holds up, a change.
    */
   pass(kinds: DriftKind[] | null, servers: ReadonlySet<number> | null, precheck: boolean): Promise<void> {
-    const next = this.tail.then(() => this.runPass(kinds, servers, precheck));
+    const key = servers === null && precheck ? (kinds ?? ['all']).join(',') : null;
+    const waiting = key === null ? undefined : this.waitingPasses.get(key);
+    if (waiting) return waiting;
+    const next = this.tail.then(() => {
+      if (key !== null) this.waitingPasses.delete(key);
+      return this.runPass(kinds, servers, precheck);
+    });
+    if (key !== null) this.waitingPasses.set(key, next);
     this.tail = next.catch(() => {});
     return next;
   }
@@ -116,8 +120,6 @@ export class Reconciler {
       if (comparers.length > 0 && !this.stopped) this.report(await repairKernel(this.app, this.target, comparers, servers, (f) => this.backoff.waiting(f)));
     } catch (err) {
       this.app.log.warn('a kernel compare failed; tried again on the next pass', { error: err instanceof Error ? err.message : String(err) });
-    } finally {
-      this.passes++;
     }
   }
 

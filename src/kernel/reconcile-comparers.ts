@@ -130,19 +130,15 @@ export const nftComparer: Comparer = {
     const wanted = t.wantedTable();
     await nextTurn();
     const drift = nftDrift(state, wanted, t.chainReference);
-    // The chains as wgcp loaded them are learned once, from a table that has wgcp's shape.
+    // The chains as wgcp loaded them are learned once, at the first compare after start-up, from a table that has wgcp's shape.
     if (state && (!drift || !drift.rebuild) && !t.chainReference) t.chainReference = state.chains;
     if (!drift) return [];
     if (drift.rebuild) {
       return [{
         kind: 'nft', serverId: null, interface: null, counts: { tableReloads: 1 }, items: 1, summary: `inet wgcp: ${drift.why}`,
-        repair: async () => {
-          t.chainReference = null;
-          await t.reloadTable();
-          // The chains as just loaded, so that a rule changed by hand later is seen.
-          const loaded = await readTable();
-          t.chainReference = loaded === null ? null : parseTable(loaded)?.chains ?? null;
-        },
+        // The chains wgcp loads never change while it runs: the reference learned once stays
+        // right (read back after this load, it could catch a hand edit made meanwhile).
+        repair: () => t.reloadTable(),
       }];
     }
     return [{

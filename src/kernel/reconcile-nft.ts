@@ -112,7 +112,7 @@ const STRUCTURE = expectedStructure();
 
 /**
  * Why the table's sets and chains are not wgcp's, or null. `reference` is the chains as
- * wgcp last loaded them (read back once after a load): a rule changed by hand is seen too.
+ * wgcp loads them (read back once after start-up): a rule changed by hand is seen too.
  */
 export function structureDrift(state: TableState, reference: Map<string, { head: string; rules: string[] }> | null): string | null {
   for (const [name, kind] of STRUCTURE.sets) if (state.sets.get(name) !== kind) return `${kind} ${name} is missing`;

@@ -18,7 +18,7 @@ export interface ReconcileTarget {
   upServers(): ServerModel[];
   /** The whole `inet wgcp` policy as wgcp holds it (the WAN set included). */
   wantedTable(): PolicyElements;
-  /** The chains as wgcp last loaded them, read back once (null until then, or from the CLI). */
+  /** The chains as wgcp loads them, read back once at the first compare after start-up (their text never changes; null until then, or from the CLI). */
   chainReference: ChainReference | null;
   /** Element adds and deletes, one transaction through wgcp's own nft session. */
   applyElements(batch: string): Promise<void>;
