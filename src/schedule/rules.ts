@@ -1,7 +1,7 @@
 // An access schedule as a peer carries it: an IANA time zone and weekly windows of local
 // wall-clock time. Checked here once (the API's 400 names the field); stored and shown as
 // the normalised value, so every later reader may trust it.
-import { canonicalZone } from './zone';
+import { canonicalZone, hasZoneData } from './zone';
 
 export const DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'] as const;
 export type Day = typeof DAYS[number];
@@ -42,6 +42,7 @@ export function parseSchedule(value: unknown, field = 'schedule'): Schedule | nu
   const o = value as Record<string, unknown>;
   for (const key of Object.keys(o)) if (key !== 'timezone' && key !== 'windows') throw new ScheduleProblem(`${field}.${key}`, 'is not a schedule field (timezone, windows)');
   if (typeof o.timezone !== 'string' || o.timezone.length === 0 || o.timezone.length > 64) throw new ScheduleProblem(`${field}.timezone`, 'must be an IANA time zone name such as Europe/Berlin');
+  if (!hasZoneData()) throw new ScheduleProblem(`${field}.timezone`, 'cannot be read: this node was built without Intl (ICU), so it has no time zones (docs/schedules.md)');
   const timezone = canonicalZone(o.timezone);
   if (timezone === null) throw new ScheduleProblem(`${field}.timezone`, `${JSON.stringify(o.timezone)} is not an IANA time zone this daemon knows`);
   if (!Array.isArray(o.windows)) throw new ScheduleProblem(`${field}.windows`, 'must be a list of {days, from, to}');

@@ -19,6 +19,9 @@ function formatter(zone: string): Intl.DateTimeFormat {
   return f;
 }
 
+/** Whether this node has Intl with time zones (a node built `--without-intl` has none). */
+export const hasZoneData = (): boolean => typeof Intl === 'object' && typeof Intl.DateTimeFormat === 'function';
+
 /** The zone's canonical name ("europe/berlin" -> "Europe/Berlin"), or null when Intl does not know it. */
 export function canonicalZone(name: string): string | null {
   try {
