@@ -137,6 +137,41 @@ t('a restart recomputes the state: a boundary passed while the daemon was down i
   await api.del(`/api/peers/${p.id}`);
 });
 
+t('a batch the kernel refuses changes nothing and is tried again a minute later', async () => {
+  clock.now = new Date('2026-01-15T07:00:00Z');
+  const p = (await api.post(`/api/servers/${sid}/peers`, { name: 'refused', schedule: officeHours })).json;
+  const applyPeers = k.kernel.applyPeers!;
+  let refused = 0;
+  k.kernel.applyPeers = async () => { refused++; throw new Error('refused by the test'); };
+  try {
+    clock.now = new Date('2026-01-15T08:00:00Z');
+    assert.is(await sched.tick(), null);
+    assert.is(refused, 1);
+    assert.equal((await peer(p.id)).disabledReasons, ['schedule']);
+    assert.is(sched.nextAt(), Date.parse('2026-01-15T08:01:00Z'));
+  } finally {
+    k.kernel.applyPeers = applyPeers;
+  }
+  clock.now = new Date('2026-01-15T08:01:00Z');
+  const outcome = await sched.tick();
+  assert.equal(outcome!.opened, [p.id]);
+  assert.is((await peer(p.id)).enabled, true);
+  await api.del(`/api/peers/${p.id}`);
+});
+
+t('a clock that went back (NTP after a boot without RTC) makes the scheduler read every schedule again', async () => {
+  clock.now = new Date('2026-01-16T12:00:00Z'); // Friday, open
+  const p = (await api.post(`/api/servers/${sid}/peers`, { name: 'rewound', schedule: officeHours })).json;
+  assert.is(p.enabled, true);
+  assert.is(await sched.tick(), null);
+  // Back to the night before: the kept boundary (18:00 Friday) is wrong for it, the state too.
+  clock.now = new Date('2026-01-15T23:00:00Z');
+  const outcome = await sched.tick();
+  assert.equal(outcome!.closed, [p.id]);
+  assert.is(sched.nextAt(), Date.parse('2026-01-16T08:00:00Z'));
+  await api.del(`/api/peers/${p.id}`);
+});
+
 /** Peers straight into the store in one transaction (the API would take minutes for 10,000). */
 function seedScheduled(app: App, serverId: number, count: number, schedule: unknown): void {
   const now = app.now().toISOString();
@@ -154,11 +189,11 @@ function seedScheduled(app: App, serverId: number, count: number, schedule: unkn
 
 t('10,000 scheduled peers: a boundary minute is one runner change and one kernel batch; a minute without one reads nothing', async () => {
   const app = d.daemon.app;
-  clock.now = new Date('2026-01-14T07:00:00Z');
+  clock.now = new Date('2026-01-21T07:00:00Z');
   seedScheduled(app, sid, 10_000, officeHours);
   await sched.rebuild();
   assert.is(sched.size(), 10_000);
-  assert.is(sched.nextAt(), Date.parse('2026-01-14T08:00:00Z'));
+  assert.is(sched.nextAt(), Date.parse('2026-01-21T08:00:00Z'));
   // A quiet minute: the tick runs (it answers null) and touches no peer row.
   const peers = app.store.peers;
   let reads = 0;
@@ -168,12 +203,12 @@ t('10,000 scheduled peers: a boundary minute is one runner change and one kernel
   peers.scheduled = () => { reads++; return scheduled(); };
   try {
     const committed = app.runner.committed;
-    clock.now = new Date('2026-01-14T07:59:00Z');
+    clock.now = new Date('2026-01-21T07:59:00Z');
     assert.is(await sched.tick(), null);
     assert.is(reads, 0);
     assert.is(app.runner.committed, committed);
     // The boundary: all 10,000 in one change, one batch, one announce.
-    clock.now = new Date('2026-01-14T08:00:00Z');
+    clock.now = new Date('2026-01-21T08:00:00Z');
     batches.length = 0;
     events.length = 0;
     const outcome = await sched.tick();
@@ -184,10 +219,10 @@ t('10,000 scheduled peers: a boundary minute is one runner change and one kernel
     assert.ok(batches[0].every((c) => !c.before!.enabled && c.after!.enabled));
     assert.is(events.length, 10_000);
     assert.is(peers.counts(sid).enabled >= 10_000, true);
-    assert.is(sched.nextAt(), Date.parse('2026-01-14T18:00:00Z'));
+    assert.is(sched.nextAt(), Date.parse('2026-01-21T18:00:00Z'));
     // And the next quiet minute again reads nothing.
     reads = 0;
-    clock.now = new Date('2026-01-14T08:01:00Z');
+    clock.now = new Date('2026-01-21T08:01:00Z');
     assert.is(await sched.tick(), null);
     assert.is(reads, 0);
     assert.is(app.runner.committed, committed + 1);
