@@ -30,10 +30,18 @@ const HHMM = /^([01]\d|2[0-3]):([0-5]\d)$/;
 
 /** Minutes after local midnight of "HH:MM" ("24:00" only where `allowEnd`). */
 export function minutesOf(text: string, allowEnd = false): number | null {
-  if (allowEnd && text === '24:00') return 1440;
-  const m = HHMM.exec(text);
-  return m ? Number(m[1]) * 60 + Number(m[2]) : null;
+  if (text === '24:00') return allowEnd ? 1440 : null;
+  let m = MINUTES.get(text);
+  if (m === undefined) {
+    const found = HHMM.exec(text);
+    if (!found) return null;
+    m = Number(found[1]) * 60 + Number(found[2]);
+    MINUTES.set(text, m);
+  }
+  return m;
 }
+/** Every valid "HH:MM" read once (1,440 of them at most). */
+const MINUTES = new Map<string, number>();
 
 /** The schedule a body gives, normalised (canonical zone name, days in week order); throws ScheduleProblem. */
 export function parseSchedule(value: unknown, field = 'schedule'): Schedule | null {

@@ -31,9 +31,20 @@ export function canonicalZone(name: string): string | null {
   }
 }
 
+/** The last offset asked per zone: a boundary of 10,000 peers in one zone asks for the same second 10,000 times. */
+const lastOffset = new Map<string, { whole: number; offset: number }>();
+
 /** The zone's offset from UTC at instant `t` (ms), in ms: wall clock = t + offset. */
 export function offsetAt(zone: string, t: number): number {
   const whole = Math.floor(t / 1000) * 1000;
+  const last = lastOffset.get(zone);
+  if (last && last.whole === whole) return last.offset;
+  const offset = readOffset(zone, whole);
+  lastOffset.set(zone, { whole, offset });
+  return offset;
+}
+
+function readOffset(zone: string, whole: number): number {
   const p: Record<string, number> = {};
   for (const part of formatter(zone).formatToParts(whole)) if (part.type !== 'literal') p[part.type] = Number(part.value);
   return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - whole;
