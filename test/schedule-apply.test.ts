@@ -7,6 +7,7 @@ import type { WgcpEvent } from '../src/events/bus';
 import type { PeerChange } from '../src/kernel/plane';
 import type { App } from '../src/app';
 import { startAccessSchedules, type AccessScheduler } from '../src/jobs/access-schedules';
+import { noticeMessage } from '../src/events/mail';
 
 const t = suite('access schedules through the API, the runner and the scheduler, on a test clock');
 
@@ -80,6 +81,8 @@ t('a schedule closed now takes the peer off in the same change; clearing it brin
 
 t('at the boundary the scheduler opens and later closes the peer, with events, mail notice and a job actor', async () => {
   clock.now = new Date('2026-01-12T07:30:00Z');
+  // SMTP on (a server that is not there: the notice waits in its outbox, where it is read).
+  assert.is((await api.post('/api/settings/smtp', { enabled: true, server: '127.0.0.1', port: 9, fromEmail: 'vpn@example.com' })).status, 200);
   const p = (await api.post(`/api/servers/${sid}/peers`, { name: 'worker', email: 'w@example.com', schedule: officeHours })).json;
   assert.is(p.enabled, false);
   // Before the boundary: the tick looks at the top of the heap and changes nothing.
@@ -101,6 +104,14 @@ t('at the boundary the scheduler opens and later closes the peer, with events, m
   assert.equal((await peer(p.id)).disabledReasons, ['schedule']);
   assert.equal(events.map((e) => [e.event, e.data.change]), [['peerRestricted', 'schedule closed']]);
   assert.is(sched.nextAt(), Date.parse('2026-01-13T08:00:00Z'));
+  // The peer's notice is the schedule's, not the data limit's.
+  const mails = d.daemon.app.store.db.prepare('SELECT event, envelope FROM mail_outbox').all() as Array<{ event: string; envelope: string }>;
+  const notice = mails.map((m) => JSON.parse(m.envelope)).find((e) => e.data.peer.id === p.id);
+  assert.ok(notice, 'a notice is waiting for the peer');
+  const mail = noticeMessage(notice.event, notice.data.peer, 'w@example.com', notice.data.change);
+  assert.match(String(mail.subject), /outside its access schedule/);
+  assert.not.match(String(mail.text), /data limit/);
+  await api.post('/api/settings/smtp', { enabled: false, server: '127.0.0.1', port: 9, fromEmail: 'vpn@example.com' });
   const audit = (await api.get('/api/audit?action=peer.schedule')).json;
   const rows = Array.isArray(audit) ? audit : audit.entries ?? audit.items ?? [];
   assert.ok(rows.some((row: { actor?: { kind?: string; name?: string }; actorKind?: string; actorName?: string }) => (row.actor?.name ?? row.actorName) === 'access schedule'), JSON.stringify(audit).slice(0, 400));
