@@ -44,7 +44,9 @@ export interface SchedulerOptions {
 export async function startAccessSchedules(app: App, opts: SchedulerOptions = {}): Promise<AccessScheduler> {
   const clock = opts.clock ?? (() => app.now());
   const heap = new BoundaryHeap();
+  /** Peers an event kept while a batch was applied (only then is it filled). */
   const touched = new Set<number>();
+  let applying = false;
   let timer: NodeJS.Timeout | null = null;
   let armedFor = Infinity;
   let lastNow = clock().getTime();
@@ -70,6 +72,7 @@ export async function startAccessSchedules(app: App, opts: SchedulerOptions = {}
 
   const apply = async (ids: number[]): Promise<ScheduleOutcome | null> => {
     touched.clear();
+    applying = true;
     try {
       const outcome = await applySchedules(app, ids, clock, { actor: ACTOR });
       const now = clock().getTime();
@@ -82,6 +85,9 @@ export async function startAccessSchedules(app: App, opts: SchedulerOptions = {}
       for (const id of ids) if (!touched.has(id) && heap.get(id) === undefined) heap.set(id, retry);
       app.log.error('applying access schedules failed; tried again in a minute', { peers: ids.length, error: err instanceof Error ? err.message : String(err) });
       return null;
+    } finally {
+      applying = false;
+      touched.clear();
     }
   };
 
@@ -123,7 +129,7 @@ export async function startAccessSchedules(app: App, opts: SchedulerOptions = {}
   const onEvent = (e: WgcpEvent): void => {
     const peer = e.data.peer as PeerShown | undefined;
     if (!peer || typeof peer.id !== 'number') return;
-    touched.add(peer.id);
+    if (applying) touched.add(peer.id);
     if (e.event === 'peerDeleted' || e.event === 'peerExpired') heap.delete(peer.id);
     else keep(peer.id, peer.schedule, clock().getTime());
     arm();
