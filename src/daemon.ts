@@ -18,6 +18,7 @@ import { authenticate } from './http/auth';
 import { controlRoutes } from './api/routes';
 import { deviceApiRoutes } from './api/devices-api';
 import { startJobs } from './jobs/schedule';
+import { startReconciler } from './jobs/reconcile';
 import { startEventServices, type EventServiceOptions } from './events/services';
 import type { Route } from './http/router';
 import { attachDeviceContext, deviceContext } from './device/context';
@@ -134,12 +135,15 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
       authenticate: (headers) => authenticate({ headers }, store, config.apiKey, now().toISOString()),
     });
     const jobs = schedule === false ? null : startJobs(app, { afterUsage: () => services.stream.publishUsage() });
+    // The kernel kept true: drift made under the daemon is found and repaired (docs/kernel.md).
+    const reconciler = schedule === false ? null : startReconciler(app);
 
     const close = async () => {
       await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
       await closeAdminSocket(adminSocket, config.dataDir);
       // The last collection still publishes events, so the consumers stop after the jobs.
       await jobs?.stop();
+      await reconciler?.stop();
       // Changes asked for before the listener closed end (commit or fail) before anything stops.
       await app.runner.idle();
       if (metricsServer) await new Promise<void>((resolve) => { metricsServer.close(() => resolve()); metricsServer.closeAllConnections(); });

@@ -54,7 +54,7 @@ t('masks the secret and keeps it when the mask is sent back', async () => {
 t('refuses bad urls, actions, templates, payloads and headers, naming the field', async () => {
   const cases: [Record<string, unknown>, string][] = [
     [{}, 'url'], [{ url: 'ftp://x.example.com' }, 'url'], [{ url: 'not a url' }, 'url'],
-    [{ url: 'http://a.example.com', subscribedActions: [9] }, 'subscribedActions'],
+    [{ url: 'http://a.example.com', subscribedActions: [10] }, 'subscribedActions'],
     [{ url: 'http://a.example.com', subscribedActions: [0] }, 'subscribedActions'],
     [{ url: 'http://a.example.com', subscribedActions: 'all' }, 'subscribedActions'],
     [{ url: 'http://a.example.com', template: 'teams' }, 'template'],

@@ -60,6 +60,11 @@ export const openApiDocument = {
             type: ['object', 'null'], readOnly: true,
             properties: { reason: str, since: ts, attempts: int, nextRetryAt: ts },
           },
+          lastKernelRepair: {
+            type: ['object', 'null'], readOnly: true,
+            description: 'the reconciler\'s last repair of this server\'s part of the kernel since the daemon started (docs/kernel.md, "Drift"); null: none',
+            properties: { at: ts, repairs: int, kinds: { type: 'object', additionalProperties: int } },
+          },
           peers: { type: 'array', items: ref('Peer'), readOnly: true },
           webhooks: { type: 'array', items: ref('Webhook'), readOnly: true },
           createdAt: { ...ts, readOnly: true }, updatedAt: { ...ts, readOnly: true },
@@ -83,7 +88,7 @@ export const openApiDocument = {
         properties: {
           id: { ...int, readOnly: true }, serverID: { ...int, readOnly: true }, name: str, url: str,
           isEnabled: bool, isGlobal: bool, verifySSL: bool,
-          subscribedActions: { type: 'array', items: { type: 'integer', minimum: 1, maximum: 8 } },
+          subscribedActions: { type: 'array', items: { type: 'integer', minimum: 1, maximum: 9 } },
           template: { enum: ['default', 'slack', 'discord', 'custom'] }, defaultPayload: str, customBody: str,
           customHeaders: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 } },
           secret: { ...str, description: 'write-only; shown as "********" when set' },

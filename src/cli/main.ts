@@ -14,6 +14,7 @@ import { runServe } from './serve';
 import { runTlsCommand } from './tls';
 import { runTopCommand } from './top';
 import { runAuditCommand, runTotpCommand } from './access';
+import { runCheckCommand } from './check';
 
 const USAGE = `usage: wgcp [--data-dir DIR] COMMAND
   serve                                   run the daemon in the foreground
@@ -24,6 +25,7 @@ const USAGE = `usage: wgcp [--data-dir DIR] COMMAND
   audit [--actor K[:ID]] [--target T[:ID]] [--action A] [--since T] [--until T] [--after ID]   JSON lines
   regtoken create --server ID | list [--server ID] | revoke TOKEN   device registration tokens
   top [--limit N] [--json]                the busiest peers of the last hour (traffic history)
+  check                                   compare the kernel with the database, repair nothing; exit 1: they differ
   tls init [--out-dir DIR] [--cn NAME] [--san DNS:x,IP:y] [--days N] [--force]   self-signed pair
   backup [--out FILE|-] [--passphrase-file F]   a consistent snapshot, 0600; it holds every secret
   restore FILE [--passphrase-file F]            replaces the state (the old one is kept); exit 2: refused
@@ -58,10 +60,11 @@ export function dispatch(argv: string[], out: (s: string) => void = (s) => proce
       out(`the database is ${path.join(dataDir, DB_FILE)}\n`);
       return 0;
     }
-    if (!['apikey', 'token', 'regtoken', 'top', 'totp', 'audit'].includes(command)) throw new UsageError(USAGE);
+    if (!['apikey', 'token', 'regtoken', 'top', 'totp', 'audit', 'check'].includes(command)) throw new UsageError(USAGE);
     process.umask(0o077);
     requireDatabase(dataDir);
     const store = Store.open(dataDir);
+    if (command === 'check') return runCheckCommand(store, out).catch((err: unknown) => failure(err)).finally(() => store.close());
     if (command === 'regtoken' || command === 'apikey' || command === 'token') {
       // Changes: made through the change runner, so they end asynchronously.
       const change = command === 'regtoken' ? runRegTokenCommand(args, store, out) : runCredentialCommand(command, args, store, out);

@@ -17,6 +17,7 @@ export const ACTIONS = {
   deviceProvisioned: 6,
   deviceSuspended: 7,
   serverChanged: 8,
+  kernelDrift: 9,
 } as const;
 
 export type EventName = keyof typeof ACTIONS;

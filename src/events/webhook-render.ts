@@ -62,7 +62,7 @@ export function fillTemplate(template: string, values: unknown): string {
 const TITLES: Record<string, string> = {
   peerCreated: 'peer created', peerUpdated: 'peer updated', peerDeleted: 'peer deleted',
   peerRestricted: 'peer restricted (data limit reached)', peerExpired: 'peer expired',
-  deviceProvisioned: 'device provisioned', deviceSuspended: 'device suspended', serverChanged: 'server changed', test: 'test event',
+  deviceProvisioned: 'device provisioned', deviceSuspended: 'device suspended', serverChanged: 'server changed', kernelDrift: 'kernel drift repaired', test: 'test event',
 };
 
 /** One line for chat templates, e.g. "wgcp: peer created: phone (10.1.0.2) on server 1". */

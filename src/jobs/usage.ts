@@ -11,6 +11,7 @@ import { recordUsage as recordUsageChange } from '../ops/usage';
 import { isOverLimit, planUsageCycle, type Counters, type UsagePlan } from './usage-delta';
 import { historyOf } from '../history/context';
 import { metricsOf } from '../metrics/context';
+import { reconcilerOf } from './reconcile';
 
 export interface UsageCycle { plan: UsagePlan; restricted: number[]; lifted: number[] }
 
@@ -96,6 +97,8 @@ export async function collectUsage(app: App): Promise<UsageCycle> {
   const read = await readCounters(app);
   const cycle = await applyUsage(app, read);
   metricsOf(app).usageCycle.observe([], Number(process.hrtime.bigint() - started) / 1e9);
+  // Peers that differed from the dumps just read are put right (issue 24: the reconciler).
+  await reconcilerOf(app)?.afterUsage();
   return cycle;
 }
 

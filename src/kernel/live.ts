@@ -16,12 +16,13 @@ import { deleteOwnLink, foreignLinkError, isForeignLink, linkInfo, listLinks, ma
 import { peerOps, type PeerOp } from '../wg/uapi-conf';
 import { CommandError, TOOL_TIMEOUT_MS, removeSecretDir, run } from './command';
 import { ServerModel } from './model';
-import { countersOfDump } from './peer-counters';
+import { countersOfDump, type DumpCheck } from './peer-counters';
 import { FailedServers, type ServerFailure } from './failed-servers';
-import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
+import type { ForwardChange, KernelPlane, KernelRepairNote, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
 import { runSteps, runTogether, type Step } from './steps';
 import { repairOpsFor } from './peer-verify';
 import { applyPeerBatch } from './peer-batch';
+import type { DumpObserver, ReconcileTarget } from './reconcile-target';
 
 /** Read-backs of a peer after a killed `wg`: 1, 2, 4 ... 30 s apart, about ten minutes in all. */
 const VERIFY_ATTEMPTS = 25;
@@ -56,6 +57,11 @@ export class KernelLive implements KernelPlane {
 
   private readonly wan: WanFollower;
   private closed = false;
+  /** The reconciler's hooks: each dump the usage cycle reads, and each interface wireguard-go's restart restored. */
+  private dumpObserver: DumpObserver | null = null;
+  private restoredObserver: ((serverId: number, peers: number) => void) | null = null;
+  /** The reconciler's last repair of each server (shown with the server). */
+  private readonly lastRepairs = new Map<number, KernelRepairNote>();
 
   /** `wanInterfaces`: the operator's WAN names, or null to follow the default routes. */
   constructor(private readonly log: Logger, readonly driver: LinkDriver, wanInterfaces: string[] | null = null) {
@@ -99,7 +105,9 @@ export class KernelLive implements KernelPlane {
 
   serverState(serverId: number): ServerKernelState {
     const failure = this.failed.get(serverId);
-    return failure ? { state: 'failed', ...failure } : { state: 'up' };
+    const lastRepair = this.lastRepairs.get(serverId);
+    const state: ServerKernelState = failure ? { state: 'failed', ...failure } : { state: 'up' };
+    return lastRepair ? { ...state, lastRepair } : state;
   }
 
   failures(): ServerFailure[] { return this.failed.list(); }
@@ -186,8 +194,48 @@ export class KernelLive implements KernelPlane {
 
   async peerCounters(server: ServerRecord): Promise<Map<string, PeerCounters>> {
     if (this.failed.has(server.id)) return new Map();
-    return countersOfDump(await dumpInterface(server.interface));
+    const dump = await dumpInterface(server.interface);
+    const wanted = this.dumpObserver?.wanted(server.id);
+    const check: DumpCheck | undefined = wanted ? { wanted, drifted: false } : undefined;
+    const counters = countersOfDump(dump, check);
+    if (check) this.dumpObserver!.checked(server.id, check.drifted);
+    return counters;
   }
+
+  /** The reconciler's view (src/kernel/reconcile-target.ts) and its hooks. */
+  reconcileTarget(observe: DumpObserver & { restored(serverId: number, peers: number): void }): ReconcileTarget {
+    this.dumpObserver = observe;
+    this.restoredObserver = observe.restored;
+    const up = () => [...this.servers.values()].filter((m) => !this.failed.has(m.server.id));
+    const wanted = () => {
+      const policy = fullPolicy(up());
+      for (const w of this.wan.held()) policy.wan.add(w);
+      return policy;
+    };
+    return {
+      driver: this.driver.kind,
+      upServers: up,
+      wantedTable: wanted,
+      chainReference: null,
+      applyElements: (batch) => this.nft.apply(batch),
+      reloadTable: () => applyBatch(renderTable(wanted())),
+      reviveLink: async (serverId) => {
+        const m = this.model(serverId);
+        try {
+          await this.bringUpNew(m);
+        } catch (err) {
+          // Kept failing: marked failed and retried with back-off, as at start-up.
+          this.markFailed(m, err);
+          throw err;
+        }
+      },
+      configureLink: (serverId) => configureLink(this.model(serverId).server),
+      noteRepair: (serverId, note) => { if (this.servers.has(serverId)) this.lastRepairs.set(serverId, note); },
+    };
+  }
+
+  /** Process ids of wgcp's own nft (its session), so the monitor can tell its changes from others'. */
+  ownNftPids(): (number | null)[] { return [this.nft.pid()]; }
 
   /**
    * Reads one peer back from its interface and puts it right from the model, in the change
@@ -223,6 +271,7 @@ export class KernelLive implements KernelPlane {
       await syncPeers(model.server, model.peers.values());
       await configureLink(model.server);
       this.log.info('interface restored after wireguard-go restart', { interface: ifname, peers: model.peers.size });
+      this.restoredObserver?.(model.server.id, model.peers.size);
     });
   }
 
@@ -308,6 +357,7 @@ export class KernelLive implements KernelPlane {
     this.failed.clear(m.server.id);
     if (!isForeignLink(m.server.interface)) await this.driver.remove(m.server.interface);
     this.servers.delete(m.server.id);
+    this.lastRepairs.delete(m.server.id);
   }
 
   private async createServer(m: ServerModel): Promise<void> {
@@ -330,6 +380,7 @@ export class KernelLive implements KernelPlane {
     steps.push({ what: `interface ${ifname}`, run: () => this.driver.remove(ifname) });
     await runSteps(steps, this.log);
     this.servers.delete(m.server.id);
+    this.lastRepairs.delete(m.server.id);
   }
 
   private async updateServer(old: ServerModel, after: ServerRecord): Promise<void> {

@@ -8,6 +8,8 @@ import type { ServerView } from '../nft/policy';
 import type { PortForward, ServerState } from './plane';
 
 const NO_ACCESS: readonly number[] = Object.freeze([]);
+/** Revisions of peer sets, unique across models: a cache keyed on one is never fooled by another. */
+let lastRevision = 0;
 
 /** The kernel's copy of a peer: one shared hidden class, the empty allowAccess shared too. */
 export const kernelPeer = (p: KernelPeer): KernelPeer => ({
@@ -20,16 +22,21 @@ export class ServerModel implements ServerView {
   readonly forwards: Map<number, PortForward>;
   /** target peer id -> ids of peers whose allowAccess names it. */
   private readonly referrers: Map<number, Set<number>>;
+  /** Moves on every change of the peers (shared with the models that share them): what is derived from them can be kept. */
+  private readonly revisionBox: { value: number };
 
   constructor(public server: ServerRecord, peers: Iterable<KernelPeer> = [], forwards: Iterable<PortForward> = [], shared?: ServerModel) {
     this.peers = shared?.peers ?? new Map();
     this.forwards = shared?.forwards ?? new Map();
     this.referrers = shared?.referrers ?? new Map();
+    this.revisionBox = shared?.revisionBox ?? { value: ++lastRevision };
     for (const p of peers) this.putPeer(p);
     for (const f of forwards) this.forwards.set(f.id, f);
   }
 
   static of(state: ServerState): ServerModel { return new ServerModel(state.server, state.peers, state.forwards); }
+
+  get revision(): number { return this.revisionBox.value; }
 
   referrersOf(id: number): Iterable<number> { return this.referrers.get(id) ?? []; }
 
@@ -43,6 +50,7 @@ export class ServerModel implements ServerView {
 
   putPeer(record: KernelPeer): void {
     const peer = kernelPeer(record);
+    this.revisionBox.value = ++lastRevision;
     const old = this.peers.get(peer.id);
     if (old) this.unlink(old);
     this.peers.set(peer.id, peer);
@@ -57,6 +65,7 @@ export class ServerModel implements ServerView {
   deletePeer(id: number): void {
     const old = this.peers.get(id);
     if (!old) return;
+    this.revisionBox.value = ++lastRevision;
     this.unlink(old);
     this.peers.delete(id);
     for (const s of this.referrers.get(id) ?? []) {

@@ -20,8 +20,21 @@ function count(text: string, from: number, to: number, what: string): number {
   return n;
 }
 
+/**
+ * The reconciler's look at the same dump, in the same pass (issue 24): each key's preshared
+ * key, allowed IPs and keepalive against the peers wgcp holds. `drifted` says only whether
+ * anything differs; src/kernel/reconcile-peers.ts finds what, when it does.
+ */
+export interface DumpCheck {
+  wanted: ReadonlyMap<string, { peer: { presharedKey: string }; allowed: string }>;
+  drifted: boolean;
+}
+
+const sortedList = (list: string): string => list.split(',').map((s) => s.trim()).filter(Boolean).sort().join(',');
+const same = (text: string, from: number, to: number, wanted: string): boolean => to - from === wanted.length && text.startsWith(wanted, from);
+
 /** Counters by public key; the dump holds keys, so only these leave here. */
-export function countersOfDump(text: string): Map<string, PeerCounters> {
+export function countersOfDump(text: string, check?: DumpCheck): Map<string, PeerCounters> {
   const out = new Map<string, PeerCounters>();
   let start = text.indexOf('\n') + 1;
   if (start === 0 && text.trim() === '') throw new Error('wg dump: empty output');
@@ -32,13 +45,21 @@ export function countersOfDump(text: string): Map<string, PeerCounters> {
       let found = 0;
       for (let i = start; i < end && found < 7; i++) if (text.charCodeAt(i) === TAB) tabs[found++] = i;
       if (found < 7) throw new Error(`wg dump: peer line ${line} has ${found + 1} fields, expected 8`);
-      out.set(text.slice(start, tabs[0]), {
+      const key = text.slice(start, tabs[0]);
+      out.set(key, {
         latestHandshake: count(text, tabs[3] + 1, tabs[4], 'latest-handshake'),
         rxBytes: count(text, tabs[4] + 1, tabs[5], 'transfer-rx'),
         txBytes: count(text, tabs[5] + 1, tabs[6], 'transfer-tx'),
       });
+      if (check && !check.drifted) {
+        const w = check.wanted.get(key);
+        if (!w || !same(text, tabs[0] + 1, tabs[1], w.peer.presharedKey) || !same(text, tabs[6] + 1, end, 'off')) check.drifted = true;
+        // The same allowed IPs in another order are no drift.
+        else if (!same(text, tabs[2] + 1, tabs[3], w.allowed)) check.drifted = sortedList(text.slice(tabs[2] + 1, tabs[3])) !== sortedList(w.allowed);
+      }
     }
     start = text.charCodeAt(end) === NEWLINE ? end + 1 : text.length;
   }
+  if (check && !check.drifted && out.size !== check.wanted.size) check.drifted = true;
   return out;
 }

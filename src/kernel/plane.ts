@@ -58,7 +58,10 @@ export interface ReconcileOptions {
 }
 
 /** How a server stands in the kernel: up, failed (with why, retried), or off (no kernel backend). */
-export type ServerKernelState = { state: 'up' } | { state: 'off' } | ({ state: 'failed' } & ServerFailure);
+export type ServerKernelState = ({ state: 'up' } | { state: 'off' } | ({ state: 'failed' } & ServerFailure)) & { lastRepair?: KernelRepairNote };
+
+/** The reconciler's last repair of a server's part of the kernel (counts by kind, no keys). */
+export interface KernelRepairNote { at: string; repairs: number; kinds: Record<string, number> }
 
 export interface KernelPlane {
   readonly state: 'on' | 'off';

@@ -25,6 +25,9 @@ export class WanFollower {
     return this.wan;
   }
 
+  /** The set's elements as last applied (no detection). */
+  held(): ReadonlySet<string> { return this.wan; }
+
   close(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;

@@ -152,6 +152,16 @@ export const FAMILIES: readonly Family[] = [
     samples: (d) => d.tally.kernelFailures.samples(),
   },
   {
+    name: 'wgcp_kernel_drift_repairs_total', type: 'counter', labelNames: ['kind'],
+    help: 'Items of the kernel the reconciler found changed under wgcp and put right, by kind (peer, link, nft, ipv6).',
+    samples: (d) => d.tally.driftRepairs.samples(),
+  },
+  {
+    name: 'wgcp_kernel_drift_checks_total', type: 'counter', labelNames: ['kind'],
+    help: 'Compares of the kernel with what wgcp holds, by kind (with drift or without).',
+    samples: (d) => d.tally.driftChecks.samples(),
+  },
+  {
     name: 'wgcp_usage_cycle_duration_seconds', type: 'histogram', labelNames: [],
     help: 'Time of one usage cycle: read every interface\'s counters, store usage, record history, apply data limits.',
     samples: (d) => histogramSamples('wgcp_usage_cycle_duration_seconds', d.tally.usageCycle),

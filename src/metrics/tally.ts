@@ -57,11 +57,15 @@ export class MetricsTally {
   readonly kernelApply = new HistogramTally(DURATION_BUCKETS, ['kind']);
   readonly kernelFailures = new CounterTally(['kind']);
   readonly usageCycle = new HistogramTally(DURATION_BUCKETS, []);
+  /** Items the reconciler put right, and the compares it made, by kind (issue 24). */
+  readonly driftRepairs = new CounterTally(['kind']);
+  readonly driftChecks = new CounterTally(['kind']);
 
   constructor() {
     // Known label values start at 0, so that rate() and increase() see their first event.
     for (const kind of ['server', 'peer', 'forward', 'reconcile']) this.kernelFailures.inc([kind], 0);
     for (const result of ['ok', 'rejected', 'error']) this.heartbeats.inc([result], 0);
+    for (const kind of ['peer', 'link', 'nft', 'ipv6']) { this.driftRepairs.inc([kind], 0); this.driftChecks.inc([kind], 0); }
     for (const result of ['provisioned', 'rejected', 'limited', 'error']) this.provisions.inc([result], 0);
   }
 }

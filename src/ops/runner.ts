@@ -25,7 +25,11 @@ export type KernelChange =
   /** Many peers at once, one kernel batch (a boundary of access schedules). */
   | { peers: PeerChange[] }
   | { server: ServerChange }
-  | { forward: ForwardChange };
+  | { forward: ForwardChange }
+  | { repair: KernelRepair };
+
+/** The reconciler's repair: puts the kernel back to what the store says; it has no inverse (undoing it would break the kernel again). */
+export interface KernelRepair { what: string; run(): Promise<void> }
 
 /** What the commit step is handed: the store to write and the recorder of the change's events. */
 export interface Commit {
@@ -62,6 +66,7 @@ export function inverseOf(k: KernelChange): KernelChange {
     return { peer: { ...k.peer, before: after, after: before, forwards: forwards && { before: forwards.after, after: forwards.before } } };
   }
   if ('server' in k) return { server: { ...k.server, before: k.server.after, after: k.server.before } };
+  if ('repair' in k) return { repair: { what: k.repair.what, run: async () => {} } };
   return { forward: { ...k.forward, before: k.forward.after, after: k.forward.before } };
 }
 
@@ -79,7 +84,7 @@ function idOf(r: unknown): string | number | null {
 /** How long a kernel step may take before the log says a change waits for it. */
 const SLOW_KERNEL_MS = 1000;
 
-const describe = (k: KernelChange): string => ('peers' in k ? 'peers' : 'peer' in k ? 'peer' : 'server' in k ? 'server' : 'forward');
+const describe = (k: KernelChange): string => ('peers' in k ? 'peers' : 'peer' in k ? 'peer' : 'server' in k ? 'server' : 'repair' in k ? 'repair' : 'forward');
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export class ChangeRunner {
@@ -170,6 +175,7 @@ export class ChangeRunner {
     if ('peers' in k) return this.applyPeers(k.peers);
     if ('peer' in k) return this.kernel.applyPeer(k.peer);
     if ('server' in k) return this.kernel.applyServer(k.server);
+    if ('repair' in k) return k.repair.run();
     return this.kernel.applyForward(k.forward);
   }
 

@@ -11,6 +11,13 @@ export function peerEventData(server: Pick<ServerRecord, 'mode'>, peer: PeerReco
   return { mode: server.mode, peer: presentPeer(peer), ...extra };
 }
 
+/** kernelDrift: what the reconciler found different in the kernel and put right (counts by kind, never keys). */
+export function kernelDriftEventData(found: { kind: string; interface: string | null; counts: Record<string, number>; items: number }[]) {
+  const kinds: Record<string, number> = {};
+  for (const f of found) kinds[f.kind] = (kinds[f.kind] ?? 0) + f.items;
+  return { repairs: found.reduce((n, f) => n + f.items, 0), kinds, findings: found.map((f) => ({ kind: f.kind, interface: f.interface, counts: f.counts })) };
+}
+
 /** serverChanged: created, updated or deleted. */
 export function serverEventData(change: 'created' | 'updated' | 'deleted', server: ServerRecord, kernel: ServerKernelState) {
   return { change, server: presentServerSummary(server, kernel) };

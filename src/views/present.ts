@@ -56,8 +56,9 @@ export function presentWebhook(w: WebhookRecord) {
 
 /** A server's standing in the kernel, as the API shows it. */
 export function presentKernelState(k: ServerKernelState) {
-  if (k.state !== 'failed') return { kernelState: k.state, kernelFailure: null };
-  return { kernelState: k.state, kernelFailure: { reason: k.reason, since: k.since, attempts: k.attempts, nextRetryAt: k.nextRetryAt } };
+  const lastKernelRepair = k.lastRepair ?? null;
+  if (k.state !== 'failed') return { kernelState: k.state, kernelFailure: null, lastKernelRepair };
+  return { kernelState: k.state, kernelFailure: { reason: k.reason, since: k.since, attempts: k.attempts, nextRetryAt: k.nextRetryAt }, lastKernelRepair };
 }
 
 export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: WebhookRecord[], kernel: ServerKernelState) {

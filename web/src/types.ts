@@ -18,6 +18,7 @@ export interface Server {
   id: number; name: string; endpoint: string; mode: 'forward' | 'standalone'; publicKey: string; interface: string;
   address: string; address6: string | null; listenPort: number; dns: string; mtu: number | null; kernelState: 'up' | 'failed' | 'off';
   kernelFailure: { reason: string; since: string; attempts: number; nextRetryAt: string } | null;
+  lastKernelRepair: { at: string; repairs: number; kinds: Record<string, number> } | null;
   peers?: Peer[]; webhooks?: Webhook[]; createdAt: string; updatedAt: string;
 }
 /** answer of GET /api/servers/{id}/stats */

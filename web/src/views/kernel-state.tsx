@@ -15,3 +15,10 @@ export function KernelState({ server }: { server: Pick<Server, 'kernelState' | '
     </span>
   );
 }
+
+const KIND_WORDS: Record<string, string> = { peer: 'peers', link: 'interface', nft: 'packet filter', ipv6: 'IPv6 forwarding' };
+
+/** The reconciler's last repair in words: "2 peers, 1 packet filter". */
+export function repairWords(kinds: Record<string, number>): string {
+  return Object.entries(kinds).map(([k, n]) => `${n} ${KIND_WORDS[k] ?? k}`).join(', ') || 'nothing';
+}

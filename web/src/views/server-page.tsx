@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import { api, get } from '../api';
 import { ConfirmDelete } from '../confirm';
 import { formatDate } from '../format';
+import { repairWords } from './kernel-state';
 import { useLive } from '../live';
 import { LoadError, useLoad, useThrottled, useTitle } from '../load';
 import { serverNames, useServerName } from '../names';
@@ -28,7 +29,7 @@ export function ServerPage({ id, tab }: { id: string; tab: Tab }) {
     return s;
   }, [id, peersShown]);
   const reload = useThrottled(server.reload, 500);
-  useLive((e) => { if (e.event === 'serverChanged' && String(e.serverID) === id) reload(); }, [id, reload]);
+  useLive((e) => { if ((e.event === 'serverChanged' || e.event === 'kernelDrift') && (String(e.serverID) === id || e.serverID === 0)) reload(); }, [id, reload]);
   const s = server.data;
   const known = useServerName(Number(id));
   const name = s?.name ?? known;
@@ -61,6 +62,7 @@ export function ServerPage({ id, tab }: { id: string; tab: Tab }) {
           <div><dt>IPv6 tunnel address</dt><dd>{s.address6 ? <code>{s.address6}</code> : 'none: IPv4 only'}</dd></div>
           <div><dt>Listen port</dt><dd>{s.listenPort}</dd></div>
           <div><dt>Kernel</dt><dd><KernelState server={s} /></dd></div>
+          {s.lastKernelRepair && <div><dt>Last kernel repair</dt><dd class="kernel-repair">{formatDate(s.lastKernelRepair.at)}: {repairWords(s.lastKernelRepair.kinds)}</dd></div>}
           <div class="wide"><dt>Public key</dt><dd><code class="key">{s.publicKey}</code></dd></div>
           <div><dt>Created</dt><dd>{formatDate(s.createdAt)}</dd></div>
         </dl>

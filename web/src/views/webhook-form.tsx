@@ -6,7 +6,7 @@ import type { Webhook } from '../types';
 
 export const ACTIONS: [number, string][] = [
   [1, 'Peer created'], [2, 'Peer updated'], [3, 'Peer deleted'], [4, 'Peer restricted (data limit)'],
-  [5, 'Peer expired'], [6, 'Device provisioned'], [7, 'Device suspended'], [8, 'Server changed'],
+  [5, 'Peer expired'], [6, 'Device provisioned'], [7, 'Device suspended'], [8, 'Server changed'], [9, 'Kernel drift repaired'],
 ];
 
 const MASK = '********';

@@ -1,0 +1,46 @@
+// `wgcp check`: compares the kernel with the database, as the daemon's reconciler does,
+// and prints what differs without repairing anything; exit 1 when something does. It reads
+// the kernel itself (wgcp's links, their peers, `inet wgcp`, IPv6 forwarding), so it works
+// with the daemon stopped too; the WAN set is the one wgcpd would hold
+// (WGCP_WAN_INTERFACES, else the interfaces of the default routes).
+import type { Store } from '../store/store';
+import { COMPARERS } from '../kernel/reconcile-comparers';
+import type { ReconcileTarget } from '../kernel/reconcile-target';
+import { ServerModel } from '../kernel/model';
+import { detectWanInterfaces } from '../kernel/wan';
+import { fullPolicy } from '../nft/policy';
+import { ifnameElement } from '../nft/elements';
+
+const readOnly = async (): Promise<void> => { throw new Error('wgcp check repairs nothing'); };
+
+/** What the database says the kernel holds, seen through the comparers' target (nothing it may change). */
+function databaseTarget(store: Store): ReconcileTarget {
+  const models = store.servers.list().map((server) => ServerModel.of({ server, peers: store.peers.kernelPeersOf(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) }));
+  const wan = process.env.WGCP_WAN_INTERFACES?.split(',').map((s) => s.trim()).filter(Boolean) ?? detectWanInterfaces();
+  return {
+    // A link that is gone is reported whatever runs it.
+    driver: 'kernel',
+    upServers: () => models,
+    wantedTable: () => {
+      const policy = fullPolicy(models);
+      for (const w of wan) policy.wan.add(ifnameElement(w));
+      return policy;
+    },
+    chainReference: null,
+    applyElements: readOnly, reloadTable: readOnly, reviveLink: readOnly, configureLink: readOnly, noteRepair: () => {},
+  };
+}
+
+/** Prints each difference (no keys); resolves to the exit code: 0 none, 1 some. */
+export async function runCheckCommand(store: Store, out: (s: string) => void): Promise<number> {
+  const target = databaseTarget(store);
+  let found = 0;
+  for (const c of COMPARERS) {
+    for (const f of await c.inspect(target, null)) {
+      found++;
+      out(`${f.kind}\t${f.summary}\n`);
+    }
+  }
+  out(found === 0 ? 'the kernel holds what the database says\n' : `${found} difference${found === 1 ? '' : 's'}: wgcpd repairs them (docs/kernel.md, "Drift")\n`);
+  return found === 0 ? 0 : 1;
+}

@@ -1,0 +1,97 @@
+// A kept `nft monitor` child: tells when someone other than wgcp changed `inet wgcp`. nft
+// prints each transaction's lines and then `# new generation N by process PID (comm)`; a
+// transaction that touched the table and came from a process that is not one of wgcp's own
+// (its `nft -i` session, or a child of the daemon) is foreign, and the owner is told after a
+// short quiet time so that a burst (a flush, a script) costs one compare. Restarted with
+// back-off if it dies.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import type { Logger } from '../log';
+
+export const MONITOR_QUIET_MS = 200;
+const RESTART_FIRST_MS = 1000;
+const RESTART_MAX_MS = 60_000;
+
+/** True when a transaction's lines touched wgcp's table. */
+export const touchesWgcp = (line: string): boolean => / inet wgcp( |$)/.test(line);
+
+/** The pid of a `# new generation` line, or null for any other line. */
+export function generationPid(line: string): number | null {
+  const m = /^# new generation \d+ by process (\d+)/.exec(line);
+  return m ? Number(m[1]) : null;
+}
+
+/** True when the process is the daemon's own child (it may be gone already: then it is not known as ours). */
+function isOwnChild(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === process.pid;
+  } catch {
+    return false;
+  }
+}
+
+export class NftMonitor {
+  private child: ChildProcess | null = null;
+  private touched = false;
+  private buffer = '';
+  private quiet: NodeJS.Timeout | null = null;
+  private restartTimer: NodeJS.Timeout | null = null;
+  private backoffMs = RESTART_FIRST_MS;
+  private closed = false;
+  /** Foreign transactions seen (for tests and the log). */
+  foreign = 0;
+
+  /** `ownPids()`: pids wgcp's own nft runs under now; `onForeign()` after a quiet time. */
+  constructor(private readonly log: Logger, private readonly ownPids: () => (number | null)[], private readonly onForeign: () => void, private readonly quietMs = MONITOR_QUIET_MS) {}
+
+  start(): void {
+    if (this.closed || this.child) return;
+    const child = spawn('nft', ['monitor'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    this.child = child;
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => this.take(d));
+    child.on('error', (err) => this.log.warn('nft monitor could not run: drift of the table is seen by the periodic audit only', { error: err.message }));
+    child.on('close', () => {
+      if (this.child === child) this.child = null;
+      if (this.closed) return;
+      this.restartTimer = setTimeout(() => { this.restartTimer = null; this.start(); }, this.backoffMs);
+      this.restartTimer.unref();
+      this.backoffMs = Math.min(this.backoffMs * 2, RESTART_MAX_MS);
+    });
+    // A monitor that stays up earns back the short delay.
+    setTimeout(() => { if (this.child === child) this.backoffMs = RESTART_FIRST_MS; }, 60_000).unref();
+  }
+
+  pid(): number | null { return this.child?.pid ?? null; }
+
+  close(): void {
+    this.closed = true;
+    if (this.quiet) clearTimeout(this.quiet);
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    this.child?.kill('SIGTERM');
+    this.child = null;
+  }
+
+  private take(data: string): void {
+    this.buffer += data;
+    let nl: number;
+    while ((nl = this.buffer.indexOf('\n')) >= 0) {
+      const line = this.buffer.slice(0, nl);
+      this.buffer = this.buffer.slice(nl + 1);
+      const pid = generationPid(line);
+      if (pid === null) {
+        if (touchesWgcp(line)) this.touched = true;
+        continue;
+      }
+      if (this.touched && !this.ownPids().includes(pid) && !isOwnChild(pid)) this.foreignSeen();
+      this.touched = false;
+    }
+  }
+
+  private foreignSeen(): void {
+    this.foreign++;
+    if (this.quiet) clearTimeout(this.quiet);
+    this.quiet = setTimeout(() => { this.quiet = null; this.onForeign(); }, this.quietMs);
+    this.quiet.unref();
+  }
+}

@@ -1,0 +1,55 @@
+// A repair of the kernel is a change like any other, authored by the reconciler: in its turn
+// of the change runner the comparers read the kernel again (what they saw before the turn
+// may be stale by now), each difference is put right with the same incremental steps a
+// change uses, and the commit records one kernelDrift event a server (0: the router-wide
+// table) and the audit row. A finding whose repair fails is left for the next pass.
+import type { App } from '../app';
+import type { Comparer, Finding, ReconcileTarget } from '../kernel/reconcile-target';
+import type { Actor } from '../store/audit';
+import { kernelDriftEventData } from '../views/event-data';
+
+export const RECONCILER_ACTOR: Actor = { kind: 'reconciler', id: null, name: 'reconciler', role: null, address: null };
+
+export interface RepairResult { repaired: Finding[]; failed: { finding: Finding; error: string }[] }
+
+export function repairKernel(app: App, target: ReconcileTarget, comparers: readonly Comparer[], servers: ReadonlySet<number> | null): Promise<RepairResult> {
+  const result: RepairResult = { repaired: [], failed: [] };
+  return app.runner.run('kernel.repair', () => ({
+    kernel: [{
+      repair: {
+        what: 'kernel repair',
+        async run() {
+          for (const c of comparers) {
+            for (const f of await c.inspect(target, servers)) {
+              try {
+                await f.repair();
+                result.repaired.push(f);
+              } catch (err) {
+                result.failed.push({ finding: f, error: err instanceof Error ? err.message : String(err) });
+              }
+            }
+          }
+        },
+      },
+    }],
+    commit: ({ event }) => {
+      const byServer = new Map<number, Finding[]>();
+      for (const f of result.repaired) byServer.set(f.serverId ?? 0, [...byServer.get(f.serverId ?? 0) ?? [], f]);
+      for (const [serverId, found] of byServer) event('kernelDrift', serverId, kernelDriftEventData(found));
+      return result;
+    },
+    audit: (r) => (r.repaired.length === 0 ? null : { targetType: 'kernel', targetId: null, summary: kernelDriftEventData(r.repaired).kinds }),
+  }), { actor: RECONCILER_ACTOR });
+}
+
+/** A repair made outside the turn by a supervisor (wireguard-go restarted and restored): recorded as the reconciler's. */
+export function recordRestored(app: App, found: Finding): Promise<RepairResult> {
+  const result: RepairResult = { repaired: [found], failed: [] };
+  return app.runner.run('kernel.repair', () => ({
+    commit: ({ event }) => {
+      event('kernelDrift', found.serverId ?? 0, kernelDriftEventData([found]));
+      return result;
+    },
+    audit: () => ({ targetType: 'kernel', targetId: found.serverId, summary: kernelDriftEventData([found]).kinds }),
+  }), { actor: RECONCILER_ACTOR });
+}

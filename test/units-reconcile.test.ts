@@ -1,0 +1,127 @@
+// The reconciler's pure parts: a `wg show dump` against the peers wgcp holds, the table as
+// `nft -j list` shows it against the policy, and the monitor's reading of nft's lines.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { generateKeyPair, generatePresharedKey } from '../src/wg/keys';
+import { peerDrift, peerRepairOps, wantedPeers } from '../src/kernel/reconcile-peers';
+import { expectedStructure, nftDrift, parseTable } from '../src/kernel/reconcile-nft';
+import { generationPid, touchesWgcp } from '../src/kernel/nft-monitor';
+import { countersOfDump } from '../src/kernel/peer-counters';
+import { emptyElements } from '../src/nft/elements';
+import type { KernelPeer } from '../src/store/peers';
+
+const t = suite('the reconciler\'s compares');
+
+const peer = (id: number, ip6: string | null = null): KernelPeer => ({
+  id, ip: `10.8.0.${id + 1}`, ip6, publicKey: generateKeyPair().publicKey, presharedKey: generatePresharedKey(), allowAccess: [], allowInternet: false, enabled: true,
+});
+const line = (p: KernelPeer, o: { psk?: string; allowed?: string; keepalive?: string } = {}) =>
+  [p.publicKey, o.psk ?? p.presharedKey, '(none)', o.allowed ?? (p.ip6 ? `${p.ip}/32,${p.ip6}/128` : `${p.ip}/32`), '0', '0', '0', o.keepalive ?? 'off'].join('\t');
+const dumpOf = (...lines: string[]) => ['PRIV\tPUB\t51820\toff', ...lines].join('\n') + '\n';
+
+t('a dump that holds exactly the enabled peers is no drift, whatever the order of allowed IPs', () => {
+  const a = peer(1, 'fd00::2');
+  const b = peer(2);
+  const off = { ...peer(3), enabled: false };
+  assert.is(peerDrift(dumpOf(line(a), line(b)), wantedPeers([a, b, off])), null);
+  assert.is(peerDrift(dumpOf(line(a, { allowed: `${a.ip6}/128,${a.ip}/32` }), line(b)), wantedPeers([a, b])), null);
+});
+
+t('finds missing, wrong, keepalive and foreign peers, and repairs each with its own wg set', () => {
+  const [a, b, c, d] = [peer(1), peer(2, 'fd00::3'), peer(3), peer(4)];
+  const stranger = generateKeyPair().publicKey;
+  const dump = dumpOf(line(b, { allowed: `${b.ip}/32` }), line(c, { keepalive: '25' }), line(d, { psk: '(none)' }), [stranger, '(none)', '(none)', '10.8.0.99/32', '0', '0', '0', 'off'].join('\t'));
+  const drift = peerDrift(dump, wantedPeers([a, b, c, d]))!;
+  assert.equal(drift.missing.map((p) => p.id), [1]);
+  assert.equal(drift.wrong.map((p) => p.id).sort(), [2, 4]);
+  assert.equal(drift.keepalive, [c.publicKey]);
+  assert.equal(drift.extra, [stranger]);
+  const ops = peerRepairOps('wgcp1', drift);
+  assert.is(ops.length, 5, 'one call per drifted peer: O(k), not a resync');
+  assert.equal(ops[0].args, ['set', 'wgcp1', 'peer', stranger, 'remove']);
+  assert.ok(ops.some((o) => o.args.includes(a.publicKey) && o.secret === `${a.presharedKey}\n`));
+  assert.ok(ops.some((o) => o.args.join(' ').endsWith(`${c.publicKey} persistent-keepalive off`)));
+});
+
+t('the usage cycle\'s parser tells, in its own pass, whether a dump differs at all', () => {
+  const a = peer(1, 'fd00::2');
+  const b = peer(2);
+  const wanted = wantedPeers([a, b]);
+  const drifted = (dump: string) => { const check = { wanted, drifted: false }; countersOfDump(dump, check); return check.drifted; };
+  assert.is(drifted(dumpOf(line(a), line(b))), false);
+  assert.is(drifted(dumpOf(line(a, { allowed: `${a.ip6}/128,${a.ip}/32` }), line(b))), false, 'the same allowed IPs in another order');
+  assert.is(drifted(dumpOf(line(a))), true, 'a peer missing');
+  assert.is(drifted(dumpOf(line(a), line(b), line(peer(3)))), true, 'a peer not wgcp\'s');
+  assert.is(drifted(dumpOf(line(a), line(b, { keepalive: '25' }))), true, 'a keepalive');
+  assert.is(drifted(dumpOf(line(a, { psk: '(none)' }), line(b))), true, 'a preshared key');
+  assert.is(drifted(dumpOf(line(a, { allowed: `${a.ip}/32` }), line(b))), true, 'an allowed IP gone');
+});
+
+const tableJson = (extra: unknown[] = [], skip: string[] = []) => {
+  const s = expectedStructure();
+  const items: unknown[] = [{ metainfo: {} }, { table: { family: 'inet', name: 'wgcp', handle: 1 } }];
+  for (const [name, kind] of s.sets) {
+    if (skip.includes(name)) continue;
+    const base = { family: 'inet', table: 'wgcp', name };
+    if (name === 'tunnels') items.push({ set: { ...base, type: 'ifname', elem: ['wgcp1'] } });
+    else if (name === 'pairs') items.push({ set: { ...base, type: ['ipv4_addr', 'ipv4_addr'], elem: [{ concat: ['10.8.0.2', '10.8.0.3'] }] } });
+    else if (name === 'port_forwards') items.push({ map: { ...base, type: ['inet_proto', 'inet_service'], map: 'ipv4_addr . inet_service', elem: [[{ concat: ['tcp', 8080] }, { concat: ['10.8.0.5', 80] }]] } });
+    else items.push({ [kind]: { ...base, type: 'ipv4_addr' } });
+  }
+  for (const [chain, count] of s.rules) {
+    items.push({ chain: { family: 'inet', table: 'wgcp', name: chain } });
+    for (let i = 0; i < count; i++) items.push({ rule: { family: 'inet', table: 'wgcp', chain, expr: [{ accept: null, n: i }] } });
+  }
+  return JSON.stringify({ nftables: [...items, ...extra] });
+};
+
+const wanted = () => {
+  const el = emptyElements();
+  el.tunnels.add('"wgcp1"');
+  el.pairs.add('10.8.0.2 . 10.8.0.3');
+  el.forwards.set('tcp . 8080', '10.8.0.5 . 80');
+  return el;
+};
+
+t('reads the table\'s elements in the policy\'s own syntax: equal to what wgcp holds is no drift', () => {
+  const state = parseTable(tableJson())!;
+  assert.ok(state.elements.tunnels.has('"wgcp1"'));
+  assert.ok(state.elements.pairs.has('10.8.0.2 . 10.8.0.3'));
+  assert.is(state.elements.forwards.get('tcp . 8080'), '10.8.0.5 . 80');
+  assert.is(nftDrift(state, wanted(), null), null);
+});
+
+t('an element gone or added by hand is one element batch; a gone table, set or foreign chain a reload', () => {
+  const w = wanted();
+  w.pairs.add('10.8.0.4 . 10.8.0.5');
+  w.pairs.delete('10.8.0.2 . 10.8.0.3');
+  const d = nftDrift(parseTable(tableJson())!, w, null)!;
+  assert.is(d.rebuild, false);
+  assert.is(d.added, 1);
+  assert.is(d.removed, 1);
+  assert.match(d.batch, /delete element inet wgcp pairs \{ 10\.8\.0\.2 \. 10\.8\.0\.3 \}/);
+  assert.match(d.batch, /add element inet wgcp pairs \{ 10\.8\.0\.4 \. 10\.8\.0\.5 \}/);
+  assert.is(nftDrift(null, wanted(), null)!.rebuild, true);
+  assert.is(parseTable(JSON.stringify({ nftables: [{ metainfo: {} }] })), null);
+  assert.match(nftDrift(parseTable(tableJson([], ['pairs']))!, wanted(), null)!.why!, /pairs is missing/);
+  const foreign = nftDrift(parseTable(tableJson([{ chain: { family: 'inet', table: 'wgcp', name: 'mine' } }]))!, wanted(), null)!;
+  assert.match(foreign.why!, /chain mine is not wgcp's/);
+});
+
+t('a rule changed by hand is seen against the chains as wgcp loaded them', () => {
+  const reference = parseTable(tableJson())!.chains;
+  const changed = tableJson().replace('{"accept":null,"n":0}', '{"drop":null,"n":0}');
+  assert.match(nftDrift(parseTable(changed)!, wanted(), reference)!.why!, /was changed/);
+  assert.is(nftDrift(parseTable(tableJson())!, wanted(), reference), null);
+});
+
+t('the monitor tells wgcp\'s table from others, and reads the process of each transaction', () => {
+  assert.ok(touchesWgcp('delete element inet wgcp pairs { 10.0.0.1 . 10.0.0.2 }'));
+  assert.ok(touchesWgcp('delete table inet wgcp'));
+  assert.not.ok(touchesWgcp('add element inet wgcpx pairs { 10.0.0.1 }'));
+  assert.not.ok(touchesWgcp('add rule inet fw4 input accept'));
+  assert.is(generationPid('# new generation 4 by process 17225 (nft)'), 17225);
+  assert.is(generationPid('add table inet wgcp'), null);
+});
+
+t.run();
