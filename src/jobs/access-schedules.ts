@@ -27,8 +27,6 @@ export interface AccessScheduler {
   /** The earliest boundary kept (ms), and how many peers are kept. */
   nextAt(): number | null;
   size(): number;
-  /** Ticks that found a boundary due (each made at most one change). */
-  readonly stats: { wakes: number; dueTicks: number };
   stop(): Promise<void>;
 }
 
@@ -52,7 +50,6 @@ export async function startAccessSchedules(app: App, opts: SchedulerOptions = {}
   let lastNow = clock().getTime();
   let running: Promise<ScheduleOutcome | null> | null = null;
   let stopped = false;
-  const stats = { wakes: 0, dueTicks: 0 };
 
   const keep = (id: number, schedule: Schedule | null | undefined, now: number): void => {
     if (schedule) heap.set(id, stateAt(schedule, now).next); else heap.delete(id);
@@ -98,7 +95,6 @@ export async function startAccessSchedules(app: App, opts: SchedulerOptions = {}
     lastNow = now;
     const top = heap.peekAt();
     if (top === null || top > now) return null;
-    stats.dueTicks++;
     return apply(heap.popDue(now));
   };
 
@@ -121,10 +117,7 @@ export async function startAccessSchedules(app: App, opts: SchedulerOptions = {}
     return p;
   };
 
-  const wake = async (): Promise<void> => {
-    stats.wakes++;
-    await serial(tickOnce);
-  };
+  const wake = async (): Promise<void> => { await serial(tickOnce); };
 
   const onEvent = (e: WgcpEvent): void => {
     const peer = e.data.peer as PeerShown | undefined;
@@ -143,7 +136,6 @@ export async function startAccessSchedules(app: App, opts: SchedulerOptions = {}
     rebuild: () => serial(rebuildOnce),
     nextAt: () => heap.peekAt(),
     size: () => heap.size,
-    stats,
     async stop() {
       stopped = true;
       unsubscribe();
