@@ -3,8 +3,8 @@
 // whose boundary is due and applies them as one change (src/ops/schedules.ts). A minute
 // without a due boundary looks at the heap's top and nothing else. The heap follows the
 // committed peer events (a schedule set, changed, cleared, a peer deleted), so the API's
-// changes reach it without a scan; start-up (and a clock that went back) rebuilds it from
-// the one query of scheduled peers and puts right what changed while the daemon was down.
+// changes reach it without a scan; start-up, a server changed (a restore) and a clock that
+// went back rebuild it from the one query of scheduled peers and put right what is wrong.
 import type { App } from '../app';
 import type { WgcpEvent } from '../events/bus';
 import { jobActor } from '../ops/runner';
@@ -120,6 +120,9 @@ export async function startAccessSchedules(app: App, opts: SchedulerOptions = {}
   const wake = async (): Promise<void> => { await serial(tickOnce); };
 
   const onEvent = (e: WgcpEvent): void => {
+    // A server made, changed or gone (a restore into the running daemon replaces every row
+    // and announces only these): the schedules are read again, as at start.
+    if (e.event === 'serverChanged') { void serial(rebuildOnce); return; }
     const peer = e.data.peer as PeerShown | undefined;
     if (!peer || typeof peer.id !== 'number') return;
     if (applying) touched.add(peer.id);
