@@ -21,8 +21,8 @@ import { FailedServers, type ServerFailure } from './failed-servers';
 import type { ForwardChange, KernelPlane, KernelRepairNote, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
 import { runSteps, runTogether, type Step } from './steps';
 import { repairOpsFor } from './peer-verify';
-import { applyPeerBatch } from './peer-batch';
 import type { DumpObserver, ReconcileTarget } from './reconcile-target';
+import { applyPeerBatch } from './peer-batch';
 
 /** Read-backs of a peer after a killed `wg`: 1, 2, 4 ... 30 s apart, about ten minutes in all. */
 const VERIFY_ATTEMPTS = 25;
