@@ -7,7 +7,9 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import fs from 'node:fs';
 import { client, startTestDaemon, tempDir } from './helpers/daemon';
+import { stageRestore } from '../src/ops/restore';
 
 const run = promisify(execFile);
 const CLI = path.join(__dirname, '../src/cli/main.js');
@@ -51,6 +53,40 @@ t('a restored daemon holds the schedule, and the peer it keeps off stays off', a
     }
   } finally {
     await src.stop();
+  }
+});
+
+t('a restore into the running daemon reads the schedules again: a peer the backup had on while its window is closed goes off', async () => {
+  const d = await startTestDaemon();
+  const api = client(d);
+  try {
+    const s = (await api.post('/api/servers', { name: 'live', endpoint: 'vpn.example.com:51820', mode: 'forward' })).json;
+    const p = (await api.post(`/api/servers/${s.id}/peers`, { name: 'restored-timed', schedule: closedNow() })).json;
+    assert.equal(p.disabledReasons, ['schedule']);
+    const backup = await api.get('/api/backup');
+    assert.is(backup.status, 200);
+    const file = path.join(tempDir('wgcp-sched-live-'), 'router.db');
+    fs.writeFileSync(file, backup.bytes);
+    // As if the backup was taken while the window was open: on, no reason, the same schedule.
+    const db = new Database(file);
+    db.prepare("UPDATE peers SET enabled = 1, disabled_reasons = '' WHERE id = ?").run(p.id);
+    db.close();
+    // And the peer gone from the running daemon since, so that the restore brings it back.
+    assert.is((await api.del(`/api/peers/${p.id}`)).status, 204);
+    await stageRestore(d.dataDir, file, null);
+    const r = await api.post('/api/restore', {});
+    assert.is(r.status, 200, r.text);
+    // The scheduler reads the restored schedules and puts the peer off by itself.
+    const deadline = Date.now() + 10_000;
+    let shown = (await api.get(`/api/peers/${p.id}`)).json;
+    while (shown.enabled && Date.now() < deadline) {
+      await new Promise((res) => setTimeout(res, 50));
+      shown = (await api.get(`/api/peers/${p.id}`)).json;
+    }
+    assert.equal(shown.disabledReasons, ['schedule']);
+    assert.equal(shown.schedule, closedNow());
+  } finally {
+    await d.stop();
   }
 });
 

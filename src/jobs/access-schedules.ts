@@ -3,8 +3,8 @@
 // whose boundary is due and applies them as one change (src/ops/schedules.ts). A minute
 // without a due boundary looks at the heap's top and nothing else. The heap follows the
 // committed peer events (a schedule set, changed, cleared, a peer deleted), so the API's
-// changes reach it without a scan; start-up (and a clock that went back) rebuilds it from
-// the one query of scheduled peers and puts right what changed while the daemon was down.
+// changes reach it without a scan; start-up, a server changed (a restore) and a clock that
+// went back rebuild it from the one query of scheduled peers and put right what is wrong.
 import type { App } from '../app';
 import type { WgcpEvent } from '../events/bus';
 import { jobActor } from '../ops/runner';
@@ -27,8 +27,6 @@ export interface AccessScheduler {
   /** The earliest boundary kept (ms), and how many peers are kept. */
   nextAt(): number | null;
   size(): number;
-  /** Ticks that found a boundary due (each made at most one change). */
-  readonly stats: { wakes: number; dueTicks: number };
   stop(): Promise<void>;
 }
 
@@ -44,13 +42,14 @@ export interface SchedulerOptions {
 export async function startAccessSchedules(app: App, opts: SchedulerOptions = {}): Promise<AccessScheduler> {
   const clock = opts.clock ?? (() => app.now());
   const heap = new BoundaryHeap();
+  /** Peers an event kept while a batch was applied (only then is it filled). */
   const touched = new Set<number>();
+  let applying = false;
   let timer: NodeJS.Timeout | null = null;
   let armedFor = Infinity;
   let lastNow = clock().getTime();
   let running: Promise<ScheduleOutcome | null> | null = null;
   let stopped = false;
-  const stats = { wakes: 0, dueTicks: 0 };
 
   const keep = (id: number, schedule: Schedule | null | undefined, now: number): void => {
     if (schedule) heap.set(id, stateAt(schedule, now).next); else heap.delete(id);
@@ -70,6 +69,7 @@ export async function startAccessSchedules(app: App, opts: SchedulerOptions = {}
 
   const apply = async (ids: number[]): Promise<ScheduleOutcome | null> => {
     touched.clear();
+    applying = true;
     try {
       const outcome = await applySchedules(app, ids, clock, { actor: ACTOR });
       const now = clock().getTime();
@@ -82,6 +82,9 @@ export async function startAccessSchedules(app: App, opts: SchedulerOptions = {}
       for (const id of ids) if (!touched.has(id) && heap.get(id) === undefined) heap.set(id, retry);
       app.log.error('applying access schedules failed; tried again in a minute', { peers: ids.length, error: err instanceof Error ? err.message : String(err) });
       return null;
+    } finally {
+      applying = false;
+      touched.clear();
     }
   };
 
@@ -92,7 +95,6 @@ export async function startAccessSchedules(app: App, opts: SchedulerOptions = {}
     lastNow = now;
     const top = heap.peekAt();
     if (top === null || top > now) return null;
-    stats.dueTicks++;
     return apply(heap.popDue(now));
   };
 
@@ -115,15 +117,15 @@ export async function startAccessSchedules(app: App, opts: SchedulerOptions = {}
     return p;
   };
 
-  const wake = async (): Promise<void> => {
-    stats.wakes++;
-    await serial(tickOnce);
-  };
+  const wake = async (): Promise<void> => { await serial(tickOnce); };
 
   const onEvent = (e: WgcpEvent): void => {
+    // A server made, changed or gone (a restore into the running daemon replaces every row
+    // and announces only these): the schedules are read again, as at start.
+    if (e.event === 'serverChanged') { void serial(rebuildOnce); return; }
     const peer = e.data.peer as PeerShown | undefined;
     if (!peer || typeof peer.id !== 'number') return;
-    touched.add(peer.id);
+    if (applying) touched.add(peer.id);
     if (e.event === 'peerDeleted' || e.event === 'peerExpired') heap.delete(peer.id);
     else keep(peer.id, peer.schedule, clock().getTime());
     arm();
@@ -137,7 +139,6 @@ export async function startAccessSchedules(app: App, opts: SchedulerOptions = {}
     rebuild: () => serial(rebuildOnce),
     nextAt: () => heap.peekAt(),
     size: () => heap.size,
-    stats,
     async stop() {
       stopped = true;
       unsubscribe();
