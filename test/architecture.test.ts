@@ -37,7 +37,7 @@ function storeWrites(mod: string): string[] {
   return [...new Set(found.map((r) => `${mod} -> ${r.name}`))];
 }
 
-const KERNEL_APPLY = /^\w+\.(applyPeer|applyServer|applyForward|reconcile)$/;
+const KERNEL_APPLY = /^\w+\.(applyPeer|applyPeers|applyServer|applyForward|reconcile)$/;
 const KERNEL_TOOLS = ['kernel/live', 'nft/session', 'nft/apply', 'wg/link'];
 
 /** "module -> Plane.method" for each kernel change a module makes, "module -> tool" for each tool it imports. */

@@ -56,6 +56,8 @@ t('an import creates the server with its own key and every peer with its public 
   assert.equal([s.name, s.address, s.address6, s.listenPort, s.publicKey, s.interface], ['wg0', '10.71.0.1/24', 'fd71::1/64', 47101, server.publicKey, `wgcp${s.id}`]);
   assert.equal(s.peers.map((p: { publicKey: string; ip: string; ip6: string; hasPrivateKey: boolean; name: string }) => [p.name, p.publicKey, p.ip, p.ip6, p.hasPrivateKey]),
     peers.map((p, i) => [`host-${i}`, p.publicKey, `10.71.0.${i + 2}`, `fd71::${i + 2}`, false]));
+  // An import sets no access schedule: none of the sources has one.
+  assert.equal(s.peers.map((p: { schedule: unknown }) => p.schedule), [null, null, null]);
   // The preshared keys are in the database as the file had them (the API never shows them).
   const Database = require('better-sqlite3');
   const db = new Database(path.join(d.dataDir, 'wgcp.db'), { readonly: true });

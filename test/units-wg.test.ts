@@ -20,6 +20,11 @@ t('makes X25519 key pairs whose public key wg agrees with', () => {
   assert.ok(isWireGuardKey(generatePresharedKey()));
 });
 
+t('derives the public key of RFC 7748 test vector (Alice and Bob)', () => {
+  assert.is(keyToHex(publicKeyOf(hexToKey('77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a'))), '8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a');
+  assert.is(keyToHex(publicKeyOf(hexToKey('5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb'))), 'de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f');
+});
+
 t('tells WireGuard keys from other text', () => {
   assert.not.ok(isWireGuardKey('abc'));
   assert.not.ok(isWireGuardKey('A'.repeat(42) + 'B='));

@@ -23,7 +23,7 @@ t.before(async () => {
   api = client(d);
   doc = (await api.get('/api/openapi.json')).json;
   const server = (await api.post('/api/servers', { name: 'home', endpoint: 'vpn.example.com:51820', mode: 'forward' })).json;
-  const peer = (await api.post(`/api/servers/${server.id}/peers`, { name: 'phone', dataLimitGB: 5, expiresAt: '2099-01-01T00:00:00Z' })).json;
+  const peer = (await api.post(`/api/servers/${server.id}/peers`, { name: 'phone', dataLimitGB: 5, expiresAt: '2099-01-01T00:00:00Z', schedule: { timezone: 'Europe/Berlin', windows: [{ days: ['mon'], from: '08:00', to: '18:00' }] } })).json;
   const hook = (await api.post(`/api/servers/${server.id}/webhooks`, { name: 'hook', url: 'http://127.0.0.1:9/x', secret: 's3cret' })).json;
   await api.post(`/api/webhooks/${hook.id}/test`, undefined);
   await api.post('/api/settings/smtp', { enabled: false, server: 'mail.example.com', port: 587, fromEmail: 'vpn@example.com' });

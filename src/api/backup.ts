@@ -1,11 +1,13 @@
 // GET /api/backup: the same file `wgcp backup` writes, streamed to an admin; encrypted when
 // the request carries a `wgcp-backup-passphrase` header. Never cached, never logged.
 import type { ServerResponse } from 'node:http';
+import path from 'node:path';
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import type * as BackupCreate from '../backup/create';
 import { MIN_PASSPHRASE } from '../backup/cipher';
 import { badField } from './fields';
+import { ok } from '../http/reply';
 
 export const PASSPHRASE_HEADER = 'wgcp-backup-passphrase';
 
@@ -30,6 +32,16 @@ function write(res: ServerResponse, chunk: Buffer): Promise<boolean> {
 
 export function backupRoutes(app: App): Route[] {
   return [
+    {
+      // Applies the backup `wgcp restore FILE` checked and staged in the data folder: the
+      // file never travels through this API, only the word to apply it (docs/operations.md).
+      method: 'POST', path: '/api/restore', auth: 'control',
+      async handler(ctx) {
+        const { restoreStaged } = require('../ops/restore-live') as typeof import('../ops/restore-live');
+        const r = await restoreStaged(app, { actor: ctx.actor });
+        return ok({ restored: { servers: r.servers, peers: r.peers, stateFiles: r.files, beforeFile: path.basename(r.before) } });
+      },
+    },
     {
       method: 'GET', path: '/api/backup', auth: 'control',
       async handler(ctx) {

@@ -62,6 +62,20 @@ export const backupApiPaths = {
       },
     },
   },
+  '/api/restore': {
+    post: {
+      summary: 'Apply the backup `wgcp restore FILE` checked and staged in the data folder, as one change: every row replaced (the audit log kept), the kernel brought to the restored servers, each server\'s serverChanged announced',
+      responses: {
+        200: {
+          description: 'restored; the database before it is kept in the data folder',
+          ...json({ type: 'object', required: ['restored'], properties: { restored: { type: 'object', required: ['servers', 'peers', 'stateFiles', 'beforeFile'], properties: {
+            servers: { type: 'integer' }, peers: { type: 'integer' }, stateFiles: { type: 'array', items: str }, beforeFile: str,
+          } } } }),
+        },
+        409: error("no restore is staged, or the backup carries another router's device salt (wgcpd must start again)"), ...common,
+      },
+    },
+  },
   '/api/import': {
     post: {
       summary: 'Import a wg-quick config or a wg-easy wg0.json / database as one server with its peers; refused whole on any conflict',

@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 description of the control-plane API, written by hand as the contract
 // the clients read; a test holds its list of operations equal to the router's.
 import { VERSION } from '../version';
+import { SCHEDULE_SCHEMA } from './openapi-schedule';
 import { pageApiPaths } from '../http/page-openapi';
 import { usageApiPaths } from './openapi-usage';
 import { backupApiPaths } from './openapi-backup';
@@ -74,10 +75,11 @@ export const openApiDocument = {
         properties: {
           id: { ...int, readOnly: true }, serverID: { ...int, readOnly: true }, name: str, email: str,
           ip: str, ip6: { type: ['string', 'null'], description: 'the peer IPv6 address, a /128 of the server prefix; null when the server has none' }, publicKey: str, allowAccess: { type: 'array', items: int }, allowInternet: bool, enabled: bool,
-          disabledReason: { enum: ['', 'admin', 'suspended', 'data_limit'], readOnly: true, description: 'the first of disabledReasons, or ""' },
-          disabledReasons: { type: 'array', items: { enum: ['admin', 'suspended', 'data_limit'] }, readOnly: true, description: 'every reason the peer is off; each is lifted only by its owner' },
+          disabledReason: { enum: ['', 'admin', 'suspended', 'data_limit', 'schedule'], readOnly: true, description: 'the first of disabledReasons, or ""' },
+          disabledReasons: { type: 'array', items: { enum: ['admin', 'suspended', 'data_limit', 'schedule'] }, readOnly: true, description: 'every reason the peer is off; each is lifted only by its owner' },
           dataLimitGB: { ...int, minimum: 0 }, currentDataUsageBytes: { ...int, readOnly: true },
           expiresAt: { type: ['string', 'null'], format: 'date-time' }, hasPrivateKey: { ...bool, readOnly: true },
+          schedule: SCHEDULE_SCHEMA,
           createdAt: { ...ts, readOnly: true }, updatedAt: { ...ts, readOnly: true },
         },
       },

@@ -4,6 +4,7 @@ import type { PeerInput } from '../ops/peers';
 import { isWireGuardKey } from '../wg/keys';
 import { parseIpv4 } from '../wg/ipv4';
 import { formatIpv6, parseIpv6 } from '../wg/ipv6';
+import { readSchedule } from './schedule-input';
 import { EMAIL, badField, readBool, readInt, readIntArray, readName, readString, readTimestamp, type Body } from './fields';
 
 // 8,388,607 GB is the largest limit whose byte count stays a safe JavaScript integer.
@@ -22,6 +23,7 @@ export function parsePeerInput(body: Body, now: Date): PeerInput {
     enabled: readBool(body, 'enabled'),
     dataLimitGB: readInt(body, 'dataLimitGB', 0, MAX_LIMIT_GB),
     expiresAt: readTimestamp(body, 'expiresAt'),
+    schedule: readSchedule(body),
   };
   // A peer is deleted, keys and all, once its expiry passes: a date already past (a slip in a
   // date picker) would destroy it at the next minute, so it is refused.

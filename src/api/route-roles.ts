@@ -60,6 +60,7 @@ export const ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'POST /api/access-tokens': 'admin',
   'PUT /api/access-tokens/:id': 'admin',
   'DELETE /api/access-tokens/:id': 'admin',
+  'POST /api/restore': 'admin',
   'GET /api/backup': 'admin',
   'POST /api/import': 'admin',
   'GET /api/audit': 'admin',

@@ -5,9 +5,9 @@ import { endpointPort } from '../ops/server-rules';
 import { parseCidr, parseIpv4, isHostOf } from '../wg/ipv4';
 import { formatCidr6, formatIpv6, isHostOf6, parseCidr6, parseIpv6 } from '../wg/ipv6';
 import { badField, oneOf, readInt, readName, readString, type Body } from './fields';
+import { INTERFACE_NAME, INTERFACE_NAME_RULE } from '../wg/interface-name';
 
 // No leading '-' or '.': the name reaches `ip` and `wg` as an argument.
-const IFNAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$/;
 
 function isIpAddress(text: string): boolean {
   return parseIpv4(text) !== null || parseIpv6(text) !== null;
@@ -18,7 +18,7 @@ export function parseServerInput(body: Body): ServerInput {
     name: readName(body, 'name', { max: 64, min: 1 }),
     endpoint: readString(body, 'endpoint', { max: 260 }),
     mode: oneOf(body, 'mode', ['forward', 'standalone'] as const),
-    interface: readString(body, 'interface', { max: 15, pattern: IFNAME, describe: 'an interface name of 1 to 15 letters, digits, "_", "." or "-", starting with a letter, digit or "_"' }),
+    interface: readString(body, 'interface', { max: 15, pattern: INTERFACE_NAME, describe: INTERFACE_NAME_RULE }),
     address: readString(body, 'address', { max: 18 }),
     address6: body.address6 === null ? null : readString(body, 'address6', { max: 49 }),
     listenPort: readInt(body, 'listenPort', 1, 65535),

@@ -1,9 +1,12 @@
 // `wgcp restore FILE [--passphrase-file F]`: checks and stages the backup, then applies it
-// itself when no wgcpd runs, or has the running wgcpd apply it during a SIGHUP reload (its
-// start reconciles the kernel to the restored state). A refused file changes nothing: exit 2.
+// itself when no wgcpd runs, or has the running wgcpd apply it as one change through its
+// socket (kernel, events and page at once, no restart). A backup with another router's
+// device salt is applied during a SIGHUP reload instead: the daemon reads the salt at start.
+// A refused file changes nothing: exit 2.
 import fs from 'node:fs';
 import path from 'node:path';
-import { PENDING_FILE, applyPendingRestore, forgetRestoreResult, readRestoreResult, stageRestore, type RestoreResult } from '../ops/restore';
+import { PENDING_FILE, applyPendingRestore, forgetRestoreResult, readRestoreResult, stageRestore, stagedSaltDiffers, type RestoreResult } from '../ops/restore';
+import { askDaemon } from './daemon-socket';
 import { reloadDaemon, runningDaemon } from '../backup/daemon-reload';
 import { kernelOutcome, readKernelReport } from '../backup/daemon-kernel';
 import { UsageError, stringOption, type Args } from './args';
@@ -28,7 +31,19 @@ export async function runRestoreCommand(args: Args, dataDir: string, out: (s: st
     return 0;
   }
   forgetRestoreResult(dataDir);
-  out(`wgcpd (pid ${pid}) is running: it applies the restore as it starts again (SIGHUP)\n`);
+  if (!stagedSaltDiffers(dataDir)) {
+    const answer = await askDaemon(dataDir, 'POST', '/api/restore');
+    if (answer?.status === 200) {
+      const r = answer.json.restored as { servers: number; peers: number; stateFiles: string[]; beforeFile: string };
+      out(`the database before the restore is kept as ${path.join(dataDir, r.beforeFile)}\n`);
+      if (r.stateFiles.length) out(`restored state files: ${r.stateFiles.join(', ')}\n`);
+      out(`restored by the running wgcpd (pid ${pid}) as one change, without a restart: ${r.servers} servers, ${r.peers} peers\n`);
+      out(`${kernelOutcome(readKernelReport(dataDir), 'the restored state')}\n`);
+      return 0;
+    }
+    if (answer) throw new Error(`wgcpd did not apply the restore: ${answer.json?.error ?? `status ${answer.status}`}; the database is as it was`);
+  }
+  out(`wgcpd (pid ${pid}) is running: it applies the restore as it starts again (SIGHUP)${stagedSaltDiffers(dataDir) ? ", to take the backup's device salt" : ''}\n`);
   const outcome = await reloadDaemon(dataDir, pid);
   const result = readRestoreResult(dataDir);
   if (result?.ok) {

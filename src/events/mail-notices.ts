@@ -70,7 +70,7 @@ export class MailNotices {
     if (!smtp.enabled || !peer || !peer.email) { await settleMailItem(this.app, item.id, { remove: true }); return; }
     let error: string;
     try {
-      await sendMail(smtp, noticeMessage(kind, peer, peer.email));
+      await sendMail(smtp, noticeMessage(kind, peer, peer.email, e.data.change));
       await settleMailItem(this.app, item.id, { remove: true });
       log.info('notice mailed', { event: kind, peerID: peer.id });
       return;

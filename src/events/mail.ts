@@ -86,8 +86,16 @@ export function peerConfigMessage(peer: PeerForMail, to: string, conf: string, q
 
 export type NoticeKind = 'peerRestricted' | 'peerExpired';
 
-export function noticeMessage(kind: NoticeKind, peer: PeerForMail & { dataLimitGB?: number }, to: string): Mail.Options {
+/** `change`: the event's own word for why (`schedule closed` restricts for a schedule, not the data limit). */
+export function noticeMessage(kind: NoticeKind, peer: PeerForMail & { dataLimitGB?: number }, to: string, change?: unknown): Mail.Options {
   const label = peer.name || `peer ${peer.id}`;
+  if (kind === 'peerRestricted' && change === 'schedule closed') {
+    return {
+      to,
+      subject: `WireGuard access paused: ${label} is outside its access schedule`,
+      text: `${label} (${peer.ip}) is outside the hours its access schedule allows and is disabled until its next window opens.\n`,
+    };
+  }
   if (kind === 'peerRestricted') {
     return {
       to,

@@ -64,9 +64,6 @@ export const NO_PRESHARED_KEY = Buffer.alloc(32).toString('base64');
 /** The refusal of the file's contents: 400 naming `file`. */
 export const badFile = (message: string): Error => badField('file', message);
 
-// As the API takes them (api/server-input.ts): the name reaches `ip` and `wg` as an argument.
-export const IFNAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$/;
-
 /** A server address as wgcp takes it (a host of a /8 to /30), or null. */
 export function serverAddress4(text: string): string | null {
   const c = parseCidr(text.trim());

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import { endpointPort } from '../ops/server-rules';
 import { badField } from '../ops/field-error';
 import { nameProblem } from '../ops/name-rule';
-import { IFNAME, badFile, type ImportOptions, type ImportPlan } from './plan';
+import { badFile, type ImportOptions, type ImportPlan } from './plan';
+import { INTERFACE_NAME_RULE, isInterfaceName } from '../wg/interface-name';
 import { planWgQuick } from './wg-quick-plan';
 import { planWgEasyJson } from './wg-easy-v14';
 import { isSqlite, readWgEasyDb } from './wg-easy-v15-read';
@@ -21,7 +22,7 @@ export function checkOptions(o: ImportOptions): void {
   const nameRefused = o.name === undefined ? null : nameProblem(o.name);
   if (nameRefused) throw badField('name', nameRefused);
   if (o.endpoint !== undefined && endpointPort(o.endpoint) === null) throw badField('endpoint', 'must be host:port, such as vpn.example.com:51820 or 203.0.113.7:51820');
-  if (o.interface !== undefined && !IFNAME.test(o.interface)) throw badField('interface', 'must be an interface name of 1 to 15 letters, digits, "_", "." or "-", starting with a letter, digit or "_"');
+  if (o.interface !== undefined && !isInterfaceName(o.interface)) throw badField('interface', `must be ${INTERFACE_NAME_RULE}`);
   if (o.mode !== undefined && o.mode !== 'forward' && o.mode !== 'standalone') throw badField('mode', 'must be one of "forward", "standalone"');
 }
 

@@ -9,6 +9,7 @@ import type { App } from '../app';
 import { expirePeers, resetIfNewMonth } from './calendar';
 import { collectUsage, type UsageCycle } from './usage';
 import { AUDIT_PRUNE_EVERY_MS, pruneAudit } from './audit-prune';
+import { startAccessSchedules, type AccessScheduler } from './access-schedules';
 
 export interface Jobs {
   /** Runs one usage cycle now (also what the interval runs); one already under way is joined. */
@@ -84,6 +85,11 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
   minuteJobs = guard('expiry', () => expirePeers(app));
   void guard('audit prune', () => pruneAudit(app));
   void collectNow();
+  // Access schedules: their state is recomputed now, then each boundary is met by its own timer.
+  const access: Promise<AccessScheduler | null> = startAccessSchedules(app).catch((err: unknown) => {
+    app.log.error('access schedules could not start', { error: err instanceof Error ? err.message : String(err) });
+    return null;
+  });
 
   let stopped = false;
   return {
@@ -94,6 +100,7 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
       clearInterval(usageTick);
       clearTimeout(minuteTick);
       clearInterval(auditTick);
+      await (await access)?.stop();
       await running;
       await minuteJobs;
       await collectNow();

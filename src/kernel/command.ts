@@ -2,7 +2,7 @@
 // Changes run as asynchronous children bounded by TOOL_TIMEOUT_MS and killed with SIGKILL
 // past it (a stopped tool ignores SIGTERM), so the event loop never waits for a tool;
 // only start-up's probe runs them synchronously (runSync), before anything listens.
-import { execFile, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -122,19 +122,6 @@ function exitFailure(tool: string, args: string[], status: number | null, signal
   const first = (said || '').trim().split('\n').filter(Boolean).slice(0, 6).join('; ');
   const how = signal ? `killed by ${signal}` : `exit code ${status}`;
   return new CommandError(tool, args, `${tool} ${args[0] ?? ''} failed (${how}): ${first || 'no message'}`, status);
-}
-
-/** run() for a read that changes nothing: the daemon serves requests while the tool works. */
-export function runAsync(tool: string, args: string[], timeoutMs = 30_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(tool, args, { encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 256 * 1024 * 1024 }, (err, stdout, stderr) => {
-      if (!err) return resolve(stdout);
-      const e = err as NodeJS.ErrnoException & { code?: string | number; killed?: boolean; signal?: NodeJS.Signals | null };
-      if (typeof e.code === 'number') return reject(exitFailure(tool, args, e.code, null, stderr || stdout));
-      if (e.killed || e.signal) return reject(new CommandError(tool, args, e.killed ? `${tool}: timed out` : `${tool} ${args[0] ?? ''} failed (killed by ${e.signal})`, null));
-      reject(new CommandError(tool, args, `${tool}: ${e.code === 'ENOENT' ? 'not found' : e.message}`, null));
-    });
-  });
 }
 
 /** True when the tool ran and succeeded (start-up's probe). */

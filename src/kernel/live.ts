@@ -22,6 +22,7 @@ import type { ForwardChange, KernelPlane, KernelRepairNote, PeerChange, PeerCoun
 import { runSteps, runTogether, type Step } from './steps';
 import { repairOpsFor } from './peer-verify';
 import type { DumpObserver, ReconcileTarget } from './reconcile-target';
+import { applyPeerBatch } from './peer-batch';
 
 /** Read-backs of a peer after a killed `wg`: 1, 2, 4 ... 30 s apart, about ten minutes in all. */
 const VERIFY_ATTEMPTS = 25;
@@ -153,6 +154,12 @@ export class KernelLive implements KernelPlane {
       throw err;
     }
     this.followPeer(model, change);
+  }
+
+  /** Many peers in one batch (src/kernel/peer-batch.ts); the models follow once it holds. */
+  async applyPeers(changes: PeerChange[]): Promise<void> {
+    await applyPeerBatch(changes, { model: (id) => this.model(id), failed: (id) => this.failed.has(id), nft: (b) => this.nft.apply(b), log: this.log });
+    for (const c of changes) this.followPeer(this.model(c.server.id), c);
   }
 
   /** The model takes a peer change (and its forwards) that the kernel holds now, or will when the server comes up. */

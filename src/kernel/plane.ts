@@ -76,6 +76,8 @@ export interface KernelPlane {
   failures(): ServerFailure[];
   applyServer(change: ServerChange): Promise<void>;
   applyPeer(change: PeerChange): Promise<void>;
+  /** Many peers' changes as one kernel batch (a boundary of access schedules); absent: the runner applies them one by one. */
+  applyPeers?(changes: PeerChange[]): Promise<void>;
   applyForward(change: ForwardChange): Promise<void>;
   /** Kernel work that is not a change of the store (a failed server's retry) waits its turn through this. */
   setSerializer?(serialize: (what: string, work: () => Promise<void>) => Promise<void>): void;
@@ -94,6 +96,7 @@ export class KernelOff implements KernelPlane {
   failures(): ServerFailure[] { return []; }
   async applyServer(_change: ServerChange): Promise<void> {}
   async applyPeer(_change: PeerChange): Promise<void> {}
+  async applyPeers(_changes: PeerChange[]): Promise<void> {}
   async applyForward(_change: ForwardChange): Promise<void> {}
   async peerCounters(): Promise<Map<string, PeerCounters>> { return new Map(); }
   async close(): Promise<void> {}

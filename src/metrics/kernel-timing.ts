@@ -9,7 +9,7 @@ import type { MetricsTally } from './tally';
 export type ApplyKind = 'server' | 'peer' | 'forward' | 'reconcile';
 
 const TIMED: Partial<Record<keyof KernelPlane, ApplyKind>> = {
-  reconcile: 'reconcile', applyServer: 'server', applyPeer: 'peer', applyForward: 'forward',
+  reconcile: 'reconcile', applyServer: 'server', applyPeer: 'peer', applyPeers: 'peer', applyForward: 'forward',
 };
 
 export function timedKernel(inner: KernelPlane, tally: MetricsTally): KernelPlane {

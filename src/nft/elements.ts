@@ -2,6 +2,7 @@
 // syntax. Only validated addresses, ports and interface names ever become element text.
 import { parseCidr, parseIpv4, formatIpv4 } from '../wg/ipv4';
 import { formatIpv6, parseCidr6, parseIpv6 } from '../wg/ipv6';
+import { isInterfaceName } from '../wg/interface-name';
 
 export interface PolicyElements {
   /** Interfaces of forward-mode servers: `"wgcp1"`. */
@@ -40,10 +41,9 @@ export function emptyElements(): PolicyElements {
   };
 }
 
-const IFNAME = /^[A-Za-z0-9_.-]{1,15}$/;
 
 export function ifnameElement(name: string): string {
-  if (!IFNAME.test(name)) throw new Error(`interface name ${JSON.stringify(name)} is not allowed in the packet filter`);
+  if (!isInterfaceName(name)) throw new Error(`interface name ${JSON.stringify(name)} is not allowed in the packet filter`);
   return `"${name}"`;
 }
 

@@ -12,6 +12,8 @@ import { generateKeyPair, generatePresharedKey } from '../wg/keys';
 import { hasReason, withReason, withoutReason } from './disable-reasons';
 import { badField } from './field-error';
 import { forwardsOfPeerChange } from './forwards-follow';
+import { withScheduleState } from './schedule-state';
+import type { Schedule } from '../schedule/rules';
 import { GB, allocatePeerIp, allocatePeerIp6, checkAllowAccess, checkPeerIp, checkPeerIp6, checkPeerKey } from './peer-rules';
 
 /** A peer's fields as an operation takes them; left out means "as it is" (or the default on create). */
@@ -26,6 +28,8 @@ export interface PeerInput {
   enabled?: boolean;
   dataLimitGB?: number;
   expiresAt?: string | null;
+  /** null: no schedule. */
+  schedule?: Schedule | null;
 }
 
 export function getPeer(app: Pick<App, 'store'>, id: number): PeerRecord {
@@ -46,6 +50,7 @@ export function mergePeer(before: PeerRecord, input: PeerInput, now: string): Pe
     allowInternet: input.allowInternet ?? before.allowInternet,
     dataLimitGB: input.dataLimitGB ?? before.dataLimitGB,
     expiresAt: input.expiresAt === undefined ? before.expiresAt : input.expiresAt,
+    schedule: input.schedule === undefined ? before.schedule ?? null : input.schedule,
     updatedAt: now,
   };
   if (input.publicKey !== undefined && input.publicKey !== before.publicKey) {
@@ -55,7 +60,8 @@ export function mergePeer(before: PeerRecord, input: PeerInput, now: string): Pe
   // `enabled` is the admin's own decision: it adds or lifts 'admin' and no other reason.
   let out = input.enabled === false ? withReason(next, 'admin') : input.enabled === true ? withoutReason(next, 'admin') : next;
   if (hasReason(out, 'data_limit') && (out.dataLimitGB === 0 || out.usageBytes < out.dataLimitGB * GB)) out = withoutReason(out, 'data_limit');
-  return out;
+  // A schedule set, changed or cleared decides its reason at once, in this same change.
+  return withScheduleState(out, Date.parse(now));
 }
 
 export function createPeer(app: App, serverId: number, input: PeerInput, opts?: ChangeOptions): Promise<PeerRecord> {
@@ -73,13 +79,13 @@ export function createPeer(app: App, serverId: number, input: PeerInput, opts?: 
     checkAllowAccess(store, server, allowAccess, null);
     const enabled = input.enabled ?? true;
     // The id is decided here so that the kernel holds the peer the commit writes.
-    const peer: PeerRecord = {
+    const peer: PeerRecord = withScheduleState({
       id: store.peers.nextId(), serverId: server.id, name: input.name ?? '', email: input.email ?? '', ip, ip6,
       publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey: generatePresharedKey(),
       allowAccess, allowInternet: input.allowInternet ?? false, enabled, disabledReasons: enabled ? [] : ['admin'],
-      dataLimitGB: input.dataLimitGB ?? 0, usageBytes: 0, expiresAt: input.expiresAt ?? null,
+      dataLimitGB: input.dataLimitGB ?? 0, usageBytes: 0, expiresAt: input.expiresAt ?? null, schedule: input.schedule ?? null,
       createdAt: now, updatedAt: now,
-    };
+    }, Date.parse(now));
     return {
       kernel: [{ peer: { server, before: null, after: peer } }],
       commit({ store, event }) {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { DB_FILE } from '../store/db';
 import { writeSecretFile } from '../first-key';
+import { SALT_FILE } from '../device/server-salt';
 import { decryptFile } from '../backup/cipher';
 import { BackupRefused, backupKind, checkSqliteSize } from '../backup/format';
 import { onlineCopy, privateTempFile, readMeta, stripMeta } from '../backup/snapshot';
@@ -74,10 +75,35 @@ export async function stageRestore(dataDir: string, file: string, passphrase: st
   }
 }
 
+/**
+ * True when a backup's state files carry a device salt other than the data folder's: the
+ * daemon derives device keys from the salt it read at start, so it must start again to take
+ * another (a backup from another router). The same router's backup restores live.
+ */
+export function saltOfCopyDiffers(dataDir: string, files: Map<string, string>): boolean {
+  const theirs = files.get(SALT_FILE);
+  if (theirs === undefined) return false;
+  try {
+    return fs.readFileSync(path.join(dataDir, SALT_FILE), 'utf8') !== theirs;
+  } catch {
+    return true;
+  }
+}
+
+/** saltOfCopyDiffers for the staged copy. */
+export function stagedSaltDiffers(dataDir: string): boolean {
+  const db = new Database(path.join(dataDir, PENDING_FILE), { readonly: true, fileMustExist: true });
+  try {
+    return saltOfCopyDiffers(dataDir, readMeta(db).files);
+  } finally {
+    db.close();
+  }
+}
+
 export const hasPendingRestore = (dataDir: string): boolean => fs.existsSync(path.join(dataDir, PENDING_FILE));
 
 /** 2026-01-22T10-15-00.123Z: a time that sorts and is safe in a file name. */
-const fileStamp = (now: Date): string => now.toISOString().replace(/:/g, '-');
+export const fileStamp = (now: Date): string => now.toISOString().replace(/:/g, '-');
 
 /** Drops the backup's own table and matches the live database's page size (WAL cannot take another). */
 function prepareStaged(pending: string, live: string | null): Map<string, string> {

@@ -22,6 +22,8 @@ import { recordEvent } from './event-record';
 
 export type KernelChange =
   | { peer: PeerChange }
+  /** Many peers at once, one kernel batch (a boundary of access schedules). */
+  | { peers: PeerChange[] }
   | { server: ServerChange }
   | { forward: ForwardChange }
   | { repair: KernelRepair };
@@ -58,6 +60,7 @@ const UNNAMED: Actor = { kind: 'job', id: null, name: 'wgcpd', role: null, addre
 
 /** The inverse of a kernel change: applied when a later step of the same change fails. */
 export function inverseOf(k: KernelChange): KernelChange {
+  if ('peers' in k) return { peers: [...k.peers].reverse().map((peer) => (inverseOf({ peer }) as { peer: PeerChange }).peer) };
   if ('peer' in k) {
     const { before, after, forwards } = k.peer;
     return { peer: { ...k.peer, before: after, after: before, forwards: forwards && { before: forwards.after, after: forwards.before } } };
@@ -81,7 +84,7 @@ function idOf(r: unknown): string | number | null {
 /** How long a kernel step may take before the log says a change waits for it. */
 const SLOW_KERNEL_MS = 1000;
 
-const describe = (k: KernelChange): string => ('peer' in k ? 'peer' : 'server' in k ? 'server' : 'repair' in k ? 'repair' : 'forward');
+const describe = (k: KernelChange): string => ('peers' in k ? 'peers' : 'peer' in k ? 'peer' : 'server' in k ? 'server' : 'repair' in k ? 'repair' : 'forward');
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export class ChangeRunner {
@@ -169,10 +172,24 @@ export class ChangeRunner {
   }
 
   private apply(k: KernelChange): Promise<void> {
+    if ('peers' in k) return this.applyPeers(k.peers);
     if ('peer' in k) return this.kernel.applyPeer(k.peer);
     if ('server' in k) return this.kernel.applyServer(k.server);
     if ('repair' in k) return k.repair.run();
     return this.kernel.applyForward(k.forward);
+  }
+
+  /** A batch of peers as the backend takes it, or one by one (each undone if a later one fails). */
+  private async applyPeers(changes: PeerChange[]): Promise<void> {
+    if (changes.length === 0) return;
+    if (this.kernel.applyPeers) return this.kernel.applyPeers(changes);
+    const done: PeerChange[] = [];
+    try {
+      for (const c of changes) { await this.kernel.applyPeer(c); done.push(c); }
+    } catch (err) {
+      if (done.length) await this.undo('peers', [{ peers: done }]);
+      throw err;
+    }
   }
 
   private async undo(action: string, applied: KernelChange[]): Promise<void> {

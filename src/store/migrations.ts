@@ -340,4 +340,12 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX share_links_peer ON share_links(peer_id);
   `,
   // ---- end of issue 26 ----
+  // ---- Issue 25 (access schedules) ----
+  // A peer's access schedule, JSON ({timezone, windows}) or NULL for none; the partial index
+  // lets start-up read only the scheduled peers.
+  `
+  ALTER TABLE peers ADD COLUMN schedule TEXT;
+  CREATE INDEX peers_scheduled ON peers(id) WHERE schedule IS NOT NULL;
+  `,
+  // ---- end of issue 25 ----
 ];

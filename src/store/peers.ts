@@ -3,9 +3,10 @@
 import { nextIdOf, type DB } from './db';
 import { FreeAddresses, type Freed } from './free-addresses';
 import type { ServerRecord } from './servers';
+import { scheduleOf, scheduleText, type Schedule } from '../schedule/rules';
 
 /** Why a peer is off; the order is the canonical one (the first is shown as `disabledReason`). */
-export const DISABLE_REASONS = ['admin', 'suspended', 'data_limit'] as const;
+export const DISABLE_REASONS = ['admin', 'suspended', 'data_limit', 'schedule'] as const;
 export type DisableReason = typeof DISABLE_REASONS[number];
 
 export interface PeerRecord {
@@ -27,6 +28,8 @@ export interface PeerRecord {
   dataLimitGB: number;
   usageBytes: number;
   expiresAt: string | null;
+  /** Weekly windows of access in a time zone; outside them the reason `schedule` holds. Null or absent: always. */
+  schedule?: Schedule | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -57,16 +60,16 @@ export interface PeerQuery { q: string; sort: PeerSort; order: 'asc' | 'desc'; l
 
 const COLUMNS = `id, server_id AS serverId, name, email, ip, ip6, public_key AS publicKey, private_key AS privateKey,
   preshared_key AS presharedKey, allow_internet AS allowInternet, enabled, disabled_reasons AS disabledReasons,
-  data_limit_gb AS dataLimitGB, usage_bytes AS usageBytes, expires_at AS expiresAt,
+  data_limit_gb AS dataLimitGB, usage_bytes AS usageBytes, expires_at AS expiresAt, schedule,
   created_at AS createdAt, updated_at AS updatedAt`;
 
-type Row = Omit<PeerRecord, 'allowAccess' | 'allowInternet' | 'enabled' | 'disabledReasons'> & { allowInternet: number; enabled: number; disabledReasons: string };
+type Row = Omit<PeerRecord, 'allowAccess' | 'allowInternet' | 'enabled' | 'disabledReasons' | 'schedule'> & { allowInternet: number; enabled: number; disabledReasons: string; schedule: string | null };
 
 /** `enabled` is stored beside the reasons (indexes and triggers read it) and always follows them. */
 function toColumns(p: Omit<PeerRecord, 'allowAccess'> | NewPeer) {
   const { allowAccess: _ignored, disabledReasons, ...rest } = p as PeerRecord;
   const reasons = DISABLE_REASONS.filter((r) => disabledReasons.includes(r));
-  return { ...rest, allowInternet: p.allowInternet ? 1 : 0, enabled: reasons.length === 0 ? 1 : 0, disabledReasons: reasons.join(',') };
+  return { ...rest, allowInternet: p.allowInternet ? 1 : 0, enabled: reasons.length === 0 ? 1 : 0, disabledReasons: reasons.join(','), schedule: scheduleText(p.schedule ?? null) };
 }
 
 export class PeerTable {
@@ -80,6 +83,7 @@ export class PeerTable {
   private readonly updateStmt;
   private readonly nextIdQuery: () => number;
   private readonly deleteStmt;
+  private readonly scheduledStmt;
   private readonly clearAccess;
   private readonly addAccess;
   private readonly ipsOfServer;
@@ -106,14 +110,15 @@ export class PeerTable {
     this.kernelByServer = db.prepare(`SELECT id, ip, ip6, public_key, preshared_key, allow_internet, enabled
       FROM peers WHERE server_id = ? ORDER BY id`).raw();
     this.insertStmt = db.prepare(`INSERT INTO peers (id, server_id, name, email, ip, ip6, public_key, private_key, preshared_key,
-      allow_internet, enabled, disabled_reasons, data_limit_gb, usage_bytes, expires_at, created_at, updated_at)
+      allow_internet, enabled, disabled_reasons, data_limit_gb, usage_bytes, expires_at, schedule, created_at, updated_at)
       VALUES (@id, @serverId, @name, @email, @ip, @ip6, @publicKey, @privateKey, @presharedKey, @allowInternet, @enabled,
-      @disabledReasons, @dataLimitGB, @usageBytes, @expiresAt, @createdAt, @updatedAt)`);
+      @disabledReasons, @dataLimitGB, @usageBytes, @expiresAt, @schedule, @createdAt, @updatedAt)`);
     this.updateStmt = db.prepare(`UPDATE peers SET name = @name, email = @email, ip = @ip, ip6 = @ip6, public_key = @publicKey,
       private_key = @privateKey, preshared_key = @presharedKey, allow_internet = @allowInternet, enabled = @enabled,
       disabled_reasons = @disabledReasons, data_limit_gb = @dataLimitGB, usage_bytes = @usageBytes,
-      expires_at = @expiresAt, updated_at = @updatedAt WHERE id = @id`);
+      expires_at = @expiresAt, schedule = @schedule, updated_at = @updatedAt WHERE id = @id`);
     this.deleteStmt = db.prepare('DELETE FROM peers WHERE id = ?');
+    this.scheduledStmt = db.prepare('SELECT id, schedule, disabled_reasons FROM peers WHERE schedule IS NOT NULL').raw();
     this.nextIdQuery = nextIdOf(db, 'peers');
     this.clearAccess = db.prepare('DELETE FROM peer_access WHERE peer_id = ?');
     this.addAccess = db.prepare('INSERT OR IGNORE INTO peer_access (peer_id, target_id) VALUES (?, ?)');
@@ -186,6 +191,13 @@ export class PeerTable {
     return { rows: rows.map((r) => fromRow(r, access.get(r.id) ?? [])), total };
   }
 
+  /** Every peer with a schedule, its schedule and whether `schedule` holds it now (start-up's one read). */
+  scheduled(): Array<{ id: number; schedule: Schedule; closed: boolean }> {
+    return (this.scheduledStmt.all() as Array<[number, string, string]>).map(([id, text, reasons]) => ({
+      id, schedule: scheduleOf(text)!, closed: parseReasons(reasons).includes('schedule'),
+    }));
+  }
+
   idByIp(serverId: number, ip: string): number | undefined { return this.ipHolder.get(serverId, ip) as number | undefined; }
   idByPublicKey(serverId: number, key: string): number | undefined { return this.keyHolder.get(serverId, key) as number | undefined; }
   serverOf(id: number): number | undefined { return this.serverOfStmt.get(id) as number | undefined; }
@@ -252,6 +264,6 @@ function fromRow(row: Row, allowAccess: number[]): PeerRecord {
     id: row.id, serverId: row.serverId, name: row.name, email: row.email, ip: row.ip, ip6: row.ip6, publicKey: row.publicKey,
     privateKey: row.privateKey, presharedKey: row.presharedKey, allowAccess, allowInternet: row.allowInternet === 1,
     enabled: row.enabled === 1, disabledReasons: parseReasons(row.disabledReasons), dataLimitGB: row.dataLimitGB,
-    usageBytes: row.usageBytes, expiresAt: row.expiresAt, createdAt: row.createdAt, updatedAt: row.updatedAt,
+    usageBytes: row.usageBytes, expiresAt: row.expiresAt, schedule: scheduleOf(row.schedule), createdAt: row.createdAt, updatedAt: row.updatedAt,
   };
 }

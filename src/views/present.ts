@@ -27,6 +27,7 @@ export function presentPeer(p: PeerRecord) {
     dataLimitGB: p.dataLimitGB,
     currentDataUsageBytes: p.usageBytes,
     expiresAt: p.expiresAt,
+    schedule: p.schedule ?? null,
     hasPrivateKey: p.privateKey !== null,
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,

@@ -1,9 +1,9 @@
 // WireGuard keys: X25519 from node:crypto, shown as standard base64 of 32 bytes.
 import crypto from 'node:crypto';
 
-// PKCS#8 DER header of an X25519 private key; the raw 32 bytes follow it. An SPKI public
-// key ends with its raw 32 bytes.
-const PKCS8_X25519_PREFIX = Buffer.from('302e020100300506032b656e04220420', 'hex');
+// A JWK names the curve's base point as its `x`: Node imports a private OKP key from its raw
+// `d` and derives the public key itself (the `x` given is required but not used).
+const JWK_X_PLACEHOLDER = Buffer.concat([Buffer.from([9]), Buffer.alloc(31)]).toString('base64url');
 
 export interface KeyPair { privateKey: string; publicKey: string }
 
@@ -20,10 +20,16 @@ export function generateKeyPair(): KeyPair {
   return { privateKey, publicKey: publicKeyOf(privateKey) };
 }
 
+/**
+ * The public key of a private one. Through a JWK, not PKCS#8 DER: OpenSSL 3's DER decoder
+ * took about 0.55 ms a key, the largest single cost of a peer create; the JWK path 0.04 ms.
+ */
 export function publicKeyOf(privateKeyB64: string): string {
-  const key = crypto.createPrivateKey({ key: Buffer.concat([PKCS8_X25519_PREFIX, Buffer.from(privateKeyB64, 'base64')]), format: 'der', type: 'pkcs8' });
-  const spki = crypto.createPublicKey(key).export({ format: 'der', type: 'spki' });
-  return spki.subarray(spki.length - 32).toString('base64');
+  const d = Buffer.from(privateKeyB64, 'base64').toString('base64url');
+  const key = crypto.createPrivateKey({ key: { kty: 'OKP', crv: 'X25519', d, x: JWK_X_PLACEHOLDER }, format: 'jwk' });
+  const x = key.export({ format: 'jwk' }).x;
+  if (typeof x !== 'string') throw new Error('the X25519 key has no public part');
+  return Buffer.from(x, 'base64url').toString('base64');
 }
 
 export function generatePresharedKey(): string { return crypto.randomBytes(32).toString('base64'); }

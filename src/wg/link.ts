@@ -1,9 +1,10 @@
 // A server's interface as `ip` and `wg` see it: address, MTU, up, listen port and key.
 // The WireGuard device itself is made by a LinkDriver (kernel module or wireguard-go).
 import fs from 'node:fs';
-import { run, runAsync, SECRET_FILE } from '../kernel/command';
+import { run, SECRET_FILE } from '../kernel/command';
 import { formatIpv6, parseIpv6 } from './ipv6';
 import { deleteOwnLink, markOwnLink } from './link-owner';
+import { isInterfaceName } from './interface-name';
 import type { KernelPeer } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { renderInterfaceConf } from './uapi-conf';
@@ -20,7 +21,7 @@ export interface LinkDriver {
 
 /** Interface names reach `ip` and `wg` as arguments: refuse any a tool could read as an option or a path. */
 export function checkIfname(name: string): string {
-  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$/.test(name)) throw new Error(`interface name ${JSON.stringify(name)} cannot be used`);
+  if (!isInterfaceName(name)) throw new Error(`interface name ${JSON.stringify(name)} cannot be used`);
   return name;
 }
 
@@ -94,7 +95,7 @@ export async function syncPeers(server: ServerRecord, peers: Iterable<KernelPeer
  * 10,000 peers). It holds keys, so it is parsed and dropped, never logged.
  */
 export function dumpInterface(ifname: string, timeoutMs?: number): Promise<string> {
-  return runAsync('wg', ['show', checkIfname(ifname), 'dump'], timeoutMs);
+  return run('wg', ['show', checkIfname(ifname), 'dump'], { timeoutMs });
 }
 
 export const kernelDriver: LinkDriver = {

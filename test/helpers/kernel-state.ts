@@ -14,7 +14,9 @@ export function kernelState(d: NsDaemon): string {
   }
   const links = d.exec('ip', ['-o', 'link', 'show']).split('\n').map((l) => /^\d+: ([^:@]+)/.exec(l)?.[1]).filter((n): n is string => !!n && n.startsWith('wgcp')).sort();
   const peers: Record<string, string[]> = {};
-  for (const l of links) {
+  // A link of that name that is not WireGuard (a test's foreign link) is listed, not dumped.
+  const wireguard = new Set(d.exec('wg', ['show', 'interfaces']).trim().split(/\s+/));
+  for (const l of links.filter((name) => wireguard.has(name))) {
     peers[l] = d.exec('wg', ['show', l, 'dump']).trim().split('\n').slice(1).map((line) => {
       const f = line.split('\t');
       return `${f[0]} ${f[1]} ${f[3]}`;

@@ -45,4 +45,4 @@ export function fromLocalInput(value: string): string | null {
   return Number.isNaN(d.getTime()) ? value : d.toISOString();
 }
 
-export const REASONS: Record<string, string> = { admin: 'turned off', suspended: 'device suspended', data_limit: 'over its data limit' };
+export const REASONS: Record<string, string> = { admin: 'turned off', suspended: 'device suspended', data_limit: 'over its data limit', schedule: 'outside its schedule' };

@@ -7,8 +7,12 @@ export interface Peer {
   id: number; serverID: number; name: string; email: string; ip: string; ip6: string | null; publicKey: string;
   allowAccess: number[]; allowInternet: boolean; enabled: boolean; disabledReason: string; disabledReasons: string[];
   dataLimitGB: number; currentDataUsageBytes: number; expiresAt: string | null; hasPrivateKey: boolean;
+  /** Weekly windows of local time in an IANA zone (docs/schedules.md); null: always on. */
+  schedule: { timezone: string; windows: { days: ('mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun')[]; from: string; to: string }[] } | null;
   createdAt: string; updatedAt: string;
 }
+export type Schedule = NonNullable<Peer['schedule']>;
+export type ScheduleWindow = Schedule['windows'][number];
 /** schema Server */
 export interface Server {
   id: number; name: string; endpoint: string; mode: 'forward' | 'standalone'; publicKey: string; interface: string;

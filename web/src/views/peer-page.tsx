@@ -5,6 +5,8 @@ import { PeerTraffic } from './peer-traffic';
 import { useState } from 'preact/hooks';
 import { api, describe, get } from '../api';
 import { ConfirmDelete } from '../confirm';
+import { describeSchedule } from '../schedule-text';
+import { PeerSchedule } from './peer-schedule';
 import { formatAgo, formatBytes, formatDate, formatGiB, GIB, REASONS } from '../format';
 import { isOnline, usage, useLive } from '../live';
 import { LoadError, useLoad, useThrottled, useTitle } from '../load';
@@ -98,6 +100,7 @@ export function PeerPage({ id }: { id: string }) {
             <div><dt>Used this month</dt><dd>{formatBytes(used)}{limit > 0 ? ` of ${formatGiB(peer.dataLimitGB)}` : ' (no limit)'}</dd></div>
             <div><dt>Address</dt><dd><code>{peer.ip}</code></dd></div>
             <div><dt>IPv6 address</dt><dd>{peer.ip6 ? <code>{peer.ip6}</code> : 'none (the server is IPv4 only)'}</dd></div>
+            <div><dt>Access schedule</dt><dd>{describeSchedule(peer.schedule)}</dd></div>
             <div><dt>Expires</dt><dd>{peer.expiresAt ? `${formatDate(peer.expiresAt)}: then it is deleted with its keys` : 'never'}</dd></div>
             <div class="wide"><dt>Public key</dt><dd><code class="key">{peer.publicKey}</code></dd></div>
           </dl>
@@ -113,6 +116,7 @@ export function PeerPage({ id }: { id: string }) {
         {peer.hasPrivateKey && <PeerShare peerId={peer.id} />}
         <PeerEdit peer={peer} onSaved={setOverride} />
         <PeerAccess peer={peer} onSaved={setOverride} />
+        <PeerSchedule peer={peer} onSaved={setOverride} />
         <PeerMail peer={peer} />
       </>}
     </>

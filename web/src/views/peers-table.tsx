@@ -5,6 +5,7 @@
 import { can } from '../role';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describe, getPage } from '../api';
+import { describeSchedule } from '../schedule-text';
 import { formatBytes, formatDate, formatGiB, REASONS } from '../format';
 import { isOnline, usage, useLive } from '../live';
 import { LoadError, useThrottled } from '../load';
@@ -110,7 +111,7 @@ export function PeersTable({ serverId, onShown = () => {} }: { serverId: string;
                   <tr key={p.id}>
                     <th scope="row" class="name"><a href={href('peers', p.id)} title={p.name || undefined}>{p.name || `peer ${p.id}`}</a></th>
                     <td><code>{p.ip}</code>{p.ip6 && <><br /><code class="ip6">{p.ip6}</code></>}</td>
-                    <td><Status peer={p} /></td>
+                    <td><Status peer={p} />{p.schedule && <><br /><small class="scheduled" title={describeSchedule(p.schedule)}>on a schedule</small></>}</td>
                     <td>{formatBytes(used)}{p.dataLimitGB > 0 && ` of ${formatGiB(p.dataLimitGB)}`}</td>
                     <td>{p.expiresAt ? formatDate(p.expiresAt) : 'never'}</td>
                   </tr>
