@@ -8,7 +8,10 @@ import { expectedStructure, nftDrift, parseTable } from '../src/kernel/reconcile
 import { generationPid, touchesWgcp } from '../src/kernel/nft-monitor';
 import { countersOfDump } from '../src/kernel/peer-counters';
 import { RepairBackoff } from '../src/jobs/reconcile';
-import type { Finding } from '../src/kernel/reconcile-target';
+import type { Finding, ReconcileTarget } from '../src/kernel/reconcile-target';
+import { linkComparer } from '../src/kernel/reconcile-comparers';
+import { ServerModel } from '../src/kernel/model';
+import type { ServerRecord } from '../src/store/servers';
 import { emptyElements } from '../src/nft/elements';
 import type { KernelPeer } from '../src/store/peers';
 
@@ -140,6 +143,23 @@ t('a repair that keeps failing waits 5 s, then twice as long each time up to 5 m
   assert.is(b.failed(f, 0), 300_000);
   b.clear(f);
   assert.is(b.waiting(f, 1), false);
+});
+
+t('a kernel link that is gone is made again with its peers; under wireguard-go its supervisor does that, not the comparer', async () => {
+  const server = { id: 7, interface: `wgcpgone${process.pid % 1000}`, mode: 'forward', address: '10.8.0.1/24', address6: null } as ServerRecord;
+  const model = new ServerModel(server, [peer(1), peer(2)]);
+  const revived: number[] = [];
+  const target = (driver: 'kernel' | 'wireguard-go') => ({
+    driver, upServers: () => [model], reviveLink: async (id: number) => { revived.push(id); },
+  }) as unknown as ReconcileTarget;
+  const [found] = await linkComparer.inspect(target('kernel'), null);
+  assert.is(found.kind, 'link');
+  assert.equal(found.counts, { linksMissing: 1 });
+  assert.is(found.items, 3, 'the link and its two peers');
+  await found.repair();
+  assert.equal(revived, [7]);
+  assert.equal(await linkComparer.inspect(target('wireguard-go'), null), []);
+  assert.equal(await linkComparer.inspect(target('kernel'), new Set([8])), [], 'another server only');
 });
 
 t.run();
