@@ -21,6 +21,7 @@ import { FailedServers, type ServerFailure } from './failed-servers';
 import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
 import { runSteps, runTogether, type Step } from './steps';
 import { repairOpsFor } from './peer-verify';
+import { Shaper } from '../shaping/shaper';
 
 /** Read-backs of a peer after a killed `wg`: 1, 2, 4 ... 30 s apart, about ten minutes in all. */
 const VERIFY_ATTEMPTS = 25;
@@ -54,11 +55,14 @@ export class KernelLive implements KernelPlane {
   private serialize: (what: string, work: () => Promise<void>) => Promise<void> = (_what, work) => work();
 
   private readonly wan: WanFollower;
+  /** Per-peer bandwidth limits: classes and map elements beside each interface (src/shaping/). */
+  readonly shaper: Shaper;
   private closed = false;
 
   /** `wanInterfaces`: the operator's WAN names, or null to follow the default routes. */
   constructor(private readonly log: Logger, readonly driver: LinkDriver, wanInterfaces: string[] | null = null) {
     this.wan = new WanFollower(log, wanInterfaces, (batch) => this.nft.apply(batch));
+    this.shaper = new Shaper(log, (batch) => this.nft.apply(batch));
   }
 
   setSerializer(serialize: (what: string, work: () => Promise<void>) => Promise<void>): void { this.serialize = serialize; }
@@ -84,7 +88,7 @@ export class KernelLive implements KernelPlane {
       try {
         await this.bringUp(m, true);
       } catch (err) {
-        try { if (!isForeignLink(m.server.interface)) await this.driver.remove(m.server.interface); } catch { /* nothing was made */ }
+        try { if (!isForeignLink(m.server.interface)) await this.removeLink(m.server.interface); } catch { /* nothing was made */ }
         this.markFailed(m, err);
       }
     }
@@ -134,6 +138,8 @@ export class KernelLive implements KernelPlane {
       }
     };
     if (ops.length) steps.push({ what: `peer ${id} on ${ifname}`, run: wgStep, undo: () => runPeerOps(restore) });
+    const shaping = this.shaper.peerStep(ifname, id, after);
+    if (shaping) steps.push(shaping);
     try {
       // A new peer has no session to keep: its batch and its `wg set` go at once (it is dropped
       // until both hold). A change of a peer that exists goes nft first, so that a refused batch
@@ -215,6 +221,7 @@ export class KernelLive implements KernelPlane {
       if (!model) return;
       await syncPeers(model.server, model.peers.values());
       await configureLink(model.server);
+      await this.shaper.install(ifname, model.peers.values());
       this.log.info('interface restored after wireguard-go restart', { interface: ifname, peers: model.peers.size });
     });
   }
@@ -224,6 +231,7 @@ export class KernelLive implements KernelPlane {
     this.failed.close();
     this.wan.close();
     await this.driver.close();
+    await this.shaper.close();
     await this.nft.close();
     removeSecretDir();
   }
@@ -245,13 +253,21 @@ export class KernelLive implements KernelPlane {
     if (existing && !existing.ours) throw foreignLinkError(server.interface);
     const usable = reuse && existing && (this.driver.kind === 'kernel' ? existing.kind === 'wireguard' : false);
     if (!usable) {
-      if (existing) await this.driver.remove(server.interface);
+      if (existing) await this.removeLink(server.interface);
       await this.driver.create(server.interface);
     }
     // Peers first, then up: wireguard-go takes 10,000 peers a third faster on a link that is down.
     await syncPeers(server, m.peers.values());
     await configureLink(server);
     forwardIpv6(server, this.log);
+    // A new device holds no classes: the server's limits are made again with it.
+    await this.shaper.install(server.interface, m.peers.values());
+  }
+
+  /** Removes a server's interface, and its shaping with it. */
+  private async removeLink(ifname: string): Promise<void> {
+    await this.driver.remove(ifname);
+    await this.shaper.remove(ifname);
   }
 
   /** A new interface that is removed again if any part of bringing it up fails (only if wgcp made it). */
@@ -259,7 +275,7 @@ export class KernelLive implements KernelPlane {
     try {
       await this.bringUp(m, false);
     } catch (err) {
-      try { if (!isForeignLink(m.server.interface)) await this.driver.remove(m.server.interface); } catch { /* it may never have existed */ }
+      try { if (!isForeignLink(m.server.interface)) await this.removeLink(m.server.interface); } catch { /* it may never have existed */ }
       throw err;
     }
   }
@@ -283,7 +299,7 @@ export class KernelLive implements KernelPlane {
       this.failed.clear(serverId);
       this.log.info('server is up after an earlier failure', { serverID: serverId, interface: m.server.interface });
     } catch (err) {
-      try { if (!isForeignLink(m.server.interface)) await this.driver.remove(m.server.interface); } catch { /* nothing was made */ }
+      try { if (!isForeignLink(m.server.interface)) await this.removeLink(m.server.interface); } catch { /* nothing was made */ }
       this.markFailed(m, err);
     }
   }
@@ -291,7 +307,7 @@ export class KernelLive implements KernelPlane {
   /** An update of a failed server is stored, then tried at once: it may be the fix. */
   private async updateFailedServer(old: ServerModel, after: ServerRecord): Promise<void> {
     if (isForeignLink(after.interface)) throw foreignLinkError(after.interface);
-    if (old.server.interface !== after.interface && !isForeignLink(old.server.interface)) await this.driver.remove(old.server.interface);
+    if (old.server.interface !== after.interface && !isForeignLink(old.server.interface)) await this.removeLink(old.server.interface);
     this.servers.set(after.id, old.withServer(after));
     this.failed.mark(after.id, after.interface, 'retrying after an update');
     await this.retryServer(after.id);
@@ -299,7 +315,7 @@ export class KernelLive implements KernelPlane {
 
   private async dropFailedServer(m: ServerModel): Promise<void> {
     this.failed.clear(m.server.id);
-    if (!isForeignLink(m.server.interface)) await this.driver.remove(m.server.interface);
+    if (!isForeignLink(m.server.interface)) await this.removeLink(m.server.interface);
     this.servers.delete(m.server.id);
   }
 
@@ -308,7 +324,7 @@ export class KernelLive implements KernelPlane {
     if (isForeignLink(ifname)) throw foreignLinkError(ifname);
     const empty = emptyElements();
     const slice = serverSlice(m);
-    const steps: Step[] = [{ what: `interface ${ifname}`, run: () => this.bringUpNew(m), undo: () => this.driver.remove(ifname) }];
+    const steps: Step[] = [{ what: `interface ${ifname}`, run: () => this.bringUpNew(m), undo: () => this.removeLink(ifname) }];
     this.pushBatch(steps, diff(empty, slice), diff(slice, empty), `server ${m.server.id} filter`);
     await runSteps(steps, this.log);
     this.servers.set(m.server.id, m);
@@ -320,7 +336,7 @@ export class KernelLive implements KernelPlane {
     const slice = serverSlice(m);
     const steps: Step[] = [];
     this.pushBatch(steps, diff(slice, empty), diff(empty, slice), `server ${m.server.id} filter`);
-    steps.push({ what: `interface ${ifname}`, run: () => this.driver.remove(ifname) });
+    steps.push({ what: `interface ${ifname}`, run: () => this.removeLink(ifname) });
     await runSteps(steps, this.log);
     this.servers.delete(m.server.id);
   }
@@ -333,8 +349,8 @@ export class KernelLive implements KernelPlane {
     if (renamed && isForeignLink(after.interface)) throw foreignLinkError(after.interface);
     if (renamed) {
       // The old interface goes first: the new one takes over its listen port.
-      steps.push({ what: `interface ${was.interface}`, run: () => this.driver.remove(was.interface), undo: () => this.bringUpNew(old) });
-      steps.push({ what: `interface ${after.interface}`, run: () => this.bringUpNew(next), undo: () => this.driver.remove(after.interface) });
+      steps.push({ what: `interface ${was.interface}`, run: () => this.removeLink(was.interface), undo: () => this.bringUpNew(old) });
+      steps.push({ what: `interface ${after.interface}`, run: () => this.bringUpNew(next), undo: () => this.removeLink(after.interface) });
     } else {
       const ifname = after.interface;
       if (was.listenPort !== after.listenPort) {

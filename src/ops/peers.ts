@@ -26,6 +26,8 @@ export interface PeerInput {
   enabled?: boolean;
   dataLimitGB?: number;
   expiresAt?: string | null;
+  downloadLimitMbps?: number | null;
+  uploadLimitMbps?: number | null;
 }
 
 export function getPeer(app: Pick<App, 'store'>, id: number): PeerRecord {
@@ -46,6 +48,8 @@ export function mergePeer(before: PeerRecord, input: PeerInput, now: string): Pe
     allowInternet: input.allowInternet ?? before.allowInternet,
     dataLimitGB: input.dataLimitGB ?? before.dataLimitGB,
     expiresAt: input.expiresAt === undefined ? before.expiresAt : input.expiresAt,
+    downloadLimitMbps: input.downloadLimitMbps === undefined ? before.downloadLimitMbps : input.downloadLimitMbps,
+    uploadLimitMbps: input.uploadLimitMbps === undefined ? before.uploadLimitMbps : input.uploadLimitMbps,
     updatedAt: now,
   };
   if (input.publicKey !== undefined && input.publicKey !== before.publicKey) {
@@ -78,6 +82,7 @@ export function createPeer(app: App, serverId: number, input: PeerInput, opts?: 
       publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey: generatePresharedKey(),
       allowAccess, allowInternet: input.allowInternet ?? false, enabled, disabledReasons: enabled ? [] : ['admin'],
       dataLimitGB: input.dataLimitGB ?? 0, usageBytes: 0, expiresAt: input.expiresAt ?? null,
+      downloadLimitMbps: input.downloadLimitMbps ?? null, uploadLimitMbps: input.uploadLimitMbps ?? null,
       createdAt: now, updatedAt: now,
     };
     return {

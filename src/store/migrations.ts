@@ -340,4 +340,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX share_links_peer ON share_links(peer_id);
   `,
   // ---- end of issue 26 ----
+  // ---- Issue 25 (per-peer bandwidth limits) ----
+  `
+  ALTER TABLE peers ADD COLUMN download_limit_mbps REAL CHECK (download_limit_mbps IS NULL OR download_limit_mbps BETWEEN 0.1 AND 10000);
+  ALTER TABLE peers ADD COLUMN upload_limit_mbps REAL CHECK (upload_limit_mbps IS NULL OR upload_limit_mbps BETWEEN 0.1 AND 10000);
+  `,
+  // ---- end of issue 25 ----
 ];

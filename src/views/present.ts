@@ -27,6 +27,8 @@ export function presentPeer(p: PeerRecord) {
     dataLimitGB: p.dataLimitGB,
     currentDataUsageBytes: p.usageBytes,
     expiresAt: p.expiresAt,
+    downloadLimitMbps: p.downloadLimitMbps,
+    uploadLimitMbps: p.uploadLimitMbps,
     hasPrivateKey: p.privateKey !== null,
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,

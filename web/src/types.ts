@@ -7,6 +7,7 @@ export interface Peer {
   id: number; serverID: number; name: string; email: string; ip: string; ip6: string | null; publicKey: string;
   allowAccess: number[]; allowInternet: boolean; enabled: boolean; disabledReason: string; disabledReasons: string[];
   dataLimitGB: number; currentDataUsageBytes: number; expiresAt: string | null; hasPrivateKey: boolean;
+  downloadLimitMbps: number | null; uploadLimitMbps: number | null;
   createdAt: string; updatedAt: string;
 }
 /** schema Server */
