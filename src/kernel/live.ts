@@ -22,6 +22,7 @@ import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ReconcileOpt
 import { runSteps, runTogether, type Step } from './steps';
 import { repairOpsFor } from './peer-verify';
 import { Shaper } from '../shaping/shaper';
+import { namesOf } from '../shaping/render';
 
 /** Read-backs of a peer after a killed `wg`: 1, 2, 4 ... 30 s apart, about ten minutes in all. */
 const VERIFY_ATTEMPTS = 25;
@@ -72,6 +73,8 @@ export class KernelLive implements KernelPlane {
 
   async reconcile(states: ServerState[], opts: ReconcileOptions = {}): Promise<void> {
     const wanted = new Set(states.map((s) => s.server.interface));
+    // A server's IFB is its shaping's: bringing the server up makes it again (src/shaping/).
+    for (const s of states) wanted.add(namesOf(s.server.interface).ifb);
     for (const link of listLinks()) {
       if (opts.adoptUnmarked && !link.ours && wanted.has(link.name) && (link.kind === 'wireguard' || link.kind === 'tun')) {
         this.log.info('adopting an interface made by an earlier wgcp', { interface: link.name });

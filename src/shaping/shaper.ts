@@ -103,7 +103,7 @@ export class Shaper {
     await run('ip', ['link', 'add', 'name', ifb, 'type', 'ifb']);
     await markOwnLink(ifb);
     await run('ip', ['link', 'set', 'dev', ifb, 'up']);
-    await this.tc.run(installTcLines(s.names, s.peers.values()));
+    await this.tc.run(installTcLines(s.names, s.peers.values()), true);
     await this.nft(installNftLines(s.names, s.peers.values()).join('\n'));
     s.base = true;
     this.log.info('bandwidth limits set up', { interface: s.names.ifname, limitedPeers: s.peers.size });
@@ -114,6 +114,6 @@ export class Shaper {
     await this.nft(resetNftLines(n).join('\n'));
     await deleteOwnLink(n.ifb);
     // A fresh interface has no root qdisc to delete: that failure is expected.
-    if (linkInfo(n.ifname)) await this.tc.run(resetTcLines(n)).catch(() => {});
+    if (linkInfo(n.ifname)) await this.tc.run(resetTcLines(n), true).catch(() => {});
   }
 }

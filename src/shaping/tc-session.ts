@@ -29,11 +29,18 @@ export class TcSession {
 
   constructor(private readonly timeoutMs = TOOL_TIMEOUT_MS, private readonly linesPerSession = TC_SESSION_LINES) {}
 
-  /** Runs the commands in order; rejects with tc's messages of those that failed (the others are applied). */
-  run(commands: string[]): Promise<void> {
+  /**
+   * Runs the commands in order; rejects with tc's messages of those that failed (the others
+   * are applied). `fresh`: in a new tc, since a session keeps the interface indexes it has
+   * looked up, and a link made again (a new wireguard-go device, a new IFB) has a new one.
+   */
+  run(commands: string[], fresh = false): Promise<void> {
     if (commands.length === 0) return Promise.resolve();
     const lines = commands.map(checkLine);
-    const next = this.tail.then(() => this.send(lines));
+    const next = this.tail.then(() => {
+      if (fresh) this.drop(false);
+      return this.send(lines);
+    });
     this.tail = next.catch(() => {});
     return next;
   }
