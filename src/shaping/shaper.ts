@@ -3,7 +3,8 @@
 // shaping is made from nothing whenever its interface is brought up (start-up, a new
 // wireguard-go, a retried server); after that each peer's change is a delta of a few lines.
 // The qdiscs, the IFB and the chains exist only once a peer of the server has a limit.
-import { run } from '../kernel/command';
+import { run, runAsync } from '../kernel/command';
+import { expectedClasses, shapingDrift, type ShapingDrift } from './compare';
 import type { Logger } from '../log';
 import type { KernelPeer } from '../store/peers';
 import { deleteOwnLink, linkInfo, markOwnLink } from '../wg/link-owner';
@@ -86,6 +87,15 @@ export class Shaper {
   /** What the shaper holds for an interface (the reconciler compares it with `tc class show`). */
   held(ifname: string): { names: ShapingNames; base: boolean; peers: ReadonlyMap<number, ShapedPeer> } | null {
     return this.servers.get(ifname) ?? null;
+  }
+
+  /** How an interface's classes differ from what the shaper holds (null: it holds nothing there); read-only. */
+  async drift(ifname: string): Promise<ShapingDrift | null> {
+    const s = this.servers.get(ifname);
+    if (!s) return null;
+    const show = (dev: string) => (linkInfo(dev) ? runAsync('tc', ['class', 'show', 'dev', dev]) : Promise.resolve(''));
+    const [tunnel, ifb] = await Promise.all([show(s.names.ifname), show(s.names.ifb)]);
+    return shapingDrift(expectedClasses(s.names, s.peers.values()), { [s.names.ifname]: tunnel, [s.names.ifb]: ifb });
   }
 
   close(): Promise<void> { return this.tc.close(); }
