@@ -30,15 +30,15 @@ export class Shaper {
 
   /** Makes an interface's shaping from nothing: whatever an earlier run or device left is removed first. */
   async install(ifname: string, peers: Iterable<KernelPeer>): Promise<void> {
-    await this.reset(namesOf(ifname));
     const s: ServerShaping = { names: namesOf(ifname), base: false, peers: new Map(), minors: new MinorPool() };
     for (const p of peers) if (isLimited(p)) s.peers.set(p.id, shapedOf(p, s.minors.take()));
     this.servers.set(ifname, s);
-    if (s.peers.size === 0) return;
-    // A router without tc or IFB still runs the server, unshaped; a limit set later says why it fails.
+    // A router without tc, IFB or netdev chains still runs the server, unshaped; a limit set later says why it fails.
     try {
-      await this.makeBase(s);
+      await this.reset(s.names);
+      if (s.peers.size > 0) await this.makeBase(s);
     } catch (err) {
+      if (s.peers.size === 0) return;
       this.log.error('bandwidth limits could not be set up: the interface runs without them', { interface: ifname, error: err instanceof Error ? err.message : String(err) });
     }
   }
@@ -47,7 +47,13 @@ export class Shaper {
   async remove(ifname: string): Promise<void> {
     const known = this.servers.get(ifname);
     this.servers.delete(ifname);
-    if (known?.base || linkInfo(namesOf(ifname).ifb)) await this.reset(namesOf(ifname));
+    if (!known?.base && !linkInfo(namesOf(ifname).ifb)) return;
+    try {
+      await this.reset(namesOf(ifname));
+    } catch (err) {
+      // The interface is gone; what is left of its shaping names a device that no longer exists.
+      this.log.warn('the shaping of a removed interface could not be cleared', { interface: ifname, error: err instanceof Error ? err.message : String(err) });
+    }
   }
 
   /** The step that takes one peer from how it is shaped to `after` (null: deleted); null when nothing changes. */
@@ -64,7 +70,11 @@ export class Shaper {
       what: `peer ${id} bandwidth limits on ${ifname}`,
       run: async () => {
         try {
-          if (will && !s.base) await this.makeBase(s);
+          if (will && !s.base) {
+            // An earlier attempt may have left part of it.
+            await this.reset(s.names);
+            await this.makeBase(s);
+          }
           await this.delta(s.names, was, will);
         } catch (err) {
           if (taken !== null) s.minors.give(taken);
