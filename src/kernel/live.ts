@@ -23,6 +23,7 @@ import { runSteps, runTogether, type Step } from './steps';
 import { repairOpsFor } from './peer-verify';
 import { Shaper } from '../shaping/shaper';
 import { namesOf } from '../shaping/render';
+import { hasDrift } from '../shaping/compare';
 
 /** Read-backs of a peer after a killed `wg`: 1, 2, 4 ... 30 s apart, about ten minutes in all. */
 const VERIFY_ATTEMPTS = 25;
@@ -63,7 +64,7 @@ export class KernelLive implements KernelPlane {
   /** `wanInterfaces`: the operator's WAN names, or null to follow the default routes. */
   constructor(private readonly log: Logger, readonly driver: LinkDriver, wanInterfaces: string[] | null = null) {
     this.wan = new WanFollower(log, wanInterfaces, (batch) => this.nft.apply(batch));
-    this.shaper = new Shaper(log, (batch) => this.nft.apply(batch));
+    this.shaper = new Shaper(log, (batch) => this.nft.apply(batch), (what, work) => this.serialize(what, work));
   }
 
   setSerializer(serialize: (what: string, work: () => Promise<void>) => Promise<void>): void { this.serialize = serialize; }
@@ -227,6 +228,23 @@ export class KernelLive implements KernelPlane {
       await this.shaper.install(ifname, model.peers.values());
       this.log.info('interface restored after wireguard-go restart', { interface: ifname, peers: model.peers.size });
     });
+  }
+
+  /**
+   * Drift repair of a server's bandwidth limits (for the reconciler): its classes against what
+   * they should be, and on any difference its shaping made again. True when it was repaired.
+   */
+  repairShaping(serverId: number): Promise<boolean> {
+    let repaired = false;
+    return this.serialize(`shaping of server ${serverId}`, async () => {
+      const model = this.servers.get(serverId);
+      if (!model || this.failed.has(serverId)) return;
+      const drift = await this.shaper.drift(model.server.interface);
+      if (!drift || !hasDrift(drift)) return;
+      this.log.warn('bandwidth limits differed from what they should be: made again', { interface: model.server.interface, missing: drift.missing.length, wrongRate: drift.wrongRate.length, extra: drift.extra.length });
+      await this.shaper.install(model.server.interface, model.peers.values());
+      repaired = true;
+    }).then(() => repaired);
   }
 
   async close(): Promise<void> {

@@ -3,16 +3,18 @@
 // this, and on any drift makes the server's shaping again (Shaper.install).
 import { classIdOf, type ShapedPeer, type ShapingNames } from './render';
 
-export interface ExpectedClass { dev: string; classid: string; rateBit: number }
-export interface ShapingDrift { missing: ExpectedClass[]; wrongRate: (ExpectedClass & { shownBit: number })[]; extra: { dev: string; classid: string }[] }
+/** A class a server should hold; rateBit null: any rate (a parked direction, a spare slot). */
+export interface ExpectedClass { dev: string; classid: string; rateBit: number | null }
+export interface ShapingDrift { missing: ExpectedClass[]; wrongRate: (ExpectedClass & { rateBit: number; shownBit: number })[]; extra: { dev: string; classid: string }[] }
 
-/** The classes a server's limited peers need: one on the tunnel per download limit, one on the IFB per upload limit. */
-export function expectedClasses(n: ShapingNames, peers: Iterable<ShapedPeer>): ExpectedClass[] {
+/** The classes a server needs: a slot (a class on the tunnel and one on its IFB) per limited peer and per spare. */
+export function expectedClasses(n: ShapingNames, peers: Iterable<ShapedPeer>, spares: Iterable<number> = []): ExpectedClass[] {
   const out: ExpectedClass[] = [];
+  const bit = (mbps: number | null) => (mbps === null ? null : Math.round(mbps * 1e6));
   for (const p of peers) {
-    if (p.down !== null) out.push({ dev: n.ifname, classid: classIdOf(p.minor), rateBit: Math.round(p.down * 1e6) });
-    if (p.up !== null) out.push({ dev: n.ifb, classid: classIdOf(p.minor), rateBit: Math.round(p.up * 1e6) });
+    out.push({ dev: n.ifname, classid: classIdOf(p.minor), rateBit: bit(p.down) }, { dev: n.ifb, classid: classIdOf(p.minor), rateBit: bit(p.up) });
   }
+  for (const m of spares) out.push({ dev: n.ifname, classid: classIdOf(m), rateBit: null }, { dev: n.ifb, classid: classIdOf(m), rateBit: null });
   return out;
 }
 
@@ -35,7 +37,7 @@ export function shapingDrift(expected: ExpectedClass[], shown: Record<string, st
   for (const e of expected) {
     const shownBit = listed.get(e.dev)?.get(e.classid);
     if (shownBit === undefined) drift.missing.push(e);
-    else if (Math.abs(shownBit - e.rateBit) > e.rateBit * 0.01) drift.wrongRate.push({ ...e, shownBit });
+    else if (e.rateBit !== null && Math.abs(shownBit - e.rateBit) > e.rateBit * 0.01) drift.wrongRate.push({ ...e, rateBit: e.rateBit, shownBit });
   }
   for (const [dev, classes] of listed) for (const classid of classes.keys()) if (!wanted.has(`${dev} ${classid}`)) drift.extra.push({ dev, classid });
   return drift;

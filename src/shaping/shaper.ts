@@ -9,12 +9,27 @@ import type { Logger } from '../log';
 import type { KernelPeer } from '../store/peers';
 import { deleteOwnLink, linkInfo, markOwnLink } from '../wg/link-owner';
 import { MinorPool } from './minors';
-import { installNftLines, installTcLines, namesOf, peerDelta, resetNftLines, resetTcLines, type ShapedPeer, type ShapingNames } from './render';
+import { installNftLines, installTcLines, namesOf, peerDelta, resetNftLines, resetTcLines, slotDeleteLines, slotLines, type ShapedPeer, type ShapingNames } from './render';
 import { TcSession } from './tc-session';
 
 export interface ShapingStep { what: string; run(): Promise<void>; undo(): Promise<void> }
 
-interface ServerShaping { names: ShapingNames; base: boolean; peers: Map<number, ShapedPeer>; minors: MinorPool }
+interface ServerShaping {
+  names: ShapingNames;
+  base: boolean;
+  peers: Map<number, ShapedPeer>;
+  /** Minors of slots that exist and no peer holds. */
+  spares: number[];
+  minors: MinorPool;
+  tidy: NodeJS.Timeout | null;
+}
+
+/** Spare slots a server keeps once it shapes at all; slots made or deleted a tidy; how long after a change it comes. */
+export const SPARES = 2;
+const TIDY_SLOTS = 8;
+const TIDY_DELAY_MS = 500;
+/** What making a server's classes may take: HTB's walk makes it grow with the square of their number. */
+const INSTALL_TIMEOUT_MS = (peers: number): number => 8_000 + Math.ceil(peers * peers * 0.001);
 
 export const isLimited = (p: Pick<KernelPeer, 'downloadLimitMbps' | 'uploadLimitMbps'>): boolean =>
   (p.downloadLimitMbps ?? null) !== null || (p.uploadLimitMbps ?? null) !== null;
@@ -25,12 +40,16 @@ const shapedOf = (p: KernelPeer, minor: number): ShapedPeer =>
 export class Shaper {
   private readonly servers = new Map<string, ServerShaping>();
   readonly tc = new TcSession();
+  private closed = false;
 
-  constructor(private readonly log: Logger, private readonly nft: (batch: string) => Promise<void>) {}
+  /** `serialize`: runs kernel work in the change runner's order (the spare slots' upkeep). */
+  constructor(private readonly log: Logger, private readonly nft: (batch: string) => Promise<void>,
+    private readonly serialize: (what: string, work: () => Promise<void>) => Promise<void>) {}
 
   /** Makes an interface's shaping from nothing: whatever an earlier run or device left is removed first. */
   async install(ifname: string, peers: Iterable<KernelPeer>): Promise<void> {
-    const s: ServerShaping = { names: namesOf(ifname), base: false, peers: new Map(), minors: new MinorPool() };
+    this.forget(ifname);
+    const s: ServerShaping = { names: namesOf(ifname), base: false, peers: new Map(), spares: [], minors: new MinorPool(), tidy: null };
     for (const p of peers) if (isLimited(p)) s.peers.set(p.id, shapedOf(p, s.minors.take()));
     this.servers.set(ifname, s);
     // A router without tc, IFB or netdev chains still runs the server, unshaped; a limit set later says why it fails.
@@ -46,7 +65,7 @@ export class Shaper {
   /** Forgets an interface that is gone, with its IFB and chains. */
   async remove(ifname: string): Promise<void> {
     const known = this.servers.get(ifname);
-    this.servers.delete(ifname);
+    this.forget(ifname);
     if (!known?.base && !linkInfo(namesOf(ifname).ifb)) return;
     try {
       await this.reset(namesOf(ifname));
@@ -62,13 +81,16 @@ export class Shaper {
     const was = s?.peers.get(id) ?? null;
     const limited = after !== null && isLimited(after);
     if (!s || (was === null && !limited)) return null;
-    const will = limited ? shapedOf(after, was?.minor ?? s.minors.take()) : null;
-    const taken = was === null && will !== null ? will.minor : null;
-    let applied = false;
+    let will: ShapedPeer | null = null;
+    let slot: 'spare' | 'new' | null = null;
     const set = (to: ShapedPeer | null) => { if (to) s.peers.set(id, to); else s.peers.delete(id); };
     return {
       what: `peer ${id} bandwidth limits on ${ifname}`,
       run: async () => {
+        // The slot is chosen when the step runs, so that a change refused before it takes none.
+        if (limited && !was) slot = s.spares.length > 0 && s.base ? 'spare' : 'new';
+        const minor = was?.minor ?? (slot === 'spare' ? s.spares.pop()! : s.minors.take());
+        will = limited ? shapedOf(after, minor) : null;
         try {
           if (will && !s.base) {
             // An earlier attempt may have left part of it.
@@ -77,25 +99,65 @@ export class Shaper {
           }
           await this.delta(s.names, was, will);
         } catch (err) {
-          if (taken !== null) s.minors.give(taken);
+          // Back among the spares: `class replace` makes the slot's classes if they are not there.
+          if (slot) s.spares.push(minor);
           throw err;
         }
-        applied = true;
         set(will);
-        if (was && !will) s.minors.give(was.minor);
+        // The slot it leaves is a spare now: a later limit takes it without a walk of all classes.
+        if (was && !will) s.spares.push(was.minor);
+        this.tidySoon(s);
       },
       undo: async () => {
-        if (!applied) return;
         await this.delta(s.names, will, was);
         set(was);
-        if (taken !== null) s.minors.give(taken);
-        if (was && !will) s.minors.take(was.minor);
+        if (slot && will) s.spares.push(will.minor);
+        const back = was && !will ? s.spares.lastIndexOf(was.minor) : -1;
+        if (back >= 0) s.spares.splice(back, 1);
       },
     };
   }
 
+  /**
+   * Between changes, the spare slots are brought back to SPARES: made (each a walk of all
+   * classes in the kernel) or deleted, a few at a time, in the change runner's order.
+   */
+  private tidySoon(s: ServerShaping): void {
+    if (s.tidy || this.closed) return;
+    s.tidy = setTimeout(() => {
+      s.tidy = null;
+      void this.serialize(`spare bandwidth classes of ${s.names.ifname}`, async () => {
+        if (this.servers.get(s.names.ifname) !== s || !s.base) return;
+        const lines: string[] = [];
+        const made: number[] = [];
+        const dropped: number[] = [];
+        for (let i = 0; i < TIDY_SLOTS && s.spares.length + made.length < SPARES; i++) {
+          const m = s.minors.take();
+          made.push(m);
+          lines.push(...slotLines(s.names, m, null, null));
+        }
+        for (let i = 0; i < TIDY_SLOTS && s.spares.length - dropped.length > SPARES; i++) {
+          const m = s.spares[dropped.length];
+          dropped.push(m);
+          lines.push(...slotDeleteLines(s.names, m));
+        }
+        if (lines.length === 0) return;
+        try {
+          await this.tc.run(lines);
+        } finally {
+          // Whatever tc did, the slots are as their lines say or will be read as drift.
+          s.spares.push(...made);
+          s.spares.splice(0, dropped.length);
+          for (const m of dropped) s.minors.give(m);
+        }
+        if (s.spares.length !== SPARES) this.tidySoon(s);
+      });
+    }, TIDY_DELAY_MS);
+    s.tidy.unref();
+  }
+
   /** What the shaper holds for an interface (the reconciler compares it with `tc class show`). */
-  held(ifname: string): { names: ShapingNames; base: boolean; peers: ReadonlyMap<number, ShapedPeer> } | null {
+  held(ifname: string): { names: ShapingNames; base: boolean; peers: ReadonlyMap<number, ShapedPeer>; spares: readonly number[] } | null {
     return this.servers.get(ifname) ?? null;
   }
 
@@ -105,16 +167,25 @@ export class Shaper {
     if (!s) return null;
     const show = (dev: string) => (linkInfo(dev) ? runAsync('tc', ['class', 'show', 'dev', dev]) : Promise.resolve(''));
     const [tunnel, ifb] = await Promise.all([show(s.names.ifname), show(s.names.ifb)]);
-    return shapingDrift(expectedClasses(s.names, s.peers.values()), { [s.names.ifname]: tunnel, [s.names.ifb]: ifb });
+    return shapingDrift(expectedClasses(s.names, s.peers.values(), s.spares), { [s.names.ifname]: tunnel, [s.names.ifb]: ifb });
   }
 
-  close(): Promise<void> { return this.tc.close(); }
+  close(): Promise<void> {
+    this.closed = true;
+    for (const ifname of [...this.servers.keys()]) this.forget(ifname);
+    return this.tc.close();
+  }
+
+  private forget(ifname: string): void {
+    const s = this.servers.get(ifname);
+    if (s?.tidy) clearTimeout(s.tidy);
+    this.servers.delete(ifname);
+  }
 
   private async delta(n: ShapingNames, was: ShapedPeer | null, will: ShapedPeer | null): Promise<void> {
     const d = peerDelta(n, was, will);
-    await this.tc.run(d.tcFirst);
+    await this.tc.run(d.tc);
     if (d.nft.length) await this.nft(d.nft.join('\n'));
-    await this.tc.run(d.tcLast);
   }
 
   /** The IFB, both HTB qdiscs, the maps and chains, with the peers the server holds now. */
@@ -123,7 +194,10 @@ export class Shaper {
     await run('ip', ['link', 'add', 'name', ifb, 'type', 'ifb']);
     await markOwnLink(ifb);
     await run('ip', ['link', 'set', 'dev', ifb, 'up']);
-    await this.tc.run(installTcLines(s.names, s.peers.values()), true);
+    const spares = Array.from({ length: SPARES }, () => s.minors.take());
+    // Every class made is a walk of those before it in the kernel: 10,000 take tens of seconds.
+    await this.tc.run(installTcLines(s.names, s.peers.values(), spares), true, INSTALL_TIMEOUT_MS(s.peers.size));
+    s.spares = spares;
     await this.nft(installNftLines(s.names, s.peers.values()).join('\n'));
     s.base = true;
     this.log.info('bandwidth limits set up', { interface: s.names.ifname, limitedPeers: s.peers.size });

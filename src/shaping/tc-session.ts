@@ -34,12 +34,12 @@ export class TcSession {
    * are applied). `fresh`: in a new tc, since a session keeps the interface indexes it has
    * looked up, and a link made again (a new wireguard-go device, a new IFB) has a new one.
    */
-  run(commands: string[], fresh = false): Promise<void> {
+  run(commands: string[], fresh = false, timeoutMs = this.timeoutMs): Promise<void> {
     if (commands.length === 0) return Promise.resolve();
     const lines = commands.map(checkLine);
     const next = this.tail.then(() => {
       if (fresh) this.drop(false);
-      return this.send(lines);
+      return this.send(lines, timeoutMs);
     });
     this.tail = next.catch(() => {});
     return next;
@@ -53,7 +53,7 @@ export class TcSession {
     this.drop(false);
   }
 
-  private async send(lines: string[]): Promise<void> {
+  private async send(lines: string[], timeoutMs: number): Promise<void> {
     const s = (this.session ??= this.start());
     const firstLine = s.lines + 1;
     s.lines += lines.length + 1;
@@ -64,7 +64,7 @@ export class TcSession {
       failures = await new Promise<string[]>((resolve, reject) => {
         if (s.ended !== null) return reject(failed(`tc exited (${s.ended})`));
         s.waiter = { endLine, firstLine, resolve, reject };
-        timer = setTimeout(() => reject(failed(`tc did not answer within ${this.timeoutMs / 1000} s and was killed`)), this.timeoutMs);
+        timer = setTimeout(() => reject(failed(`tc did not answer within ${timeoutMs / 1000} s and was killed`)), timeoutMs);
         s.child.stdin.write(`${lines.join('\n')}\nwgcp-end-of-group\n`);
         this.settle(s);
       });
