@@ -1,8 +1,8 @@
 // What one peer's bandwidth limit costs through the API at 10 and at 10,000 limited peers
 // (issue 25: at most 1.5x), wgcpd on wireguard-go in a namespace of its own. Per size:
 // a limited peer's rate changed (one `tc class replace`), limits set on a peer that had none
-// (two classes, their queues, four map elements) and lifted again; request sent to answer
-// read. Then wgcpd is restarted: its start-up makes every class and element again.
+// (a spare slot's two classes changed, four map elements) and lifted again (four elements
+// out; the slot is a spare); request sent to answer read. Then wgcpd is restarted: its start-up makes every class and element again.
 //   npx tsc -p . && node dist/bench/shaping-cost.js        (root; makes and removes its namespace)
 //   WGCP_BENCH_SIZES=10,10000 WGCP_BENCH_ROUNDS=100
 import fs from 'node:fs';
@@ -60,9 +60,14 @@ async function inside(): Promise<void> {
     const [lo, hi] = [SIZES[0], SIZES[SIZES.length - 1]];
     lines.push(`| ${hi.toLocaleString('en')} vs ${lo} (medians) | ${medians[hi].map((m, i) => `${(m / medians[lo][i]).toFixed(2)}x`).join(' | ')} |`);
     await daemon.stop();
+    const t0 = performance.now();
     await daemon.start();
-    const made = /"msg":"bandwidth limits set up"[^\n]*"limitedPeers":(\d+)/.exec(daemon.log());
-    startLine = `- start-up with ${made?.[1] ?? '?'} limited peers (every class and element made again): ${daemon.startMs.toFixed(0)} ms from spawn to /healthz`;
+    const healthy = performance.now() - t0;
+    let made: RegExpExecArray | null = null;
+    while (!(made = /"msg":"bandwidth limits set up"[^\n]*"limitedPeers":(\d+)/.exec(daemon.log())) && performance.now() - t0 < 300_000) await new Promise((r) => setTimeout(r, 100));
+    const shaped = performance.now() - t0;
+    const probe = await daemon.client.must('PUT', `/api/peers/${limited[0]}`, { downloadLimitMbps: 33 });
+    startLine = `- start-up with ${made?.[1] ?? '?'} limited peers: /healthz answers after ${healthy.toFixed(0)} ms; every class and element is made again ${shaped.toFixed(0)} ms after spawn; the first limit change after it ${probe.ms.toFixed(1)} ms`;
   } catch (err) {
     say(`wgcpd's last output:\n${daemon.log().slice(-3000)}`);
     throw err;

@@ -281,8 +281,9 @@ export class KernelLive implements KernelPlane {
     await syncPeers(server, m.peers.values());
     await configureLink(server);
     forwardIpv6(server, this.log);
-    // A new device holds no classes: the server's limits are made again with it.
-    await this.shaper.install(server.interface, m.peers.values());
+    // A new device holds no classes: the server's limits are made again with it. Not waited
+    // for (10,000 limited peers take tens of seconds): a change of the server's peers waits.
+    void this.shaper.install(server.interface, m.peers.values());
   }
 
   /** Removes a server's interface, and its shaping with it. */

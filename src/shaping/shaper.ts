@@ -22,6 +22,8 @@ interface ServerShaping {
   spares: number[];
   minors: MinorPool;
   tidy: NodeJS.Timeout | null;
+  /** Settles once install() has made what it makes. */
+  ready: Promise<void>;
 }
 
 /** Spare slots a server keeps once it shapes at all; slots made or deleted a tidy; how long after a change it comes. */
@@ -46,20 +48,27 @@ export class Shaper {
   constructor(private readonly log: Logger, private readonly nft: (batch: string) => Promise<void>,
     private readonly serialize: (what: string, work: () => Promise<void>) => Promise<void>) {}
 
-  /** Makes an interface's shaping from nothing: whatever an earlier run or device left is removed first. */
-  async install(ifname: string, peers: Iterable<KernelPeer>): Promise<void> {
+  /**
+   * Makes an interface's shaping from nothing: whatever an earlier run or device left is
+   * removed first. Resolves when it is made; a peer's step or a check meanwhile waits for it
+   * (with 10,000 limited peers this takes tens of seconds: a start-up need not wait).
+   */
+  install(ifname: string, peers: Iterable<KernelPeer>): Promise<void> {
     this.forget(ifname);
-    const s: ServerShaping = { names: namesOf(ifname), base: false, peers: new Map(), spares: [], minors: new MinorPool(), tidy: null };
+    const s: ServerShaping = { names: namesOf(ifname), base: false, peers: new Map(), spares: [], minors: new MinorPool(), tidy: null, ready: Promise.resolve() };
     for (const p of peers) if (isLimited(p)) s.peers.set(p.id, shapedOf(p, s.minors.take()));
     this.servers.set(ifname, s);
-    // A router without tc, IFB or netdev chains still runs the server, unshaped; a limit set later says why it fails.
-    try {
-      await this.reset(s.names);
-      if (s.peers.size > 0) await this.makeBase(s);
-    } catch (err) {
-      if (s.peers.size === 0) return;
-      this.log.error('bandwidth limits could not be set up: the interface runs without them', { interface: ifname, error: err instanceof Error ? err.message : String(err) });
-    }
+    s.ready = (async () => {
+      // A router without tc, IFB or netdev chains still runs the server, unshaped; a limit set later says why it fails.
+      try {
+        await this.reset(s.names);
+        if (s.peers.size > 0) await this.makeBase(s);
+      } catch (err) {
+        if (s.peers.size === 0 || this.closed) return;
+        this.log.error('bandwidth limits could not be set up: the interface runs without them', { interface: ifname, error: err instanceof Error ? err.message : String(err) });
+      }
+    })();
+    return s.ready;
   }
 
   /** Forgets an interface that is gone, with its IFB and chains. */
@@ -88,6 +97,7 @@ export class Shaper {
       what: `peer ${id} bandwidth limits on ${ifname}`,
       run: async () => {
         // The slot is chosen when the step runs, so that a change refused before it takes none.
+        await s.ready;
         if (limited && !was) slot = s.spares.length > 0 && s.base ? 'spare' : 'new';
         const minor = was?.minor ?? (slot === 'spare' ? s.spares.pop()! : s.minors.take());
         will = limited ? shapedOf(after, minor) : null;
@@ -127,6 +137,7 @@ export class Shaper {
     s.tidy = setTimeout(() => {
       s.tidy = null;
       void this.serialize(`spare bandwidth classes of ${s.names.ifname}`, async () => {
+        await s.ready;
         if (this.servers.get(s.names.ifname) !== s || !s.base) return;
         const lines: string[] = [];
         const made: number[] = [];
@@ -165,15 +176,17 @@ export class Shaper {
   async drift(ifname: string): Promise<ShapingDrift | null> {
     const s = this.servers.get(ifname);
     if (!s) return null;
+    await s.ready;
     const show = (dev: string) => (linkInfo(dev) ? runAsync('tc', ['class', 'show', 'dev', dev]) : Promise.resolve(''));
     const [tunnel, ifb] = await Promise.all([show(s.names.ifname), show(s.names.ifb)]);
     return shapingDrift(expectedClasses(s.names, s.peers.values(), s.spares), { [s.names.ifname]: tunnel, [s.names.ifb]: ifb });
   }
 
+  /** Stops at once: a making of classes under way is cut short (the next start makes them all again). */
   close(): Promise<void> {
     this.closed = true;
     for (const ifname of [...this.servers.keys()]) this.forget(ifname);
-    return this.tc.close();
+    return this.tc.close(true);
   }
 
   private forget(ifname: string): void {

@@ -48,7 +48,9 @@ export class TcSession {
   /** Process id of the running tc, if one runs (tests stop it to see the bound hold). */
   pid(): number | null { return this.session?.child.pid ?? null; }
 
-  async close(): Promise<void> {
+  /** `now`: kills a tc still at work instead of waiting for it. */
+  async close(now = false): Promise<void> {
+    if (now) this.drop(true);
     await this.tail;
     this.drop(false);
   }
