@@ -220,7 +220,10 @@ export class Shaper {
   private async reset(n: ShapingNames): Promise<void> {
     await this.nft(resetNftLines(n).join('\n'));
     await deleteOwnLink(n.ifb);
-    // A fresh interface has no root qdisc to delete: that failure is expected.
-    if (linkInfo(n.ifname)) await this.tc.run(resetTcLines(n), true).catch(() => {});
+    // Only the root qdisc shaping makes (HTB 1:) goes: one the operator set on the tunnel stays,
+    // and then a limit fails with tc's word rather than taking it over.
+    if (!linkInfo(n.ifname)) return;
+    const shown = await runAsync('tc', ['qdisc', 'show', 'dev', n.ifname]).catch(() => '');
+    if (/^qdisc htb 1: root/m.test(shown)) await this.tc.run(resetTcLines(n), true);
   }
 }
