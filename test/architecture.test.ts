@@ -38,7 +38,7 @@ function storeWrites(mod: string): string[] {
 }
 
 const KERNEL_APPLY = /^\w+\.(applyPeer|applyPeers|applyServer|applyForward|reconcile)$/;
-const KERNEL_TOOLS = ['kernel/live', 'nft/session', 'nft/apply', 'wg/link'];
+const KERNEL_TOOLS = ['kernel/live', 'nft/session', 'nft/apply', 'wg/link', 'shaping/shaper', 'shaping/tc-session'];
 
 /** "module -> Plane.method" for each kernel change a module makes, "module -> tool" for each tool it imports. */
 function kernelChanges(mod: string): string[] {
@@ -146,7 +146,7 @@ t('outside the operations and the store itself, nothing writes the store', () =>
 t('only the operations apply kernel changes (the daemon only its start-up reconcile)', () => {
   const mayApply = (m: string) => ['ops', 'kernel'].includes(folderOf(m));
   // nft/ and wg/ are the tools the kernel plane drives: they may use each other.
-  const toolLayer = (m: string, change: string) => ['nft', 'wg'].includes(folderOf(m)) && folderOf(change.split(' -> ')[1]) === folderOf(m);
+  const toolLayer = (m: string, change: string) => ['nft', 'wg', 'shaping'].includes(folderOf(m)) && folderOf(change.split(' -> ')[1]) === folderOf(m);
   const found = modules.filter((m) => !mayApply(m)).flatMap(kernelChanges)
     .filter((c) => !/^daemon -> \w+\.reconcile$/.test(c) && !toolLayer(c.split(' -> ')[0], c));
   const { unlisted, stale } = againstAllowList(found, KERNEL_CHANGES_TODAY);

@@ -66,7 +66,7 @@ if (canRun('openwrt feed', ['make', 'find', 'xargs', 'grep', 'sed', 'shellcheck'
   t('each Makefile is read by make: name, version, dependencies, user, architecture', async () => {
     const daemon = await stubDump(path.join(REPO_ROOT, 'openwrt', 'wgcp'));
     assert.match(daemon, /^Package: wgcp$/m);
-    assert.match(daemon, /^Depends: \+node \+wireguard-tools \+nftables \+kmod-wireguard \+kmod-nft-nat \+procd-ujail \+px5g-mbedtls @!NODEJS_ICU_NONE$/m);
+    assert.match(daemon, /^Depends: \+node \+wireguard-tools \+nftables \+kmod-wireguard \+kmod-nft-nat \+procd-ujail \+px5g-mbedtls \+tc-tiny \+kmod-sched-core \+kmod-ifb \+kmod-nft-netdev @!NODEJS_ICU_NONE$/m);
     assert.match(daemon, /^Require-User: wgcp=372:wgcp=372$/m);
     assert.match(daemon, /^Architecture: target$/m);
     const agent = await stubDump(path.join(REPO_ROOT, 'openwrt', 'wgcp-agent'));

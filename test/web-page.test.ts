@@ -161,6 +161,23 @@ t('limit and expiry are set through the settings form; an address outside the su
   assert.is((await api.get(`/api/peers/${ids.peer}`)).json.ip, saved.ip);
 });
 
+t('speed limits are set through the settings form and shown in the peers table; one out of range is refused beside its field', async () => {
+  await page.goto(`${d.url}/#/peers/${ids.peer}`, { waitUntil: 'networkidle0' });
+  await page.reload({ waitUntil: 'networkidle0' });
+  await typeInto('edit-downloadLimitMbps', '20.5');
+  await typeInto('edit-uploadLimitMbps', '5');
+  await clickButton('Save settings');
+  await eventually('limits saved', async () => ((await api.get(`/api/peers/${ids.peer}`)).json.downloadLimitMbps === 20.5 ? true : undefined));
+  assert.is((await api.get(`/api/peers/${ids.peer}`)).json.uploadLimitMbps, 5);
+  await typeInto('edit-uploadLimitMbps', '20000');
+  await clickButton('Save settings');
+  assert.match(await fieldError('edit-uploadLimitMbps'), /0\.1 to 10000/);
+  assert.is((await api.get(`/api/peers/${ids.peer}`)).json.uploadLimitMbps, 5);
+  await page.goto(`${d.url}/#/servers/${ids.server}`, { waitUntil: 'networkidle0' });
+  await hasText('#peers', 'down 20.5 Mbit/s, up 5 Mbit/s');
+  await page.goto(`${d.url}/#/peers/${ids.peer}`, { waitUntil: 'networkidle0' });
+});
+
 t('sends the peer its configuration by mail through the SMTP settings saved on the mail page', async () => {
   await page.goto(`${d.url}/#/mail`, { waitUntil: 'networkidle0' });
   await h1Is('Mail');

@@ -80,6 +80,8 @@ export const openApiDocument = {
           dataLimitGB: { ...int, minimum: 0 }, currentDataUsageBytes: { ...int, readOnly: true },
           expiresAt: { type: ['string', 'null'], format: 'date-time' }, hasPrivateKey: { ...bool, readOnly: true },
           schedule: SCHEDULE_SCHEMA,
+          downloadLimitMbps: { type: ['number', 'null'], minimum: 0.1, maximum: 10000, description: 'shaping of what the router sends the peer, Mbit/s; null: no limit' },
+          uploadLimitMbps: { type: ['number', 'null'], minimum: 0.1, maximum: 10000, description: 'shaping of what the peer sends the router, Mbit/s; null: no limit' },
           createdAt: { ...ts, readOnly: true }, updatedAt: { ...ts, readOnly: true },
         },
       },

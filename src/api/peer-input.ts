@@ -5,6 +5,7 @@ import { isWireGuardKey } from '../wg/keys';
 import { parseIpv4 } from '../wg/ipv4';
 import { formatIpv6, parseIpv6 } from '../wg/ipv6';
 import { readSchedule } from './schedule-input';
+import { readLimitMbps } from './limit-input';
 import { EMAIL, badField, readBool, readInt, readIntArray, readName, readString, readTimestamp, type Body } from './fields';
 
 // 8,388,607 GB is the largest limit whose byte count stays a safe JavaScript integer.
@@ -25,6 +26,10 @@ export function parsePeerInput(body: Body, now: Date): PeerInput {
     expiresAt: readTimestamp(body, 'expiresAt'),
     schedule: readSchedule(body),
   };
+  const downloadLimitMbps = readLimitMbps(body, 'downloadLimitMbps');
+  if (downloadLimitMbps !== undefined) input.downloadLimitMbps = downloadLimitMbps;
+  const uploadLimitMbps = readLimitMbps(body, 'uploadLimitMbps');
+  if (uploadLimitMbps !== undefined) input.uploadLimitMbps = uploadLimitMbps;
   // A peer is deleted, keys and all, once its expiry passes: a date already past (a slip in a
   // date picker) would destroy it at the next minute, so it is refused.
   if (typeof input.expiresAt === 'string' && Date.parse(input.expiresAt) <= now.getTime()) {

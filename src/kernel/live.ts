@@ -23,6 +23,9 @@ import { runSteps, runTogether, type Step } from './steps';
 import { repairOpsFor } from './peer-verify';
 import type { DumpObserver, ReconcileTarget } from './reconcile-target';
 import { applyPeerBatch } from './peer-batch';
+import { Shaper } from '../shaping/shaper';
+import { namesOf } from '../shaping/render';
+import { hasDrift } from '../shaping/compare';
 
 /** Read-backs of a peer after a killed `wg`: 1, 2, 4 ... 30 s apart, about ten minutes in all. */
 const VERIFY_ATTEMPTS = 25;
@@ -56,6 +59,8 @@ export class KernelLive implements KernelPlane {
   private serialize: (what: string, work: () => Promise<void>) => Promise<void> = (_what, work) => work();
 
   private readonly wan: WanFollower;
+  /** Per-peer bandwidth limits: classes and map elements beside each interface (src/shaping/). */
+  readonly shaper: Shaper;
   private closed = false;
   /** The reconciler's hooks: each dump the usage cycle reads, and each interface wireguard-go's restart restored. */
   private dumpObserver: DumpObserver | null = null;
@@ -66,6 +71,7 @@ export class KernelLive implements KernelPlane {
   /** `wanInterfaces`: the operator's WAN names, or null to follow the default routes. */
   constructor(private readonly log: Logger, readonly driver: LinkDriver, wanInterfaces: string[] | null = null) {
     this.wan = new WanFollower(log, wanInterfaces, (batch) => this.nft.apply(batch));
+    this.shaper = new Shaper(log, (batch) => this.nft.apply(batch), (what, work) => this.serialize(what, work));
   }
 
   setSerializer(serialize: (what: string, work: () => Promise<void>) => Promise<void>): void { this.serialize = serialize; }
@@ -75,6 +81,8 @@ export class KernelLive implements KernelPlane {
 
   async reconcile(states: ServerState[], opts: ReconcileOptions = {}): Promise<void> {
     const wanted = new Set(states.map((s) => s.server.interface));
+    // A server's IFB is its shaping's: bringing the server up makes it again (src/shaping/).
+    for (const s of states) wanted.add(namesOf(s.server.interface).ifb);
     for (const link of listLinks()) {
       if (opts.adoptUnmarked && !link.ours && wanted.has(link.name) && (link.kind === 'wireguard' || link.kind === 'tun')) {
         this.log.info('adopting an interface made by an earlier wgcp', { interface: link.name });
@@ -91,7 +99,7 @@ export class KernelLive implements KernelPlane {
       try {
         await this.bringUp(m, true);
       } catch (err) {
-        try { if (!isForeignLink(m.server.interface)) await this.driver.remove(m.server.interface); } catch { /* nothing was made */ }
+        try { if (!isForeignLink(m.server.interface)) await this.removeLink(m.server.interface); } catch { /* nothing was made */ }
         this.markFailed(m, err);
       }
     }
@@ -143,6 +151,8 @@ export class KernelLive implements KernelPlane {
       }
     };
     if (ops.length) steps.push({ what: `peer ${id} on ${ifname}`, run: wgStep, undo: () => runPeerOps(restore) });
+    const shaping = this.shaper.peerStep(ifname, id, after);
+    if (shaping) steps.push(shaping);
     try {
       // A new peer has no session to keep: its batch and its `wg set` go at once (it is dropped
       // until both hold). A change of a peer that exists goes nft first, so that a refused batch
@@ -270,9 +280,27 @@ export class KernelLive implements KernelPlane {
       if (!model) return;
       await syncPeers(model.server, model.peers.values());
       await configureLink(model.server);
+      await this.shaper.install(ifname, model.peers.values());
       this.log.info('interface restored after wireguard-go restart', { interface: ifname, peers: model.peers.size });
       this.restoredObserver?.(model.server.id, model.peers.size);
     });
+  }
+
+  /**
+   * Drift repair of a server's bandwidth limits (for the reconciler): its classes against what
+   * they should be, and on any difference its shaping made again. True when it was repaired.
+   */
+  repairShaping(serverId: number): Promise<boolean> {
+    let repaired = false;
+    return this.serialize(`shaping of server ${serverId}`, async () => {
+      const model = this.servers.get(serverId);
+      if (!model || this.failed.has(serverId)) return;
+      const drift = await this.shaper.drift(model.server.interface);
+      if (!drift || !hasDrift(drift)) return;
+      this.log.warn('bandwidth limits differed from what they should be: made again', { interface: model.server.interface, missing: drift.missing.length, wrongRate: drift.wrongRate.length, extra: drift.extra.length });
+      await this.shaper.install(model.server.interface, model.peers.values());
+      repaired = true;
+    }).then(() => repaired);
   }
 
   async close(): Promise<void> {
@@ -280,6 +308,7 @@ export class KernelLive implements KernelPlane {
     this.failed.close();
     this.wan.close();
     await this.driver.close();
+    await this.shaper.close();
     await this.nft.close();
     removeSecretDir();
   }
@@ -301,13 +330,22 @@ export class KernelLive implements KernelPlane {
     if (existing && !existing.ours) throw foreignLinkError(server.interface);
     const usable = reuse && existing && (this.driver.kind === 'kernel' ? existing.kind === 'wireguard' : false);
     if (!usable) {
-      if (existing) await this.driver.remove(server.interface);
+      if (existing) await this.removeLink(server.interface);
       await this.driver.create(server.interface);
     }
     // Peers first, then up: wireguard-go takes 10,000 peers a third faster on a link that is down.
     await syncPeers(server, m.peers.values());
     await configureLink(server);
     forwardIpv6(server, this.log);
+    // A new device holds no classes: the server's limits are made again with it. Not waited
+    // for (10,000 limited peers take tens of seconds): a change of the server's peers waits.
+    void this.shaper.install(server.interface, m.peers.values());
+  }
+
+  /** Removes a server's interface, and its shaping with it. */
+  private async removeLink(ifname: string): Promise<void> {
+    await this.driver.remove(ifname);
+    await this.shaper.remove(ifname);
   }
 
   /** A new interface that is removed again if any part of bringing it up fails (only if wgcp made it). */
@@ -315,7 +353,7 @@ export class KernelLive implements KernelPlane {
     try {
       await this.bringUp(m, false);
     } catch (err) {
-      try { if (!isForeignLink(m.server.interface)) await this.driver.remove(m.server.interface); } catch { /* it may never have existed */ }
+      try { if (!isForeignLink(m.server.interface)) await this.removeLink(m.server.interface); } catch { /* it may never have existed */ }
       throw err;
     }
   }
@@ -339,7 +377,7 @@ export class KernelLive implements KernelPlane {
       this.failed.clear(serverId);
       this.log.info('server is up after an earlier failure', { serverID: serverId, interface: m.server.interface });
     } catch (err) {
-      try { if (!isForeignLink(m.server.interface)) await this.driver.remove(m.server.interface); } catch { /* nothing was made */ }
+      try { if (!isForeignLink(m.server.interface)) await this.removeLink(m.server.interface); } catch { /* nothing was made */ }
       this.markFailed(m, err);
     }
   }
@@ -347,7 +385,7 @@ export class KernelLive implements KernelPlane {
   /** An update of a failed server is stored, then tried at once: it may be the fix. */
   private async updateFailedServer(old: ServerModel, after: ServerRecord): Promise<void> {
     if (isForeignLink(after.interface)) throw foreignLinkError(after.interface);
-    if (old.server.interface !== after.interface && !isForeignLink(old.server.interface)) await this.driver.remove(old.server.interface);
+    if (old.server.interface !== after.interface && !isForeignLink(old.server.interface)) await this.removeLink(old.server.interface);
     this.servers.set(after.id, old.withServer(after));
     this.failed.mark(after.id, after.interface, 'retrying after an update');
     await this.retryServer(after.id);
@@ -355,7 +393,7 @@ export class KernelLive implements KernelPlane {
 
   private async dropFailedServer(m: ServerModel): Promise<void> {
     this.failed.clear(m.server.id);
-    if (!isForeignLink(m.server.interface)) await this.driver.remove(m.server.interface);
+    if (!isForeignLink(m.server.interface)) await this.removeLink(m.server.interface);
     this.servers.delete(m.server.id);
     this.lastRepairs.delete(m.server.id);
   }
@@ -365,7 +403,7 @@ export class KernelLive implements KernelPlane {
     if (isForeignLink(ifname)) throw foreignLinkError(ifname);
     const empty = emptyElements();
     const slice = serverSlice(m);
-    const steps: Step[] = [{ what: `interface ${ifname}`, run: () => this.bringUpNew(m), undo: () => this.driver.remove(ifname) }];
+    const steps: Step[] = [{ what: `interface ${ifname}`, run: () => this.bringUpNew(m), undo: () => this.removeLink(ifname) }];
     this.pushBatch(steps, diff(empty, slice), diff(slice, empty), `server ${m.server.id} filter`);
     await runSteps(steps, this.log);
     this.servers.set(m.server.id, m);
@@ -377,7 +415,7 @@ export class KernelLive implements KernelPlane {
     const slice = serverSlice(m);
     const steps: Step[] = [];
     this.pushBatch(steps, diff(slice, empty), diff(empty, slice), `server ${m.server.id} filter`);
-    steps.push({ what: `interface ${ifname}`, run: () => this.driver.remove(ifname) });
+    steps.push({ what: `interface ${ifname}`, run: () => this.removeLink(ifname) });
     await runSteps(steps, this.log);
     this.servers.delete(m.server.id);
     this.lastRepairs.delete(m.server.id);
@@ -391,8 +429,8 @@ export class KernelLive implements KernelPlane {
     if (renamed && isForeignLink(after.interface)) throw foreignLinkError(after.interface);
     if (renamed) {
       // The old interface goes first: the new one takes over its listen port.
-      steps.push({ what: `interface ${was.interface}`, run: () => this.driver.remove(was.interface), undo: () => this.bringUpNew(old) });
-      steps.push({ what: `interface ${after.interface}`, run: () => this.bringUpNew(next), undo: () => this.driver.remove(after.interface) });
+      steps.push({ what: `interface ${was.interface}`, run: () => this.removeLink(was.interface), undo: () => this.bringUpNew(old) });
+      steps.push({ what: `interface ${after.interface}`, run: () => this.bringUpNew(next), undo: () => this.removeLink(after.interface) });
     } else {
       const ifname = after.interface;
       if (was.listenPort !== after.listenPort) {

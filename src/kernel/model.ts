@@ -15,6 +15,7 @@ let lastRevision = 0;
 export const kernelPeer = (p: KernelPeer): KernelPeer => ({
   id: p.id, ip: p.ip, ip6: p.ip6, publicKey: p.publicKey, presharedKey: p.presharedKey,
   allowAccess: p.allowAccess.length === 0 ? NO_ACCESS as number[] : [...p.allowAccess], allowInternet: p.allowInternet, enabled: p.enabled,
+  downloadLimitMbps: p.downloadLimitMbps ?? null, uploadLimitMbps: p.uploadLimitMbps ?? null,
 });
 
 export class ServerModel implements ServerView {

@@ -122,6 +122,16 @@ export const FAMILIES: readonly Family[] = [
     samples: perPeer((p) => (p.dataLimitGB > 0 ? p.dataLimitGB * GB : null)),
   },
   {
+    name: 'wgcp_peer_download_limit_bps', type: 'gauge', labelNames: PEER_LABELS,
+    help: 'The peer\'s download limit (what the router sends it) in bits per second; absent for a peer without one.',
+    samples: perPeer((p) => (p.downloadLimitMbps !== null ? Math.round(p.downloadLimitMbps * 1e6) : null)),
+  },
+  {
+    name: 'wgcp_peer_upload_limit_bps', type: 'gauge', labelNames: PEER_LABELS,
+    help: 'The peer\'s upload limit (what it sends the router) in bits per second; absent for a peer without one.',
+    samples: perPeer((p) => (p.uploadLimitMbps !== null ? Math.round(p.uploadLimitMbps * 1e6) : null)),
+  },
+  {
     name: 'wgcp_peers', type: 'gauge', labelNames: ['server', 'state'],
     help: `Peers by server and state: online (enabled, handshake in the last ${ONLINE_WINDOW_S} s), offline (enabled, no recent handshake), disabled.`,
     samples: peersByState,

@@ -12,6 +12,9 @@ export interface ScrapedPeer {
   name: string;
   enabled: boolean;
   dataLimitGB: number;
+  /** Bandwidth limits in Mbit/s, null for none. */
+  downloadLimitMbps: number | null;
+  uploadLimitMbps: number | null;
   /** Bytes the router received from / sent to the peer, as last read; null before the first read. */
   rxBytes: number | null;
   txBytes: number | null;
@@ -37,7 +40,8 @@ function prepared(db: DB) {
   if (!s) {
     s = {
       // Counters belong to the key they were read for: a re-keyed peer shows none until the next cycle.
-      peers: db.prepare(`SELECT p.id, p.server_id, p.name, p.enabled, p.data_limit_gb, c.rx_bytes, c.tx_bytes, c.latest_handshake
+      peers: db.prepare(`SELECT p.id, p.server_id, p.name, p.enabled, p.data_limit_gb, c.rx_bytes, c.tx_bytes, c.latest_handshake,
+        p.download_limit_mbps, p.upload_limit_mbps
         FROM peers p LEFT JOIN usage_counters c ON c.peer_id = p.id AND c.public_key = p.public_key
         WHERE p.id > ? ORDER BY p.id LIMIT ${PAGE}`).raw(),
       servers: db.prepare('SELECT id FROM servers ORDER BY id').pluck(),
@@ -52,15 +56,15 @@ function prepared(db: DB) {
   return s;
 }
 
-type RawPeer = [number, number, string, number, number, number | null, number | null, number | null];
+type RawPeer = [number, number, string, number, number, number | null, number | null, number | null, number | null, number | null];
 
 export async function readStoreSnapshot(db: DB): Promise<StoreSnapshot> {
   const s = prepared(db);
   const peers: ScrapedPeer[] = [];
   for (let after = 0; ;) {
     const page = s.peers.all(after) as RawPeer[];
-    for (const [id, serverId, name, enabled, dataLimitGB, rx, tx, hs] of page) {
-      peers.push({ id, serverId, name, enabled: enabled === 1, dataLimitGB, rxBytes: rx, txBytes: tx, latestHandshake: hs ?? 0 });
+    for (const [id, serverId, name, enabled, dataLimitGB, rx, tx, hs, down, up] of page) {
+      peers.push({ id, serverId, name, enabled: enabled === 1, dataLimitGB, rxBytes: rx, txBytes: tx, latestHandshake: hs ?? 0, downloadLimitMbps: down, uploadLimitMbps: up });
     }
     if (page.length < PAGE) break;
     after = page[page.length - 1][0];

@@ -76,7 +76,7 @@ export function runImport(ctx: ImportContext, plan: ImportPlan, opts?: ChangeOpt
       id: firstPeer + i, serverId: id, name: p.name, email: '', ip: p.ip, ip6: p.ip6,
       publicKey: p.publicKey, privateKey: p.privateKey, presharedKey: p.presharedKey,
       allowAccess: [], allowInternet: p.allowInternet, enabled: p.enabled, disabledReasons: p.enabled ? [] : ['admin'],
-      dataLimitGB: 0, usageBytes: 0, expiresAt: p.expiresAt, createdAt: p.createdAt ?? now, updatedAt: now,
+      dataLimitGB: 0, usageBytes: 0, expiresAt: p.expiresAt, downloadLimitMbps: null, uploadLimitMbps: null, createdAt: p.createdAt ?? now, updatedAt: now,
     }));
     return {
       kernel: [{ server: { before: null, after: server, peers, forwards: [] } }],

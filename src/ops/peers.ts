@@ -30,6 +30,8 @@ export interface PeerInput {
   expiresAt?: string | null;
   /** null: no schedule. */
   schedule?: Schedule | null;
+  downloadLimitMbps?: number | null;
+  uploadLimitMbps?: number | null;
 }
 
 export function getPeer(app: Pick<App, 'store'>, id: number): PeerRecord {
@@ -51,6 +53,8 @@ export function mergePeer(before: PeerRecord, input: PeerInput, now: string): Pe
     dataLimitGB: input.dataLimitGB ?? before.dataLimitGB,
     expiresAt: input.expiresAt === undefined ? before.expiresAt : input.expiresAt,
     schedule: input.schedule === undefined ? before.schedule ?? null : input.schedule,
+    downloadLimitMbps: input.downloadLimitMbps === undefined ? before.downloadLimitMbps : input.downloadLimitMbps,
+    uploadLimitMbps: input.uploadLimitMbps === undefined ? before.uploadLimitMbps : input.uploadLimitMbps,
     updatedAt: now,
   };
   if (input.publicKey !== undefined && input.publicKey !== before.publicKey) {
@@ -84,6 +88,7 @@ export function createPeer(app: App, serverId: number, input: PeerInput, opts?: 
       publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey: generatePresharedKey(),
       allowAccess, allowInternet: input.allowInternet ?? false, enabled, disabledReasons: enabled ? [] : ['admin'],
       dataLimitGB: input.dataLimitGB ?? 0, usageBytes: 0, expiresAt: input.expiresAt ?? null, schedule: input.schedule ?? null,
+      downloadLimitMbps: input.downloadLimitMbps ?? null, uploadLimitMbps: input.uploadLimitMbps ?? null,
       createdAt: now, updatedAt: now,
     }, Date.parse(now));
     return {

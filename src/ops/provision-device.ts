@@ -61,7 +61,7 @@ export function provisionDevice(app: App, token: string, hwid: string, source: s
         id: store.peers.nextId(), serverId: server.id, name: `device-${hwid}`.slice(0, 64), email: '', ...freeAddresses(store, server),
         publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey,
         allowAccess: [], allowInternet: DEVICE_PEER_INTERNET, enabled: true, disabledReasons: [],
-        dataLimitGB: 0, usageBytes: 0, expiresAt: null, createdAt: now, updatedAt: now,
+        dataLimitGB: 0, usageBytes: 0, expiresAt: null, downloadLimitMbps: null, uploadLimitMbps: null, createdAt: now, updatedAt: now,
       };
     const deviceId = known?.deviceId ?? newUuid();
     return {

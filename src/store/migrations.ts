@@ -347,5 +347,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE peers ADD COLUMN schedule TEXT;
   CREATE INDEX peers_scheduled ON peers(id) WHERE schedule IS NOT NULL;
   `,
+  // ---- end of issue 25 (access schedules) ----
+  // ---- Issue 25 (per-peer bandwidth limits) ----
+  `
+  ALTER TABLE peers ADD COLUMN download_limit_mbps REAL CHECK (download_limit_mbps IS NULL OR download_limit_mbps BETWEEN 0.1 AND 10000);
+  ALTER TABLE peers ADD COLUMN upload_limit_mbps REAL CHECK (upload_limit_mbps IS NULL OR upload_limit_mbps BETWEEN 0.1 AND 10000);
+  `,
   // ---- end of issue 25 ----
 ];

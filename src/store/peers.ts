@@ -26,6 +26,9 @@ export interface PeerRecord {
   enabled: boolean;
   disabledReasons: DisableReason[];
   dataLimitGB: number;
+  /** Shaping seen from the peer, in Mbit/s (null: none): download is what the router sends it. */
+  downloadLimitMbps: number | null;
+  uploadLimitMbps: number | null;
   usageBytes: number;
   expiresAt: string | null;
   /** Weekly windows of access in a time zone; outside them the reason `schedule` holds. Null or absent: always. */
@@ -34,10 +37,13 @@ export interface PeerRecord {
   updatedAt: string;
 }
 
-export type NewPeer = Omit<PeerRecord, 'id'>;
+type LimitFields = 'downloadLimitMbps' | 'uploadLimitMbps';
+/** A new row; bandwidth limits left out are none. */
+export type NewPeer = Omit<PeerRecord, 'id' | LimitFields> & Partial<Pick<PeerRecord, LimitFields>>;
 
 /** What the kernel and the packet filter need of a peer; the kernel plane keeps only this. */
-export type KernelPeer = Pick<PeerRecord, 'id' | 'ip' | 'ip6' | 'publicKey' | 'presharedKey' | 'allowAccess' | 'allowInternet' | 'enabled'>;
+export type KernelPeer = Pick<PeerRecord, 'id' | 'ip' | 'ip6' | 'publicKey' | 'presharedKey' | 'allowAccess' | 'allowInternet' | 'enabled'>
+  & Partial<Pick<PeerRecord, LimitFields>>;
 
 /** What a peer list may be sorted by (the API's field names) and the SQL that orders it. */
 export const PEER_SORTS = {
@@ -61,6 +67,7 @@ export interface PeerQuery { q: string; sort: PeerSort; order: 'asc' | 'desc'; l
 const COLUMNS = `id, server_id AS serverId, name, email, ip, ip6, public_key AS publicKey, private_key AS privateKey,
   preshared_key AS presharedKey, allow_internet AS allowInternet, enabled, disabled_reasons AS disabledReasons,
   data_limit_gb AS dataLimitGB, usage_bytes AS usageBytes, expires_at AS expiresAt, schedule,
+  download_limit_mbps AS downloadLimitMbps, upload_limit_mbps AS uploadLimitMbps,
   created_at AS createdAt, updated_at AS updatedAt`;
 
 type Row = Omit<PeerRecord, 'allowAccess' | 'allowInternet' | 'enabled' | 'disabledReasons' | 'schedule'> & { allowInternet: number; enabled: number; disabledReasons: string; schedule: string | null };
@@ -69,7 +76,8 @@ type Row = Omit<PeerRecord, 'allowAccess' | 'allowInternet' | 'enabled' | 'disab
 function toColumns(p: Omit<PeerRecord, 'allowAccess'> | NewPeer) {
   const { allowAccess: _ignored, disabledReasons, ...rest } = p as PeerRecord;
   const reasons = DISABLE_REASONS.filter((r) => disabledReasons.includes(r));
-  return { ...rest, allowInternet: p.allowInternet ? 1 : 0, enabled: reasons.length === 0 ? 1 : 0, disabledReasons: reasons.join(','), schedule: scheduleText(p.schedule ?? null) };
+  return { ...rest, allowInternet: p.allowInternet ? 1 : 0, enabled: reasons.length === 0 ? 1 : 0, disabledReasons: reasons.join(','), schedule: scheduleText(p.schedule ?? null),
+    downloadLimitMbps: p.downloadLimitMbps ?? null, uploadLimitMbps: p.uploadLimitMbps ?? null };
 }
 
 export class PeerTable {
@@ -107,16 +115,20 @@ export class PeerTable {
     this.accessOf = db.prepare('SELECT target_id AS t FROM peer_access WHERE peer_id = ? ORDER BY target_id');
     this.accessOfServer = db.prepare(`SELECT a.peer_id AS p, a.target_id AS t FROM peer_access a
       JOIN peers ON peers.id = a.peer_id WHERE peers.server_id = ? ORDER BY a.peer_id, a.target_id`).raw();
-    this.kernelByServer = db.prepare(`SELECT id, ip, ip6, public_key, preshared_key, allow_internet, enabled
+    this.kernelByServer = db.prepare(`SELECT id, ip, ip6, public_key, preshared_key, allow_internet, enabled,
+      download_limit_mbps, upload_limit_mbps
       FROM peers WHERE server_id = ? ORDER BY id`).raw();
     this.insertStmt = db.prepare(`INSERT INTO peers (id, server_id, name, email, ip, ip6, public_key, private_key, preshared_key,
-      allow_internet, enabled, disabled_reasons, data_limit_gb, usage_bytes, expires_at, schedule, created_at, updated_at)
+      allow_internet, enabled, disabled_reasons, data_limit_gb, usage_bytes, expires_at, schedule, created_at, updated_at,
+      download_limit_mbps, upload_limit_mbps)
       VALUES (@id, @serverId, @name, @email, @ip, @ip6, @publicKey, @privateKey, @presharedKey, @allowInternet, @enabled,
-      @disabledReasons, @dataLimitGB, @usageBytes, @expiresAt, @schedule, @createdAt, @updatedAt)`);
+      @disabledReasons, @dataLimitGB, @usageBytes, @expiresAt, @schedule, @createdAt, @updatedAt,
+      @downloadLimitMbps, @uploadLimitMbps)`);
     this.updateStmt = db.prepare(`UPDATE peers SET name = @name, email = @email, ip = @ip, ip6 = @ip6, public_key = @publicKey,
       private_key = @privateKey, preshared_key = @presharedKey, allow_internet = @allowInternet, enabled = @enabled,
       disabled_reasons = @disabledReasons, data_limit_gb = @dataLimitGB, usage_bytes = @usageBytes,
-      expires_at = @expiresAt, schedule = @schedule, updated_at = @updatedAt WHERE id = @id`);
+      expires_at = @expiresAt, schedule = @schedule, updated_at = @updatedAt,
+      download_limit_mbps = @downloadLimitMbps, upload_limit_mbps = @uploadLimitMbps WHERE id = @id`);
     this.deleteStmt = db.prepare('DELETE FROM peers WHERE id = ?');
     this.scheduledStmt = db.prepare('SELECT id, schedule, disabled_reasons FROM peers WHERE schedule IS NOT NULL').raw();
     this.nextIdQuery = nextIdOf(db, 'peers');
@@ -154,9 +166,10 @@ export class PeerTable {
   /** A server's peers as the kernel holds them, nothing more: start-up reads 10,000 of these. */
   kernelPeersOf(serverId: number): KernelPeer[] {
     const access = this.accessByPeer(serverId);
-    type Raw = [number, string, string | null, string, string, number, number];
-    return (this.kernelByServer.all(serverId) as Raw[]).map(([id, ip, ip6, publicKey, presharedKey, allowInternet, enabled]) => ({
+    type Raw = [number, string, string | null, string, string, number, number, number | null, number | null];
+    return (this.kernelByServer.all(serverId) as Raw[]).map(([id, ip, ip6, publicKey, presharedKey, allowInternet, enabled, downloadLimitMbps, uploadLimitMbps]) => ({
       id, ip, ip6, publicKey, presharedKey, allowAccess: access.get(id) ?? [], allowInternet: allowInternet === 1, enabled: enabled === 1,
+      downloadLimitMbps, uploadLimitMbps,
     }));
   }
 
@@ -219,7 +232,7 @@ export class PeerTable {
   insert(p: NewPeer & { id?: number }): PeerRecord {
     const id = Number(this.free.ownWrite(() => this.insertStmt.run({ ...toColumns(p), id: p.id ?? null })).lastInsertRowid);
     this.setAccess(id, p.allowAccess);
-    return { ...p, id };
+    return { ...p, downloadLimitMbps: p.downloadLimitMbps ?? null, uploadLimitMbps: p.uploadLimitMbps ?? null, id };
   }
 
   /** The id the next insert would get: ids are never reused (AUTOINCREMENT), not even a deleted last one's. */
@@ -265,5 +278,6 @@ function fromRow(row: Row, allowAccess: number[]): PeerRecord {
     privateKey: row.privateKey, presharedKey: row.presharedKey, allowAccess, allowInternet: row.allowInternet === 1,
     enabled: row.enabled === 1, disabledReasons: parseReasons(row.disabledReasons), dataLimitGB: row.dataLimitGB,
     usageBytes: row.usageBytes, expiresAt: row.expiresAt, schedule: scheduleOf(row.schedule), createdAt: row.createdAt, updatedAt: row.updatedAt,
+    downloadLimitMbps: row.downloadLimitMbps, uploadLimitMbps: row.uploadLimitMbps,
   };
 }

@@ -28,6 +28,8 @@ export function presentPeer(p: PeerRecord) {
     currentDataUsageBytes: p.usageBytes,
     expiresAt: p.expiresAt,
     schedule: p.schedule ?? null,
+    downloadLimitMbps: p.downloadLimitMbps,
+    uploadLimitMbps: p.uploadLimitMbps,
     hasPrivateKey: p.privateKey !== null,
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,

@@ -23,6 +23,7 @@ export function fixturePeer(id: number, server: ServerRecord, n: number, over: P
   return {
     id, serverId: server.id, name: `p${id}`, email: '', ip: formatIpv4(base + 1 + n), ip6: `fd77:0:${server.id.toString(16)}::${(1 + n).toString(16)}`, publicKey: keys.publicKey,
     privateKey: keys.privateKey, presharedKey: generatePresharedKey(), allowAccess: [], allowInternet: false, enabled: true,
-    disabledReasons: [], dataLimitGB: 0, usageBytes: 0, expiresAt: null, createdAt: T, updatedAt: T, ...over,
+    disabledReasons: [], dataLimitGB: 0, usageBytes: 0, expiresAt: null, createdAt: T, updatedAt: T,
+    downloadLimitMbps: null, uploadLimitMbps: null, ...over,
   };
 }

@@ -9,6 +9,7 @@ export interface Peer {
   dataLimitGB: number; currentDataUsageBytes: number; expiresAt: string | null; hasPrivateKey: boolean;
   /** Weekly windows of local time in an IANA zone (docs/schedules.md); null: always on. */
   schedule: { timezone: string; windows: { days: ('mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun')[]; from: string; to: string }[] } | null;
+  downloadLimitMbps: number | null; uploadLimitMbps: number | null;
   createdAt: string; updatedAt: string;
 }
 export type Schedule = NonNullable<Peer['schedule']>;

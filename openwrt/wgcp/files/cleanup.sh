@@ -1,6 +1,7 @@
 #!/bin/sh
 # Removes what wgcpd made in the kernel, and only that: the interfaces its servers name in
-# its database that carry wgcpd's mark, and the nftables table inet wgcp. Run by the package's prerm (opkg remove);
+# its database that carry wgcpd's mark, the IFB devices of its bandwidth limits (wgifb*, marked
+# too), and the nftables tables inet wgcp and netdev wgcp. Run by the package's prerm (opkg remove);
 # data and settings stay. The database is read as the user wgcp, so no file in the data
 # folder becomes root's.
 INIT=/etc/init.d/wgcpd
@@ -25,5 +26,10 @@ if [ -f "$data_dir/wgcp.db" ] && [ -x "$NODE" ]; then
 		if [ "$(cat "/sys/class/net/$ifname/ifalias" 2>/dev/null)" = wgcp-managed ]; then ip link del dev "$ifname"; fi
 	done
 fi
+for dev in /sys/class/net/wgifb*; do
+	[ -e "$dev" ] || continue
+	if [ "$(cat "$dev/ifalias" 2>/dev/null)" = wgcp-managed ]; then ip link del dev "${dev##*/}"; fi
+done
 if nft list table inet wgcp >/dev/null 2>&1; then nft delete table inet wgcp; fi
+if nft list table netdev wgcp >/dev/null 2>&1; then nft delete table netdev wgcp; fi
 exit 0

@@ -7,8 +7,10 @@ import { FormError, TextField, toInt, useForm } from '../form';
 import { notify } from '../notice';
 import type { Peer } from '../types';
 import { checkPeer, EXPIRY_HINT, LIMIT_HINT, LIMIT_LABEL } from './peer-fields';
+import { DOWNLOAD_LABEL, mbpsOf, SPEED_HINT, speedLimit, UPLOAD_LABEL } from './peer-speed';
 
-const valuesOf = (p: Peer) => ({ name: p.name, email: p.email, ip: p.ip, ip6: p.ip6 ?? '', dataLimitGB: String(p.dataLimitGB), expiresAt: toLocalInput(p.expiresAt) });
+const valuesOf = (p: Peer) => ({ name: p.name, email: p.email, ip: p.ip, ip6: p.ip6 ?? '', dataLimitGB: String(p.dataLimitGB), expiresAt: toLocalInput(p.expiresAt),
+  downloadLimitMbps: p.downloadLimitMbps === null ? '' : String(p.downloadLimitMbps), uploadLimitMbps: p.uploadLimitMbps === null ? '' : String(p.uploadLimitMbps) });
 
 export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => void }) {
   const form = useForm('edit', valuesOf(peer));
@@ -23,13 +25,18 @@ export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => 
     const v = form.values;
     const body: Record<string, unknown> = {
       name: v.name, email: v.email.trim(), ip: v.ip.trim(), dataLimitGB: toInt(v.dataLimitGB || '0'), expiresAt: fromLocalInput(v.expiresAt),
+      downloadLimitMbps: mbpsOf(v.downloadLimitMbps), uploadLimitMbps: mbpsOf(v.uploadLimitMbps),
     };
     // The IPv6 address is sent only when changed (the API cannot clear it: it follows the server's prefix).
     if (v.ip6.trim() && v.ip6.trim() !== (peer.ip6 ?? '')) body.ip6 = v.ip6.trim();
     const saved = await api<Peer>('PUT', `/api/peers/${peer.id}`, body);
     onSaved(saved);
     notify('Peer settings saved');
-  }, (v) => checkPeer(v, shown.current.expiresAt));
+  }, (v) => {
+    const found = checkPeer(v, shown.current.expiresAt);
+    for (const k of ['downloadLimitMbps', 'uploadLimitMbps'] as const) if (speedLimit(v[k])) found[k] = speedLimit(v[k]);
+    return found;
+  });
   return (
     <section aria-labelledby="edit-h">
       <h2 id="edit-h">Settings</h2>
@@ -40,6 +47,8 @@ export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => 
         {peer.ip6 !== null && <TextField form={form} name="ip6" label="IPv6 address" />}
         <TextField form={form} name="dataLimitGB" label={LIMIT_LABEL} inputMode="numeric" hint={LIMIT_HINT} />
         <TextField form={form} name="expiresAt" label="Expires" type="datetime-local" hint={EXPIRY_HINT} />
+        <TextField form={form} name="downloadLimitMbps" label={DOWNLOAD_LABEL} inputMode="text" hint={SPEED_HINT} />
+        <TextField form={form} name="uploadLimitMbps" label={UPLOAD_LABEL} inputMode="text" />
         <FormError form={form} />
         <div class="buttons"><button type="submit" class="primary" disabled={form.busy}>Save settings</button></div>
       </form>

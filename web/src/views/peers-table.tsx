@@ -10,6 +10,7 @@ import { formatBytes, formatDate, formatGiB, REASONS } from '../format';
 import { isOnline, usage, useLive } from '../live';
 import { LoadError, useThrottled } from '../load';
 import { href } from '../router';
+import { speedShown } from './peer-speed';
 import type { Peer } from '../types';
 
 const PAGE = 50;
@@ -103,7 +104,7 @@ export function PeersTable({ serverId, onShown = () => {} }: { serverId: string;
       {result && result.items.length > 0 && (
         <div class="table-wrap">
           <table id="peers" aria-labelledby="peers-h">
-            <thead><tr>{th('name', 'Name')}{th('ip', 'Address')}{th('latestHandshake', 'Status')}{th('currentDataUsageBytes', 'Used this month')}{th('expiresAt', 'Expires')}</tr></thead>
+            <thead><tr>{th('name', 'Name')}{th('ip', 'Address')}{th('latestHandshake', 'Status')}{th('currentDataUsageBytes', 'Used this month')}{th('expiresAt', 'Expires')}<th scope="col">Speed limit</th></tr></thead>
             <tbody>
               {result.items.map((p) => {
                 const used = usage.get(p.id)?.currentDataUsageBytes ?? p.currentDataUsageBytes;
@@ -114,6 +115,7 @@ export function PeersTable({ serverId, onShown = () => {} }: { serverId: string;
                     <td><Status peer={p} />{p.schedule && <><br /><small class="scheduled" title={describeSchedule(p.schedule)}>on a schedule</small></>}</td>
                     <td>{formatBytes(used)}{p.dataLimitGB > 0 && ` of ${formatGiB(p.dataLimitGB)}`}</td>
                     <td>{p.expiresAt ? formatDate(p.expiresAt) : 'never'}</td>
+                    <td>{speedShown(p)}</td>
                   </tr>
                 );
               })}

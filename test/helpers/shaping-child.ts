@@ -1,0 +1,40 @@
+// Run inside a namespace by test/shaping-drift.test.ts: the real Shaper on a veth standing in
+// for a tunnel, its drift read from the kernel before and after a class is deleted by hand,
+// and after a repair. Prints one JSON line of what it saw.
+import { execFileSync } from 'node:child_process';
+import { NftSession } from '../../src/nft/session';
+import { silentLogger } from '../../src/log';
+import { hasDrift } from '../../src/shaping/compare';
+import { Shaper } from '../../src/shaping/shaper';
+import type { KernelPeer } from '../../src/store/peers';
+
+const peer = (id: number, down: number | null, up: number | null): KernelPeer => ({
+  id, ip: `10.77.0.${id + 1}`, ip6: `fd77::${id + 1}`, publicKey: '', presharedKey: '', allowAccess: [], allowInternet: false, enabled: true,
+  downloadLimitMbps: down, uploadLimitMbps: up,
+});
+
+async function main(): Promise<void> {
+  execFileSync('ip', ['link', 'add', 'tun0', 'type', 'veth', 'peer', 'name', 'tun0p']);
+  const nft = new NftSession();
+  const shaper = new Shaper(silentLogger, (b) => nft.apply(b), (_what, work) => work());
+  const seen: Record<string, unknown> = {};
+  try {
+    await shaper.install('tun0', [peer(1, 20, 10), peer(2, 5, null), peer(3, null, null)]);
+    const first = (await shaper.drift('tun0'))!;
+    seen.afterInstall = hasDrift(first);
+    const slot = shaper.held('tun0')!.peers.get(1)!.minor.toString(16);
+    execFileSync('tc', ['class', 'del', 'dev', 'tun0', 'classid', `1:${slot}`]);
+    const broken = (await shaper.drift('tun0'))!;
+    seen.missing = broken.missing.map((m) => `${m.dev === 'tun0' ? 'tunnel' : 'ifb'} ${m.classid} ${m.rateBit}`);
+    execFileSync('tc', ['class', 'change', 'dev', shaper.held('tun0')!.names.ifb, 'classid', `1:${slot}`, 'htb', 'rate', '3mbit', 'ceil', '3mbit']);
+    seen.wrongRate = (await shaper.drift('tun0'))!.wrongRate.map((w) => `${w.rateBit} ${w.shownBit}`);
+    await shaper.install('tun0', [peer(1, 20, 10), peer(2, 5, null), peer(3, null, null)]);
+    seen.afterRepair = hasDrift((await shaper.drift('tun0'))!);
+  } finally {
+    await shaper.close();
+    await nft.close();
+  }
+  process.stdout.write(`${JSON.stringify(seen)}\n`);
+}
+
+main().catch((err) => { process.stderr.write(`${err instanceof Error ? err.stack : err}\n`); process.exit(1); });
