@@ -10,6 +10,7 @@ import { startNsDaemon, type NsDaemon } from './helpers/ns-daemon';
 import { wireguardGoPid } from './helpers/kernel-state';
 import { eventually } from './helpers/receiver';
 import { serveTcp, reachSoon, WgClient } from './helpers/wg-client';
+import fs from 'node:fs';
 import path from 'node:path';
 import { generateKeyPair } from '../src/wg/keys';
 
@@ -167,6 +168,29 @@ t('an element deleted from inet wgcp is added again', async () => {
   await eventually('the element is back', () => (setHolds('server_addrs', element) ? true : undefined), 10_000);
   assert.is(await repairs('nft'), before + 1, 'one element, one repair: not a rebuild');
   assert.ok(await checks('nft') > tableChecksBefore, 'the foreign change was compared');
+});
+
+/** The daemon's kept `nft monitor`, found among the namespace's processes. */
+function monitorPid(): number | null {
+  for (const pid of w.d.exec('ip', ['netns', 'pids', w.d.ns.name]).split(/\s+/).filter(Boolean)) {
+    try {
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      if (cmd[0].endsWith('nft') && cmd[1] === 'monitor') return Number(pid);
+    } catch { /* exited meanwhile */ }
+  }
+  return null;
+}
+
+t('a killed nft monitor is started again and sees the next change', async () => {
+  const pid = monitorPid();
+  assert.ok(pid, 'the daemon keeps an nft monitor');
+  process.kill(pid!, 'SIGKILL');
+  await eventually('a new nft monitor', () => { const now = monitorPid(); return now && now !== pid ? now : undefined; });
+  // Its subscription is made as it starts: a moment for it, then a change only it can see soon.
+  await new Promise((r) => setTimeout(r, 300));
+  const element = `"${w.ifname}" . ${ROUTER_ADDR}`;
+  w.router.exec('nft', ['delete', 'element', 'inet', 'wgcp', 'server_addrs', `{ ${element} }`]);
+  await eventually('the element is back', () => (setHolds('server_addrs', element) ? true : undefined), 10_000);
 });
 
 t('the whole ruleset flushed: inet wgcp is loaded again, traffic flows, other tables stay gone', async () => {

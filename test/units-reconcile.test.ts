@@ -52,7 +52,8 @@ t('the usage cycle\'s parser tells, in its own pass, whether a dump differs at a
   const a = peer(1, 'fd00::2');
   const b = peer(2);
   const wanted = wantedPeers([a, b]);
-  const drifted = (dump: string) => { const check = { wanted, drifted: false }; countersOfDump(dump, check); return check.drifted; };
+  // Every slice of the attributes, as four cycles compare them.
+  const drifted = (dump: string) => [0, 1, 2, 3].some((slice) => { const check = { wanted, drifted: false, slice }; countersOfDump(dump, check); return check.drifted; });
   assert.is(drifted(dumpOf(line(a), line(b))), false);
   assert.is(drifted(dumpOf(line(a, { allowed: `${a.ip6}/128,${a.ip}/32` }), line(b))), false, 'the same allowed IPs in another order');
   assert.is(drifted(dumpOf(line(a))), true, 'a peer missing');
@@ -60,6 +61,11 @@ t('the usage cycle\'s parser tells, in its own pass, whether a dump differs at a
   assert.is(drifted(dumpOf(line(a), line(b, { keepalive: '25' }))), true, 'a keepalive');
   assert.is(drifted(dumpOf(line(a, { psk: '(none)' }), line(b))), true, 'a preshared key');
   assert.is(drifted(dumpOf(line(a, { allowed: `${a.ip}/32` }), line(b))), true, 'an allowed IP gone');
+  const inSlice = (slice: number) => { const check = { wanted, drifted: false, slice }; countersOfDump(dumpOf(line(a, { psk: '(none)' }), line(b)), check); return check.drifted; };
+  assert.equal([0, 1, 2, 3].map(inSlice), [false, true, false, false], 'the first peer line\'s attributes in slice 1 only');
+  const missing = { wanted, drifted: false, slice: 3 };
+  countersOfDump(dumpOf(line(a)), missing);
+  assert.ok(missing.drifted, 'a missing peer in every cycle, whatever the slice');
 });
 
 const tableJson = (extra: unknown[] = [], skip: string[] = []) => {

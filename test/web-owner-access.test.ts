@@ -155,8 +155,9 @@ t('revoking the key one signed in with: asked in the page, warned of the sign-ou
   await signIn();
 });
 
-t('a server the kernel could not bring up: the banner and its pages say why, not only a tooltip', async () => {
-  const failed = await startTestDaemon({ options: { events: { schedule: false }, kernel: kernelWithFailedServer(1, 'UDP port 51820 is in use by another program') } });
+t('a server the kernel could not bring up: the banner and its pages say why, not only a tooltip; its page shows the last kernel repair', async () => {
+  const repair = { at: new Date().toISOString(), repairs: 3, kinds: { peer: 2, nft: 1 } };
+  const failed = await startTestDaemon({ options: { events: { schedule: false }, kernel: kernelWithFailedServer(1, 'UDP port 51820 is in use by another program', repair) } });
   const context = await browser.createBrowserContext();
   try {
     assert.is((await client(failed).post('/api/servers', { name: 'lab', endpoint: 'vpn.example.com:51820', mode: 'forward' })).json.id, 1);
@@ -172,6 +173,7 @@ t('a server the kernel could not bring up: the banner and its pages say why, not
     await look.hasText('#main table', 'failed: UDP port 51820 is in use by another program');
     await other.goto(`${failed.url}/#/servers/1`, { waitUntil: 'networkidle0' });
     await look.hasText('.facts', 'failed: UDP port 51820 is in use by another program');
+    await look.hasText('.facts', '2 peers, 1 packet filter');
     await look.accessible('a failed server');
     assert.equal([...otherWatch.consoleErrors, ...otherWatch.cspViolations, ...otherWatch.foreign], []);
   } finally {

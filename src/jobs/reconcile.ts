@@ -7,7 +7,8 @@
 // Only when a compare found drift does a repair change go through the runner (ops/kernel-repair.ts).
 import type { App } from '../app';
 import { COMPARERS } from '../kernel/reconcile-comparers';
-import { wantedOfModel, type WantedPeers } from '../kernel/reconcile-peers';
+import { wantedOfModel } from '../kernel/reconcile-peers';
+import { ATTRIBUTE_SLICES, type DumpCheck } from '../kernel/peer-counters';
 import { NftMonitor } from '../kernel/nft-monitor';
 import type { Comparer, DriftKind, DumpObserver, Finding, ReconcileTarget } from '../kernel/reconcile-target';
 import { recordRestored, repairKernel, type RepairResult } from '../ops/kernel-repair';
@@ -29,6 +30,8 @@ export const reconcilerOf = (app: App): Reconciler | undefined => reconcilers.ge
 export class Reconciler {
   readonly target: ReconcileTarget;
   private readonly pendingPeers = new Set<number>();
+  /** Each server's slice of peers whose attributes the last cycle compared. */
+  private readonly slices = new Map<number, number>();
   /** Repairs that failed wait before they are tried again, as a failed server does: never a tight loop. */
   private readonly backoff = new RepairBackoff();
   private readonly timers: NodeJS.Timeout[] = [];
@@ -40,7 +43,7 @@ export class Reconciler {
 
   constructor(private readonly app: App, plane: Reconcilable) {
     this.target = plane.reconcileTarget({
-      wanted: (serverId) => this.wantedOf(serverId),
+      check: (serverId) => this.checkOf(serverId),
       checked: (serverId, drifted) => { if (drifted) this.pendingPeers.add(serverId); },
       restored: (serverId, peers) => void this.restored(serverId, peers),
     });
@@ -73,12 +76,14 @@ export class Reconciler {
     return this.pass(['peer'], servers, false);
   }
 
-  /** The peers a server's dump should hold, for the usage cycle's parser to compare in its own pass. */
-  private wantedOf(serverId: number): WantedPeers | null {
+  /** What the usage cycle's parser compares in its own pass: the peers the dump should hold, and this cycle's slice of their attributes. */
+  private checkOf(serverId: number): DumpCheck | null {
     const m = this.target.upServers().find((s) => s.server.id === serverId);
     if (!m) return null;
     try {
-      return wantedOfModel(m);
+      const slice = ((this.slices.get(serverId) ?? -1) + 1) % ATTRIBUTE_SLICES;
+      this.slices.set(serverId, slice);
+      return { wanted: wantedOfModel(m), drifted: false, slice };
     } catch (err) {
       this.app.log.warn('the peers of a server cannot be compared', { serverID: serverId, error: err instanceof Error ? err.message : String(err) });
       return null;

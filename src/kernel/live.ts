@@ -205,8 +205,7 @@ export class KernelLive implements KernelPlane {
   async peerCounters(server: ServerRecord): Promise<Map<string, PeerCounters>> {
     if (this.failed.has(server.id)) return new Map();
     const dump = await dumpInterface(server.interface);
-    const wanted = this.dumpObserver?.wanted(server.id);
-    const check: DumpCheck | undefined = wanted ? { wanted, drifted: false } : undefined;
+    const check: DumpCheck | undefined = this.dumpObserver?.check(server.id) ?? undefined;
     const counters = countersOfDump(dump, check);
     if (check) this.dumpObserver!.checked(server.id, check.drifted);
     return counters;

@@ -32,9 +32,9 @@ export interface ReconcileTarget {
   noteRepair(serverId: number, note: KernelRepairNote): void;
 }
 
-/** The reconciler's look at each dump the usage cycle reads: the peers wanted, then whether the dump differed. */
+/** The reconciler's look at each dump the usage cycle reads: what to compare, then whether the dump differed. */
 export interface DumpObserver {
-  wanted(serverId: number): DumpCheck['wanted'] | null;
+  check(serverId: number): DumpCheck | null;
   checked(serverId: number, drifted: boolean): void;
 }
 
