@@ -7,14 +7,18 @@ import { Netns } from './helpers/netns';
 
 const t = suiteNeeding('shaping drift against the kernel', ['ip', 'nft', 'tc'], { root: true });
 
-t('a class deleted or changed by hand is drift, named; making the shaping again leaves none', () => {
+t('a class deleted or changed by hand is drift, named, and put right class by class; a deleted root qdisc has the shaping made again', () => {
   const ns = new Netns('shdrift');
   try {
     const seen = JSON.parse(ns.exec(process.execPath, [path.join(__dirname, 'helpers/shaping-child.js')]));
     assert.is(seen.afterInstall, false, 'nothing differs right after the install');
     assert.equal(seen.missing, ['tunnel 1:1 20000000']);
     assert.equal(seen.wrongRate, ['10000000 3000000']);
+    // A class and its leaf queue are two lines; each of the two drifted classes is put right alone.
+    assert.is(seen.repairLines, 4);
     assert.is(seen.afterRepair, false);
+    assert.ok(seen.rootGone >= 4, `${seen.rootGone} classes gone with the root qdisc`);
+    assert.is(seen.afterRootRepair, false);
   } finally {
     ns.destroy();
   }

@@ -3,7 +3,7 @@
 // real tc, reporting which line of a group failed and why.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { expectedClasses, hasDrift, parseHtbClasses, shapingDrift } from '../src/shaping/compare';
+import { expectedClasses, hasDrift, needsInstall, parseHtbClasses, repairTcLines, shapingDrift } from '../src/shaping/compare';
 import { MinorPool } from '../src/shaping/minors';
 import { burstOf, installNftLines, installTcLines, namesOf, peerDelta, type ShapedPeer } from '../src/shaping/render';
 import { TcSession } from '../src/shaping/tc-session';
@@ -96,6 +96,18 @@ t('drift: a missing class, one at another rate and one no peer needs are told ap
   assert.equal(drift.missing.map((m) => `${m.dev} ${m.classid}`), ['wg0 1:6', `${n.ifb} 1:6`]);
   assert.ok(hasDrift(drift));
   assert.not.ok(hasDrift(shapingDrift([], { wg0: '' })));
+});
+
+t('a repair is the drifted classes\' lines alone; a device that lost every class needs the whole install', () => {
+  const expected = expectedClasses(n, [peer({ down: 20, up: 10 }), peer({ minor: 6, down: 5, up: null })]);
+  const drift = { missing: [expected[0]], wrongRate: [{ ...expected[1], rateBit: 10e6, shownBit: 3e6 }], extra: [{ dev: 'wg0', classid: '1:9' }] };
+  const lines = repairTcLines(drift);
+  assert.equal(lines.filter((l) => l.startsWith('class replace')).map((l) => / dev (\S+) .* classid (\S+) htb rate (\S+)/.exec(l)!.slice(1).join(' ')),
+    [`wg0 ${expected[0].classid} 20000000bit`, `${n.ifb} ${expected[1].classid} 10000000bit`]);
+  assert.ok(lines.includes('class del dev wg0 classid 1:9'));
+  assert.is(lines.length, 5);
+  assert.not.ok(needsInstall(expected, drift));
+  assert.ok(needsInstall(expected, { missing: expected.filter((e) => e.dev === 'wg0'), wrongRate: [], extra: [] }));
 });
 
 t.run();

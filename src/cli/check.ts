@@ -27,7 +27,9 @@ function databaseTarget(store: Store): ReconcileTarget {
       return policy;
     },
     chainReference: null,
-    applyElements: readOnly, reloadTable: readOnly, reviveLink: readOnly, configureLink: readOnly, noteRepair: () => {},
+    // The class numbers of bandwidth limits are the running daemon's own: not compared from here.
+    shapingDrift: async () => null,
+    applyElements: readOnly, reloadTable: readOnly, reviveLink: readOnly, configureLink: readOnly, repairShaping: readOnly, noteRepair: () => {},
   };
 }
 

@@ -25,7 +25,6 @@ import type { DumpObserver, ReconcileTarget } from './reconcile-target';
 import { applyPeerBatch } from './peer-batch';
 import { Shaper } from '../shaping/shaper';
 import { namesOf } from '../shaping/render';
-import { hasDrift } from '../shaping/compare';
 
 /** Read-backs of a peer after a killed `wg`: 1, 2, 4 ... 30 s apart, about ten minutes in all. */
 const VERIFY_ATTEMPTS = 25;
@@ -239,6 +238,14 @@ export class KernelLive implements KernelPlane {
         }
       },
       configureLink: (serverId) => configureLink(this.model(serverId).server),
+      shapingDrift: async (serverId) => {
+        const m = this.servers.get(serverId);
+        return m && this.shaper.held(m.server.interface) ? this.shaper.drift(m.server.interface) : null;
+      },
+      repairShaping: async (serverId, drift) => {
+        const m = this.model(serverId);
+        await this.shaper.repair(m.server.interface, m.peers.values(), drift);
+      },
       noteRepair: (serverId, note) => { if (this.servers.has(serverId)) this.lastRepairs.set(serverId, note); },
     };
   }
@@ -283,23 +290,6 @@ export class KernelLive implements KernelPlane {
       this.log.info('interface restored after wireguard-go restart', { interface: ifname, peers: model.peers.size });
       this.restoredObserver?.(model.server.id, model.peers.size);
     });
-  }
-
-  /**
-   * Drift repair of a server's bandwidth limits (for the reconciler): its classes against what
-   * they should be, and on any difference its shaping made again. True when it was repaired.
-   */
-  repairShaping(serverId: number): Promise<boolean> {
-    let repaired = false;
-    return this.serialize(`shaping of server ${serverId}`, async () => {
-      const model = this.servers.get(serverId);
-      if (!model || this.failed.has(serverId)) return;
-      const drift = await this.shaper.drift(model.server.interface);
-      if (!drift || !hasDrift(drift)) return;
-      this.log.warn('bandwidth limits differed from what they should be: made again', { interface: model.server.interface, missing: drift.missing.length, wrongRate: drift.wrongRate.length, extra: drift.extra.length });
-      await this.shaper.install(model.server.interface, model.peers.values());
-      repaired = true;
-    }).then(() => repaired);
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,6 @@
 // The comparers: each reads one kind of kernel state of wgcp's (its interfaces' peers, its
 // links, its table, IPv6 forwarding on its interfaces) and finds what differs from what wgcp
 // holds. Nothing outside wgcp's own links and the `inet wgcp` table is read or touched.
-// Shaping (tc) plugs in as one more comparer in COMPARERS.
 import fs from 'node:fs';
 import path from 'node:path';
 import { run } from './command';
@@ -12,6 +11,7 @@ import type { PeerOp } from '../wg/uapi-conf';
 import { peerDrift, peerDriftCounts, peerRepairOps, wantedOfModel } from './reconcile-peers';
 import { nftDrift, parseTable } from './reconcile-nft';
 import type { Comparer, Finding, ReconcileTarget } from './reconcile-target';
+import { hasDrift } from '../shaping/compare';
 import type { ServerModel } from './model';
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
@@ -148,5 +148,28 @@ export const nftComparer: Comparer = {
   },
 };
 
+/**
+ * Bandwidth limits: each server's HTB classes on its tunnel and its IFB against `tc class
+ * show` (two reads a server, so only in the full audit, not the 2-second pass).
+ */
+export const shapingComparer: Comparer = {
+  kind: 'shaping',
+  async inspect(t, servers) {
+    const out: Finding[] = [];
+    for (const m of picked(t, servers)) {
+      const drift = await t.shapingDrift(m.server.id).catch(() => null);
+      if (!drift || !hasDrift(drift)) continue;
+      const counts = { classesMissing: drift.missing.length, classesWrongRate: drift.wrongRate.length, classesExtra: drift.extra.length };
+      out.push({
+        kind: 'shaping', serverId: m.server.id, interface: m.server.interface, counts, items: drift.missing.length + drift.wrongRate.length + drift.extra.length,
+        summary: `${m.server.interface}: bandwidth limit classes ${drift.missing.length} missing, ${drift.wrongRate.length} at another rate, ${drift.extra.length} not wgcp's`,
+        repair: () => t.repairShaping(m.server.id, drift),
+      });
+      await nextTurn();
+    }
+    return out;
+  },
+};
+
 /** Every comparer, in the order a full pass runs them: links before what lives on them. */
-export const COMPARERS: readonly Comparer[] = [linkComparer, peerComparer, ipv6Comparer, nftComparer];
+export const COMPARERS: readonly Comparer[] = [linkComparer, peerComparer, ipv6Comparer, nftComparer, shapingComparer];

@@ -6,9 +6,10 @@ import type { PolicyElements } from '../nft/elements';
 import type { ServerModel } from './model';
 import type { KernelRepairNote } from './plane';
 import type { DumpCheck } from './peer-counters';
+import type { ShapingDrift } from '../shaping/compare';
 
-export type DriftKind = 'peer' | 'link' | 'nft' | 'ipv6';
-export const DRIFT_KINDS: readonly DriftKind[] = ['peer', 'link', 'nft', 'ipv6'];
+export type DriftKind = 'peer' | 'link' | 'nft' | 'ipv6' | 'shaping';
+export const DRIFT_KINDS: readonly DriftKind[] = ['peer', 'link', 'nft', 'ipv6', 'shaping'];
 
 export type ChainReference = Map<string, { head: string; rules: string[] }>;
 
@@ -28,6 +29,10 @@ export interface ReconcileTarget {
   reviveLink(serverId: number): Promise<void>;
   /** Address, MTU and up of a server's interface, left alone where right. */
   configureLink(serverId: number): Promise<void>;
+  /** The HTB classes of a server's bandwidth limits against `tc class show`; null where the server has no shaping. */
+  shapingDrift(serverId: number): Promise<ShapingDrift | null>;
+  /** Puts the drifted classes right (the server's shaping made again where a device lost them all). */
+  repairShaping(serverId: number, drift: ShapingDrift): Promise<void>;
   /** Keeps a server's last repair, shown with the server. */
   noteRepair(serverId: number, note: KernelRepairNote): void;
 }

@@ -1,7 +1,8 @@
 // Drift of a server's shaping: the HTB classes the shaper holds against what `tc class show`
 // lists on the tunnel and its IFB. Pure, for the reconciler: it reads the two listings, asks
-// this, and on any drift makes the server's shaping again (Shaper.install).
-import { classIdOf, type ShapedPeer, type ShapingNames } from './render';
+// this, and repairs class by class (repairTcLines); a device whose classes are all gone (its
+// root qdisc went with them) has its shaping made again whole (Shaper.install).
+import { PARK_MBPS, classLines, classIdOf, type ShapedPeer, type ShapingNames } from './render';
 
 /** A class a server should hold; rateBit null: any rate (a parked direction, a spare slot). */
 export interface ExpectedClass { dev: string; classid: string; rateBit: number | null }
@@ -44,3 +45,22 @@ export function shapingDrift(expected: ExpectedClass[], shown: Record<string, st
 }
 
 export const hasDrift = (d: ShapingDrift): boolean => d.missing.length + d.wrongRate.length + d.extra.length > 0;
+
+/** A device whose every wanted class is gone (its qdisc deleted, say): classes alone cannot be put back there. */
+export function needsInstall(expected: ExpectedClass[], drift: ShapingDrift): boolean {
+  const missing = new Map<string, number>();
+  for (const m of drift.missing) missing.set(m.dev, (missing.get(m.dev) ?? 0) + 1);
+  const wanted = new Map<string, number>();
+  for (const e of expected) wanted.set(e.dev, (wanted.get(e.dev) ?? 0) + 1);
+  return [...missing].some(([dev, n]) => n === wanted.get(dev));
+}
+
+const minorOf = (classid: string): number => Number.parseInt(classid.split(':')[1], 16);
+
+/** The tc lines that put k drifted classes right: O(k), never the whole server. */
+export function repairTcLines(drift: ShapingDrift): string[] {
+  const lines: string[] = [];
+  for (const c of [...drift.missing, ...drift.wrongRate]) lines.push(...classLines(c.dev, minorOf(c.classid), c.rateBit === null ? PARK_MBPS : c.rateBit / 1e6));
+  for (const x of drift.extra) lines.push(`class del dev ${x.dev} classid ${x.classid}`);
+  return lines;
+}

@@ -4,7 +4,7 @@
 // wireguard-go, a retried server); after that each peer's change is a delta of a few lines.
 // The qdiscs, the IFB and the chains exist only once a peer of the server has a limit.
 import { run } from '../kernel/command';
-import { expectedClasses, shapingDrift, type ShapingDrift } from './compare';
+import { expectedClasses, needsInstall, repairTcLines, shapingDrift, type ShapingDrift } from './compare';
 import type { Logger } from '../log';
 import type { KernelPeer } from '../store/peers';
 import { deleteOwnLink, linkInfo, markOwnLink } from '../wg/link-owner';
@@ -183,6 +183,18 @@ export class Shaper {
   }
 
   /** Stops at once: a making of classes under way is cut short (the next start makes them all again). */
+  /**
+   * Puts a drift right: the drifted classes alone (O(k) tc lines through the kept session), or
+   * the server's shaping whole where a device lost every class (its root qdisc with them).
+   */
+  async repair(ifname: string, peers: Iterable<KernelPeer>, drift: ShapingDrift): Promise<void> {
+    const s = this.servers.get(ifname);
+    if (!s) return;
+    await s.ready;
+    if (needsInstall(expectedClasses(s.names, s.peers.values(), s.spares), drift)) return this.install(ifname, peers);
+    await this.tc.run(repairTcLines(drift));
+  }
+
   close(): Promise<void> {
     this.closed = true;
     for (const ifname of [...this.servers.keys()]) this.forget(ifname);

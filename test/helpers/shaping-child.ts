@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { NftSession } from '../../src/nft/session';
 import { silentLogger } from '../../src/log';
-import { hasDrift } from '../../src/shaping/compare';
+import { hasDrift, repairTcLines } from '../../src/shaping/compare';
 import { Shaper } from '../../src/shaping/shaper';
 import type { KernelPeer } from '../../src/store/peers';
 
@@ -28,8 +28,18 @@ async function main(): Promise<void> {
     seen.missing = broken.missing.map((m) => `${m.dev === 'tun0' ? 'tunnel' : 'ifb'} ${m.classid} ${m.rateBit}`);
     execFileSync('tc', ['class', 'change', 'dev', shaper.held('tun0')!.names.ifb, 'classid', `1:${slot}`, 'htb', 'rate', '3mbit', 'ceil', '3mbit']);
     seen.wrongRate = (await shaper.drift('tun0'))!.wrongRate.map((w) => `${w.rateBit} ${w.shownBit}`);
-    await shaper.install('tun0', [peer(1, 20, 10), peer(2, 5, null), peer(3, null, null)]);
+    const peers = [peer(1, 20, 10), peer(2, 5, null), peer(3, null, null)];
+    // Both drifts at once (the tunnel's class gone, the IFB's at 3 Mbit/s), repaired class by class.
+    const two = (await shaper.drift('tun0'))!;
+    seen.repairLines = repairTcLines(two).length;
+    await shaper.repair('tun0', peers, two);
     seen.afterRepair = hasDrift((await shaper.drift('tun0'))!);
+    // The tunnel's root qdisc deleted takes every class with it: the shaping is made again whole.
+    execFileSync('tc', ['qdisc', 'del', 'dev', 'tun0', 'root']);
+    const gone = (await shaper.drift('tun0'))!;
+    seen.rootGone = gone.missing.length;
+    await shaper.repair('tun0', peers, gone);
+    seen.afterRootRepair = hasDrift((await shaper.drift('tun0'))!);
   } finally {
     await shaper.close();
     await nft.close();
