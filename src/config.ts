@@ -27,6 +27,8 @@ export interface Config {
   logLevel: LogLevel;
   /** WGCP_AUDIT_DAYS: audit log rows older than this are pruned by the daemon. */
   auditDays: number;
+  /** WGCP_KERNEL_AUDIT_S: seconds between the reconciler's full compares of the kernel (docs/kernel.md, "Drift"). */
+  kernelAuditS: number;
 }
 
 export class ConfigError extends Error {}
@@ -55,6 +57,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const interval = nonEmpty(env, 'WGCP_USAGE_INTERVAL_S') ?? '60';
   if (!/^\d+$/.test(interval) || Number(interval) < 1 || Number(interval) > 86400) {
     throw new ConfigError(`WGCP_USAGE_INTERVAL_S must be a whole number of seconds from 1 to 86400, got "${interval}"`);
+  }
+  const kernelAudit = nonEmpty(env, 'WGCP_KERNEL_AUDIT_S') ?? '900';
+  if (!/^\d+$/.test(kernelAudit) || Number(kernelAudit) < 1 || Number(kernelAudit) > 86400) {
+    throw new ConfigError(`WGCP_KERNEL_AUDIT_S must be a whole number of seconds from 1 to 86400, got "${kernelAudit}"`);
   }
   const cache = nonEmpty(env, 'WGCP_HEARTBEAT_CACHE') ?? '10000';
   if (!/^\d+$/.test(cache) || Number(cache) > 10_000_000) {
@@ -99,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     heartbeatFlushS: Number(flush),
     wanInterfaces,
     auditDays: Number(auditDays),
+    kernelAuditS: Number(kernelAudit),
     logLevel: oneOf('WGCP_LOG_LEVEL', nonEmpty(env, 'WGCP_LOG_LEVEL') ?? 'info', ['error', 'warn', 'info', 'debug'] as const),
   };
 }

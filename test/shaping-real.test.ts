@@ -135,7 +135,8 @@ t('a limit changed under load holds within 2 s', async () => {
 
 t('the limits hold after a daemon restart', async () => {
   assert.is(await w.d.stop(), 0);
-  w.d = await startNsDaemon(w.router, { dataDir: w.d.dataDir });
+  // From here on the reconciler's full audit (shaping included) runs every 2 s.
+  w.d = await startNsDaemon(w.router, { dataDir: w.d.dataDir, env: { WGCP_KERNEL_AUDIT_S: '2' } });
   await eventually('the limited class is back', () => (tcClasses(w.ifname).includes('rate 8Mbit') ? true : undefined));
   const [down, up] = await Promise.all([iperf('a', 4, true), iperf('b', 4, false)]);
   within10(down.mbps, 8, 'a download after a restart');
@@ -152,6 +153,19 @@ t('the limits hold after wireguard-go restarts (its new device has no classes of
   const [down, up] = await Promise.all([iperf('a', 4, true), iperf('b', 6, false)]);
   within10(down.mbps, 8, 'a download after wireguard-go restarted');
   within10(up.mbps, 10, 'b upload IPv6 after wireguard-go restarted');
+});
+
+t('a limited class deleted by hand is put back by the reconciler\'s audit, alone, and counted as a shaping repair', async () => {
+  const repairs = async () => Number(/^wgcp_kernel_drift_repairs_total\{kind="shaping"\} (\d+)/m.exec((await w.d.api('GET', '/metrics')).text)?.[1] ?? 0);
+  const before = await repairs();
+  const classid = /class htb (\S+) .*rate 8Mbit/.exec(tcClasses(w.ifname))![1];
+  w.router.exec('tc', ['class', 'del', 'dev', w.ifname, 'classid', classid]);
+  assert.not.match(tcClasses(w.ifname), 'rate 8Mbit');
+  await eventually('the class is back', () => (tcClasses(w.ifname).includes(`class htb ${classid} `) && tcClasses(w.ifname).includes('rate 8Mbit') ? true : undefined), 20_000);
+  assert.ok(await repairs() > before, 'the repair is counted as kind shaping');
+  assert.match(w.d.output(), /"msg":"kernel drift repaired".*"classesMissing":1/);
+  const down = await iperf('a', 4, true);
+  within10(down.mbps, 8, 'a download after the repair');
 });
 
 t('removing a limit or a peer removes its map elements at once, and its classes once the spares are tidied', async () => {

@@ -3,7 +3,8 @@
 //   - peers: on the `wg show dump` each usage cycle already reads, in its parser's own pass (no tool);
 //   - links and IPv6 forwarding: every LINK_CHECK_MS from /sys and /proc (no tool);
 //   - the table: a kept `nft monitor` tells of changes made by others, then one compare;
-//   - everything, IPv6 forwarding included: a full audit every AUDIT_MS and once at start.
+//   - everything, IPv6 forwarding and shaping included: a full audit every WGCP_KERNEL_AUDIT_S
+//     (15 minutes unless set) and once at start.
 // Only when a compare found drift does a repair change go through the runner (ops/kernel-repair.ts).
 import type { App } from '../app';
 import { COMPARERS } from '../kernel/reconcile-comparers';
@@ -16,7 +17,6 @@ import { metricsOf } from '../metrics/context';
 import { RETRY_FIRST_MS, RETRY_MAX_MS } from '../kernel/failed-servers';
 
 export const LINK_CHECK_MS = 2_000;
-export const AUDIT_MS = 15 * 60_000;
 
 /** The plane's side the reconciler needs (KernelLive has it; KernelOff does not). */
 interface Reconcilable {
@@ -53,7 +53,7 @@ export class Reconciler {
   start(): void {
     this.monitor.start();
     const links = setInterval(() => void this.pass(['link', 'ipv6'], null, true), LINK_CHECK_MS);
-    const audit = setInterval(() => void this.pass(null, null, true), AUDIT_MS);
+    const audit = setInterval(() => void this.pass(null, null, true), this.app.config.kernelAuditS * 1000);
     for (const t of [links, audit]) t.unref();
     this.timers.push(links, audit);
     // The first audit learns the chains as start-up loaded them (and finds what drifted while wgcp was down).
