@@ -60,7 +60,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^\d+$/.test(cache) || Number(cache) > 10_000_000) {
     throw new ConfigError(`WGCP_HEARTBEAT_CACHE must be a whole number of devices from 0 to 10000000, got "${cache}"`);
   }
-  const flush = nonEmpty(env, 'WGCP_HEARTBEAT_FLUSH_S') ?? '60';
+  const flush = nonEmpty(env, 'WGCP_HEARTBEAT_FLUSH_S') ?? '300';
   if (!/^\d+$/.test(flush) || Number(flush) < 1 || Number(flush) > 3600) {
     throw new ConfigError(`WGCP_HEARTBEAT_FLUSH_S must be a whole number of seconds from 1 to 3600, got "${flush}"`);
   }

@@ -122,7 +122,7 @@ t('sees every change to the peers between cycles: new, re-keyed and deleted peer
   const cycle = await collectUsage(r.d.daemon.app);
   assert.equal(cycle.plan.traffic.map(([id]) => id), [survivor.id], 'only the peer that exists moved traffic');
   assert.equal(cycle.plan.baselines.map(([id]) => id), [survivor.id], 'only the peer that exists has a baseline written');
-  const kept = r.d.daemon.app.store.db.prepare('SELECT COUNT(*) FROM usage_counters WHERE peer_id IN (?, ?)').pluck().get(...gone);
+  const kept = r.d.daemon.app.store.db.prepare('SELECT COUNT(*) FROM peer_usage WHERE peer_id IN (?, ?)').pluck().get(...gone);
   assert.is(kept, 0, 'no counters are kept for the gone peers');
   assert.is((await usageOf(r, survivor.id)).currentDataUsageBytes, 11);
   await r.d.stop();

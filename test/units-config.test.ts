@@ -15,7 +15,7 @@ t('uses the embedded defaults when nothing is set, for every setting', () => {
   assert.equal(loadConfig({}), {
     dataDir: '/var/lib/wgcp', listen: { host: '127.0.0.1', port: 8080 }, deviceListen: null, metricsListen: null,
     tlsCert: null, tlsKey: null, apiKey: null, serverSalt: null, kernel: 'auto', usageIntervalS: 60,
-    heartbeatCache: 10000, heartbeatFlushS: 60, wanInterfaces: null, logLevel: 'info', auditDays: 400,
+    heartbeatCache: 10000, heartbeatFlushS: 300, wanInterfaces: null, logLevel: 'info', auditDays: 400,
   });
 });
 
