@@ -27,6 +27,8 @@ export interface Config {
   logLevel: LogLevel;
   /** WGCP_AUDIT_DAYS: audit log rows older than this are pruned by the daemon. */
   auditDays: number;
+  /** WGCP_DEVICE_RATE: device API requests a second served before 429; 'auto': twice the fleet's steady rate; 0: no limit. */
+  deviceRate: number | 'auto';
 }
 
 export class ConfigError extends Error {}
@@ -64,6 +66,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^\d+$/.test(flush) || Number(flush) < 1 || Number(flush) > 3600) {
     throw new ConfigError(`WGCP_HEARTBEAT_FLUSH_S must be a whole number of seconds from 1 to 3600, got "${flush}"`);
   }
+  const deviceRate = nonEmpty(env, 'WGCP_DEVICE_RATE') ?? 'auto';
+  if (deviceRate !== 'auto' && (!/^\d+$/.test(deviceRate) || Number(deviceRate) > 1_000_000)) {
+    throw new ConfigError(`WGCP_DEVICE_RATE must be "auto" or a whole number of requests a second from 0 (no limit) to 1000000, got "${deviceRate}"`);
+  }
   const auditDays = nonEmpty(env, 'WGCP_AUDIT_DAYS') ?? '400';
   if (!/^\d+$/.test(auditDays) || Number(auditDays) < 1 || Number(auditDays) > 36500) {
     throw new ConfigError(`WGCP_AUDIT_DAYS must be a whole number of days from 1 to 36500, got "${auditDays}"`);
@@ -99,6 +105,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     heartbeatFlushS: Number(flush),
     wanInterfaces,
     auditDays: Number(auditDays),
+    deviceRate: deviceRate === 'auto' ? 'auto' : Number(deviceRate),
     logLevel: oneOf('WGCP_LOG_LEVEL', nonEmpty(env, 'WGCP_LOG_LEVEL') ?? 'info', ['error', 'warn', 'info', 'debug'] as const),
   };
 }
