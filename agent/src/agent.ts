@@ -24,9 +24,17 @@ export interface AgentDeps {
   firstHandshakeWaitMs?: number;
 }
 
+/** An answered heartbeat that changes nothing else is written at most this often (flash wear). */
+export const HEARTBEAT_PERSIST_MS = 3600_000;
+
+/** The record without the time of its last heartbeat: what must reach the disk at once when it changes. */
+const withoutBeatTime = (r: AgentRecord): string => JSON.stringify({ ...r, last_heartbeat: null });
+
 export class Agent {
   private config: AgentConfig;
   private record!: AgentRecord;
+  /** The record as last written. */
+  private written: AgentRecord | null = null;
   private key: SealKey | null = null;
   private tunnelConfig: TunnelConfig | null = null;
   private tunnel: Tunnel;
@@ -75,13 +83,22 @@ export class Agent {
     const before = this.record;
     this.record = reduce(this.record, event);
     // An unchanged record (the same failure again, for days) is not rewritten: flash wears.
-    if (JSON.stringify(this.record) !== JSON.stringify(before)) this.persist(this.record);
+    // Nor is one whose only change is the time of an answered heartbeat, but once an hour.
+    if (this.needsWrite(this.record)) this.persist(this.record);
     if (this.record.state !== before.state) this.log.info('state', { from: before.state, to: this.record.state, event: event.type });
+  }
+
+  private needsWrite(r: AgentRecord): boolean {
+    const w = this.written;
+    if (w === null || withoutBeatTime(r) !== withoutBeatTime(w)) return true;
+    if (r.last_heartbeat === w.last_heartbeat) return false;
+    return w.last_heartbeat === null || r.last_heartbeat === null || Date.parse(r.last_heartbeat) - Date.parse(w.last_heartbeat) >= HEARTBEAT_PERSIST_MS;
   }
 
   private persist(record: AgentRecord): void {
     try {
       saveRecord(this.config.state_dir, record);
+      this.written = record;
     } catch (err) {
       // Keep running from memory; the next transition writes again.
       this.log.error('cannot persist the state', { error: (err as Error).message });

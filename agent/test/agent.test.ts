@@ -205,6 +205,24 @@ t('does not rewrite the state file for the same failure again (flash wear)', asy
   await h.stop();
 });
 
+t('does not rewrite the state file for answered heartbeats that change nothing else (written once an hour at most)', async () => {
+  const h = harness(server, server.addToken());
+  h.start();
+  await h.waitFor(() => hb() >= 2 && h.agent.current.last_heartbeat_ok === true, 'answered heartbeats');
+  const file = path.join(h.stateDir, STATE_FILE);
+  const written = fs.readFileSync(file, 'utf8');
+  const mtime = fs.statSync(file).mtimeMs;
+  const answered = hb();
+  await h.waitFor(() => hb() >= answered + 3, 'three more answered heartbeats');
+  assert.is(fs.statSync(file).mtimeMs, mtime, 'not written again');
+  assert.is(fs.readFileSync(file, 'utf8'), written);
+  assert.ok(h.agent.current.last_heartbeat! > JSON.parse(written).last_heartbeat, 'the time is kept in memory meanwhile');
+  // A change of anything else is written at once, the newest heartbeat time with it.
+  server.device(h.agent.current.device_id!).suspended = true;
+  await h.waitFor(() => JSON.parse(fs.readFileSync(file, 'utf8')).last_heartbeat_ok === false, 'the refusal written');
+  await h.stop();
+});
+
 t('retries a tunnel that fails to come up', async () => {
   const h = harness(server, server.addToken());
   h.tunnel.failUps = 2;
