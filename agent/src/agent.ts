@@ -22,7 +22,16 @@ export interface AgentDeps {
   timeouts?: Timeouts;
   /** Longest wait for a first handshake before the first heartbeat of a new tunnel. */
   firstHandshakeWaitMs?: number;
+  /** A number in [0, 1) for the spread of the second heartbeat (tests fix it). */
+  random?: () => number;
 }
+
+/**
+ * The wait from a new tunnel's first heartbeat to the second: somewhere from half an interval
+ * to one and a half. Devices that came up together (a site's power back) then heartbeat at
+ * phases spread over a whole interval instead of all in the same second, for good.
+ */
+export const secondBeatDelayMs = (intervalMs: number, random: number): number => Math.round(intervalMs * (0.5 + random));
 
 /** An answered heartbeat that changes nothing else is written at most this often (flash wear). */
 export const HEARTBEAT_PERSIST_MS = 3600_000;
@@ -39,6 +48,8 @@ export class Agent {
   private tunnelConfig: TunnelConfig | null = null;
   private tunnel: Tunnel;
   private nextHeartbeatAt = 0;
+  /** True until the first heartbeat of a tunnel just brought up has gone out. */
+  private firstBeatOfTunnel = false;
   /** Set once this process has touched the tunnel; a stop before that leaves the device alone. */
   private tunnelTouched = false;
   private readonly stopper = new AbortController();
@@ -182,6 +193,7 @@ export class Agent {
     this.nextHeartbeatAt = this.deps.clock.now() + this.intervalMs;
     await this.waitForHandshake(Math.min(this.intervalMs, this.deps.firstHandshakeWaitMs ?? 10_000));
     this.nextHeartbeatAt = this.deps.clock.now();
+    this.firstBeatOfTunnel = true;
     return { type: done };
   }
 
@@ -197,7 +209,9 @@ export class Agent {
     const wait = this.nextHeartbeatAt - this.deps.clock.now();
     if (wait > 0) await sleep(this.deps.clock, wait, this.stopper.signal);
     if (this.stopping) return null;
-    this.nextHeartbeatAt = this.deps.clock.now() + this.intervalMs;
+    this.nextHeartbeatAt = this.deps.clock.now()
+      + (this.firstBeatOfTunnel ? secondBeatDelayMs(this.intervalMs, (this.deps.random ?? Math.random)()) : this.intervalMs);
+    this.firstBeatOfTunnel = false;
     const current = this.tunnelConfig!;
     const at = new Date(this.deps.clock.now()).toISOString();
     try {

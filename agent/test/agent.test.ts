@@ -53,6 +53,16 @@ t('sends heartbeats one interval apart', async () => {
   await h.stop();
 });
 
+t('agents that come up together spread their heartbeats over a whole interval from the second one on', async () => {
+  const { secondBeatDelayMs } = await import('../src/agent');
+  assert.is(secondBeatDelayMs(60_000, 0), 30_000);
+  assert.is(secondBeatDelayMs(60_000, 0.5), 60_000);
+  assert.is(secondBeatDelayMs(60_000, 0.999), 89_940);
+  // 300 agents restarted at once: their second heartbeats fall into every tenth of the interval.
+  const phases = Array.from({ length: 300 }, () => Math.floor((secondBeatDelayMs(60_000, Math.random()) - 30_000) / 6000));
+  assert.is(new Set(phases).size, 10);
+});
+
 t('resumes after a restart from the stored configuration without spending a token', async () => {
   const h = harness(server, server.addToken());
   h.start();
