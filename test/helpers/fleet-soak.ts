@@ -56,6 +56,16 @@ async function cutPower(w: AgentWorld): Promise<void> {
 
 const safeRead = (f: string): string => { try { return fs.readFileSync(f, 'utf8'); } catch { return ''; } };
 
+/** The ids of the fleet server's peers, a page of 1,000 at a time (a whole list of 10,000 is megabytes). */
+async function peerIds(w: AgentWorld): Promise<Set<number>> {
+  const ids = new Set<number>();
+  for (let offset = 0; ; offset += 1000) {
+    const page = (await w.daemon.api('GET', `/api/servers/${w.serverId}/peers?limit=1000&offset=${offset}`)).json as { id: number }[];
+    for (const p of page) ids.add(p.id);
+    if (page.length < 1000) return ids;
+  }
+}
+
 export async function runSoak(o: SoakOptions): Promise<SoakFigures> {
   const log = o.log ?? (() => {});
   const w = await startAgentWorld(o.label);
@@ -111,13 +121,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakFigures> {
     let writes = startWrites;
     for (const at of killAt) {
       await sleep(Math.max(0, t0 + at - Date.now()));
+      // What the daemon had answered 201 for when the power went: committed, so it must come back.
+      const committed = [...created];
       const down = Date.now();
       await cutPower(w);
       w.daemon = await startNsDaemon(w.router, { dataDir: w.dataDir, env: w.daemonEnv });
       const up = Date.now();
       writes = { at: Date.now(), bytes: writeBytes(w.daemon.pid) };
-      const listed = new Set(((await w.daemon.api('GET', `/api/servers/${w.serverId}/peers`)).json as { id: number }[]).map((p) => p.id));
-      const committed = [...created];
+      const listed = await peerIds(w);
       // Every device answered since the restart: the oldest "last answered" is past it.
       let answered = NaN;
       for (const end = up + (o.intervalS * 1.1 + 30) * 1000; Date.now() < end; await sleep(200)) {
