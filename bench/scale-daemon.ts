@@ -8,7 +8,8 @@ import { performance } from 'node:perf_hooks';
 import { Client } from './scale-http';
 
 export const SALT = 'scale-bench-salt-0123456789';
-const MAIN = path.join(__dirname, '..', 'src', 'main.js');
+// WGCP_BENCH_MAIN: another build's main.js (e.g. the one before a change), for before/after figures.
+const MAIN = process.env.WGCP_BENCH_MAIN ?? path.join(__dirname, '..', 'src', 'main.js');
 
 export interface Memory { rssMB: number; hwmMB: number; anonMB: number; fileMB: number }
 

@@ -29,6 +29,8 @@ export interface Config {
   auditDays: number;
   /** WGCP_KERNEL_AUDIT_S: seconds between the reconciler's full compares of the kernel (docs/kernel.md, "Drift"). */
   kernelAuditS: number;
+  /** WGCP_DEVICE_RATE: device API requests a second served before 429; 'auto': twice the fleet's steady rate; 0: no limit. */
+  deviceRate: number | 'auto';
 }
 
 export class ConfigError extends Error {}
@@ -66,9 +68,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^\d+$/.test(cache) || Number(cache) > 10_000_000) {
     throw new ConfigError(`WGCP_HEARTBEAT_CACHE must be a whole number of devices from 0 to 10000000, got "${cache}"`);
   }
-  const flush = nonEmpty(env, 'WGCP_HEARTBEAT_FLUSH_S') ?? '60';
+  const flush = nonEmpty(env, 'WGCP_HEARTBEAT_FLUSH_S') ?? '300';
   if (!/^\d+$/.test(flush) || Number(flush) < 1 || Number(flush) > 3600) {
     throw new ConfigError(`WGCP_HEARTBEAT_FLUSH_S must be a whole number of seconds from 1 to 3600, got "${flush}"`);
+  }
+  const deviceRate = nonEmpty(env, 'WGCP_DEVICE_RATE') ?? 'auto';
+  if (deviceRate !== 'auto' && (!/^\d+$/.test(deviceRate) || Number(deviceRate) > 1_000_000)) {
+    throw new ConfigError(`WGCP_DEVICE_RATE must be "auto" or a whole number of requests a second from 0 (no limit) to 1000000, got "${deviceRate}"`);
   }
   const auditDays = nonEmpty(env, 'WGCP_AUDIT_DAYS') ?? '400';
   if (!/^\d+$/.test(auditDays) || Number(auditDays) < 1 || Number(auditDays) > 36500) {
@@ -106,6 +112,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     wanInterfaces,
     auditDays: Number(auditDays),
     kernelAuditS: Number(kernelAudit),
+    deviceRate: deviceRate === 'auto' ? 'auto' : Number(deviceRate),
     logLevel: oneOf('WGCP_LOG_LEVEL', nonEmpty(env, 'WGCP_LOG_LEVEL') ?? 'info', ['error', 'warn', 'info', 'debug'] as const),
   };
 }

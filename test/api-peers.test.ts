@@ -128,7 +128,8 @@ t('updates fields, marks admin disables and clears them on enable', async () => 
 
 t('lifts a data-limit restriction when the limit is raised above usage', async () => {
   const p = (await api.get(`/api/servers/${sid}/peers`)).json[0];
-  d.daemon.app.store.db.prepare("UPDATE peers SET enabled = 0, disabled_reasons = 'data_limit', usage_bytes = ?, data_limit_gb = 1 WHERE id = ?").run(2 * 1024 ** 3, p.id);
+  d.daemon.app.store.db.prepare("UPDATE peers SET enabled = 0, disabled_reasons = 'data_limit', data_limit_gb = 1 WHERE id = ?").run(p.id);
+  d.daemon.app.store.db.prepare('INSERT INTO peer_usage (peer_id, usage_bytes) VALUES (?, ?) ON CONFLICT (peer_id) DO UPDATE SET usage_bytes = excluded.usage_bytes').run(p.id, 2 * 1024 ** 3);
   const still = await api.put(`/api/peers/${p.id}`, { dataLimitGB: 2 });
   assert.is(still.json.enabled, false);
   assert.is(still.json.disabledReason, 'data_limit');

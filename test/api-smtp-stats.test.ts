@@ -77,7 +77,7 @@ t('counts servers, peers, webhooks and usage globally and per server', async () 
   await api.post(`/api/servers/${a}/peers`, { enabled: false });
   await api.post(`/api/servers/${b}/peers`, {});
   await api.post(`/api/servers/${a}/webhooks`, { url: 'http://127.0.0.1:9/x' });
-  d.daemon.app.store.db.prepare('UPDATE peers SET usage_bytes = 1000 WHERE id = ?').run(p1);
+  d.daemon.app.store.db.prepare('INSERT INTO peer_usage (peer_id, usage_bytes) VALUES (?, 1000) ON CONFLICT (peer_id) DO UPDATE SET usage_bytes = excluded.usage_bytes').run(p1);
   const g = (await api.get('/api/stats')).json;
   assert.equal(g, { totalServers: 2, totalPeers: 3, totalWebhooks: 1, enabledPeers: 2, disabledPeers: 1, totalDataUsageBytes: 1000, totalDevices: g.totalDevices });
   assert.is(typeof g.totalDevices, 'number');

@@ -4,6 +4,7 @@
 import * as assert from 'uvu/assert';
 import { suiteNeeding } from './helpers/root';
 import { deviceFixture, pythonDecrypt, type DeviceFixture } from './device-support';
+import { deviceContext } from '../src/device/context';
 
 const t = suiteNeeding('device heartbeats are written once a flush interval, newest report only', ['python3:cryptography']);
 let f: DeviceFixture;
@@ -16,9 +17,12 @@ async function device(hwid: string): Promise<string> {
 }
 
 const changes = (): number => f.d.daemon.app.store.db.prepare('SELECT total_changes()').pluck().get() as number;
-const row = (id: string) => f.d.daemon.app.store.db.prepare('SELECT status, state, last_seen_at AS seen FROM devices WHERE device_id = ?').get(id) as { status: string; state: string; seen: string | null };
+const row = (id: string) => {
+  const d = f.d.daemon.app.store.devices.get(id)!;
+  return { status: d.status, state: d.state, seen: d.lastSeenAt };
+};
 
-t('five heartbeats of one device and one of another are two row writes, at the next flush', async () => {
+t('five heartbeats of one device and one of another are two devices written at the next flush (each its report row and its narrow seen row)', async () => {
   const a = await device('writes-a');
   const b = await device('writes-b');
   const before = changes();
@@ -31,8 +35,32 @@ t('five heartbeats of one device and one of another are two row writes, at the n
     assert.ok(Date.now() < deadline, 'the flush wrote both devices\' reports');
     await new Promise((r) => setTimeout(r, 50));
   }
-  assert.is(changes() - before, 2);
+  assert.is(changes() - before, 4);
   assert.equal([row(a).status, row(a).state], ['connected', 'S4']);
+});
+
+t('a report that changes no reported field writes only the narrow seen row, with the new time and handshake', async () => {
+  const e = await device('writes-e');
+  const body = { device_id: e, status: 'connected', state: 'HEARTBEAT', tunnel_up: true };
+  await f.heartbeat({ ...body, last_handshake: '2026-11-25T01:00:00.000Z' });
+  deviceContext(f.d.daemon.app).heartbeats.flush();
+  const first = row(e).seen;
+  // Writes of the wide row counted by a temporary trigger on the daemon's own connection.
+  const db = f.d.daemon.app.store.db;
+  db.exec(`CREATE TEMP TABLE wide_writes (n INTEGER); CREATE TEMP TRIGGER count_wide AFTER UPDATE ON main.devices BEGIN INSERT INTO wide_writes VALUES (1); END;`);
+  const wide = () => db.prepare('SELECT COUNT(*) FROM temp.wide_writes').pluck().get() as number;
+  await new Promise((r) => setTimeout(r, 5));
+  await f.heartbeat({ ...body, last_handshake: '2026-11-25T01:02:00.000Z' });
+  deviceContext(f.d.daemon.app).heartbeats.flush();
+  assert.is(wide(), 0, 'the wide devices row is not written');
+  const d = f.d.daemon.app.store.devices.get(e)!;
+  assert.ok(d.lastSeenAt! > first!, 'the time seen moved');
+  assert.is(d.lastHandshake, '2026-11-25T01:02:00.000Z');
+  await f.heartbeat({ ...body, status: 'recovering' });
+  deviceContext(f.d.daemon.app).heartbeats.flush();
+  assert.is(f.d.daemon.app.store.devices.get(e)!.status, 'recovering', 'a changed field still reaches the wide row');
+  assert.is(wide(), 1);
+  db.exec('DROP TRIGGER temp.count_wide; DROP TABLE temp.wide_writes;');
 });
 
 t('a newer report keeps what it leaves out from the older one waiting with it', async () => {

@@ -166,6 +166,39 @@ t('a known hwid on the same server keeps its device_id and address and gets new 
   assert.is((await f.api.get(`/api/peers/${device.peerID}`)).json.publicKey, wgPubkey(second.private_key as string));
 });
 
+t('the same token and hwid within 10 minutes get the same configuration again (a device that lost the answer); no second device, no event', async () => {
+  const start = nowMs;
+  const token = await f.newToken();
+  const first = pythonDecrypt((await f.provision(token, 'strand-1')).json.encrypted_config, 'strand-1');
+  const devicesBefore = (await f.api.get('/api/devices')).json.length;
+  events.length = 0;
+  nowMs = start + 10 * 60_000 - 1;
+  const again = await f.provision(token, 'strand-1');
+  assert.is(again.status, 200);
+  assert.equal(pythonDecrypt(again.json.encrypted_config, 'strand-1'), first, 'the same payload (keys, address, device_id)');
+  assert.is((await f.api.get('/api/devices')).json.length, devicesBefore);
+  assert.equal(events, [], 'nothing changed, nothing announced');
+  const audit = (await f.api.get('/api/audit?action=device.provision')).json;
+  const last = audit.entries[0];
+  assert.match(JSON.stringify(last), '"replay":true', 'the replay is on the audit record');
+  // Another hwid with the same token stays refused, and so does the same hwid once the window is over.
+  await expectError(await f.provision(token, 'strand-2'), 400, 'token already used');
+  nowMs = start + 10 * 60_000;
+  await expectError(await f.provision(token, 'strand-1'), 400, 'token already used');
+  nowMs = start;
+});
+
+t('a replay answers the device as it is now: keys rotated since the first answer are the ones replayed', async () => {
+  const token = await f.newToken();
+  const first = pythonDecrypt((await f.provision(token, 'strand-rot')).json.encrypted_config, 'strand-rot');
+  assert.is((await f.api.post(`/api/devices/${first.device_id}/rotate`, {})).status, 200);
+  const again = pythonDecrypt((await f.provision(token, 'strand-rot')).json.encrypted_config, 'strand-rot');
+  assert.is(again.device_id, first.device_id);
+  assert.is.not(again.private_key, first.private_key);
+  const device = (await f.api.get(`/api/devices/${first.device_id}`)).json;
+  assert.is((await f.api.get(`/api/peers/${device.peerID}`)).json.publicKey, wgPubkey(again.private_key as string));
+});
+
 t('the same hwid on another server is another device', async () => {
   const s2 = await f.api.post('/api/servers', { name: 'second', endpoint: 'vpn2.example.com:51821', mode: 'standalone', address: '10.45.0.1/24' });
   const a = pythonDecrypt((await f.provision(await f.newToken(), 'twin')).json.encrypted_config, 'twin');

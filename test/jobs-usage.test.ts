@@ -122,9 +122,32 @@ t('sees every change to the peers between cycles: new, re-keyed and deleted peer
   const cycle = await collectUsage(r.d.daemon.app);
   assert.equal(cycle.plan.traffic.map(([id]) => id), [survivor.id], 'only the peer that exists moved traffic');
   assert.equal(cycle.plan.baselines.map(([id]) => id), [survivor.id], 'only the peer that exists has a baseline written');
-  const kept = r.d.daemon.app.store.db.prepare('SELECT COUNT(*) FROM usage_counters WHERE peer_id IN (?, ?)').pluck().get(...gone);
+  const kept = r.d.daemon.app.store.db.prepare('SELECT COUNT(*) FROM peer_usage WHERE peer_id IN (?, ?)').pluck().get(...gone);
   assert.is(kept, 0, 'no counters are kept for the gone peers');
   assert.is((await usageOf(r, survivor.id)).currentDataUsageBytes, 11);
+  await r.d.stop();
+});
+
+t('a cycle writes one narrow row for each peer whose counters moved, and never the peers table (flash)', async () => {
+  const r = await rig();
+  const { sid, peer } = await peerOn(r);
+  const idle = (await r.api.post(`/api/servers/${sid}/peers`, {})).json;
+  r.k.counters.set(peer.publicKey, { rxBytes: 100, txBytes: 10, latestHandshake: 1 });
+  r.k.counters.set(idle.publicKey, { rxBytes: 0, txBytes: 0, latestHandshake: 0 });
+  await collectUsage(r.d.daemon.app);
+  // Writes counted by temporary triggers on the daemon's own connection.
+  const db = r.d.daemon.app.store.db;
+  db.exec(`CREATE TEMP TABLE writes (t TEXT);
+    CREATE TEMP TRIGGER w_peers AFTER UPDATE ON main.peers BEGIN INSERT INTO writes VALUES ('peers'); END;
+    CREATE TEMP TRIGGER w_usage_u AFTER UPDATE ON main.peer_usage BEGIN INSERT INTO writes VALUES ('peer_usage ' || new.peer_id); END;
+    CREATE TEMP TRIGGER w_usage_i AFTER INSERT ON main.peer_usage BEGIN INSERT INTO writes VALUES ('peer_usage ' || new.peer_id); END;`);
+  const writes = () => (db.prepare('SELECT t FROM temp.writes').pluck().all() as string[]);
+  r.k.counters.set(peer.publicKey, { rxBytes: 300, txBytes: 10, latestHandshake: 1 });
+  await collectUsage(r.d.daemon.app);
+  assert.equal(writes(), [`peer_usage ${peer.id}`], 'one row, the busy peer\'s; the idle one and the peers table untouched');
+  await collectUsage(r.d.daemon.app);
+  assert.equal(writes(), [`peer_usage ${peer.id}`], 'a cycle with nothing moved writes nothing');
+  assert.is((await usageOf(r, peer.id)).currentDataUsageBytes, 310);
   await r.d.stop();
 });
 

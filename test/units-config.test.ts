@@ -15,7 +15,7 @@ t('uses the embedded defaults when nothing is set, for every setting', () => {
   assert.equal(loadConfig({}), {
     dataDir: '/var/lib/wgcp', listen: { host: '127.0.0.1', port: 8080 }, deviceListen: null, metricsListen: null,
     tlsCert: null, tlsKey: null, apiKey: null, serverSalt: null, kernel: 'auto', usageIntervalS: 60,
-    heartbeatCache: 10000, heartbeatFlushS: 60, wanInterfaces: null, logLevel: 'info', auditDays: 400, kernelAuditS: 900,
+    heartbeatCache: 10000, heartbeatFlushS: 300, wanInterfaces: null, logLevel: 'info', auditDays: 400, kernelAuditS: 900, deviceRate: 'auto',
   });
 });
 
@@ -24,7 +24,7 @@ t('reads every variable, each into its own setting', () => {
     WGCP_DATA_DIR: '/tmp/x', WGCP_LISTEN: '[::1]:9000', WGCP_DEVICE_LISTEN: '0.0.0.0:8443', WGCP_METRICS_LISTEN: '127.0.0.2:9100',
     WGCP_TLS_CERT: '/c.pem', WGCP_TLS_KEY: '/k.pem', WGCP_API_KEY: 'a-long-enough-api-key', SERVER_SALT: 'a-long-enough-salt',
     WGCP_KERNEL: 'off', WGCP_USAGE_INTERVAL_S: '5', WGCP_HEARTBEAT_CACHE: '0', WGCP_HEARTBEAT_FLUSH_S: '7',
-    WGCP_WAN_INTERFACES: 'eth0, wan.2', WGCP_LOG_LEVEL: 'debug', WGCP_AUDIT_DAYS: '30', WGCP_KERNEL_AUDIT_S: '120',
+    WGCP_WAN_INTERFACES: 'eth0, wan.2', WGCP_LOG_LEVEL: 'debug', WGCP_AUDIT_DAYS: '30', WGCP_KERNEL_AUDIT_S: '120', WGCP_DEVICE_RATE: '40',
   };
   assert.equal(Object.keys(env).sort(), readVariables(), 'the test sets every variable config.ts reads');
   // The whole object: a setting the test does not name, or one left at its default, fails.
@@ -32,7 +32,7 @@ t('reads every variable, each into its own setting', () => {
     dataDir: '/tmp/x', listen: { host: '::1', port: 9000 }, deviceListen: { host: '0.0.0.0', port: 8443 },
     metricsListen: { host: '127.0.0.2', port: 9100 }, tlsCert: '/c.pem', tlsKey: '/k.pem', apiKey: 'a-long-enough-api-key',
     serverSalt: 'a-long-enough-salt', kernel: 'off', usageIntervalS: 5, heartbeatCache: 0, heartbeatFlushS: 7,
-    wanInterfaces: ['eth0', 'wan.2'], logLevel: 'debug', auditDays: 30, kernelAuditS: 120,
+    wanInterfaces: ['eth0', 'wan.2'], logLevel: 'debug', auditDays: 30, kernelAuditS: 120, deviceRate: 40,
   });
 });
 

@@ -22,15 +22,34 @@ export interface AgentDeps {
   timeouts?: Timeouts;
   /** Longest wait for a first handshake before the first heartbeat of a new tunnel. */
   firstHandshakeWaitMs?: number;
+  /** A number in [0, 1) for the spread of the second heartbeat (tests fix it). */
+  random?: () => number;
 }
+
+/**
+ * The wait from a new tunnel's first heartbeat to the second: somewhere from half an interval
+ * to one and a half. Devices that came up together (a site's power back) then heartbeat at
+ * phases spread over a whole interval instead of all in the same second, for good.
+ */
+export const secondBeatDelayMs = (intervalMs: number, random: number): number => Math.round(intervalMs * (0.5 + random));
+
+/** An answered heartbeat that changes nothing else is written at most this often (flash wear). */
+export const HEARTBEAT_PERSIST_MS = 3600_000;
+
+/** The record without the time of its last heartbeat: what must reach the disk at once when it changes. */
+const withoutBeatTime = (r: AgentRecord): string => JSON.stringify({ ...r, last_heartbeat: null });
 
 export class Agent {
   private config: AgentConfig;
   private record!: AgentRecord;
+  /** The record as last written. */
+  private written: AgentRecord | null = null;
   private key: SealKey | null = null;
   private tunnelConfig: TunnelConfig | null = null;
   private tunnel: Tunnel;
   private nextHeartbeatAt = 0;
+  /** True until the first heartbeat of a tunnel just brought up has gone out. */
+  private firstBeatOfTunnel = false;
   /** Set once this process has touched the tunnel; a stop before that leaves the device alone. */
   private tunnelTouched = false;
   private readonly stopper = new AbortController();
@@ -75,13 +94,22 @@ export class Agent {
     const before = this.record;
     this.record = reduce(this.record, event);
     // An unchanged record (the same failure again, for days) is not rewritten: flash wears.
-    if (JSON.stringify(this.record) !== JSON.stringify(before)) this.persist(this.record);
+    // Nor is one whose only change is the time of an answered heartbeat, but once an hour.
+    if (this.needsWrite(this.record)) this.persist(this.record);
     if (this.record.state !== before.state) this.log.info('state', { from: before.state, to: this.record.state, event: event.type });
+  }
+
+  private needsWrite(r: AgentRecord): boolean {
+    const w = this.written;
+    if (w === null || withoutBeatTime(r) !== withoutBeatTime(w)) return true;
+    if (r.last_heartbeat === w.last_heartbeat) return false;
+    return w.last_heartbeat === null || r.last_heartbeat === null || Date.parse(r.last_heartbeat) - Date.parse(w.last_heartbeat) >= HEARTBEAT_PERSIST_MS;
   }
 
   private persist(record: AgentRecord): void {
     try {
       saveRecord(this.config.state_dir, record);
+      this.written = record;
     } catch (err) {
       // Keep running from memory; the next transition writes again.
       this.log.error('cannot persist the state', { error: (err as Error).message });
@@ -165,6 +193,7 @@ export class Agent {
     this.nextHeartbeatAt = this.deps.clock.now() + this.intervalMs;
     await this.waitForHandshake(Math.min(this.intervalMs, this.deps.firstHandshakeWaitMs ?? 10_000));
     this.nextHeartbeatAt = this.deps.clock.now();
+    this.firstBeatOfTunnel = true;
     return { type: done };
   }
 
@@ -180,7 +209,9 @@ export class Agent {
     const wait = this.nextHeartbeatAt - this.deps.clock.now();
     if (wait > 0) await sleep(this.deps.clock, wait, this.stopper.signal);
     if (this.stopping) return null;
-    this.nextHeartbeatAt = this.deps.clock.now() + this.intervalMs;
+    this.nextHeartbeatAt = this.deps.clock.now()
+      + (this.firstBeatOfTunnel ? secondBeatDelayMs(this.intervalMs, (this.deps.random ?? Math.random)()) : this.intervalMs);
+    this.firstBeatOfTunnel = false;
     const current = this.tunnelConfig!;
     const at = new Date(this.deps.clock.now()).toISOString();
     try {

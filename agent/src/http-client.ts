@@ -1,6 +1,8 @@
 // JSON over HTTP(S) with the contract's limits: connect 10 s, write 10 s, read 30 s, and up
 // to 3 attempts waiting attempt x 1 s between them. Only failures that another attempt
-// could cure are retried: no answer, a timeout, or a 5xx.
+// could cure are retried: no answer, a timeout, a 5xx, or a 429 (the server's herd guard),
+// which is retried after its Retry-After plus a random part of it again, so that devices
+// refused together do not come back together.
 import http from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
@@ -9,6 +11,8 @@ import { sleep, type Clock } from './clock';
 export interface Timeouts { connectMs: number; writeMs: number; readMs: number }
 export const CONTRACT_TIMEOUTS: Timeouts = { connectMs: 10_000, writeMs: 10_000, readMs: 30_000 };
 export const MAX_ATTEMPTS = 3;
+/** The longest Retry-After waited inside one request; a longer one ends it (the caller's own back-off follows). */
+export const MAX_RETRY_AFTER_S = 60;
 const MAX_ANSWER_BYTES = 64 * 1024;
 
 export interface HttpOptions {
@@ -19,12 +23,21 @@ export interface HttpOptions {
   signal?: AbortSignal;
   /** Replaces the TCP connection (tests use it to hold a connection in one phase). */
   createConnection?: () => Duplex;
+  /** A number in [0, 1) for the jitter of a 429's wait (tests fix it). */
+  random?: () => number;
 }
 
-export interface Answer { status: number; json: unknown }
+export interface Answer { status: number; json: unknown; retryAfterS?: number }
 
 export class RequestError extends Error {
-  constructor(message: string, readonly status: number | null, readonly retryable: boolean) { super(message); }
+  constructor(message: string, readonly status: number | null, readonly retryable: boolean, readonly waitMs?: number) { super(message); }
+}
+
+/** How long to wait after a 429: Retry-After (1 s when absent) and up to as much again at random; null when too long. */
+export function retryAfterWaitMs(retryAfterS: number | undefined, random: () => number): number | null {
+  const s = retryAfterS !== undefined && Number.isFinite(retryAfterS) && retryAfterS >= 0 ? retryAfterS : 1;
+  if (s > MAX_RETRY_AFTER_S) return null;
+  return Math.round(s * 1000 * (1 + random()));
 }
 
 export async function postJson(url: URL, body: unknown, opts: HttpOptions): Promise<Answer> {
@@ -32,13 +45,17 @@ export async function postJson(url: URL, body: unknown, opts: HttpOptions): Prom
   for (let attempt = 1; ; attempt++) {
     try {
       const answer = await requestOnce(url, body, opts);
+      if (answer.status === 429) {
+        const waitMs = retryAfterWaitMs(answer.retryAfterS, opts.random ?? Math.random);
+        throw new RequestError(`HTTP 429${errorText(answer.json)}`, 429, waitMs !== null, waitMs ?? undefined);
+      }
       if (answer.status >= 500) throw new RequestError(`HTTP ${answer.status}${errorText(answer.json)}`, answer.status, true);
       if (answer.status >= 400) throw new RequestError(`HTTP ${answer.status}${errorText(answer.json)}`, answer.status, false);
       return answer;
     } catch (err) {
       const e = err instanceof RequestError ? err : new RequestError((err as Error).message, null, true);
       if (!e.retryable || attempt >= attempts || opts.signal?.aborted) throw e;
-      await sleep(opts.clock, attempt * 1000, opts.signal);
+      await sleep(opts.clock, e.waitMs ?? attempt * 1000, opts.signal);
       if (opts.signal?.aborted) throw e;
     }
   }
@@ -106,7 +123,8 @@ export function requestOnce(url: URL, body: unknown, opts: HttpOptions): Promise
         const text = Buffer.concat(chunks).toString('utf8');
         let json: unknown;
         try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
-        finish(null, { status: res.statusCode ?? 0, json });
+        const retryAfter = res.headers['retry-after'];
+        finish(null, { status: res.statusCode ?? 0, json, ...(retryAfter !== undefined && /^\d+$/.test(retryAfter) ? { retryAfterS: Number(retryAfter) } : {}) });
       });
     });
     if (opts.signal?.aborted) return onAbort();

@@ -53,6 +53,16 @@ t('sends heartbeats one interval apart', async () => {
   await h.stop();
 });
 
+t('agents that come up together spread their heartbeats over a whole interval from the second one on', async () => {
+  const { secondBeatDelayMs } = await import('../src/agent');
+  assert.is(secondBeatDelayMs(60_000, 0), 30_000);
+  assert.is(secondBeatDelayMs(60_000, 0.5), 60_000);
+  assert.is(secondBeatDelayMs(60_000, 0.999), 89_940);
+  // 300 agents restarted at once: their second heartbeats fall into every tenth of the interval.
+  const phases = Array.from({ length: 300 }, () => Math.floor((secondBeatDelayMs(60_000, Math.random()) - 30_000) / 6000));
+  assert.is(new Set(phases).size, 10);
+});
+
 t('resumes after a restart from the stored configuration without spending a token', async () => {
   const h = harness(server, server.addToken());
   h.start();
@@ -202,6 +212,24 @@ t('does not rewrite the state file for the same failure again (flash wear)', asy
   const refused = hb();
   await h.waitFor(() => hb() >= refused + 3, 'three more refused heartbeats');
   assert.is(fs.statSync(file).mtimeMs, written);
+  await h.stop();
+});
+
+t('does not rewrite the state file for answered heartbeats that change nothing else (written once an hour at most)', async () => {
+  const h = harness(server, server.addToken());
+  h.start();
+  await h.waitFor(() => hb() >= 2 && h.agent.current.last_heartbeat_ok === true, 'answered heartbeats');
+  const file = path.join(h.stateDir, STATE_FILE);
+  const written = fs.readFileSync(file, 'utf8');
+  const mtime = fs.statSync(file).mtimeMs;
+  const answered = hb();
+  await h.waitFor(() => hb() >= answered + 3, 'three more answered heartbeats');
+  assert.is(fs.statSync(file).mtimeMs, mtime, 'not written again');
+  assert.is(fs.readFileSync(file, 'utf8'), written);
+  assert.ok(h.agent.current.last_heartbeat! > JSON.parse(written).last_heartbeat, 'the time is kept in memory meanwhile');
+  // A change of anything else is written at once, the newest heartbeat time with it.
+  server.device(h.agent.current.device_id!).suspended = true;
+  await h.waitFor(() => JSON.parse(fs.readFileSync(file, 'utf8')).last_heartbeat_ok === false, 'the refusal written');
   await h.stop();
 });
 

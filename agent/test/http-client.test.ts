@@ -15,7 +15,7 @@ import { tempDir } from './helpers/temp-dir';
 const t = suite('agent HTTP client');
 
 /** A local server answering each request with the next planned status (the last one repeats). */
-async function server(plan: (number | 'silent')[], secure?: { key: string; cert: string }) {
+async function server(plan: (number | 'silent' | { retryAfter: string })[], secure?: { key: string; cert: string }) {
   const seen: { body: string; type: string | undefined }[] = [];
   const handler = (req: http.IncomingMessage, res: http.ServerResponse) => {
     let body = '';
@@ -24,6 +24,11 @@ async function server(plan: (number | 'silent')[], secure?: { key: string; cert:
       seen.push({ body, type: req.headers['content-type'] });
       const step = plan[Math.min(seen.length - 1, plan.length - 1)];
       if (step === 'silent') return; // never answers: the read timeout must end it
+      if (typeof step === 'object') {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': step.retryAfter });
+        res.end(JSON.stringify({ error: 'too many device requests; try again later' }));
+        return;
+      }
       res.writeHead(step, { 'content-type': 'application/json' });
       res.end(JSON.stringify(step < 400 ? { ok: true, n: seen.length } : { error: `planned ${step}` }));
     });
@@ -89,6 +94,37 @@ t('gives up after 3 attempts with the last error', async () => {
   assert.is(s.seen.length, 3);
   assert.is(w.error!.status, 500);
   assert.match(w.error!.message, 'HTTP 500: planned 500');
+  await s.close();
+});
+
+t('a 429 is retried after its Retry-After plus a random part of it again, not after 1 s', async () => {
+  const s = await server([{ retryAfter: '4' }, 200]);
+  const clock = new ManualClock();
+  const w = watch(postJson(s.url, {}, { clock, random: () => 0.25 }));
+  await until(() => clock.pending().includes(5000), 3000, 'a wait of 4 s x 1.25');
+  clock.advance(4999);
+  assert.is(s.seen.length, 1);
+  clock.advance(1);
+  await until(() => w.done, 3000, 'answer');
+  assert.equal(w.value, { status: 200, json: { ok: true, n: 2 } });
+  await s.close();
+});
+
+t('devices refused together come back spread: the jitter spans Retry-After to twice it', async () => {
+  const { retryAfterWaitMs } = await import('../src/http-client');
+  assert.is(retryAfterWaitMs(3, () => 0), 3000);
+  assert.is(retryAfterWaitMs(3, () => 0.999), 5997);
+  assert.is(retryAfterWaitMs(undefined, () => 0.5), 1500, 'no Retry-After: 1 s');
+  assert.is(retryAfterWaitMs(301, () => 0), null, 'a wait past 60 s ends the request instead');
+  const waits = Array.from({ length: 100 }, () => retryAfterWaitMs(10, Math.random)!);
+  assert.ok(new Set(waits.map((x) => Math.floor(x / 1000))).size >= 8, 'spread over the seconds from 10 to 20');
+});
+
+t('a 429 asking for more than 60 s ends the request (the caller backs off), without waiting', async () => {
+  const s = await server([{ retryAfter: '300' }]);
+  const err = await postJson(s.url, {}, { clock: new ManualClock() }).catch((e) => e);
+  assert.equal([err.status, err.retryable], [429, false]);
+  assert.is(s.seen.length, 1);
   await s.close();
 });
 

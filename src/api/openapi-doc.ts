@@ -305,13 +305,13 @@ export const openApiDocument = {
       post: deviceOp('Device API: exchange a registration token and hwid for the encrypted configuration', 'ProvisionRequest', 'ProvisionResponse', {
         400: '`invalid token format`, `invalid hardware id`, `token already used`, or malformed JSON',
         403: '`invalid token` (unknown) or `token expired`', 413: 'body larger than 64 KiB',
-        429: 'too many failed attempts from this address (see Retry-After)', 500: '`provisioning failed`',
+        429: 'too many failed attempts from this address, or too many device requests (WGCP_DEVICE_RATE); see Retry-After', 500: '`provisioning failed`',
       }),
     },
     '/api/v1/heartbeat': {
       post: deviceOp('Device API: report status and get the current configuration', 'HeartbeatRequest', 'HeartbeatResponse', {
         400: '`invalid device id`, or a status field of the wrong type', 403: '`device is suspended`', 404: '`device not found`',
-        413: 'body larger than 64 KiB', 500: '`heartbeat failed`',
+        413: 'body larger than 64 KiB', 429: 'too many device requests (WGCP_DEVICE_RATE); see Retry-After', 500: '`heartbeat failed`',
       }),
     },
   } as Record<string, Record<string, unknown>>,

@@ -44,10 +44,11 @@ export function provisionRoute(app: App): Route {
         throw createError(500, 'provisioning failed');
       }
       limiter.recordSuccess(counted);
-      const { server, device, peer, replaced } = done;
+      const { server, device, peer, replaced, replay } = done;
       const payload = JSON.stringify({ device_id: device.deviceId, ...deviceTunnel(tunnelSource(server, peer)) });
       const encrypted = encryptPayload(payload, deviceKey(device.hwid, salt));
-      app.log.info('device provisioned', { device: deviceIdPrefix(device.deviceId), serverId: server.id, source, reprovisioned: replaced !== null });
+      app.log.info(replay ? 'device provisioning answered again (same token and hwid within the window)' : 'device provisioned',
+        { device: deviceIdPrefix(device.deviceId), serverId: server.id, source, reprovisioned: replaced !== null });
       return ok({ encrypted_config: encrypted });
     },
   };

@@ -1,13 +1,33 @@
 // What the device API needs beyond the App: the SERVER_SALT, the limiter of failed
 // provisioning attempts, the queue of heartbeat reports and the kept heartbeat answers.
 // One context per App, so both listeners share them.
+import { performance } from 'node:perf_hooks';
 import type { App } from '../app';
 import { DEFAULT_PROVISION_LIMIT, FailureLimiter, type FailureLimit } from '../device/failure-limiter';
 import { loadServerSalt } from '../device/server-salt';
 import { HeartbeatWriter } from '../device/heartbeat-writer';
 import { HeartbeatAnswers } from '../device/heartbeat-answers';
+import { fleetLimit, RequestBucket } from '../device/request-bucket';
 
-export interface DeviceContext { salt: string; limiter: FailureLimiter; heartbeats: HeartbeatWriter; answers: HeartbeatAnswers }
+export interface DeviceContext { salt: string; limiter: FailureLimiter; heartbeats: HeartbeatWriter; answers: HeartbeatAnswers; bucket: RequestBucket | null }
+
+/** The floor of the automatic device request rate (a small fleet still gets a real burst). */
+const AUTO_FLOOR_PER_S = 50;
+/** How often the automatic rate looks at the number of devices again. */
+const FLEET_RECOUNT_MS = 60_000;
+
+function deviceBucket(app: App): RequestBucket | null {
+  const rate = app.config.deviceRate;
+  if (rate === 0) return null;
+  // Real elapsed time (not the App's clock, which tests move): the bucket measures load.
+  if (rate !== 'auto') return new RequestBucket(() => ({ ratePerS: rate, burst: 2 * rate }), () => performance.now());
+  let counted = { at: -Infinity, limit: fleetLimit(0, AUTO_FLOOR_PER_S) };
+  return new RequestBucket(() => {
+    const now = performance.now();
+    if (now - counted.at >= FLEET_RECOUNT_MS) counted = { at: now, limit: fleetLimit(app.store.devices.count(), AUTO_FLOOR_PER_S) };
+    return counted.limit;
+  }, () => performance.now());
+}
 
 const contexts = new WeakMap<App, DeviceContext>();
 
@@ -20,6 +40,7 @@ export function attachDeviceContext(app: App, salt: string, limit: FailureLimit 
     limiter: new FailureLimiter(limit, () => app.now().getTime()),
     heartbeats: new HeartbeatWriter(app.store, app.log, app.config.heartbeatFlushS * 1000),
     answers: new HeartbeatAnswers(app.store, app.config.heartbeatCache),
+    bucket: deviceBucket(app),
   };
   contexts.set(app, ctx);
   return ctx;

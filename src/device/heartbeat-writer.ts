@@ -1,6 +1,6 @@
 // Heartbeat reports are written behind the answer, and sparingly: routers write to flash.
 // Only each device's newest report is kept, and the kept ones are stored together in one
-// transaction every flush interval (WGCP_HEARTBEAT_FLUSH_S, 60 s by default; or once
+// transaction every flush interval (WGCP_HEARTBEAT_FLUSH_S, 300 s by default; or once
 // MAX_PENDING devices wait), instead of one commit a heartbeat. Readers that need them (the
 // admin views) call flush() first, and the daemon flushes before it closes the store. A
 // report is telemetry: at worst a crash loses one interval of them, and a failed commit is
@@ -9,8 +9,9 @@ import type { Logger } from '../log';
 import type { HeartbeatReport } from '../store/devices';
 import type { Store } from '../store/store';
 
-export const DEFAULT_FLUSH_MS = 60_000;
-export const MAX_PENDING = 5000;
+export const DEFAULT_FLUSH_MS = 300_000;
+// Reports waiting are ~200 bytes each: 20,000 devices' newest ones are about 4 MB.
+export const MAX_PENDING = 20_000;
 
 /** A newer report keeps the fields it leaves out from the older one, as the store would. */
 function mergeReports(older: HeartbeatReport, newer: HeartbeatReport): HeartbeatReport {

@@ -42,7 +42,7 @@ function prepared(db: DB) {
       // Counters belong to the key they were read for: a re-keyed peer shows none until the next cycle.
       peers: db.prepare(`SELECT p.id, p.server_id, p.name, p.enabled, p.data_limit_gb, c.rx_bytes, c.tx_bytes, c.latest_handshake,
         p.download_limit_mbps, p.upload_limit_mbps
-        FROM peers p LEFT JOIN usage_counters c ON c.peer_id = p.id AND c.public_key = p.public_key
+        FROM peers p LEFT JOIN peer_usage c ON c.peer_id = p.id AND c.key_tag = substr(p.public_key, 1, 8)
         WHERE p.id > ? ORDER BY p.id LIMIT ${PAGE}`).raw(),
       servers: db.prepare('SELECT id FROM servers ORDER BY id').pluck(),
       // A suspended device counts as suspended whatever it last reported; a device that never said: unknown.

@@ -2,6 +2,10 @@
 // the device's peer (or new keys for a known hwid); the kernel takes the peer; the commit
 // spends the token with one atomic UPDATE, writes the peer and the device and records the
 // events. A failure anywhere leaves the token unspent and the kernel as it was.
+// A device that lost power after the daemon answered but before it saved the answer comes
+// back with the same token: within REPLAY_WINDOW_MS the same token and hwid get the device's
+// configuration again (rebuilt from the rows the daemon keeps anyway; nothing new is stored).
+import crypto from 'node:crypto';
 import createError from 'http-errors';
 import type { App } from '../app';
 import type { DeviceRecord } from '../store/devices';
@@ -22,7 +26,12 @@ export interface Provisioned {
   peer: PeerRecord & { privateKey: string };
   /** null for a new device; the peer as it was when a known hwid got new keys. */
   replaced: PeerRecord | null;
+  /** True when this is the same answer again for a device that retried its token within the window. */
+  replay: boolean;
 }
+
+/** How long after a token was spent the same token and hwid get the same answer again. */
+export const REPLAY_WINDOW_MS = 10 * 60_000;
 
 // Least privilege, as for any new peer: the device routes only the server's subnet into
 // its tunnel (forwarded connections still work: the router masquerades them into the tunnel).
@@ -34,6 +43,25 @@ export function readProvisionBody(body: Record<string, unknown>): { token: strin
   if (!isUuid(body.token)) throw createError(400, 'invalid token format');
   if (!isHardwareId(body.hwid)) throw createError(400, 'invalid hardware id');
   return { token: body.token.toLowerCase(), hwid: body.hwid };
+}
+
+const sameHwid = (a: string, b: string): boolean =>
+  crypto.timingSafeEqual(crypto.createHash('sha256').update(a).digest(), crypto.createHash('sha256').update(b).digest());
+
+/**
+ * The device a spent token provisioned, when this request is that device retrying within
+ * the window: same token, same hwid, the device and its keyed peer still there.
+ */
+function replayOf(store: Store, token: string, hwid: string, nowMs: number): Provisioned | null {
+  const rec = store.regTokens.get(token);
+  if (!rec || rec.usedAt === null || rec.deviceId === null) return null;
+  if (nowMs - Date.parse(rec.usedAt) >= REPLAY_WINDOW_MS) return null;
+  const device = store.devices.get(rec.deviceId);
+  if (!device || device.serverId !== rec.serverId || !sameHwid(device.hwid, hwid)) return null;
+  const peer = store.peers.get(device.peerId);
+  const server = store.servers.get(device.serverId);
+  if (!peer || !server || peer.privateKey === null) return null;
+  return { server, device, peer: peer as PeerRecord & { privateKey: string }, replaced: null, replay: true };
 }
 
 /** Why a token cannot be spent now, in the contract's order; null when it can. */
@@ -49,7 +77,12 @@ export function provisionDevice(app: App, token: string, hwid: string, source: s
   const now = app.now().toISOString();
   return app.runner.run('device.provision', (store) => {
     const refusal = tokenRefusal(store, token, now);
-    if (refusal) throw refusal;
+    if (refusal) {
+      const replay = replayOf(store, token, hwid, Date.parse(now));
+      // Nothing changes: an empty commit, audited so that a replay is on record.
+      if (replay) return { commit: () => replay, audit: (r) => ({ targetType: 'device', targetId: r.device.deviceId.slice(0, 8), summary: { replay: true } }) };
+      throw refusal;
+    }
     const server = store.servers.get(store.regTokens.get(token)!.serverId)!;
     const known = store.devices.byHwid(server.id, hwid);
     const keys = generateKeyPair();
@@ -82,7 +115,7 @@ export function provisionDevice(app: App, token: string, hwid: string, source: s
         event(before ? 'peerUpdated' : 'peerCreated', server.id, peerData);
         const hash = forwardsHash(store.forwards.listByDevice(deviceId));
         event('deviceProvisioned', server.id, { device: presentDevice(device, peer, hash), peer: peerData.peer, reprovisioned: before !== null, source });
-        return { server, device, peer, replaced: before };
+        return { server, device, peer, replaced: before, replay: false };
       },
     };
   }, opts);

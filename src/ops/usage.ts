@@ -7,7 +7,7 @@ import type { UsageTable } from '../store/usage';
 import type { ChangeOptions } from './runner';
 
 type Traffic = Parameters<UsageTable['addUsage']>[0];
-type Baselines = Parameters<UsageTable['setBaselines']>[0];
+type Baselines = Parameters<UsageTable['recordCycle']>[1];
 
 const MONTH_STATE = 'usageMonth';
 
@@ -17,8 +17,7 @@ export function recordUsage<P extends { traffic: Traffic; baselines: Baselines }
     const plan = decide(store);
     return {
       commit({ store }) {
-        store.usage.addUsage(plan.traffic);
-        store.usage.setBaselines(plan.baselines, seenAt);
+        store.usage.recordCycle(plan.traffic, plan.baselines);
         return plan;
       },
       // Every minute's counting is bookkeeping, not a decision: the audit log would be its diary.

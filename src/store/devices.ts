@@ -1,5 +1,7 @@
 // The devices table: one row a provisioned device, each tied to the peer that carries its
-// tunnel. Heartbeats write the reported status fields here.
+// tunnel. Heartbeats write the reported status fields here only when one changed; the time
+// seen and the handshake, which change every beat, go to a narrow row (device_seen, keyed by
+// the id's 16 bytes) so that a flush of 10,000 reports rewrites few pages (docs/operations.md).
 import type { DB } from './db';
 
 export interface DeviceRecord {
@@ -46,13 +48,23 @@ export interface HeartbeatView {
   forwardsJson: string;
 }
 
+const SEEN_KEY = (deviceId: string) => `unhex(replace(${deviceId}, '-', ''))`;
 const COLUMNS = `device_id AS deviceId, server_id AS serverId, peer_id AS peerId, hwid, suspended, status, state,
   tunnel_up AS tunnelUp, last_handshake AS lastHandshake, last_seen_at AS lastSeenAt, last_source AS lastSource,
-  provisioned_at AS provisionedAt, created_at AS createdAt, updated_at AS updatedAt`;
+  provisioned_at AS provisionedAt, created_at AS createdAt, updated_at AS updatedAt,
+  s.id IS NOT NULL AS seenKnown, s.seen_ms AS seenMs, s.handshake_ms AS handshakeMs`;
+const FROM = `devices LEFT JOIN device_seen s ON s.id = ${SEEN_KEY('devices.device_id')}`;
 
-type Row = Omit<DeviceRecord, 'suspended' | 'tunnelUp'> & { suspended: number; tunnelUp: number | null };
+type Row = Omit<DeviceRecord, 'suspended' | 'tunnelUp'> & { suspended: number; tunnelUp: number | null; seenKnown: number; seenMs: number | null; handshakeMs: number | null };
 
-const fromRow = (r: Row): DeviceRecord => ({ ...r, suspended: r.suspended === 1, tunnelUp: r.tunnelUp === null ? null : r.tunnelUp === 1 });
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+const fromRow = ({ seenKnown, seenMs, handshakeMs, ...r }: Row): DeviceRecord => ({
+  ...r, suspended: r.suspended === 1, tunnelUp: r.tunnelUp === null ? null : r.tunnelUp === 1,
+  // The narrow row is the truth once a device has one (older columns: from before the migration).
+  lastSeenAt: seenKnown ? iso(seenMs) : r.lastSeenAt,
+  lastHandshake: seenKnown ? iso(handshakeMs) : r.lastHandshake,
+});
 
 export class DeviceTable {
   private readonly byId;
@@ -63,23 +75,30 @@ export class DeviceTable {
   private readonly suspendStmt;
   private readonly provisionedStmt;
   private readonly heartbeatStmt;
+  private readonly seenStmt;
   private readonly countStmt;
   private readonly viewStmt;
 
   constructor(db: DB) {
-    this.byId = db.prepare(`SELECT ${COLUMNS} FROM devices WHERE device_id = ?`);
-    this.byHwidStmt = db.prepare(`SELECT ${COLUMNS} FROM devices WHERE server_id = ? AND hwid = ?`);
-    this.byPeerStmt = db.prepare(`SELECT ${COLUMNS} FROM devices WHERE peer_id = ?`);
-    this.all = db.prepare(`SELECT ${COLUMNS} FROM devices ORDER BY created_at, device_id`);
+    this.byId = db.prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE device_id = ?`);
+    this.byHwidStmt = db.prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE server_id = ? AND hwid = ?`);
+    this.byPeerStmt = db.prepare(`SELECT ${COLUMNS} FROM ${FROM} WHERE peer_id = ?`);
+    this.all = db.prepare(`SELECT ${COLUMNS} FROM ${FROM} ORDER BY created_at, device_id`);
     this.insertStmt = db.prepare(`INSERT INTO devices (device_id, server_id, peer_id, hwid, provisioned_at, created_at, updated_at)
       VALUES (@deviceId, @serverId, @peerId, @hwid, @provisionedAt, @createdAt, @updatedAt)`);
     this.suspendStmt = db.prepare('UPDATE devices SET suspended = ?, updated_at = ? WHERE device_id = ?');
     this.provisionedStmt = db.prepare('UPDATE devices SET provisioned_at = ?, updated_at = ? WHERE device_id = ?');
-    // Fields the device left out of its report keep their stored value.
+    // Fields the device left out of its report keep their stored value; an unchanged report
+    // leaves the wide row alone (no page written).
     this.heartbeatStmt = db.prepare(`UPDATE devices SET status = COALESCE(@status, status), state = COALESCE(@state, state),
-      tunnel_up = CASE WHEN @tunnelUp IS NULL THEN tunnel_up ELSE @tunnelUp END,
-      last_handshake = CASE WHEN @hasHandshake = 1 THEN @lastHandshake ELSE last_handshake END,
-      last_seen_at = @seenAt, last_source = @source WHERE device_id = @deviceId`);
+      tunnel_up = CASE WHEN @tunnelUp IS NULL THEN tunnel_up ELSE @tunnelUp END, last_source = @source
+      WHERE device_id = @deviceId AND (status IS NOT COALESCE(@status, status) OR state IS NOT COALESCE(@state, state)
+        OR tunnel_up IS NOT (CASE WHEN @tunnelUp IS NULL THEN tunnel_up ELSE @tunnelUp END) OR last_source IS NOT @source)`);
+    // A report for a device deleted meanwhile writes nothing (the SELECT finds no device).
+    this.seenStmt = db.prepare(`INSERT INTO device_seen (id, seen_ms, handshake_ms)
+      SELECT ${SEEN_KEY('@deviceId')}, @seenMs, CASE WHEN @hasHandshake = 1 THEN @handshakeMs ELSE NULL END FROM devices WHERE device_id = @deviceId
+      ON CONFLICT (id) DO UPDATE SET seen_ms = excluded.seen_ms,
+        handshake_ms = CASE WHEN @hasHandshake = 1 THEN excluded.handshake_ms ELSE handshake_ms END`);
     this.countStmt = db.prepare('SELECT COUNT(*) FROM devices').pluck();
     this.viewStmt = db.prepare(`SELECT d.suspended, p.ip, p.private_key, p.preshared_key, p.allow_internet, s.public_key,
       s.endpoint, s.address, s.dns, (SELECT json_group_array(json_object('protocol', protocol, 'listenPort', listen_port,
@@ -129,10 +148,13 @@ export class DeviceTable {
       status: r.status ?? null,
       state: r.state ?? null,
       tunnelUp: r.tunnelUp === undefined ? null : r.tunnelUp ? 1 : 0,
-      hasHandshake: r.lastHandshake === undefined ? 0 : 1,
-      lastHandshake: r.lastHandshake ?? null,
-      seenAt: r.seenAt,
       source: r.source,
+    });
+    this.seenStmt.run({
+      deviceId,
+      seenMs: Date.parse(r.seenAt),
+      hasHandshake: r.lastHandshake === undefined ? 0 : 1,
+      handshakeMs: r.lastHandshake == null ? null : Date.parse(r.lastHandshake),
     });
   }
 }

@@ -53,11 +53,11 @@ export const PEER_SORTS = {
   ip: 'wgcp_ipv4_number(ip)',
   enabled: 'enabled',
   dataLimitGB: 'data_limit_gb',
-  currentDataUsageBytes: 'usage_bytes',
+  currentDataUsageBytes: 'COALESCE((SELECT usage_bytes FROM peer_usage WHERE peer_id = peers.id), 0)',
   // Never expiring sorts after every date.
   expiresAt: "COALESCE(expires_at, '9999')",
   createdAt: 'created_at',
-  latestHandshake: '(SELECT latest_handshake FROM usage_counters WHERE peer_id = peers.id)',
+  latestHandshake: '(SELECT latest_handshake FROM peer_usage WHERE peer_id = peers.id AND key_tag IS NOT NULL)',
 } as const;
 export type PeerSort = keyof typeof PEER_SORTS;
 
@@ -66,7 +66,7 @@ export interface PeerQuery { q: string; sort: PeerSort; order: 'asc' | 'desc'; l
 
 const COLUMNS = `id, server_id AS serverId, name, email, ip, ip6, public_key AS publicKey, private_key AS privateKey,
   preshared_key AS presharedKey, allow_internet AS allowInternet, enabled, disabled_reasons AS disabledReasons,
-  data_limit_gb AS dataLimitGB, usage_bytes AS usageBytes, expires_at AS expiresAt, schedule,
+  data_limit_gb AS dataLimitGB, COALESCE((SELECT usage_bytes FROM peer_usage WHERE peer_id = peers.id), 0) AS usageBytes, expires_at AS expiresAt, schedule,
   download_limit_mbps AS downloadLimitMbps, upload_limit_mbps AS uploadLimitMbps,
   created_at AS createdAt, updated_at AS updatedAt`;
 
@@ -126,7 +126,7 @@ export class PeerTable {
       @downloadLimitMbps, @uploadLimitMbps)`);
     this.updateStmt = db.prepare(`UPDATE peers SET name = @name, email = @email, ip = @ip, ip6 = @ip6, public_key = @publicKey,
       private_key = @privateKey, preshared_key = @presharedKey, allow_internet = @allowInternet, enabled = @enabled,
-      disabled_reasons = @disabledReasons, data_limit_gb = @dataLimitGB, usage_bytes = @usageBytes,
+      disabled_reasons = @disabledReasons, data_limit_gb = @dataLimitGB,
       expires_at = @expiresAt, schedule = @schedule, updated_at = @updatedAt,
       download_limit_mbps = @downloadLimitMbps, upload_limit_mbps = @uploadLimitMbps WHERE id = @id`);
     this.deleteStmt = db.prepare('DELETE FROM peers WHERE id = ?');
@@ -143,7 +143,7 @@ export class PeerTable {
     this.addressesOf = db.prepare('SELECT server_id AS serverId, ip, ip6 FROM peers WHERE id = ?');
     this.free = new FreeAddresses(db, (s, ip) => this.idByIp(s, ip) !== undefined, (s, ip6) => this.idByIp6(s, ip6) !== undefined);
     this.countsStmt = db.prepare(`SELECT COUNT(*) AS total, COALESCE(SUM(enabled), 0) AS enabled,
-      COALESCE(SUM(usage_bytes), 0) AS usage FROM peers WHERE (? IS NULL OR server_id = ?)`);
+      COALESCE(SUM((SELECT usage_bytes FROM peer_usage WHERE peer_id = peers.id)), 0) AS usage FROM peers WHERE (? IS NULL OR server_id = ?)`);
     // Addresses sort as numbers (10.0.0.9 before 10.0.0.10), not as text.
     db.function('wgcp_ipv4_number', { deterministic: true }, (ip: unknown) => ipv4Number(String(ip)));
     this.searchCount = db.prepare(`SELECT COUNT(*) FROM peers WHERE ${SEARCH_WHERE}`).pluck();

@@ -47,7 +47,8 @@ export function harness(server: DeviceServer, token: string, dir = tempDir('wgcp
     writeConfig(extra = {}) { fs.writeFileSync(configFile, JSON.stringify({ ...base, ...extra })); },
     start() {
       const log = createLogger((line) => { h.logs.push(line); });
-      h.agent = new Agent({ configFile, config: loadConfigFile(configFile), log, clock: new FastClock(10), makeTunnel: () => h.tunnel });
+      // random 0.5: the second heartbeat one interval after the first, as the timing tests expect.
+      h.agent = new Agent({ configFile, config: loadConfigFile(configFile), log, clock: new FastClock(10), makeTunnel: () => h.tunnel, random: () => 0.5 });
       running = h.agent.run();
     },
     async stop() { h.agent.stop(); await running; },
