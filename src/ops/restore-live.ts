@@ -18,7 +18,7 @@ import { onlineCopy, readMeta } from '../backup/snapshot';
 import { serverEventData } from '../views/event-data';
 import { foreignLinkError } from '../wg/link-owner';
 import type { ChangeOptions, KernelChange } from './runner';
-import { PENDING_FILE, RESULT_FILE, fileStamp, saltOfCopyDiffers, type RestoreResult } from './restore';
+import { PENDING_FILE, RESULT_FILE, fileStamp, saltOfCopyDiffers, writeStateFile, type RestoreResult } from './restore';
 
 const SCHEMA = 'restore_copy';
 
@@ -86,7 +86,7 @@ export async function restoreStaged(app: App, opts?: ChangeOptions): Promise<Liv
     for (const [name, content] of files) {
       const file = path.join(dataDir, name);
       if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') === content) continue;
-      writeSecretFile(file, content);
+      writeStateFile(dataDir, name, content, fileStamp(now));
       result.files.push(name);
     }
     result.ok = true;

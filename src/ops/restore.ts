@@ -142,6 +142,13 @@ function keepAside(file: string, stamp: string): void {
   fs.chmodSync(kept, 0o600);
 }
 
+/** Writes a state file of the backup; a differing old one is kept as <name>.before-restore-<stamp>. */
+export function writeStateFile(dataDir: string, name: string, content: string, stamp: string): void {
+  const file = path.join(dataDir, name);
+  if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') !== content) keepAside(file, stamp);
+  writeSecretFile(file, content);
+}
+
 /**
  * Applies a staged restore, if there is one, to the database of `dataDir` while nothing
  * else writes it (no daemon, or the daemon between its stop and its start). Records what
@@ -178,9 +185,7 @@ export async function applyPendingRestore(dataDir: string, now: Date): Promise<R
     }
     fs.chmodSync(live, 0o600);
     for (const [name, content] of files) {
-      const file = path.join(dataDir, name);
-      if (fs.existsSync(file) && fs.readFileSync(file, 'utf8') !== content) keepAside(file, stamp);
-      writeSecretFile(file, content);
+      writeStateFile(dataDir, name, content, stamp);
       result.files.push(name);
     }
     result.ok = true;
