@@ -64,6 +64,9 @@ export class HeartbeatFleet {
   readonly lastOk = new Map<string, number>();
   /** Heartbeats not answered 200 within LOST_AFTER_MS, retries included. */
   lost = 0;
+  /** Heartbeats answered only after a failed attempt (a cut), and when the last of them was answered. */
+  retried = 0;
+  retriedLastOkAt = 0;
 
   /**
    * One heartbeat of one device, retried as an agent does until answered or LOST_AFTER_MS
@@ -76,7 +79,12 @@ export class HeartbeatFleet {
       const a = await this.post('/api/v1/heartbeat', { device_id: deviceId, status: 'connected', state: 'HEARTBEAT', tunnel_up: true,
         last_handshake: new Date(Date.now() - (Date.now() % 120_000)).toISOString() });
       this.statuses.set(a.status, (this.statuses.get(a.status) ?? 0) + 1);
-      if (a.status === 200) { this.beats.add(performance.now() - t0); this.lastOk.set(deviceId, Date.now()); return; }
+      if (a.status === 200) {
+        this.beats.add(performance.now() - t0);
+        this.lastOk.set(deviceId, Date.now());
+        if (attempt > 1) { this.retried++; this.retriedLastOkAt = Date.now(); }
+        return;
+      }
       this.failures++;
       const wait = a.status === 429 ? Number(a.retryAfter ?? 1) * 1000 * (1 + Math.random()) : Math.min(5, attempt) * 1000;
       if (performance.now() - t0 + wait > LOST_AFTER_MS || !this.beating) { this.lost++; return; }

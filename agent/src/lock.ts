@@ -1,16 +1,32 @@
-// One agent per state folder: a pid file naming the running agent. A pid file left by a
-// killed agent names a dead process (or another program) and is taken over.
+// One agent per state folder: a pid file naming the running agent and when it started. A
+// pid file left by a killed agent names a dead process, another program, or a pid reused
+// by a newer process, and is taken over.
 import fs from 'node:fs';
 import path from 'node:path';
 
 export const PID_FILE = 'agent.pid';
 
-function livePid(dir: string): number | null {
-  let pid: number;
-  try { pid = Number(fs.readFileSync(path.join(dir, PID_FILE), 'utf8').trim()); } catch { return null; }
-  if (!Number.isInteger(pid) || pid <= 0) return null;
+/** A process's start time in clock ticks since boot (/proc/PID/stat, field 22), or null. */
+export function processStartTicks(pid: number): string | null {
   try {
-    // Pid numbers are reused after a reboot: it must still be an agent.
+    // The command name (field 2) may hold spaces and parentheses: count from its last ')'.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function livePid(dir: string): number | null {
+  let words: string[];
+  try { words = fs.readFileSync(path.join(dir, PID_FILE), 'utf8').trim().split(/\s+/); } catch { return null; }
+  const pid = Number(words[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return null;
+  // A pid is reused: by any program after a reboot, by another agent when many start at
+  // once. The start time tells the holder from a newer process with its number.
+  if (words[1] !== undefined && processStartTicks(pid) !== words[1]) return null;
+  try {
     return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('wgcp-agent') ? pid : null;
   } catch {
     return null;
@@ -25,7 +41,7 @@ export function claim(dir: string): void {
   const other = livePid(dir);
   if (other !== null && other !== process.pid) throw new Error(`another agent (pid ${other}) runs with state_dir ${dir}`);
   const temp = path.join(dir, `${PID_FILE}.tmp`);
-  fs.writeFileSync(temp, `${process.pid}\n`, { mode: 0o644 });
+  fs.writeFileSync(temp, `${process.pid} ${processStartTicks(process.pid) ?? ''}\n`, { mode: 0o644 });
   fs.renameSync(temp, path.join(dir, PID_FILE));
 }
 

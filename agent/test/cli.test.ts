@@ -83,4 +83,35 @@ t('runs in the foreground, shows a failing provisioning in status, and stops on 
   }
 });
 
+t('takes over a stale pid file whose pid now belongs to another, newer agent', async () => {
+  // As when a site's agents are all killed and started together: the dead agent's pid was
+  // given to another folder's new agent, whose command line says wgcp-agent too.
+  const server = new DeviceServer();
+  await server.start();
+  const other = configFile({ server_url: server.url });
+  const mine = configFile({ server_url: server.url });
+  const children = [spawn(process.execPath, [bundle, 'run', '--config', other.file], { stdio: ['ignore', 'pipe', 'pipe'] })];
+  try {
+    await until(() => fs.existsSync(path.join(other.stateDir, 'agent.pid')), 10_000, 'the other agent\'s pid file');
+    const [pid, started] = fs.readFileSync(path.join(other.stateDir, 'agent.pid'), 'utf8').trim().split(' ');
+    assert.is(Number(pid), children[0].pid);
+    assert.match(started, /^\d+$/);
+    fs.mkdirSync(mine.stateDir, { recursive: true });
+    fs.writeFileSync(path.join(mine.stateDir, 'agent.pid'), `${pid} ${Number(started) - 100}\n`);
+    // The same pid with its true start time is a live holder: refused.
+    fs.writeFileSync(path.join(other.stateDir, 'agent.pid'), `${pid} ${started}\n`);
+    assert.is(cli('run', '--config', other.file).status, 1);
+    const child = spawn(process.execPath, [bundle, 'run', '--config', mine.file], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let err = '';
+    child.stderr.on('data', (c) => { err += c; });
+    await until(() => fs.readFileSync(path.join(mine.stateDir, 'agent.pid'), 'utf8').startsWith(`${child.pid} `) || child.exitCode !== null, 10_000, 'the pid file taken over');
+    assert.is(child.exitCode, null, err);
+    await until(() => JSON.parse(cli('status', '--config', mine.file).stdout).state === 'APP_RETRY', 10_000, 'the new agent at work');
+  } finally {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    await server.close();
+  }
+});
+
 t.run();

@@ -22,20 +22,37 @@ export interface SoakOptions {
   agentIntervalS: number;
   durationS: number;
   kills: number;
+  /** The cuts and the peer creations come after this many seconds of a steady fleet (0: from the start). */
+  killsFromS?: number;
+  /** A `wg` wrapper moving every peer's counters each minute (bench/flash-fake-wg.ts), as busy tunnels would. */
+  wgPath?: string;
+  /** Called every second with the running daemon's pid and data folder (the bench tallies its WAL). */
+  everySecond?: (daemonPid: number, dataDir: string, phase: SoakPhase) => void;
   log?: (line: string) => void;
 }
 
-export interface SimFigures { devices: number; beats: number; lost: number; statuses: Record<string, number>; p50: number; p99: number; max: number; oldestOk: number }
+export type SoakPhase = 'setup' | 'steady' | 'cuts' | 'agents';
+
+export interface SimFigures {
+  devices: number; beats: number; lost: number; retried: number; retriedLastOkAt: number; statuses: Record<string, number>;
+  p50: number; p99: number; max: number; oldestOk: number;
+}
 
 export interface SoakFigures {
   sim: SimFigures;
-  restarts: { downMs: number; allAnsweredAfterS: number; peersChecked: number; peersMissing: number[] }[];
+  /** The simulator's figures when the steady stretch ended (before any cut). */
+  steadySim: SimFigures;
+  restarts: { downMs: number; allAnsweredAfterS: number; retriedAnsweredAfterS: number; peersChecked: number; peersMissing: number[] }[];
   peersCreated: number;
   agentsBackWithoutToken: number;
   agentsProvisionedAgain: number;
   devicesBefore: number;
   devicesAfter: number;
   daemonRssMB: { start: number; end: number };
+  /** The daemon's RSS each minute of the steady stretch, from the fleet's set-up on. */
+  steadyRssMB: number[];
+  /** Bytes a day the daemon wrote over the steady stretch, and over the cuts' stretch after the last cut. */
+  steadyWriteBytesPerDay: number;
   agentRssMB: number[];
   daemonWriteBytesPerDay: number;
 }
@@ -71,11 +88,20 @@ export async function runSoak(o: SoakOptions): Promise<SoakFigures> {
   const w = await startAgentWorld(o.label);
   const agents: AgentInstall[] = [];
   let sim: ChildProcess | null = null;
+  let stopTicker = () => {};
+  let phase: SoakPhase = 'setup';
   try {
     // A /16 for the fleet (the world's own server is a /24); the agents enrol on it too.
     const fleet = await w.daemon.api('POST', '/api/servers', { name: 'fleet', endpoint: `${w.routerIp}:51821`, mode: 'forward', address: '10.90.0.1/16', listenPort: 51821 });
     if (fleet.status !== 201) throw new Error(`cannot create the fleet's server: ${fleet.text}`);
     Object.assign(w, { serverId: fleet.json.id, serverWgIp: '10.90.0.1' });
+    if (o.wgPath) {
+      w.daemonEnv.PATH = `${o.wgPath}:${process.env.PATH}`;
+      await w.daemon.stop();
+      w.daemon = await startNsDaemon(w.router, { dataDir: w.dataDir, env: w.daemonEnv });
+    }
+    const ticker = setInterval(() => { try { o.everySecond?.(w.daemon.pid, w.dataDir, phase); } catch { /* between daemons */ } }, 1000);
+    stopTicker = () => clearInterval(ticker);
     const daemonRssStart = rssMB(w.daemon.pid);
     let simLast: SimFigures | null = null;
     let simOut = '';
@@ -103,6 +129,20 @@ export async function runSoak(o: SoakOptions): Promise<SoakFigures> {
     for (const a of agents) await a.waitConnected(120_000);
     log(`${o.agents} agents connected`);
 
+    // A steady fleet first: the daemon's RSS each minute and its writes with nothing else going on.
+    phase = 'steady';
+    const steadyFrom = { at: Date.now(), bytes: writeBytes(w.daemon.pid) };
+    const steadyRssMB = [rssMB(w.daemon.pid)];
+    for (let m = 1; m * 60 <= (o.killsFromS ?? 0); m++) {
+      await sleep(Math.max(0, steadyFrom.at + m * 60_000 - Date.now()));
+      steadyRssMB.push(rssMB(w.daemon.pid));
+      log(`steady minute ${m}: wgcpd RSS ${steadyRssMB[m].toFixed(1)} MB, ${JSON.stringify(simLast)}`);
+    }
+    await sleep(Math.max(0, steadyFrom.at + (o.killsFromS ?? 0) * 1000 - Date.now()));
+    const steadyWriteBytesPerDay = ((writeBytes(w.daemon.pid) - steadyFrom.bytes) * 86_400_000) / Math.max(1, Date.now() - steadyFrom.at);
+    const steadySim: SimFigures = { ...(simLast ?? {}) } as SimFigures;
+    phase = 'cuts';
+
     // Changes all along: each peer the daemon answered 201 for is committed and must survive every cut.
     const created: number[] = [];
     let writing = true;
@@ -116,7 +156,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakFigures> {
 
     const t0 = Date.now();
     const startWrites = { at: Date.now(), bytes: writeBytes(w.daemon.pid) };
-    const killAt = Array.from({ length: o.kills }, (_, i) => ((i + 0.3 + Math.random() * 0.5) / (o.kills + 1)) * o.durationS * 1000).sort((a, b) => a - b);
+    const cutsS = o.durationS - (o.killsFromS ?? 0);
+    const killAt = Array.from({ length: o.kills }, (_, i) => ((i + 0.3 + Math.random() * 0.5) / (o.kills + 1)) * cutsS * 1000).sort((a, b) => a - b);
     const restarts: SoakFigures['restarts'] = [];
     let writes = startWrites;
     for (const at of killAt) {
@@ -135,13 +176,16 @@ export async function runSoak(o: SoakOptions): Promise<SoakFigures> {
         // (Seen through the simulator's line of each second: up to a second late.)
         if (simLast && (simLast as SimFigures).oldestOk > up) { answered = (Date.now() - up) / 1000; break; }
       }
-      restarts.push({ downMs: up - down, allAnsweredAfterS: answered, peersChecked: committed.length, peersMissing: committed.filter((id) => !listed.has(id)) });
-      log(`cut ${restarts.length}: back in ${up - down} ms; every device answered ${answered.toFixed(1)} s after; ${committed.length} committed peers checked (checked at +${Date.now() - up} ms)`);
+      // The heartbeats refused while it was down, retried as agents do: when the last was answered.
+      const retriedAnsweredAfterS = simLast ? ((simLast as SimFigures).retriedLastOkAt - up) / 1000 : NaN;
+      restarts.push({ downMs: up - down, allAnsweredAfterS: answered, retriedAnsweredAfterS, peersChecked: committed.length, peersMissing: committed.filter((id) => !listed.has(id)) });
+      log(`cut ${restarts.length}: back in ${up - down} ms; heartbeats refused meanwhile answered by ${retriedAnsweredAfterS.toFixed(1)} s after; every device answered ${answered.toFixed(1)} s after; ${committed.length} committed peers checked (checked at +${Date.now() - up} ms); RSS ${rssMB(w.daemon.pid).toFixed(1)} MB`);
     }
-    await sleep(Math.max(0, t0 + o.durationS * 1000 - Date.now()));
+    await sleep(Math.max(0, t0 + cutsS * 1000 - Date.now()));
     writing = false;
     await writer;
 
+    phase = 'agents';
     // A site's power back: every agent at once.
     // Counted by /api/stats: the whole device list of 10,000 is megabytes.
     const devicesBefore = (await w.daemon.api('GET', '/api/stats')).json.totalDevices as number;
@@ -156,13 +200,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakFigures> {
     sim.kill('SIGTERM');
     await new Promise((r) => sim!.once('exit', r));
     return {
-      sim: simLast!, restarts, peersCreated: created.length,
+      sim: simLast!, steadySim, steadyRssMB, steadyWriteBytesPerDay, restarts, peersCreated: created.length,
       agentsBackWithoutToken: o.agents - provisionedAgain, agentsProvisionedAgain: provisionedAgain, devicesBefore, devicesAfter,
       daemonRssMB: { start: daemonRssStart, end: rssMB(w.daemon.pid) },
       agentRssMB: agents.map((a) => rssMB(a.child!.pid!)),
       daemonWriteBytesPerDay,
     };
   } finally {
+    stopTicker();
     await Promise.all(agents.map((a) => a.stop('SIGKILL')));
     await w.destroy();
   }
