@@ -1,5 +1,6 @@
-// The built bundle (dist/wgcp-agent.js) as systemd or procd runs it.
+// The built bundle (dist/wgcp-agent.js, and dist/wgcp-agent-webcrypto.js beside it) as systemd or procd runs it.
 import { spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
@@ -10,6 +11,7 @@ import { tempDir } from './helpers/temp-dir';
 
 const t = suite('agent command line');
 const bundle = path.join(__dirname, '..', '..', 'dist', 'wgcp-agent.js');
+const webcryptoFile = path.join(__dirname, '..', '..', 'dist', 'wgcp-agent-webcrypto.js');
 const cli = (...args: string[]) => spawnSync(process.execPath, [bundle, ...args], { encoding: 'utf8', timeout: 20_000 });
 
 function configFile(extra: Record<string, unknown> = {}): { file: string; stateDir: string } {
@@ -29,6 +31,25 @@ t('needs nothing but Node built-ins (no native or external module)', () => {
   const required = [...fs.readFileSync(bundle, 'utf8').matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]);
   assert.ok(required.length > 0);
   for (const name of required) assert.match(name, /^node:/, name);
+  const apart = [...fs.readFileSync(webcryptoFile, 'utf8').matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]);
+  for (const name of apart) assert.match(name, /^node:/, name);
+});
+
+t('keeps @peculiar/webcrypto in a file of its own, loaded only where Node has no WebCrypto', async () => {
+  const source = fs.readFileSync(bundle, 'utf8');
+  // Its code in the agent's file cost RSS on every device: only the import of the file beside it is there.
+  assert.not.match(source, 'AesGcmProvider');
+  assert.equal([...source.matchAll(/import\("([^"]+)"\)/g)].map((m) => m[1]), ['./wgcp-agent-webcrypto.js']);
+  // The file beside it seals what node:crypto opens.
+  const { Crypto } = await import(webcryptoFile);
+  const subtle = new Crypto().subtle;
+  const raw = crypto.createHash('sha256').update('board-1salt').digest();
+  const key = await subtle.importKey('raw', raw, { name: 'AES-GCM' }, false, ['encrypt']);
+  const iv = crypto.randomBytes(12);
+  const sealed = Buffer.from(await subtle.encrypt({ name: 'AES-GCM', iv, tagLength: 128 }, key, Buffer.from('beside')));
+  const decipher = crypto.createDecipheriv('aes-256-gcm', raw, iv);
+  decipher.setAuthTag(sealed.subarray(sealed.length - 16));
+  assert.is(Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - 16)), decipher.final()]).toString(), 'beside');
 });
 
 t('prints its version', () => {
