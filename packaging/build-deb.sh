@@ -125,6 +125,8 @@ build_agent_deb() {
   mkdir -p "$tree/DEBIAN" "$tree/usr/lib/wgcp-agent" "$tree/usr/bin" "$tree/usr/lib/systemd/system" \
     "$tree/usr/share/man/man1" "$tree/usr/share/doc/wgcp-agent/examples" "$tree/usr/share/lintian/overrides"
   install -m 0755 "$bundle" "$tree/usr/lib/wgcp-agent/wgcp-agent.js"
+  # Loaded only where Node has no WebCrypto (agent/build.js).
+  install -m 0644 "$root/agent/dist/wgcp-agent-webcrypto.js" "$tree/usr/lib/wgcp-agent/wgcp-agent-webcrypto.js"
   install -m 0755 "$here/deb/wgcp-agent/wgcp-agent" "$tree/usr/bin/wgcp-agent"
   install -m 0644 "$root/systemd/wgcp-agent.service" "$tree/usr/lib/systemd/system/wgcp-agent.service"
   install -D -m 0644 "$here/deb/wireguard-tmpfiles.conf" "$tree/usr/lib/tmpfiles.d/wgcp-agent.conf"

@@ -85,11 +85,11 @@ if (runs) {
     assert.ok(loadConfig({ ...active, ...all }).deviceListen);
   });
 
-  t('the agent deb is arch all, needs Node 18, and carries the bundle, unit and an example config', async () => {
+  t('the agent deb is arch all, needs Node 18, and carries the bundle (its WebCrypto fallback beside it), unit and an example config', async () => {
     assert.is(await field(agentDeb(), 'Architecture'), 'all');
     assert.ok((await field(agentDeb(), 'Depends')).includes('nodejs (>= 18)'));
     const files = await listing(agentDeb());
-    for (const f of ['./usr/lib/wgcp-agent/wgcp-agent.js', './usr/bin/wgcp-agent', './usr/lib/systemd/system/wgcp-agent.service',
+    for (const f of ['./usr/lib/wgcp-agent/wgcp-agent.js', './usr/lib/wgcp-agent/wgcp-agent-webcrypto.js', './usr/bin/wgcp-agent', './usr/lib/systemd/system/wgcp-agent.service',
       './usr/share/doc/wgcp-agent/examples/config.json']) {
       assert.ok(files.includes(f), f);
     }

@@ -178,13 +178,14 @@ if (runs) {
     assert.not.ok(fs.existsSync(path.join(daemonIpk().dir, 'control', 'postinst-pkg')), 'the default postinst runs uci-defaults');
   });
 
-  t('wgcp-agent is arch all with the bundle, its init script and capabilities', () => {
+  t('wgcp-agent is arch all with the bundle (its WebCrypto fallback beside it), its init script and capabilities', () => {
     const c = agentIpk().control;
     assert.is(c.Architecture, 'all');
     assert.is(c.Version, `${agentVersion()}-${mkVar('PKG_RELEASE')}`);
     assert.ok(c.Depends.split(/,\s*/).includes('node'));
     const d = path.join(agentIpk().dir, 'data');
     assert.ok(fs.statSync(path.join(d, 'usr/lib/wgcp-agent/wgcp-agent.js')).size > 10_000);
+    assert.ok(fs.statSync(path.join(d, 'usr/lib/wgcp-agent/wgcp-agent-webcrypto.js')).size > 100_000);
     assert.is(mode(path.join(d, 'etc/init.d/wgcp-agent')), '755');
     assert.equal(JSON.parse(fs.readFileSync(path.join(d, 'etc/capabilities/wgcp-agent.json'), 'utf8')).ambient, ['CAP_NET_ADMIN']);
     assert.ok(c.Depends.split(/,\s*/).includes('procd-ujail'));
