@@ -16,12 +16,12 @@ import { deleteOwnLink, foreignLinkError, isForeignLink, linkInfo, listLinks, ma
 import { peerOps, type PeerOp } from '../wg/uapi-conf';
 import { CommandError, TOOL_TIMEOUT_MS, removeSecretDir, run } from './command';
 import { ServerModel } from './model';
-import { countersOfDump, type DumpCheck } from './peer-counters';
 import { FailedServers, type ServerFailure } from './failed-servers';
-import type { ForwardChange, KernelPlane, KernelRepairNote, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
+import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
 import { runSteps, runTogether, type Step } from './steps';
 import { repairOpsFor } from './peer-verify';
-import type { DumpObserver, ReconcileTarget } from './reconcile-target';
+import type { ReconcileTarget } from './reconcile-target';
+import { ReconcilerHooks, type ReconcileObserver } from './live-reconcile-target';
 import { applyPeerBatch } from './peer-batch';
 import { Shaper } from '../shaping/shaper';
 import { namesOf } from '../shaping/render';
@@ -61,11 +61,7 @@ export class KernelLive implements KernelPlane {
   /** Per-peer bandwidth limits: classes and map elements beside each interface (src/shaping/). */
   readonly shaper: Shaper;
   private closed = false;
-  /** The reconciler's hooks: each dump the usage cycle reads, and each interface wireguard-go's restart restored. */
-  private dumpObserver: DumpObserver | null = null;
-  private restoredObserver: ((serverId: number, peers: number) => void) | null = null;
-  /** The reconciler's last repair of each server (shown with the server). */
-  private readonly lastRepairs = new Map<number, KernelRepairNote>();
+  private readonly reconciler = new ReconcilerHooks();
 
   /** `wanInterfaces`: the operator's WAN names, or null to follow the default routes. */
   constructor(private readonly log: Logger, readonly driver: LinkDriver, wanInterfaces: string[] | null = null) {
@@ -112,7 +108,7 @@ export class KernelLive implements KernelPlane {
 
   serverState(serverId: number): ServerKernelState {
     const failure = this.failed.get(serverId);
-    const lastRepair = this.lastRepairs.get(serverId);
+    const lastRepair = this.reconciler.lastRepair(serverId);
     const state: ServerKernelState = failure ? { state: 'failed', ...failure } : { state: 'up' };
     return lastRepair ? { ...state, lastRepair } : state;
   }
@@ -204,29 +200,18 @@ export class KernelLive implements KernelPlane {
   async peerCounters(server: ServerRecord): Promise<Map<string, PeerCounters>> {
     if (this.failed.has(server.id)) return new Map();
     const dump = await dumpInterface(server.interface);
-    const check: DumpCheck | undefined = this.dumpObserver?.check(server.id) ?? undefined;
-    const counters = countersOfDump(dump, check);
-    if (check) this.dumpObserver!.checked(server.id, check.drifted);
-    return counters;
+    return this.reconciler.counters(server.id, dump);
   }
 
-  /** The reconciler's view (src/kernel/reconcile-target.ts) and its hooks. */
-  reconcileTarget(observe: DumpObserver & { restored(serverId: number, peers: number): void }): ReconcileTarget {
-    this.dumpObserver = observe;
-    this.restoredObserver = observe.restored;
-    const up = () => [...this.servers.values()].filter((m) => !this.failed.has(m.server.id));
-    const wanted = () => {
-      const policy = fullPolicy(up());
-      for (const w of this.wan.held()) policy.wan.add(w);
-      return policy;
-    };
-    return {
+  /** The reconciler's view (src/kernel/live-reconcile-target.ts) and its hooks. */
+  reconcileTarget(observe: ReconcileObserver): ReconcileTarget {
+    return this.reconciler.target({
       driver: this.driver.kind,
-      upServers: up,
-      wantedTable: wanted,
-      chainReference: null,
+      upServers: () => [...this.servers.values()].filter((m) => !this.failed.has(m.server.id)),
+      known: (serverId) => this.servers.get(serverId),
+      model: (serverId) => this.model(serverId),
+      wanHeld: () => this.wan.held(),
       applyElements: (batch) => this.nft.apply(batch),
-      reloadTable: () => applyBatch(renderTable(wanted())),
       reviveLink: async (serverId) => {
         const m = this.model(serverId);
         try {
@@ -237,17 +222,8 @@ export class KernelLive implements KernelPlane {
           throw err;
         }
       },
-      configureLink: (serverId) => configureLink(this.model(serverId).server),
-      shapingDrift: async (serverId) => {
-        const m = this.servers.get(serverId);
-        return m && this.shaper.held(m.server.interface) ? this.shaper.drift(m.server.interface) : null;
-      },
-      repairShaping: async (serverId, drift) => {
-        const m = this.model(serverId);
-        await this.shaper.repair(m.server.interface, m.peers.values(), drift);
-      },
-      noteRepair: (serverId, note) => { if (this.servers.has(serverId)) this.lastRepairs.set(serverId, note); },
-    };
+      shaper: this.shaper,
+    }, observe);
   }
 
   /** Process ids of wgcp's own nft (its session), so the monitor can tell its changes from others'. */
@@ -288,7 +264,7 @@ export class KernelLive implements KernelPlane {
       await configureLink(model.server);
       await this.shaper.install(ifname, model.peers.values());
       this.log.info('interface restored after wireguard-go restart', { interface: ifname, peers: model.peers.size });
-      this.restoredObserver?.(model.server.id, model.peers.size);
+      this.reconciler.restored(model.server.id, model.peers.size);
     });
   }
 
@@ -384,7 +360,7 @@ export class KernelLive implements KernelPlane {
     this.failed.clear(m.server.id);
     if (!isForeignLink(m.server.interface)) await this.removeLink(m.server.interface);
     this.servers.delete(m.server.id);
-    this.lastRepairs.delete(m.server.id);
+    this.reconciler.forget(m.server.id);
   }
 
   private async createServer(m: ServerModel): Promise<void> {
@@ -407,7 +383,7 @@ export class KernelLive implements KernelPlane {
     steps.push({ what: `interface ${ifname}`, run: () => this.removeLink(ifname) });
     await runSteps(steps, this.log);
     this.servers.delete(m.server.id);
-    this.lastRepairs.delete(m.server.id);
+    this.reconciler.forget(m.server.id);
   }
 
   private async updateServer(old: ServerModel, after: ServerRecord): Promise<void> {
