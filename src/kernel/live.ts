@@ -10,9 +10,9 @@ import { WanFollower } from './wan-follower';
 import { forwardSlice, fullPolicy, peerSlice, serverSlice } from '../nft/policy';
 import { renderTable } from '../nft/render';
 import { NftSession } from '../nft/session';
-import { configureLink, dumpInterface, mtuOf, replaceAddress, replaceAddress6, setListenPort, setMtu, syncPeers, type LinkDriver } from '../wg/link';
+import { dumpInterface, mtuOf, replaceAddress, replaceAddress6, setListenPort, setMtu, type LinkDriver } from '../wg/link';
 import { forwardIpv6 } from '../wg/ipv6-forwarding';
-import { deleteOwnLink, foreignLinkError, isForeignLink, linkInfo, listLinks, markOwnLink } from '../wg/link-owner';
+import { deleteOwnLink, foreignLinkError, isForeignLink, listLinks, markOwnLink } from '../wg/link-owner';
 import { peerOps, type PeerOp } from '../wg/uapi-conf';
 import { CommandError, TOOL_TIMEOUT_MS, removeSecretDir, run } from './command';
 import { ServerModel } from './model';
@@ -24,7 +24,7 @@ import type { ReconcileTarget } from './reconcile-target';
 import { ReconcilerHooks, type ReconcileObserver } from './live-reconcile-target';
 import { applyPeerBatch } from './peer-batch';
 import { Shaper } from '../shaping/shaper';
-import { namesOf } from '../shaping/render';
+import { ServerLinks } from './server-links';
 
 /** Read-backs of a peer after a killed `wg`: 1, 2, 4 ... 30 s apart, about ten minutes in all. */
 const VERIFY_ATTEMPTS = 25;
@@ -60,6 +60,8 @@ export class KernelLive implements KernelPlane {
   private readonly wan: WanFollower;
   /** Per-peer bandwidth limits: classes and map elements beside each interface (src/shaping/). */
   readonly shaper: Shaper;
+  /** Each server's interface with its shaping: made, restored, removed. */
+  private readonly links: ServerLinks;
   private closed = false;
   private readonly reconciler = new ReconcilerHooks();
 
@@ -67,6 +69,7 @@ export class KernelLive implements KernelPlane {
   constructor(private readonly log: Logger, readonly driver: LinkDriver, wanInterfaces: string[] | null = null) {
     this.wan = new WanFollower(log, wanInterfaces, (batch) => this.nft.apply(batch));
     this.shaper = new Shaper(log, (batch) => this.nft.apply(batch), (what, work) => this.serialize(what, work));
+    this.links = new ServerLinks(log, driver, this.shaper);
   }
 
   setSerializer(serialize: (what: string, work: () => Promise<void>) => Promise<void>): void { this.serialize = serialize; }
@@ -75,9 +78,7 @@ export class KernelLive implements KernelPlane {
   nftPid(): number | null { return this.nft.pid(); }
 
   async reconcile(states: ServerState[], opts: ReconcileOptions = {}): Promise<void> {
-    const wanted = new Set(states.map((s) => s.server.interface));
-    // A server's IFB is its shaping's: bringing the server up makes it again (src/shaping/).
-    for (const s of states) wanted.add(namesOf(s.server.interface).ifb);
+    const wanted = this.links.wanted(states);
     for (const link of listLinks()) {
       if (opts.adoptUnmarked && !link.ours && wanted.has(link.name) && (link.kind === 'wireguard' || link.kind === 'tun')) {
         this.log.info('adopting an interface made by an earlier wgcp', { interface: link.name });
@@ -92,9 +93,9 @@ export class KernelLive implements KernelPlane {
     for (const m of models) {
       this.servers.set(m.server.id, m);
       try {
-        await this.bringUp(m, true);
+        await this.links.bringUp(m, true);
       } catch (err) {
-        try { if (!isForeignLink(m.server.interface)) await this.removeLink(m.server.interface); } catch { /* nothing was made */ }
+        await this.links.removeLeftover(m.server.interface);
         this.markFailed(m, err);
       }
     }
@@ -215,7 +216,7 @@ export class KernelLive implements KernelPlane {
       reviveLink: async (serverId) => {
         const m = this.model(serverId);
         try {
-          await this.bringUpNew(m);
+          await this.links.bringUpNew(m);
         } catch (err) {
           // Kept failing: marked failed and retried with back-off, as at start-up.
           this.markFailed(m, err);
@@ -260,9 +261,7 @@ export class KernelLive implements KernelPlane {
     return this.serialize(`restore ${ifname}`, async () => {
       const model = [...this.servers.values()].find((m) => m.server.interface === ifname);
       if (!model) return;
-      await syncPeers(model.server, model.peers.values());
-      await configureLink(model.server);
-      await this.shaper.install(ifname, model.peers.values());
+      await this.links.restore(model);
       this.log.info('interface restored after wireguard-go restart', { interface: ifname, peers: model.peers.size });
       this.reconciler.restored(model.server.id, model.peers.size);
     });
@@ -288,41 +287,6 @@ export class KernelLive implements KernelPlane {
     if (batch) steps.push({ what, run: () => this.nft.apply(batch), undo: () => this.nft.apply(reverse) });
   }
 
-  /** Makes the device if missing, then key, port, peers, address, MTU and up. Never takes a link wgcp did not make. */
-  private async bringUp(m: ServerModel, reuse: boolean): Promise<void> {
-    const { server } = m;
-    const existing = linkInfo(server.interface);
-    if (existing && !existing.ours) throw foreignLinkError(server.interface);
-    const usable = reuse && existing && (this.driver.kind === 'kernel' ? existing.kind === 'wireguard' : false);
-    if (!usable) {
-      if (existing) await this.removeLink(server.interface);
-      await this.driver.create(server.interface);
-    }
-    // Peers first, then up: wireguard-go takes 10,000 peers a third faster on a link that is down.
-    await syncPeers(server, m.peers.values());
-    await configureLink(server);
-    forwardIpv6(server, this.log);
-    // A new device holds no classes: the server's limits are made again with it. Not waited
-    // for (10,000 limited peers take tens of seconds): a change of the server's peers waits.
-    void this.shaper.install(server.interface, m.peers.values());
-  }
-
-  /** Removes a server's interface, and its shaping with it. */
-  private async removeLink(ifname: string): Promise<void> {
-    await this.driver.remove(ifname);
-    await this.shaper.remove(ifname);
-  }
-
-  /** A new interface that is removed again if any part of bringing it up fails (only if wgcp made it). */
-  private async bringUpNew(m: ServerModel): Promise<void> {
-    try {
-      await this.bringUp(m, false);
-    } catch (err) {
-      try { if (!isForeignLink(m.server.interface)) await this.removeLink(m.server.interface); } catch { /* it may never have existed */ }
-      throw err;
-    }
-  }
-
   private markFailed(m: ServerModel, err: unknown): void {
     const reason = err instanceof Error ? err.message : String(err);
     this.failed.mark(m.server.id, m.server.interface, reason);
@@ -335,14 +299,14 @@ export class KernelLive implements KernelPlane {
     const m = this.servers.get(serverId);
     if (!m || !this.failed.has(serverId)) return;
     try {
-      await this.bringUpNew(m);
+      await this.links.bringUpNew(m);
       const slice = serverSlice(m);
       const empty = emptyElements();
       await runSteps([{ what: `server ${serverId} filter`, run: () => this.nft.apply(diff(empty, slice)) }], this.log);
       this.failed.clear(serverId);
       this.log.info('server is up after an earlier failure', { serverID: serverId, interface: m.server.interface });
     } catch (err) {
-      try { if (!isForeignLink(m.server.interface)) await this.removeLink(m.server.interface); } catch { /* nothing was made */ }
+      await this.links.removeLeftover(m.server.interface);
       this.markFailed(m, err);
     }
   }
@@ -350,7 +314,7 @@ export class KernelLive implements KernelPlane {
   /** An update of a failed server is stored, then tried at once: it may be the fix. */
   private async updateFailedServer(old: ServerModel, after: ServerRecord): Promise<void> {
     if (isForeignLink(after.interface)) throw foreignLinkError(after.interface);
-    if (old.server.interface !== after.interface && !isForeignLink(old.server.interface)) await this.removeLink(old.server.interface);
+    if (old.server.interface !== after.interface && !isForeignLink(old.server.interface)) await this.links.remove(old.server.interface);
     this.servers.set(after.id, old.withServer(after));
     this.failed.mark(after.id, after.interface, 'retrying after an update');
     await this.retryServer(after.id);
@@ -358,7 +322,7 @@ export class KernelLive implements KernelPlane {
 
   private async dropFailedServer(m: ServerModel): Promise<void> {
     this.failed.clear(m.server.id);
-    if (!isForeignLink(m.server.interface)) await this.removeLink(m.server.interface);
+    if (!isForeignLink(m.server.interface)) await this.links.remove(m.server.interface);
     this.servers.delete(m.server.id);
     this.reconciler.forget(m.server.id);
   }
@@ -368,7 +332,7 @@ export class KernelLive implements KernelPlane {
     if (isForeignLink(ifname)) throw foreignLinkError(ifname);
     const empty = emptyElements();
     const slice = serverSlice(m);
-    const steps: Step[] = [{ what: `interface ${ifname}`, run: () => this.bringUpNew(m), undo: () => this.removeLink(ifname) }];
+    const steps: Step[] = [{ what: `interface ${ifname}`, run: () => this.links.bringUpNew(m), undo: () => this.links.remove(ifname) }];
     this.pushBatch(steps, diff(empty, slice), diff(slice, empty), `server ${m.server.id} filter`);
     await runSteps(steps, this.log);
     this.servers.set(m.server.id, m);
@@ -380,7 +344,7 @@ export class KernelLive implements KernelPlane {
     const slice = serverSlice(m);
     const steps: Step[] = [];
     this.pushBatch(steps, diff(slice, empty), diff(empty, slice), `server ${m.server.id} filter`);
-    steps.push({ what: `interface ${ifname}`, run: () => this.removeLink(ifname) });
+    steps.push({ what: `interface ${ifname}`, run: () => this.links.remove(ifname) });
     await runSteps(steps, this.log);
     this.servers.delete(m.server.id);
     this.reconciler.forget(m.server.id);
@@ -394,8 +358,8 @@ export class KernelLive implements KernelPlane {
     if (renamed && isForeignLink(after.interface)) throw foreignLinkError(after.interface);
     if (renamed) {
       // The old interface goes first: the new one takes over its listen port.
-      steps.push({ what: `interface ${was.interface}`, run: () => this.removeLink(was.interface), undo: () => this.bringUpNew(old) });
-      steps.push({ what: `interface ${after.interface}`, run: () => this.bringUpNew(next), undo: () => this.removeLink(after.interface) });
+      steps.push({ what: `interface ${was.interface}`, run: () => this.links.remove(was.interface), undo: () => this.links.bringUpNew(old) });
+      steps.push({ what: `interface ${after.interface}`, run: () => this.links.bringUpNew(next), undo: () => this.links.remove(after.interface) });
     } else {
       const ifname = after.interface;
       if (was.listenPort !== after.listenPort) {
