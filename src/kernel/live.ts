@@ -5,45 +5,26 @@ import type { Logger } from '../log';
 import type { ServerRecord } from '../store/servers';
 import { applyBatch } from '../nft/apply';
 import { diff } from '../nft/diff';
-import { emptyElements, mergeInto, type PolicyElements } from '../nft/elements';
+import { emptyElements } from '../nft/elements';
 import { WanFollower } from './wan-follower';
-import { forwardSlice, fullPolicy, peerSlice, serverSlice } from '../nft/policy';
+import { forwardSlice, fullPolicy, serverSlice } from '../nft/policy';
 import { renderTable } from '../nft/render';
 import { NftSession } from '../nft/session';
 import { dumpInterface, mtuOf, replaceAddress, replaceAddress6, setListenPort, setMtu, type LinkDriver } from '../wg/link';
 import { forwardIpv6 } from '../wg/ipv6-forwarding';
 import { deleteOwnLink, foreignLinkError, isForeignLink, listLinks, markOwnLink } from '../wg/link-owner';
-import { peerOps, type PeerOp } from '../wg/uapi-conf';
-import { CommandError, TOOL_TIMEOUT_MS, removeSecretDir, run } from './command';
+import { removeSecretDir } from './command';
 import { ServerModel } from './model';
 import { FailedServers, type ServerFailure } from './failed-servers';
 import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
-import { runSteps, runTogether, type Step } from './steps';
-import { repairOpsFor } from './peer-verify';
+import { runSteps, type Step } from './steps';
 import type { ReconcileTarget } from './reconcile-target';
 import { ReconcilerHooks, type ReconcileObserver } from './live-reconcile-target';
 import { applyPeerBatch } from './peer-batch';
+import { applyPeerChange } from './peer-change';
+import { PeerReadBack } from './peer-read-back';
 import { Shaper } from '../shaping/shaper';
 import { ServerLinks } from './server-links';
-
-/** Read-backs of a peer after a killed `wg`: 1, 2, 4 ... 30 s apart, about ten minutes in all. */
-const VERIFY_ATTEMPTS = 25;
-
-async function runPeerOps(ops: PeerOp[]): Promise<void> {
-  for (const op of ops) await run('wg', op.args, { secret: op.secret });
-}
-
-/** The peer's `wg set` calls; if a later one fails after an earlier one worked (a new key), the peer is put back first. */
-async function runPeerOpsOrRestore(ops: PeerOp[], restore: PeerOp[]): Promise<void> {
-  try {
-    for (const op of ops) await run('wg', op.args, { secret: op.secret });
-  } catch (err) {
-    // Restored even when the failed call was the first: a `wg` killed past its bound may
-    // still have reached wireguard-go, which then applies it when it wakes up.
-    try { await runPeerOps(restore); } catch { /* the server is marked for a full resync below */ }
-    throw err;
-  }
-}
 
 export class KernelLive implements KernelPlane {
   readonly state = 'on' as const;
@@ -62,6 +43,7 @@ export class KernelLive implements KernelPlane {
   readonly shaper: Shaper;
   /** Each server's interface with its shaping: made, restored, removed. */
   private readonly links: ServerLinks;
+  private readonly readBack: PeerReadBack;
   private closed = false;
   private readonly reconciler = new ReconcilerHooks();
 
@@ -70,6 +52,8 @@ export class KernelLive implements KernelPlane {
     this.wan = new WanFollower(log, wanInterfaces, (batch) => this.nft.apply(batch));
     this.shaper = new Shaper(log, (batch) => this.nft.apply(batch), (what, work) => this.serialize(what, work));
     this.links = new ServerLinks(log, driver, this.shaper);
+    this.readBack = new PeerReadBack(log, (what, work) => this.serialize(what, work),
+      (serverId) => (this.failed.has(serverId) || this.closed ? undefined : this.servers.get(serverId)));
   }
 
   setSerializer(serialize: (what: string, work: () => Promise<void>) => Promise<void>): void { this.serialize = serialize; }
@@ -116,48 +100,12 @@ export class KernelLive implements KernelPlane {
 
   failures(): ServerFailure[] { return this.failed.list(); }
 
+  /** One peer's change (src/kernel/peer-change.ts); the model follows once it holds. */
   async applyPeer(change: PeerChange): Promise<void> {
-    const { server, before, after } = change;
-    const model = this.model(server.id);
+    const model = this.model(change.server.id);
     // A failed server holds nothing in the kernel: its model follows, and it all goes in when it comes up.
-    if (this.failed.has(server.id)) return this.followPeer(model, change);
-    const id = (after ?? before)!.id;
-    const held = model.peers.get(id) ?? null;
-    const lookupBefore = (x: number) => model.peers.get(x);
-    const lookupAfter = (x: number) => (x === id ? after ?? undefined : model.peers.get(x));
-    const sliceBefore = peerSlice(model.server, held, lookupBefore, model.referrersOf(id));
-    const sliceAfter = peerSlice(model.server, after, lookupAfter, model.referrersOf(id));
-    const ifname = model.server.interface;
-    // The peer's forwards that move with it go in the same nft batch: one change, one undo.
-    const fwBefore = mergeSlices((change.forwards?.before ?? []).map((f) => forwardSlice(model.server, f)));
-    const fwAfter = mergeSlices((change.forwards?.after ?? []).map((f) => forwardSlice(model.server, f)));
-    const was = mergeInto(sliceBefore, fwBefore);
-    const will = mergeInto(sliceAfter, fwAfter);
-    const steps: Step[] = [];
-    this.pushBatch(steps, diff(was, will), diff(will, was), `peer ${id} filter`);
-    const ops = peerOps(ifname, held, after);
-    const restore = peerOps(ifname, after, held);
-    let wgKilled = false;
-    const wgStep = async () => {
-      try {
-        await runPeerOpsOrRestore(ops, restore);
-      } catch (err) {
-        wgKilled = err instanceof CommandError && err.tool === 'wg' && err.status === null && /did not answer/.test(err.message);
-        throw err;
-      }
-    };
-    if (ops.length) steps.push({ what: `peer ${id} on ${ifname}`, run: wgStep, undo: () => runPeerOps(restore) });
-    const shaping = this.shaper.peerStep(ifname, id, after);
-    if (shaping) steps.push(shaping);
-    try {
-      // A new peer has no session to keep: its batch and its `wg set` go at once (it is dropped
-      // until both hold). A change of a peer that exists goes nft first, so that a refused batch
-      // never cuts a live tunnel.
-      await (held === null ? runTogether(steps, this.log) : runSteps(steps, this.log));
-    } catch (err) {
-      // A `wg` killed past its bound may still be applied later, after its undo: read the peer back then.
-      if (wgKilled) for (const key of new Set([held?.publicKey, after?.publicKey])) if (key) this.verifyLater(server.id, key, 0);
-      throw err;
+    if (!this.failed.has(change.server.id)) {
+      await applyPeerChange(change, model, { nft: (b) => this.nft.apply(b), shaper: this.shaper, log: this.log, readBackLater: (id, key) => this.readBack.later(id, key) });
     }
     this.followPeer(model, change);
   }
@@ -229,32 +177,6 @@ export class KernelLive implements KernelPlane {
 
   /** Process ids of wgcp's own nft (its session), so the monitor can tell its changes from others'. */
   ownNftPids(): (number | null)[] { return [this.nft.pid()]; }
-
-  /**
-   * Reads one peer back from its interface and puts it right from the model, in the change
-   * runner's order; while the interface does not answer, tried again with back-off.
-   */
-  private verifyLater(serverId: number, key: string, attempt: number): void {
-    if (attempt >= VERIFY_ATTEMPTS) {
-      this.log.error('a peer could not be read back after a killed tool: the kernel may differ from the database until restart', { serverID: serverId });
-      return;
-    }
-    const timer = setTimeout(() => void this.serialize('verify a peer', async () => {
-      const model = this.servers.get(serverId);
-      if (!model || this.failed.has(serverId) || this.closed) return;
-      const ifname = model.server.interface;
-      try {
-        const dump = await dumpInterface(ifname, TOOL_TIMEOUT_MS);
-        const wanted = [...model.peers.values()].find((p) => p.publicKey === key) ?? null;
-        const ops = repairOpsFor(ifname, dump, key, wanted);
-        await runPeerOps(ops);
-        if (ops.length) this.log.warn('a peer was put right after a killed tool', { serverID: serverId, interface: ifname, calls: ops.length });
-      } catch {
-        this.verifyLater(serverId, key, attempt + 1);
-      }
-    }), Math.min(1000 * 2 ** attempt, 30_000));
-    timer.unref();
-  }
 
   /** After a wireguard-go restart: the new process is empty, give it its server back. */
   restoreInterface(ifname: string): Promise<void> {
@@ -389,7 +311,3 @@ export class KernelLive implements KernelPlane {
   }
 }
 
-
-function mergeSlices(slices: PolicyElements[]): PolicyElements {
-  return slices.reduce((into, more) => mergeInto(into, more), emptyElements());
-}
