@@ -10,21 +10,21 @@ import { WanFollower } from './wan-follower';
 import { forwardSlice, fullPolicy, serverSlice } from '../nft/policy';
 import { renderTable } from '../nft/render';
 import { NftSession } from '../nft/session';
-import { dumpInterface, mtuOf, replaceAddress, replaceAddress6, setListenPort, setMtu, type LinkDriver } from '../wg/link';
-import { forwardIpv6 } from '../wg/ipv6-forwarding';
+import { dumpInterface, type LinkDriver } from '../wg/link';
 import { deleteOwnLink, foreignLinkError, isForeignLink, listLinks, markOwnLink } from '../wg/link-owner';
 import { removeSecretDir } from './command';
 import { ServerModel } from './model';
 import { FailedServers, type ServerFailure } from './failed-servers';
 import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
-import { runSteps, type Step } from './steps';
+import { batchSteps, runSteps } from './steps';
+import { createSteps, deleteSteps, updateSteps, type ServerStepParts } from './server-steps';
 import type { ReconcileTarget } from './reconcile-target';
-import { ReconcilerHooks, type ReconcileObserver } from './live-reconcile-target';
 import { applyPeerBatch } from './peer-batch';
 import { applyPeerChange } from './peer-change';
 import { PeerReadBack } from './peer-read-back';
-import { Shaper } from '../shaping/shaper';
+import { ReconcilerHooks, type ReconcileObserver } from './live-reconcile-target';
 import { ServerLinks } from './server-links';
+import { Shaper } from '../shaping/shaper';
 
 export class KernelLive implements KernelPlane {
   readonly state = 'on' as const;
@@ -44,8 +44,8 @@ export class KernelLive implements KernelPlane {
   /** Each server's interface with its shaping: made, restored, removed. */
   private readonly links: ServerLinks;
   private readonly readBack: PeerReadBack;
-  private closed = false;
   private readonly reconciler = new ReconcilerHooks();
+  private closed = false;
 
   /** `wanInterfaces`: the operator's WAN names, or null to follow the default routes. */
   constructor(private readonly log: Logger, readonly driver: LinkDriver, wanInterfaces: string[] | null = null) {
@@ -138,11 +138,9 @@ export class KernelLive implements KernelPlane {
       if (after) model.forwards.set(id, after); else model.forwards.delete(id);
       return;
     }
-    const steps: Step[] = [];
     const was = forwardSlice(model.server, held);
     const will = forwardSlice(model.server, after);
-    this.pushBatch(steps, diff(was, will), diff(will, was), `forward ${id}`);
-    await runSteps(steps, this.log);
+    await runSteps(batchSteps((batch) => this.nft.apply(batch), diff(was, will), diff(will, was), `forward ${id}`), this.log);
     if (after) model.forwards.set(id, after); else model.forwards.delete(id);
   }
 
@@ -205,10 +203,6 @@ export class KernelLive implements KernelPlane {
     return m;
   }
 
-  private pushBatch(steps: Step[], batch: string, reverse: string, what: string): void {
-    if (batch) steps.push({ what, run: () => this.nft.apply(batch), undo: () => this.nft.apply(reverse) });
-  }
-
   private markFailed(m: ServerModel, err: unknown): void {
     const reason = err instanceof Error ? err.message : String(err);
     this.failed.mark(m.server.id, m.server.interface, reason);
@@ -250,64 +244,26 @@ export class KernelLive implements KernelPlane {
   }
 
   private async createServer(m: ServerModel): Promise<void> {
-    const ifname = m.server.interface;
-    if (isForeignLink(ifname)) throw foreignLinkError(ifname);
-    const empty = emptyElements();
-    const slice = serverSlice(m);
-    const steps: Step[] = [{ what: `interface ${ifname}`, run: () => this.links.bringUpNew(m), undo: () => this.links.remove(ifname) }];
-    this.pushBatch(steps, diff(empty, slice), diff(slice, empty), `server ${m.server.id} filter`);
-    await runSteps(steps, this.log);
+    if (isForeignLink(m.server.interface)) throw foreignLinkError(m.server.interface);
+    await runSteps(createSteps(m, this.stepParts()), this.log);
     this.servers.set(m.server.id, m);
   }
 
   private async deleteServer(m: ServerModel): Promise<void> {
-    const ifname = m.server.interface;
-    const empty = emptyElements();
-    const slice = serverSlice(m);
-    const steps: Step[] = [];
-    this.pushBatch(steps, diff(slice, empty), diff(empty, slice), `server ${m.server.id} filter`);
-    steps.push({ what: `interface ${ifname}`, run: () => this.links.remove(ifname) });
-    await runSteps(steps, this.log);
+    await runSteps(deleteSteps(m, this.stepParts()), this.log);
     this.servers.delete(m.server.id);
     this.reconciler.forget(m.server.id);
   }
 
   private async updateServer(old: ServerModel, after: ServerRecord): Promise<void> {
+    if (old.server.interface !== after.interface && isForeignLink(after.interface)) throw foreignLinkError(after.interface);
     const next = old.withServer(after);
-    const was = old.server;
-    const steps: Step[] = [];
-    const renamed = was.interface !== after.interface;
-    if (renamed && isForeignLink(after.interface)) throw foreignLinkError(after.interface);
-    if (renamed) {
-      // The old interface goes first: the new one takes over its listen port.
-      steps.push({ what: `interface ${was.interface}`, run: () => this.links.remove(was.interface), undo: () => this.links.bringUpNew(old) });
-      steps.push({ what: `interface ${after.interface}`, run: () => this.links.bringUpNew(next), undo: () => this.links.remove(after.interface) });
-    } else {
-      const ifname = after.interface;
-      if (was.listenPort !== after.listenPort) {
-        steps.push({ what: 'listen port', run: () => setListenPort(ifname, after.listenPort), undo: () => setListenPort(ifname, was.listenPort) });
-      }
-      if (was.address !== after.address) {
-        steps.push({ what: 'address', run: () => replaceAddress(ifname, was.address, after.address), undo: () => replaceAddress(ifname, after.address, was.address) });
-      }
-      if (was.address6 !== after.address6) {
-        steps.push({ what: 'IPv6 address', run: () => replaceAddress6(ifname, was.address6, after.address6), undo: () => replaceAddress6(ifname, after.address6, was.address6) });
-      }
-      if (after.mode === 'forward' && (was.mode !== 'forward' || was.address6 !== after.address6)) {
-        steps.push({ what: 'IPv6 forwarding', run: async () => forwardIpv6(after, this.log) });
-      }
-      if (mtuOf(was) !== mtuOf(after)) {
-        steps.push({ what: 'mtu', run: () => setMtu(ifname, mtuOf(after)), undo: () => setMtu(ifname, mtuOf(was)) });
-      }
-    }
-    // While the mode stays, peers and forwards put the same elements in the table: only the
-    // server's own can differ, so the filter's part of such an update costs O(1), not O(peers).
-    const slice = (m: ServerModel) => (was.mode === after.mode ? serverSlice({ server: m.server, peers: new Map(), forwards: new Map() }) : serverSlice(m));
-    const sliceWas = slice(old);
-    const sliceNext = slice(next);
-    this.pushBatch(steps, diff(sliceWas, sliceNext), diff(sliceNext, sliceWas), `server ${after.id} filter`);
-    await runSteps(steps, this.log);
+    await runSteps(updateSteps(old, next, this.stepParts()), this.log);
     this.servers.set(after.id, next);
+  }
+
+  private stepParts(): ServerStepParts {
+    return { links: this.links, nft: (batch) => this.nft.apply(batch), log: this.log };
   }
 }
 

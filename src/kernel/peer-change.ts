@@ -11,7 +11,7 @@ import { peerOps, type PeerOp } from '../wg/uapi-conf';
 import { CommandError, run } from './command';
 import type { ServerModel } from './model';
 import type { PeerChange } from './plane';
-import { runSteps, runTogether, type Step } from './steps';
+import { batchSteps, runSteps, runTogether, type Step } from './steps';
 
 export interface PeerChangeParts {
   nft(batch: string): Promise<void>;
@@ -56,10 +56,7 @@ export async function applyPeerChange(change: PeerChange, model: ServerModel, pa
   const fwAfter = mergeSlices((change.forwards?.after ?? []).map((f) => forwardSlice(model.server, f)));
   const was = mergeInto(sliceBefore, fwBefore);
   const will = mergeInto(sliceAfter, fwAfter);
-  const steps: Step[] = [];
-  const batch = diff(was, will);
-  const reverse = diff(will, was);
-  if (batch) steps.push({ what: `peer ${id} filter`, run: () => parts.nft(batch), undo: () => parts.nft(reverse) });
+  const steps: Step[] = batchSteps(parts.nft, diff(was, will), diff(will, was), `peer ${id} filter`);
   const ops = peerOps(ifname, held, after);
   const restore = peerOps(ifname, after, held);
   let wgKilled = false;
