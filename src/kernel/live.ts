@@ -5,45 +5,26 @@ import type { Logger } from '../log';
 import type { ServerRecord } from '../store/servers';
 import { applyBatch } from '../nft/apply';
 import { diff } from '../nft/diff';
-import { emptyElements, mergeInto, type PolicyElements } from '../nft/elements';
+import { emptyElements } from '../nft/elements';
 import { WanFollower } from './wan-follower';
-import { forwardSlice, fullPolicy, peerSlice, serverSlice } from '../nft/policy';
+import { forwardSlice, fullPolicy, serverSlice } from '../nft/policy';
 import { renderTable } from '../nft/render';
 import { NftSession } from '../nft/session';
-import { configureLink, dumpInterface, mtuOf, replaceAddress, replaceAddress6, setListenPort, setMtu, syncPeers, type LinkDriver } from '../wg/link';
-import { forwardIpv6 } from '../wg/ipv6-forwarding';
-import { deleteOwnLink, foreignLinkError, isForeignLink, linkInfo, listLinks, markOwnLink } from '../wg/link-owner';
-import { peerOps, type PeerOp } from '../wg/uapi-conf';
-import { CommandError, TOOL_TIMEOUT_MS, removeSecretDir, run } from './command';
+import { dumpInterface, type LinkDriver } from '../wg/link';
+import { deleteOwnLink, foreignLinkError, isForeignLink, listLinks, markOwnLink } from '../wg/link-owner';
+import { removeSecretDir } from './command';
 import { ServerModel } from './model';
-import { countersOfDump, type DumpCheck } from './peer-counters';
 import { FailedServers, type ServerFailure } from './failed-servers';
-import type { ForwardChange, KernelPlane, KernelRepairNote, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
-import { runSteps, runTogether, type Step } from './steps';
-import { repairOpsFor } from './peer-verify';
-import type { DumpObserver, ReconcileTarget } from './reconcile-target';
+import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
+import { batchSteps, runSteps } from './steps';
+import { createSteps, deleteSteps, updateSteps, type ServerStepParts } from './server-steps';
+import type { ReconcileTarget } from './reconcile-target';
 import { applyPeerBatch } from './peer-batch';
+import { applyPeerChange } from './peer-change';
+import { PeerReadBack } from './peer-read-back';
+import { ReconcilerHooks, type ReconcileObserver } from './live-reconcile-target';
+import { ServerLinks } from './server-links';
 import { Shaper } from '../shaping/shaper';
-import { namesOf } from '../shaping/render';
-
-/** Read-backs of a peer after a killed `wg`: 1, 2, 4 ... 30 s apart, about ten minutes in all. */
-const VERIFY_ATTEMPTS = 25;
-
-async function runPeerOps(ops: PeerOp[]): Promise<void> {
-  for (const op of ops) await run('wg', op.args, { secret: op.secret });
-}
-
-/** The peer's `wg set` calls; if a later one fails after an earlier one worked (a new key), the peer is put back first. */
-async function runPeerOpsOrRestore(ops: PeerOp[], restore: PeerOp[]): Promise<void> {
-  try {
-    for (const op of ops) await run('wg', op.args, { secret: op.secret });
-  } catch (err) {
-    // Restored even when the failed call was the first: a `wg` killed past its bound may
-    // still have reached wireguard-go, which then applies it when it wakes up.
-    try { await runPeerOps(restore); } catch { /* the server is marked for a full resync below */ }
-    throw err;
-  }
-}
 
 export class KernelLive implements KernelPlane {
   readonly state = 'on' as const;
@@ -60,17 +41,19 @@ export class KernelLive implements KernelPlane {
   private readonly wan: WanFollower;
   /** Per-peer bandwidth limits: classes and map elements beside each interface (src/shaping/). */
   readonly shaper: Shaper;
+  /** Each server's interface with its shaping: made, restored, removed. */
+  private readonly links: ServerLinks;
+  private readonly readBack: PeerReadBack;
+  private readonly reconciler = new ReconcilerHooks();
   private closed = false;
-  /** The reconciler's hooks: each dump the usage cycle reads, and each interface wireguard-go's restart restored. */
-  private dumpObserver: DumpObserver | null = null;
-  private restoredObserver: ((serverId: number, peers: number) => void) | null = null;
-  /** The reconciler's last repair of each server (shown with the server). */
-  private readonly lastRepairs = new Map<number, KernelRepairNote>();
 
   /** `wanInterfaces`: the operator's WAN names, or null to follow the default routes. */
   constructor(private readonly log: Logger, readonly driver: LinkDriver, wanInterfaces: string[] | null = null) {
     this.wan = new WanFollower(log, wanInterfaces, (batch) => this.nft.apply(batch));
     this.shaper = new Shaper(log, (batch) => this.nft.apply(batch), (what, work) => this.serialize(what, work));
+    this.links = new ServerLinks(log, driver, this.shaper);
+    this.readBack = new PeerReadBack(log, (what, work) => this.serialize(what, work),
+      (serverId) => (this.failed.has(serverId) || this.closed ? undefined : this.servers.get(serverId)));
   }
 
   setSerializer(serialize: (what: string, work: () => Promise<void>) => Promise<void>): void { this.serialize = serialize; }
@@ -79,9 +62,7 @@ export class KernelLive implements KernelPlane {
   nftPid(): number | null { return this.nft.pid(); }
 
   async reconcile(states: ServerState[], opts: ReconcileOptions = {}): Promise<void> {
-    const wanted = new Set(states.map((s) => s.server.interface));
-    // A server's IFB is its shaping's: bringing the server up makes it again (src/shaping/).
-    for (const s of states) wanted.add(namesOf(s.server.interface).ifb);
+    const wanted = this.links.wanted(states);
     for (const link of listLinks()) {
       if (opts.adoptUnmarked && !link.ours && wanted.has(link.name) && (link.kind === 'wireguard' || link.kind === 'tun')) {
         this.log.info('adopting an interface made by an earlier wgcp', { interface: link.name });
@@ -96,9 +77,9 @@ export class KernelLive implements KernelPlane {
     for (const m of models) {
       this.servers.set(m.server.id, m);
       try {
-        await this.bringUp(m, true);
+        await this.links.bringUp(m, true);
       } catch (err) {
-        try { if (!isForeignLink(m.server.interface)) await this.removeLink(m.server.interface); } catch { /* nothing was made */ }
+        await this.links.removeLeftover(m.server.interface);
         this.markFailed(m, err);
       }
     }
@@ -112,55 +93,19 @@ export class KernelLive implements KernelPlane {
 
   serverState(serverId: number): ServerKernelState {
     const failure = this.failed.get(serverId);
-    const lastRepair = this.lastRepairs.get(serverId);
+    const lastRepair = this.reconciler.lastRepair(serverId);
     const state: ServerKernelState = failure ? { state: 'failed', ...failure } : { state: 'up' };
     return lastRepair ? { ...state, lastRepair } : state;
   }
 
   failures(): ServerFailure[] { return this.failed.list(); }
 
+  /** One peer's change (src/kernel/peer-change.ts); the model follows once it holds. */
   async applyPeer(change: PeerChange): Promise<void> {
-    const { server, before, after } = change;
-    const model = this.model(server.id);
+    const model = this.model(change.server.id);
     // A failed server holds nothing in the kernel: its model follows, and it all goes in when it comes up.
-    if (this.failed.has(server.id)) return this.followPeer(model, change);
-    const id = (after ?? before)!.id;
-    const held = model.peers.get(id) ?? null;
-    const lookupBefore = (x: number) => model.peers.get(x);
-    const lookupAfter = (x: number) => (x === id ? after ?? undefined : model.peers.get(x));
-    const sliceBefore = peerSlice(model.server, held, lookupBefore, model.referrersOf(id));
-    const sliceAfter = peerSlice(model.server, after, lookupAfter, model.referrersOf(id));
-    const ifname = model.server.interface;
-    // The peer's forwards that move with it go in the same nft batch: one change, one undo.
-    const fwBefore = mergeSlices((change.forwards?.before ?? []).map((f) => forwardSlice(model.server, f)));
-    const fwAfter = mergeSlices((change.forwards?.after ?? []).map((f) => forwardSlice(model.server, f)));
-    const was = mergeInto(sliceBefore, fwBefore);
-    const will = mergeInto(sliceAfter, fwAfter);
-    const steps: Step[] = [];
-    this.pushBatch(steps, diff(was, will), diff(will, was), `peer ${id} filter`);
-    const ops = peerOps(ifname, held, after);
-    const restore = peerOps(ifname, after, held);
-    let wgKilled = false;
-    const wgStep = async () => {
-      try {
-        await runPeerOpsOrRestore(ops, restore);
-      } catch (err) {
-        wgKilled = err instanceof CommandError && err.tool === 'wg' && err.status === null && /did not answer/.test(err.message);
-        throw err;
-      }
-    };
-    if (ops.length) steps.push({ what: `peer ${id} on ${ifname}`, run: wgStep, undo: () => runPeerOps(restore) });
-    const shaping = this.shaper.peerStep(ifname, id, after);
-    if (shaping) steps.push(shaping);
-    try {
-      // A new peer has no session to keep: its batch and its `wg set` go at once (it is dropped
-      // until both hold). A change of a peer that exists goes nft first, so that a refused batch
-      // never cuts a live tunnel.
-      await (held === null ? runTogether(steps, this.log) : runSteps(steps, this.log));
-    } catch (err) {
-      // A `wg` killed past its bound may still be applied later, after its undo: read the peer back then.
-      if (wgKilled) for (const key of new Set([held?.publicKey, after?.publicKey])) if (key) this.verifyLater(server.id, key, 0);
-      throw err;
+    if (!this.failed.has(change.server.id)) {
+      await applyPeerChange(change, model, { nft: (b) => this.nft.apply(b), shaper: this.shaper, log: this.log, readBackLater: (id, key) => this.readBack.later(id, key) });
     }
     this.followPeer(model, change);
   }
@@ -193,102 +138,52 @@ export class KernelLive implements KernelPlane {
       if (after) model.forwards.set(id, after); else model.forwards.delete(id);
       return;
     }
-    const steps: Step[] = [];
     const was = forwardSlice(model.server, held);
     const will = forwardSlice(model.server, after);
-    this.pushBatch(steps, diff(was, will), diff(will, was), `forward ${id}`);
-    await runSteps(steps, this.log);
+    await runSteps(batchSteps((batch) => this.nft.apply(batch), diff(was, will), diff(will, was), `forward ${id}`), this.log);
     if (after) model.forwards.set(id, after); else model.forwards.delete(id);
   }
 
   async peerCounters(server: ServerRecord): Promise<Map<string, PeerCounters>> {
     if (this.failed.has(server.id)) return new Map();
     const dump = await dumpInterface(server.interface);
-    const check: DumpCheck | undefined = this.dumpObserver?.check(server.id) ?? undefined;
-    const counters = countersOfDump(dump, check);
-    if (check) this.dumpObserver!.checked(server.id, check.drifted);
-    return counters;
+    return this.reconciler.counters(server.id, dump);
   }
 
-  /** The reconciler's view (src/kernel/reconcile-target.ts) and its hooks. */
-  reconcileTarget(observe: DumpObserver & { restored(serverId: number, peers: number): void }): ReconcileTarget {
-    this.dumpObserver = observe;
-    this.restoredObserver = observe.restored;
-    const up = () => [...this.servers.values()].filter((m) => !this.failed.has(m.server.id));
-    const wanted = () => {
-      const policy = fullPolicy(up());
-      for (const w of this.wan.held()) policy.wan.add(w);
-      return policy;
-    };
-    return {
+  /** The reconciler's view (src/kernel/live-reconcile-target.ts) and its hooks. */
+  reconcileTarget(observe: ReconcileObserver): ReconcileTarget {
+    return this.reconciler.target({
       driver: this.driver.kind,
-      upServers: up,
-      wantedTable: wanted,
-      chainReference: null,
+      upServers: () => [...this.servers.values()].filter((m) => !this.failed.has(m.server.id)),
+      known: (serverId) => this.servers.get(serverId),
+      model: (serverId) => this.model(serverId),
+      wanHeld: () => this.wan.held(),
       applyElements: (batch) => this.nft.apply(batch),
-      reloadTable: () => applyBatch(renderTable(wanted())),
       reviveLink: async (serverId) => {
         const m = this.model(serverId);
         try {
-          await this.bringUpNew(m);
+          await this.links.bringUpNew(m);
         } catch (err) {
           // Kept failing: marked failed and retried with back-off, as at start-up.
           this.markFailed(m, err);
           throw err;
         }
       },
-      configureLink: (serverId) => configureLink(this.model(serverId).server),
-      shapingDrift: async (serverId) => {
-        const m = this.servers.get(serverId);
-        return m && this.shaper.held(m.server.interface) ? this.shaper.drift(m.server.interface) : null;
-      },
-      repairShaping: async (serverId, drift) => {
-        const m = this.model(serverId);
-        await this.shaper.repair(m.server.interface, m.peers.values(), drift);
-      },
-      noteRepair: (serverId, note) => { if (this.servers.has(serverId)) this.lastRepairs.set(serverId, note); },
-    };
+      shaper: this.shaper,
+    }, observe);
   }
 
   /** Process ids of wgcp's own nft (its session), so the monitor can tell its changes from others'. */
   ownNftPids(): (number | null)[] { return [this.nft.pid()]; }
-
-  /**
-   * Reads one peer back from its interface and puts it right from the model, in the change
-   * runner's order; while the interface does not answer, tried again with back-off.
-   */
-  private verifyLater(serverId: number, key: string, attempt: number): void {
-    if (attempt >= VERIFY_ATTEMPTS) {
-      this.log.error('a peer could not be read back after a killed tool: the kernel may differ from the database until restart', { serverID: serverId });
-      return;
-    }
-    const timer = setTimeout(() => void this.serialize('verify a peer', async () => {
-      const model = this.servers.get(serverId);
-      if (!model || this.failed.has(serverId) || this.closed) return;
-      const ifname = model.server.interface;
-      try {
-        const dump = await dumpInterface(ifname, TOOL_TIMEOUT_MS);
-        const wanted = [...model.peers.values()].find((p) => p.publicKey === key) ?? null;
-        const ops = repairOpsFor(ifname, dump, key, wanted);
-        await runPeerOps(ops);
-        if (ops.length) this.log.warn('a peer was put right after a killed tool', { serverID: serverId, interface: ifname, calls: ops.length });
-      } catch {
-        this.verifyLater(serverId, key, attempt + 1);
-      }
-    }), Math.min(1000 * 2 ** attempt, 30_000));
-    timer.unref();
-  }
 
   /** After a wireguard-go restart: the new process is empty, give it its server back. */
   restoreInterface(ifname: string): Promise<void> {
     return this.serialize(`restore ${ifname}`, async () => {
       const model = [...this.servers.values()].find((m) => m.server.interface === ifname);
       if (!model) return;
-      await syncPeers(model.server, model.peers.values());
-      await configureLink(model.server);
-      await this.shaper.install(ifname, model.peers.values());
+      await this.links.restore(model);
       this.log.info('interface restored after wireguard-go restart', { interface: ifname, peers: model.peers.size });
-      this.restoredObserver?.(model.server.id, model.peers.size);
+      this.reconciler.restored(model.server.id, model.peers.size);
     });
   }
 
@@ -308,45 +203,6 @@ export class KernelLive implements KernelPlane {
     return m;
   }
 
-  private pushBatch(steps: Step[], batch: string, reverse: string, what: string): void {
-    if (batch) steps.push({ what, run: () => this.nft.apply(batch), undo: () => this.nft.apply(reverse) });
-  }
-
-  /** Makes the device if missing, then key, port, peers, address, MTU and up. Never takes a link wgcp did not make. */
-  private async bringUp(m: ServerModel, reuse: boolean): Promise<void> {
-    const { server } = m;
-    const existing = linkInfo(server.interface);
-    if (existing && !existing.ours) throw foreignLinkError(server.interface);
-    const usable = reuse && existing && (this.driver.kind === 'kernel' ? existing.kind === 'wireguard' : false);
-    if (!usable) {
-      if (existing) await this.removeLink(server.interface);
-      await this.driver.create(server.interface);
-    }
-    // Peers first, then up: wireguard-go takes 10,000 peers a third faster on a link that is down.
-    await syncPeers(server, m.peers.values());
-    await configureLink(server);
-    forwardIpv6(server, this.log);
-    // A new device holds no classes: the server's limits are made again with it. Not waited
-    // for (10,000 limited peers take tens of seconds): a change of the server's peers waits.
-    void this.shaper.install(server.interface, m.peers.values());
-  }
-
-  /** Removes a server's interface, and its shaping with it. */
-  private async removeLink(ifname: string): Promise<void> {
-    await this.driver.remove(ifname);
-    await this.shaper.remove(ifname);
-  }
-
-  /** A new interface that is removed again if any part of bringing it up fails (only if wgcp made it). */
-  private async bringUpNew(m: ServerModel): Promise<void> {
-    try {
-      await this.bringUp(m, false);
-    } catch (err) {
-      try { if (!isForeignLink(m.server.interface)) await this.removeLink(m.server.interface); } catch { /* it may never have existed */ }
-      throw err;
-    }
-  }
-
   private markFailed(m: ServerModel, err: unknown): void {
     const reason = err instanceof Error ? err.message : String(err);
     this.failed.mark(m.server.id, m.server.interface, reason);
@@ -359,14 +215,14 @@ export class KernelLive implements KernelPlane {
     const m = this.servers.get(serverId);
     if (!m || !this.failed.has(serverId)) return;
     try {
-      await this.bringUpNew(m);
+      await this.links.bringUpNew(m);
       const slice = serverSlice(m);
       const empty = emptyElements();
       await runSteps([{ what: `server ${serverId} filter`, run: () => this.nft.apply(diff(empty, slice)) }], this.log);
       this.failed.clear(serverId);
       this.log.info('server is up after an earlier failure', { serverID: serverId, interface: m.server.interface });
     } catch (err) {
-      try { if (!isForeignLink(m.server.interface)) await this.removeLink(m.server.interface); } catch { /* nothing was made */ }
+      await this.links.removeLeftover(m.server.interface);
       this.markFailed(m, err);
     }
   }
@@ -374,7 +230,7 @@ export class KernelLive implements KernelPlane {
   /** An update of a failed server is stored, then tried at once: it may be the fix. */
   private async updateFailedServer(old: ServerModel, after: ServerRecord): Promise<void> {
     if (isForeignLink(after.interface)) throw foreignLinkError(after.interface);
-    if (old.server.interface !== after.interface && !isForeignLink(old.server.interface)) await this.removeLink(old.server.interface);
+    if (old.server.interface !== after.interface && !isForeignLink(old.server.interface)) await this.links.remove(old.server.interface);
     this.servers.set(after.id, old.withServer(after));
     this.failed.mark(after.id, after.interface, 'retrying after an update');
     await this.retryServer(after.id);
@@ -382,74 +238,32 @@ export class KernelLive implements KernelPlane {
 
   private async dropFailedServer(m: ServerModel): Promise<void> {
     this.failed.clear(m.server.id);
-    if (!isForeignLink(m.server.interface)) await this.removeLink(m.server.interface);
+    if (!isForeignLink(m.server.interface)) await this.links.remove(m.server.interface);
     this.servers.delete(m.server.id);
-    this.lastRepairs.delete(m.server.id);
+    this.reconciler.forget(m.server.id);
   }
 
   private async createServer(m: ServerModel): Promise<void> {
-    const ifname = m.server.interface;
-    if (isForeignLink(ifname)) throw foreignLinkError(ifname);
-    const empty = emptyElements();
-    const slice = serverSlice(m);
-    const steps: Step[] = [{ what: `interface ${ifname}`, run: () => this.bringUpNew(m), undo: () => this.removeLink(ifname) }];
-    this.pushBatch(steps, diff(empty, slice), diff(slice, empty), `server ${m.server.id} filter`);
-    await runSteps(steps, this.log);
+    if (isForeignLink(m.server.interface)) throw foreignLinkError(m.server.interface);
+    await runSteps(createSteps(m, this.stepParts()), this.log);
     this.servers.set(m.server.id, m);
   }
 
   private async deleteServer(m: ServerModel): Promise<void> {
-    const ifname = m.server.interface;
-    const empty = emptyElements();
-    const slice = serverSlice(m);
-    const steps: Step[] = [];
-    this.pushBatch(steps, diff(slice, empty), diff(empty, slice), `server ${m.server.id} filter`);
-    steps.push({ what: `interface ${ifname}`, run: () => this.removeLink(ifname) });
-    await runSteps(steps, this.log);
+    await runSteps(deleteSteps(m, this.stepParts()), this.log);
     this.servers.delete(m.server.id);
-    this.lastRepairs.delete(m.server.id);
+    this.reconciler.forget(m.server.id);
   }
 
   private async updateServer(old: ServerModel, after: ServerRecord): Promise<void> {
+    if (old.server.interface !== after.interface && isForeignLink(after.interface)) throw foreignLinkError(after.interface);
     const next = old.withServer(after);
-    const was = old.server;
-    const steps: Step[] = [];
-    const renamed = was.interface !== after.interface;
-    if (renamed && isForeignLink(after.interface)) throw foreignLinkError(after.interface);
-    if (renamed) {
-      // The old interface goes first: the new one takes over its listen port.
-      steps.push({ what: `interface ${was.interface}`, run: () => this.removeLink(was.interface), undo: () => this.bringUpNew(old) });
-      steps.push({ what: `interface ${after.interface}`, run: () => this.bringUpNew(next), undo: () => this.removeLink(after.interface) });
-    } else {
-      const ifname = after.interface;
-      if (was.listenPort !== after.listenPort) {
-        steps.push({ what: 'listen port', run: () => setListenPort(ifname, after.listenPort), undo: () => setListenPort(ifname, was.listenPort) });
-      }
-      if (was.address !== after.address) {
-        steps.push({ what: 'address', run: () => replaceAddress(ifname, was.address, after.address), undo: () => replaceAddress(ifname, after.address, was.address) });
-      }
-      if (was.address6 !== after.address6) {
-        steps.push({ what: 'IPv6 address', run: () => replaceAddress6(ifname, was.address6, after.address6), undo: () => replaceAddress6(ifname, after.address6, was.address6) });
-      }
-      if (after.mode === 'forward' && (was.mode !== 'forward' || was.address6 !== after.address6)) {
-        steps.push({ what: 'IPv6 forwarding', run: async () => forwardIpv6(after, this.log) });
-      }
-      if (mtuOf(was) !== mtuOf(after)) {
-        steps.push({ what: 'mtu', run: () => setMtu(ifname, mtuOf(after)), undo: () => setMtu(ifname, mtuOf(was)) });
-      }
-    }
-    // While the mode stays, peers and forwards put the same elements in the table: only the
-    // server's own can differ, so the filter's part of such an update costs O(1), not O(peers).
-    const slice = (m: ServerModel) => (was.mode === after.mode ? serverSlice({ server: m.server, peers: new Map(), forwards: new Map() }) : serverSlice(m));
-    const sliceWas = slice(old);
-    const sliceNext = slice(next);
-    this.pushBatch(steps, diff(sliceWas, sliceNext), diff(sliceNext, sliceWas), `server ${after.id} filter`);
-    await runSteps(steps, this.log);
+    await runSteps(updateSteps(old, next, this.stepParts()), this.log);
     this.servers.set(after.id, next);
+  }
+
+  private stepParts(): ServerStepParts {
+    return { links: this.links, nft: (batch) => this.nft.apply(batch), log: this.log };
   }
 }
 
-
-function mergeSlices(slices: PolicyElements[]): PolicyElements {
-  return slices.reduce((into, more) => mergeInto(into, more), emptyElements());
-}

@@ -10,6 +10,11 @@ export interface Step {
   undo?(): Promise<void>;
 }
 
+/** The step of an nft batch, its reverse the undo; none for an empty batch. */
+export function batchSteps(apply: (batch: string) => Promise<void>, batch: string, reverse: string, what: string): Step[] {
+  return batch ? [{ what, run: () => apply(batch), undo: () => apply(reverse) }] : [];
+}
+
 export async function runSteps(steps: Step[], log: Logger): Promise<void> {
   const done: Step[] = [];
   for (const step of steps) {

@@ -1,0 +1,83 @@
+// The live plane as the reconciler sees it (src/kernel/reconcile-target.ts), and the hooks
+// the reconciler leaves in it: its look at each dump the usage cycle reads, each interface
+// a wireguard-go restart restored, and its last repair of each server (shown with the server).
+import { applyBatch } from '../nft/apply';
+import type { PolicyElements } from '../nft/elements';
+import { fullPolicy } from '../nft/policy';
+import { renderTable } from '../nft/render';
+import type { Shaper } from '../shaping/shaper';
+import { configureLink } from '../wg/link';
+import type { ServerModel } from './model';
+import { countersOfDump, type DumpCheck } from './peer-counters';
+import type { KernelRepairNote, PeerCounters } from './plane';
+import type { DumpObserver, ReconcileTarget } from './reconcile-target';
+
+/** What the reconciler's view reads and drives of the live plane. */
+export interface LivePlaneParts {
+  driver: ReconcileTarget['driver'];
+  /** The servers brought up (failed ones left out). */
+  upServers(): ServerModel[];
+  /** The server's model, or undefined if the plane does not know it. */
+  known(serverId: number): ServerModel | undefined;
+  /** The server's model; throws if the plane does not know it. */
+  model(serverId: number): ServerModel;
+  /** The WAN set's elements as last applied. */
+  wanHeld(): ReadonlySet<string>;
+  applyElements(batch: string): Promise<void>;
+  /** The server's interface made again; if that fails it is marked failed and retried with back-off, as at start-up. */
+  reviveLink(serverId: number): Promise<void>;
+  shaper: Shaper;
+}
+
+export type ReconcileObserver = DumpObserver & { restored(serverId: number, peers: number): void };
+
+export class ReconcilerHooks {
+  private dumps: DumpObserver | null = null;
+  private restoredObserver: ((serverId: number, peers: number) => void) | null = null;
+  private readonly lastRepairs = new Map<number, KernelRepairNote>();
+
+  /** The reconciler's view, its hooks set to `observe`. */
+  target(live: LivePlaneParts, observe: ReconcileObserver): ReconcileTarget {
+    this.dumps = observe;
+    this.restoredObserver = observe.restored;
+    const wanted = (): PolicyElements => {
+      const policy = fullPolicy(live.upServers());
+      for (const w of live.wanHeld()) policy.wan.add(w);
+      return policy;
+    };
+    return {
+      driver: live.driver,
+      upServers: () => live.upServers(),
+      wantedTable: wanted,
+      chainReference: null,
+      applyElements: (batch) => live.applyElements(batch),
+      reloadTable: () => applyBatch(renderTable(wanted())),
+      reviveLink: (serverId) => live.reviveLink(serverId),
+      configureLink: (serverId) => configureLink(live.model(serverId).server),
+      shapingDrift: async (serverId) => {
+        const m = live.known(serverId);
+        return m && live.shaper.held(m.server.interface) ? live.shaper.drift(m.server.interface) : null;
+      },
+      repairShaping: async (serverId, drift) => {
+        const m = live.model(serverId);
+        await live.shaper.repair(m.server.interface, m.peers.values(), drift);
+      },
+      noteRepair: (serverId, note) => { if (live.known(serverId)) this.lastRepairs.set(serverId, note); },
+    };
+  }
+
+  /** A server's counters from its dump, which the reconciler compares on the way when it asked to. */
+  counters(serverId: number, dump: string): Map<string, PeerCounters> {
+    const check: DumpCheck | undefined = this.dumps?.check(serverId) ?? undefined;
+    const counters = countersOfDump(dump, check);
+    if (check) this.dumps!.checked(serverId, check.drifted);
+    return counters;
+  }
+
+  restored(serverId: number, peers: number): void { this.restoredObserver?.(serverId, peers); }
+
+  lastRepair(serverId: number): KernelRepairNote | undefined { return this.lastRepairs.get(serverId); }
+
+  /** A server that is gone takes its last repair with it. */
+  forget(serverId: number): void { this.lastRepairs.delete(serverId); }
+}
