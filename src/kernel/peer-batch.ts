@@ -4,7 +4,7 @@
 // 10,000 of each. A failure undoes what the batch applied, as one peer's change does.
 import type { Logger } from '../log';
 import { diff } from '../nft/diff';
-import { emptyElements, mergeInto, type PolicyElements } from '../nft/elements';
+import { mergeAll, type PolicyElements } from '../nft/elements';
 import { forwardSlice, peerSlice } from '../nft/policy';
 import type { KernelPeer } from '../store/peers';
 import { peerOps, type PeerOp } from '../wg/uapi-conf';
@@ -23,7 +23,6 @@ export interface PeerBatchPlan {
   wg: Array<{ ifname: string; ops: PeerOp[]; restore: PeerOp[] }>;
 }
 
-const merge = (slices: PolicyElements[]): PolicyElements => slices.reduce((into, more) => mergeInto(into, more), emptyElements());
 
 /** Pure: the batch that takes the models' peers to the changes' `after`, over servers that are up. */
 export function planPeerBatch(changes: PeerChange[], model: (serverId: number) => ServerModel): PeerBatchPlan {
@@ -54,8 +53,8 @@ export function planPeerBatch(changes: PeerChange[], model: (serverId: number) =
     }
     if (ops.length || restore.length) wg.push({ ifname: m.server.interface, ops, restore });
   }
-  const before = merge(was);
-  const next = merge(will);
+  const before = mergeAll(was);
+  const next = mergeAll(will);
   return { nft: diff(before, next), nftReverse: diff(next, before), wg };
 }
 

@@ -4,7 +4,7 @@
 // the peer is then read back later (src/kernel/peer-read-back.ts).
 import type { Logger } from '../log';
 import { diff } from '../nft/diff';
-import { emptyElements, mergeInto, type PolicyElements } from '../nft/elements';
+import { mergeAll, mergeInto } from '../nft/elements';
 import { forwardSlice, peerSlice } from '../nft/policy';
 import type { Shaper } from '../shaping/shaper';
 import { peerOps, type PeerOp } from '../wg/uapi-conf';
@@ -37,10 +37,6 @@ async function runPeerOpsOrRestore(ops: PeerOp[], restore: PeerOp[]): Promise<vo
   }
 }
 
-function mergeSlices(slices: PolicyElements[]): PolicyElements {
-  return slices.reduce((into, more) => mergeInto(into, more), emptyElements());
-}
-
 /** Takes the kernel from the model's peer to the change's `after`; the model itself is the caller's to follow. */
 export async function applyPeerChange(change: PeerChange, model: ServerModel, parts: PeerChangeParts): Promise<void> {
   const { server, before, after } = change;
@@ -52,8 +48,8 @@ export async function applyPeerChange(change: PeerChange, model: ServerModel, pa
   const sliceAfter = peerSlice(model.server, after, lookupAfter, model.referrersOf(id));
   const ifname = model.server.interface;
   // The peer's forwards that move with it go in the same nft batch: one change, one undo.
-  const fwBefore = mergeSlices((change.forwards?.before ?? []).map((f) => forwardSlice(model.server, f)));
-  const fwAfter = mergeSlices((change.forwards?.after ?? []).map((f) => forwardSlice(model.server, f)));
+  const fwBefore = mergeAll((change.forwards?.before ?? []).map((f) => forwardSlice(model.server, f)));
+  const fwAfter = mergeAll((change.forwards?.after ?? []).map((f) => forwardSlice(model.server, f)));
   const was = mergeInto(sliceBefore, fwBefore);
   const will = mergeInto(sliceAfter, fwAfter);
   const steps: Step[] = batchSteps(parts.nft, diff(was, will), diff(will, was), `peer ${id} filter`);

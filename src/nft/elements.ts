@@ -106,3 +106,6 @@ export function mergeInto(into: PolicyElements, more: PolicyElements): PolicyEle
   for (const [k, v] of more.forwards6) into.forwards6.set(k, v);
   return into;
 }
+
+/** The union of slices, in a new set of elements. */
+export const mergeAll = (slices: PolicyElements[]): PolicyElements => slices.reduce((into, more) => mergeInto(into, more), emptyElements());
