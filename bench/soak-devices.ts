@@ -16,6 +16,8 @@ export class HeartbeatFleet {
   failures = 0;
   /** Answers by status code (a 5xx or a network failure is a lost heartbeat). */
   readonly statuses = new Map<number, number>();
+  /** Attempts that got no answer, by the error's code (ECONNREFUSED while a cut lasts, …). */
+  readonly networkErrors = new Map<string, number>();
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
   private timers = new Set<NodeJS.Timeout>();
   private inFlight = new Set<Promise<void>>();
@@ -44,7 +46,7 @@ export class HeartbeatFleet {
     for (let i = 0; i < count; i += 8) await Promise.all(Array.from({ length: Math.min(8, count - i) }, (_, k) => one(i + k)));
   }
 
-  post(path: string, body: unknown): Promise<{ status: number; text: string; ms: number; retryAfter?: string }> {
+  post(path: string, body: unknown): Promise<{ status: number; text: string; ms: number; retryAfter?: string; error?: string }> {
     const data = Buffer.from(JSON.stringify(body));
     return new Promise((resolve) => {
       const t0 = performance.now();
@@ -55,7 +57,7 @@ export class HeartbeatFleet {
         res.on('end', () => resolve({ status: res.statusCode ?? 0, text, ms: performance.now() - t0, retryAfter: res.headers['retry-after'] }));
         res.on('error', () => resolve({ status: 0, text: 'response error', ms: performance.now() - t0 }));
       });
-      req.on('error', (err) => resolve({ status: 0, text: err.message, ms: performance.now() - t0 }));
+      req.on('error', (err) => resolve({ status: 0, text: err.message, error: (err as NodeJS.ErrnoException).code, ms: performance.now() - t0 }));
       req.end(data);
     });
   }
@@ -79,6 +81,7 @@ export class HeartbeatFleet {
       const a = await this.post('/api/v1/heartbeat', { device_id: deviceId, status: 'connected', state: 'HEARTBEAT', tunnel_up: true,
         last_handshake: new Date(Date.now() - (Date.now() % 120_000)).toISOString() });
       this.statuses.set(a.status, (this.statuses.get(a.status) ?? 0) + 1);
+      if (a.status === 0) this.networkErrors.set(a.error ?? a.text, (this.networkErrors.get(a.error ?? a.text) ?? 0) + 1);
       if (a.status === 200) {
         this.beats.add(performance.now() - t0);
         this.lastOk.set(deviceId, Date.now());

@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   await fleet.provision(Number(count), undefined, prefix);
   const figures = () => ({
     devices: fleet.ids.length, beats: fleet.beats.count, lost: fleet.lost,
-    retried: fleet.retried, retriedLastOkAt: fleet.retriedLastOkAt, statuses: Object.fromEntries(fleet.statuses), p50: fleet.beats.median, p99: fleet.beats.quantile(0.99), max: fleet.beats.max,
+    retried: fleet.retried, retriedLastOkAt: fleet.retriedLastOkAt, statuses: Object.fromEntries(fleet.statuses), networkErrors: Object.fromEntries(fleet.networkErrors), p50: fleet.beats.median, p99: fleet.beats.quantile(0.99), max: fleet.beats.max,
     // The oldest "last answered" among the devices: every device was answered since then.
     oldestOk: fleet.ids.length ? Math.min(...fleet.ids.map((id) => fleet.lastOk.get(id) ?? 0)) : 0,
   });
