@@ -6,11 +6,13 @@ import path from 'node:path';
 
 export const PID_FILE = 'agent.pid';
 
-/** A process's start time in clock ticks since boot (/proc/PID/stat, field 22), or null. */
+/** A process's start time in clock ticks since boot (field 22 of its stat), or null. */
 export function processStartTicks(pid: number): string | null {
   try {
+    // Its main thread's stat, the same start time: qemu-user answers a process's own
+    // /proc/PID/stat itself with a made-up start time, and an agent may run under it.
+    const stat = fs.readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
     // The command name (field 2) may hold spaces and parentheses: count from its last ')'.
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return fields[19] ?? null;
   } catch {
