@@ -44,7 +44,9 @@ const waitFor = (expr: string) => page.waitForFunction(expr, { timeout: 20_000 }
 });
 const h1Is = (text: string) => waitFor(`document.querySelector('main h1')?.textContent === ${JSON.stringify(text)}`);
 const hasText = (sel: string, text: string) => waitFor(`[...document.querySelectorAll(${JSON.stringify(sel)})].some((e) => e.textContent.includes(${JSON.stringify(text)}))`);
-const clickButton = (text: string) => js(`[...document.querySelectorAll('button, a.button')].find((b) => b.textContent.trim() === ${JSON.stringify(text)}).click()`);
+const buttonWith = (text: string) => `[...document.querySelectorAll('button, a.button')].find((b) => b.textContent.trim() === ${JSON.stringify(text)})`;
+// A view draws some buttons once its data has come (the two-factor state): wait for the button.
+const clickButton = async (text: string) => { await waitFor(`!!${buttonWith(text)}`); await js(`${buttonWith(text)}.click()`); };
 const buttonShown = (text: string) => js<boolean>(`[...document.querySelectorAll('button, a.button')].some((b) => b.textContent.trim() === ${JSON.stringify(text)})`);
 /** oathtool's code for the secret, `steps` of 30 s from now. */
 const oath = (steps = 0) => execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(Date.now() / 1000) + steps * 30}`, secret], { encoding: 'utf8' }).trim();

@@ -34,7 +34,12 @@ export function driver(page: Page) {
     async setChecked(id: string, on: boolean): Promise<void> {
       if ((await js<boolean>(`document.getElementById(${JSON.stringify(id)}).checked`)) !== on) await page.click(`#${id}`);
     },
-    clickButton: (text: string) => js(`[...document.querySelectorAll('button, a.button')].find((b) => b.textContent.trim() === ${JSON.stringify(text)}).click()`),
+    /** Clicks the button of that text once the view has drawn it (some come with the view's data). */
+    async clickButton(text: string): Promise<void> {
+      const button = `[...document.querySelectorAll('button, a.button')].find((b) => b.textContent.trim() === ${JSON.stringify(text)})`;
+      await waitFor(`!!${button}`);
+      await js(`${button}.click()`);
+    },
     async accessible(view: string): Promise<void> {
       const problems = await seriousAxeProblems(page);
       assert.equal(problems, [], `axe-core on ${view}: ${JSON.stringify(problems, null, 1)}`);
