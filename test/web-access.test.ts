@@ -7,6 +7,7 @@ import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'puppeteer-core';
 import { call, client, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { eventually } from './helpers/receiver';
+import { driver } from './web-drive';
 import { browserSuite, ensureWebBuilt, launchChromium, seriousAxeProblems, watchPage, type PageWatch } from './web-support';
 
 const t = browserSuite('page in chromium: roles, two-factor sign-in, one-time links, audit', ['oathtool']);
@@ -15,6 +16,7 @@ let d: TestDaemon;
 let browser: Browser;
 let page: Page;
 let watch: PageWatch;
+let drive: ReturnType<typeof driver>;
 const keys: Record<string, string> = {};
 let peerId = 0;
 let secret = '';
@@ -31,78 +33,69 @@ t.before(async () => {
   page = await browser.newPage();
   await page.setViewport({ width: 1200, height: 860 });
   watch = await watchPage(page, d.url);
+  drive = driver(page);
 });
 t.after(async () => {
   await browser?.close();
   await d?.stop();
 });
 
-const js = <T>(expr: string): Promise<T> => page.evaluate(expr) as Promise<T>;
-const waitFor = (expr: string) => page.waitForFunction(expr, { timeout: 20_000 }).catch(async (err: unknown) => {
-  const where = await js<string>(`location.hash + ' ' + document.querySelector('main')?.innerText.slice(0, 300)`).catch(() => '(page gone)');
-  throw new Error(`waiting for ${expr}: ${err instanceof Error ? err.message : String(err)}; the page showed ${where}`);
-});
-const h1Is = (text: string) => waitFor(`document.querySelector('main h1')?.textContent === ${JSON.stringify(text)}`);
-const hasText = (sel: string, text: string) => waitFor(`[...document.querySelectorAll(${JSON.stringify(sel)})].some((e) => e.textContent.includes(${JSON.stringify(text)}))`);
-const buttonWith = (text: string) => `[...document.querySelectorAll('button, a.button')].find((b) => b.textContent.trim() === ${JSON.stringify(text)})`;
-// A view draws some buttons once its data has come (the two-factor state): wait for the button.
-const clickButton = async (text: string) => { await waitFor(`!!${buttonWith(text)}`); await js(`${buttonWith(text)}.click()`); };
-const buttonShown = (text: string) => js<boolean>(`[...document.querySelectorAll('button, a.button')].some((b) => b.textContent.trim() === ${JSON.stringify(text)})`);
+const buttonShown = (text: string) => drive.js<boolean>(`[...document.querySelectorAll('button, a.button')].some((b) => b.textContent.trim() === ${JSON.stringify(text)})`);
 /** oathtool's code for the secret, `steps` of 30 s from now. */
 const oath = (steps = 0) => execFileSync('oathtool', ['--totp', '-b', '-N', `@${Math.floor(Date.now() / 1000) + steps * 30}`, secret], { encoding: 'utf8' }).trim();
 
 async function signInTyping(key: string): Promise<void> {
   await page.goto(`${d.url}/`, { waitUntil: 'networkidle0' });
-  await waitFor(`document.activeElement?.id === 'signin-key'`);
+  await drive.waitFor(`document.activeElement?.id === 'signin-key'`);
   await page.keyboard.type(key);
   await page.keyboard.press('Enter');
 }
 async function signOut(): Promise<void> {
-  await clickButton('Sign out');
-  await waitFor(`document.getElementById('signin-key')`);
+  await drive.clickButton('Sign out');
+  await drive.waitFor(`document.getElementById('signin-key')`);
 }
 
 t('an operator sets up two-factor sign-in in the Access view: QR code, a first code, recovery codes', async () => {
   await signInTyping(keys.operator);
-  await h1Is('Overview');
+  await drive.h1Is('Overview');
   await page.goto(`${d.url}/#/access`, { waitUntil: 'networkidle0' });
-  await h1Is('Access');
-  assert.is(await js<boolean>(`!!document.getElementById('key-name')`), false, 'an operator sees no API keys');
-  assert.is(await js<boolean>(`!!document.querySelector('a[href="/api/backup"]')`), false, 'nor the backup');
-  await clickButton('Set up two-factor sign-in');
-  await waitFor(`document.getElementById('totp-secret')`);
-  assert.ok(await js<boolean>(`!!document.querySelector('div.qr svg path')`), 'the QR code is drawn');
-  secret = await js<string>(`document.getElementById('totp-secret').textContent`);
+  await drive.h1Is('Access');
+  assert.is(await drive.js<boolean>(`!!document.getElementById('key-name')`), false, 'an operator sees no API keys');
+  assert.is(await drive.js<boolean>(`!!document.querySelector('a[href="/api/backup"]')`), false, 'nor the backup');
+  await drive.clickButton('Set up two-factor sign-in');
+  await drive.waitFor(`document.getElementById('totp-secret')`);
+  assert.ok(await drive.js<boolean>(`!!document.querySelector('div.qr svg path')`), 'the QR code is drawn');
+  secret = await drive.js<string>(`document.getElementById('totp-secret').textContent`);
   usedCode = oath();
   await page.type('#totp-code', usedCode);
-  await clickButton('Turn on');
-  await waitFor(`document.querySelectorAll('ul.recovery li').length === 10`);
-  await hasText('#totp-h ~ form p', '10 recovery codes left');
+  await drive.clickButton('Turn on');
+  await drive.waitFor(`document.querySelectorAll('ul.recovery li').length === 10`);
+  await drive.hasText('#totp-h ~ form p', '10 recovery codes left');
   assert.equal(await seriousAxeProblems(page), []);
 });
 
 t('signing in then asks for the code; a used code is refused with a clear message, a fresh one signs in', async () => {
   await signOut();
   await signInTyping(keys.operator);
-  await waitFor(`document.activeElement?.id === 'signin-code'`);
+  await drive.waitFor(`document.activeElement?.id === 'signin-code'`);
   await page.keyboard.type(usedCode);
   await page.keyboard.press('Enter');
-  await hasText('main', 'wrong or was used already');
+  await drive.hasText('main', 'wrong or was used already');
   await page.click('#signin-code', { count: 3 });
   await page.keyboard.press('Backspace');
   await page.keyboard.type(oath(1));
   await page.keyboard.press('Enter');
-  await h1Is('Overview');
-  assert.is(await js<boolean>(`[...document.querySelectorAll('nav a')].some((a) => a.textContent === 'Audit')`), false, 'no Audit for an operator');
+  await drive.h1Is('Overview');
+  assert.is(await drive.js<boolean>(`[...document.querySelectorAll('nav a')].some((a) => a.textContent === 'Audit')`), false, 'no Audit for an operator');
 });
 
 t('an operator makes a one-time link on the peer page; another tab opens it once', async () => {
   await page.goto(`${d.url}/#/peers/${peerId}`, { waitUntil: 'networkidle0' });
-  await h1Is('anna-phone');
+  await drive.h1Is('anna-phone');
   assert.is(await buttonShown('Delete'), false, 'an operator cannot delete a peer');
-  await clickButton('Make a link');
-  await waitFor(`document.getElementById('share-url')?.value.includes('/share/')`);
-  const url = await js<string>(`document.getElementById('share-url').value`);
+  await drive.clickButton('Make a link');
+  await drive.waitFor(`document.getElementById('share-url')?.value.includes('/share/')`);
+  const url = await drive.js<string>(`document.getElementById('share-url').value`);
   const other = await browser.newPage();
   try {
     const first = await other.goto(url, { waitUntil: 'load' });
@@ -116,38 +109,38 @@ t('an operator makes a one-time link on the peer page; another tab opens it once
     await other.close();
   }
   await page.reload({ waitUntil: 'networkidle0' });
-  await hasText('ul.shares li', 'used');
+  await drive.hasText('ul.shares li', 'used');
 });
 
 t('a viewer sees peers without configs and without the controls to change them', async () => {
   await signOut();
   await signInTyping(keys.viewer);
-  await h1Is('Overview');
+  await drive.h1Is('Overview');
   assert.is(await buttonShown('Add a server'), false);
   await page.goto(`${d.url}/#/peers/${peerId}`, { waitUntil: 'networkidle0' });
-  await h1Is('anna-phone');
-  await hasText('main', 'Configurations are for operators and admins');
-  assert.is(await js<boolean>(`!!document.querySelector('img.qr')`), false);
-  assert.is(await js<boolean>(`document.getElementById('switch-enabled').disabled`), true);
-  assert.is(await js<boolean>(`!!document.getElementById('share-hours')`), false);
+  await drive.h1Is('anna-phone');
+  await drive.hasText('main', 'Configurations are for operators and admins');
+  assert.is(await drive.js<boolean>(`!!document.querySelector('img.qr')`), false);
+  assert.is(await drive.js<boolean>(`document.getElementById('switch-enabled').disabled`), true);
+  assert.is(await drive.js<boolean>(`!!document.getElementById('share-hours')`), false);
   assert.is((await call(d.url, 'GET', `/api/peers/${peerId}/config`, undefined, { 'wg-control-key': keys.viewer })).status, 403);
 });
 
 t('the admin sets roles in the Access view and reads the Audit view', async () => {
   await signOut();
   await signInTyping(d.key);
-  await h1Is('Overview');
+  await drive.h1Is('Overview');
   await page.goto(`${d.url}/#/access`, { waitUntil: 'networkidle0' });
-  await waitFor(`document.querySelector('select[aria-label="Role of API key viewer-key"]')`);
+  await drive.waitFor(`document.querySelector('select[aria-label="Role of API key viewer-key"]')`);
   await page.select('select[aria-label="Role of API key viewer-key"]', 'operator');
   const api = client(d);
   const role = async () => ((await api.get('/api/apikeys')).json as { name: string; role: string }[]).find((k) => k.name === 'viewer-key')?.role;
   await eventually('the role saved', async () => ((await role()) === 'operator' ? true : undefined));
   await page.goto(`${d.url}/#/audit`, { waitUntil: 'networkidle0' });
-  await h1Is('Audit log');
-  await hasText('main table', 'share.use');
-  await hasText('main table', 'session.sign-in-failed');
-  await hasText('main table', 'apikey.role');
+  await drive.h1Is('Audit log');
+  await drive.hasText('main table', 'share.use');
+  await drive.hasText('main table', 'session.sign-in-failed');
+  await drive.hasText('main table', 'apikey.role');
   assert.equal(await seriousAxeProblems(page), []);
   assert.equal(watch.cspViolations, []);
   assert.equal(watch.foreign, []);

@@ -23,7 +23,6 @@ export interface PeerBatchPlan {
   wg: Array<{ ifname: string; ops: PeerOp[]; restore: PeerOp[] }>;
 }
 
-
 /** Pure: the batch that takes the models' peers to the changes' `after`, over servers that are up. */
 export function planPeerBatch(changes: PeerChange[], model: (serverId: number) => ServerModel): PeerBatchPlan {
   const byServer = new Map<number, PeerChange[]>();

@@ -49,9 +49,9 @@ export interface SoakFigures {
   devicesBefore: number;
   devicesAfter: number;
   daemonRssMB: { start: number; end: number };
-  /** The daemon's RSS each minute of the steady stretch, from the fleet's set-up on. */
+  /** The daemon's RSS at the start of the steady stretch and at each of its minutes. */
   steadyRssMB: number[];
-  /** Bytes a day the daemon wrote over the steady stretch, and over the cuts' stretch after the last cut. */
+  /** Bytes a day the daemon wrote over the steady stretch (write_bytes). */
   steadyWriteBytesPerDay: number;
   agentRssMB: number[];
   daemonWriteBytesPerDay: number;
