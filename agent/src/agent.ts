@@ -29,9 +29,10 @@ export interface AgentDeps {
 /**
  * The wait from a new tunnel's first heartbeat to the second: somewhere from half an interval
  * to one and a half. Devices that came up together (a site's power back) then heartbeat at
- * phases spread over a whole interval instead of all in the same second, for good.
+ * phases spread over a whole interval instead of all in the same second, for good. Rounded down,
+ * so a random number just under 1 stays inside the interval and a tenth of it stays a tenth.
  */
-export const secondBeatDelayMs = (intervalMs: number, random: number): number => Math.round(intervalMs * (0.5 + random));
+export const secondBeatDelayMs = (intervalMs: number, random: number): number => Math.floor(intervalMs * (0.5 + random));
 
 /** An answered heartbeat that changes nothing else is written at most this often (flash wear). */
 export const HEARTBEAT_PERSIST_MS = 3600_000;
