@@ -6,12 +6,11 @@
 import * as assert from 'uvu/assert';
 import { suiteNeeding } from './helpers/root';
 import { Netns } from './helpers/netns';
-import { startNsDaemon, type NsDaemon } from './helpers/ns-daemon';
+import { startNsDaemon, wgcpCheck, type NsDaemon } from './helpers/ns-daemon';
 import { wireguardGoPid } from './helpers/kernel-state';
 import { eventually } from './helpers/receiver';
 import { serveTcp, reachSoon, WgClient } from './helpers/wg-client';
 import fs from 'node:fs';
-import path from 'node:path';
 import { generateKeyPair } from '../src/wg/keys';
 
 const t = suiteNeeding('kernel drift: the reconciler with the real kernel', ['ip', 'nft', 'wg', 'wireguard-go', 'nsenter', 'unshare', 'ping'], { root: true });
@@ -38,17 +37,7 @@ const checks = (kind: string) => metric('wgcp_kernel_drift_checks_total', kind);
 const serverPeers = (): string[] => w.d.exec('wg', ['show', w.ifname, 'peers']).trim().split('\n').filter(Boolean);
 const allowedOf = (key: string): string => (w.d.exec('wg', ['show', w.ifname, 'allowed-ips']).split('\n').find((l) => l.startsWith(key)) ?? '').split('\t')[1] ?? '';
 const setHolds = (set: string, element: string): boolean => w.router.exec('nft', ['list', 'set', 'inet', 'wgcp', set]).includes(element);
-const CLI = path.join(__dirname, '../src/cli/main.js');
-
-/** `wgcp check` in the daemon's namespaces: its exit code and what it printed. */
-function check(): { code: number; out: string } {
-  try {
-    return { code: 0, out: w.d.exec(process.execPath, [CLI, '--data-dir', w.d.dataDir, 'check']) };
-  } catch (err) {
-    const e = err as { status: number; stdout: string };
-    return { code: e.status, out: e.stdout };
-  }
-}
+const check = () => wgcpCheck(w.d);
 
 const repairLines = (): number => w.d.output().split('kernel drift repaired').length - 1;
 

@@ -7,7 +7,7 @@ import { Netns } from './helpers/netns';
 
 const t = suiteNeeding('shaping drift against the kernel', ['ip', 'nft', 'tc'], { root: true });
 
-t('a class deleted or changed by hand is drift, named, and put right class by class; a deleted root qdisc has the shaping made again', () => {
+t('a class deleted or changed by hand is drift, named, and put right class by class; a deleted root qdisc has the shaping made again; so do a map element and a flushed chain', () => {
   const ns = new Netns('shdrift');
   try {
     const seen = JSON.parse(ns.exec(process.execPath, [path.join(__dirname, 'helpers/shaping-child.js')]));
@@ -19,6 +19,15 @@ t('a class deleted or changed by hand is drift, named, and put right class by cl
     assert.is(seen.afterRepair, false);
     assert.ok(seen.rootGone >= 4, `${seen.rootGone} classes gone with the root qdisc`);
     assert.is(seen.afterRootRepair, false);
+    // The element is the one drift: one missing, put back with one line; the classes never moved.
+    const { lines, ...counts } = seen.elementGone;
+    assert.equal(counts, { classes: 0, rebuild: false, missing: 1, wrongClass: 0, extra: 0 });
+    assert.is(lines.length, 1);
+    assert.match(lines[0], /^add element netdev wgcp s[0-9a-f]{8}_d6 \{ fd77::3 : 1:[0-9a-f]+ \}$/);
+    assert.is(seen.afterElementRepair, false);
+    assert.is(seen.elementBack, true);
+    assert.is(seen.chainFlushed, true);
+    assert.is(seen.afterChainRepair, false);
   } finally {
     ns.destroy();
   }

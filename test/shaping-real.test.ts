@@ -3,13 +3,14 @@
 // limit within 10% in each direction and family, two limited peers at once each get theirs,
 // an unlimited one beside a limited one is not held to any, a limit changed under load takes effect
 // within 2 s, and the limits hold after a daemon restart and a wireguard-go restart.
-// Removing a limit or a peer removes its class and its map elements.
+// Removing a limit or a peer removes its class and its map elements; a class or a map element
+// deleted by hand is put back by the reconciler's audit.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import * as assert from 'uvu/assert';
 import { suiteNeeding } from './helpers/root';
 import { Netns } from './helpers/netns';
-import { startNsDaemon, type NsDaemon } from './helpers/ns-daemon';
+import { startNsDaemon, wgcpCheck, type NsDaemon } from './helpers/ns-daemon';
 import { WgClient } from './helpers/wg-client';
 import { wireguardGoPid } from './helpers/kernel-state';
 import { eventually } from './helpers/receiver';
@@ -166,6 +167,34 @@ t('a limited class deleted by hand is put back by the reconciler\'s audit, alone
   assert.match(w.d.output(), /"msg":"kernel drift repaired".*"classesMissing":1/);
   const down = await iperf('a', 4, true);
   within10(down.mbps, 8, 'a download after the repair');
+});
+
+t('a map element deleted by hand is seen by wgcp check, put back by the audit, and the peer is held to its limit again', async () => {
+  const clean = wgcpCheck(w.d);
+  assert.is(clean.code, 0, clean.out);
+  const repairs = async () => Number(/^wgcp_kernel_drift_repairs_total\{kind="shaping"\} (\d+)/m.exec((await w.d.api('GET', '/metrics')).text)?.[1] ?? 0);
+  const before = await repairs();
+  const map = /map (s[0-9a-f]{8}_d4) \{/.exec(shapingTable())![1];
+  const listed = () => w.router.exec('nft', ['list', 'map', 'netdev', 'wgcp', map]);
+  // The daemon held still while the CLI looks, so that nothing is repaired under it.
+  process.kill(w.d.pid, 'SIGSTOP');
+  let found: { code: number; out: string };
+  try {
+    w.router.exec('nft', ['delete', 'element', 'netdev', 'wgcp', map, `{ ${w.peers.a.ip} }`]);
+    found = wgcpCheck(w.d);
+    assert.not.match(listed(), `${w.peers.a.ip} : `, 'the check repaired nothing');
+  } finally {
+    process.kill(w.d.pid, 'SIGCONT');
+  }
+  assert.is(found.code, 1, found.out);
+  assert.match(found.out, new RegExp(`^shaping\t${w.ifname}: bandwidth limits: 1 limit not applied`, 'm'));
+  assert.not.match(found.out, w.peers.a.ip, 'no address printed');
+  await eventually('the element is back', () => (listed().includes(`${w.peers.a.ip} : `) ? true : undefined), 20_000);
+  assert.ok(await repairs() > before, 'the repair is counted as kind shaping');
+  assert.match(w.d.output(), /"msg":"kernel drift repaired".*"elementsMissing":1/);
+  assert.is(wgcpCheck(w.d).code, 0);
+  const down = await iperf('a', 4, true);
+  within10(down.mbps, 8, 'a download after the element was put back');
 });
 
 t('removing a limit or a peer removes its map elements at once, and its classes once the spares are tidied', async () => {

@@ -11,9 +11,10 @@ export const SCREENSHOTS_WANTED = process.env.WGCP_SCREENSHOTS === '1';
 
 export function driver(page: Page) {
   const js = <T>(expr: string): Promise<T> => page.evaluate(expr) as Promise<T>;
-  /** Waits for expr to hold; a timeout says where the page was and what its heading said. */
+  /** Waits for expr to hold; a timeout says where the page was and what it showed (a failed run is read from this). */
   const waitFor = (expr: string, timeout = 20_000) => page.waitForFunction(expr, { timeout }).catch(async (err: unknown) => {
-    const where = await js<string>(`location.hash + ' h1=' + JSON.stringify(document.querySelector('main h1')?.textContent ?? null)`).catch(() => '(page gone)');
+    const where = await js<string>(`location.hash + ' h1=' + JSON.stringify(document.querySelector('main h1')?.textContent ?? null)
+      + ' main=' + JSON.stringify((document.querySelector('main')?.innerText ?? '').slice(0, 300))`).catch(() => '(page gone)');
     throw new Error(`waiting for ${expr}: ${err instanceof Error ? err.message : String(err)}; the page was at ${where}`);
   });
   const d = {

@@ -1,9 +1,14 @@
 // `wgcp check`: compares the kernel with the database, as the daemon's reconciler does,
 // and prints what differs without repairing anything; exit 1 when something does. It reads
-// the kernel itself (wgcp's links, their peers, `inet wgcp`, IPv6 forwarding), so it works
-// with the daemon stopped too; the WAN set is the one wgcpd would hold
+// the kernel itself (wgcp's links, their peers, `inet wgcp`, IPv6 forwarding, bandwidth
+// limits), so it works with the daemon stopped too; the WAN set is the one wgcpd would hold
 // (WGCP_WAN_INTERFACES, else the interfaces of the default routes).
 import type { Store } from '../store/store';
+import { run } from '../kernel/command';
+import { checkLimits, limitsCheckFails, limitsCheckSummary } from '../shaping/check-limits';
+import { parseShapingTable } from '../shaping/compare-elements';
+import { namesOf, SHAPING_TABLE } from '../shaping/render';
+import { linkInfo } from '../wg/link-owner';
 import { COMPARERS } from '../kernel/reconcile-comparers';
 import type { ReconcileTarget } from '../kernel/reconcile-target';
 import { ServerModel } from '../kernel/model';
@@ -27,10 +32,26 @@ function databaseTarget(store: Store): ReconcileTarget {
       return policy;
     },
     chainReference: null,
-    // The class numbers of bandwidth limits are the running daemon's own: not compared from here.
+    // The class numbers of bandwidth limits are the running daemon's own: limits are followed
+    // through the kernel instead (shapingFindings).
     shapingDrift: async () => null,
     applyElements: readOnly, reloadTable: readOnly, reviveLink: readOnly, configureLink: readOnly, repairShaping: readOnly, noteRepair: () => {},
   };
+}
+
+/** Each server's bandwidth limits followed through `netdev wgcp` and its classes: one line a server that differs. */
+async function shapingFindings(store: Store): Promise<string[]> {
+  const servers = store.servers.list();
+  const table = parseShapingTable(await run('nft', ['-j', 'list', 'table', SHAPING_TABLE]).catch(() => ''));
+  const classes = (dev: string) => (linkInfo(dev) ? run('tc', ['class', 'show', 'dev', dev]).catch(() => '') : Promise.resolve(''));
+  const out: string[] = [];
+  for (const server of servers) {
+    const n = namesOf(server.interface);
+    const peers = store.peers.kernelPeersOf(server.id).map((p) => ({ ip: p.ip, ip6: p.ip6, down: p.downloadLimitMbps ?? null, up: p.uploadLimitMbps ?? null }));
+    const c = checkLimits(n, peers, table, await classes(n.ifname), await classes(n.ifb));
+    if (limitsCheckFails(c)) out.push(limitsCheckSummary(server.interface, c));
+  }
+  return out;
 }
 
 /** Prints each difference (no keys); resolves to the exit code: 0 none, 1 some. */
@@ -42,6 +63,10 @@ export async function runCheckCommand(store: Store, out: (s: string) => void): P
       found++;
       out(`${f.kind}\t${f.summary}\n`);
     }
+  }
+  for (const summary of await shapingFindings(store)) {
+    found++;
+    out(`shaping\t${summary}\n`);
   }
   out(found === 0 ? 'the kernel holds what the database says\n' : `${found} difference${found === 1 ? '' : 's'}: wgcpd repairs them (docs/kernel.md, "Drift")\n`);
   return found === 0 ? 0 : 1;

@@ -150,7 +150,8 @@ export const nftComparer: Comparer = {
 
 /**
  * Bandwidth limits: each server's HTB classes on its tunnel and its IFB against `tc class
- * show` (two reads a server, so only in the full audit, not the 2-second pass).
+ * show`, and its map elements against `netdev wgcp` (three reads a server, so only in the
+ * full audit, not the 2-second pass).
  */
 export const shapingComparer: Comparer = {
   kind: 'shaping',
@@ -159,10 +160,16 @@ export const shapingComparer: Comparer = {
     for (const m of picked(t, servers)) {
       const drift = await t.shapingDrift(m.server.id).catch(() => null);
       if (!drift || !hasDrift(drift)) continue;
-      const counts = { classesMissing: drift.missing.length, classesWrongRate: drift.wrongRate.length, classesExtra: drift.extra.length };
+      const e = drift.elements;
+      const counts: Record<string, number> = {
+        classesMissing: drift.missing.length, classesWrongRate: drift.wrongRate.length, classesExtra: drift.extra.length,
+        elementsMissing: e.missing, elementsWrongClass: e.wrongClass, elementsExtra: e.extra, rebuilt: e.rebuild ? 1 : 0,
+      };
+      const elements = e.rebuild ? 'a map or chain gone or flushed (made again whole)' : `elements ${e.missing} missing, ${e.wrongClass} naming another class, ${e.extra} not wgcp's`;
       out.push({
-        kind: 'shaping', serverId: m.server.id, interface: m.server.interface, counts, items: drift.missing.length + drift.wrongRate.length + drift.extra.length,
-        summary: `${m.server.interface}: bandwidth limit classes ${drift.missing.length} missing, ${drift.wrongRate.length} at another rate, ${drift.extra.length} not wgcp's`,
+        kind: 'shaping', serverId: m.server.id, interface: m.server.interface, counts,
+        items: drift.missing.length + drift.wrongRate.length + drift.extra.length + e.missing + e.wrongClass + e.extra + (e.rebuild ? 1 : 0),
+        summary: `${m.server.interface}: bandwidth limit classes ${drift.missing.length} missing, ${drift.wrongRate.length} at another rate, ${drift.extra.length} not wgcp's; ${elements}`,
         repair: () => t.repairShaping(m.server.id, drift),
       });
       await nextTurn();

@@ -88,8 +88,10 @@ export function installTcLines(n: ShapingNames, peers: Iterable<ShapedPeer>, spa
 /** Removes the tunnel's root qdisc (the IFB goes with its link); fails harmlessly when there is none. */
 export const resetTcLines = (n: ShapingNames): string[] => [`qdisc del dev ${n.ifname} root`];
 
-type Dir = 'd4' | 'd6' | 'u4' | 'u6';
-const mapOf = (n: ShapingNames, d: Dir): string => `${n.prefix}_${d}`;
+/** A server's four maps: download (d) and upload (u), IPv4 and IPv6. */
+export type Dir = 'd4' | 'd6' | 'u4' | 'u6';
+export const DIRS: readonly Dir[] = ['d4', 'd6', 'u4', 'u6'];
+export const mapOf = (n: ShapingNames, d: Dir): string => `${n.prefix}_${d}`;
 
 /** The nft lines that remove a server's chains and maps, whether they exist or not. */
 export function resetNftLines(n: ShapingNames): string[] {
@@ -98,7 +100,7 @@ export function resetNftLines(n: ShapingNames): string[] {
     const chain = `${SHAPING_TABLE} ${n.prefix}_${c}`;
     lines.push(`add chain ${chain}`, `flush chain ${chain}`, `delete chain ${chain}`);
   }
-  for (const d of ['d4', 'd6', 'u4', 'u6'] as const) {
+  for (const d of DIRS) {
     const type = d.endsWith('4') ? 'ipv4_addr' : 'ipv6_addr';
     lines.push(`add map ${SHAPING_TABLE} ${mapOf(n, d)} { type ${type} : classid; }`, `delete map ${SHAPING_TABLE} ${mapOf(n, d)}`);
   }
@@ -109,7 +111,7 @@ export function resetNftLines(n: ShapingNames): string[] {
 export function installNftLines(n: ShapingNames, peers: Iterable<ShapedPeer>): string[] {
   const t = SHAPING_TABLE;
   const lines: string[] = [];
-  for (const d of ['d4', 'd6', 'u4', 'u6'] as const) lines.push(`add map ${t} ${mapOf(n, d)} { type ${d.endsWith('4') ? 'ipv4_addr' : 'ipv6_addr'} : classid; }`);
+  for (const d of DIRS) lines.push(`add map ${t} ${mapOf(n, d)} { type ${d.endsWith('4') ? 'ipv4_addr' : 'ipv6_addr'} : classid; }`);
   lines.push(
     `add chain ${t} ${n.prefix}_out { type filter hook egress device "${n.ifname}" priority 0; }`,
     `add rule ${t} ${n.prefix}_out meta protocol ip meta priority set ip daddr map @${mapOf(n, 'd4')}`,

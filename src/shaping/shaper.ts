@@ -5,11 +5,12 @@
 // The qdiscs, the IFB and the chains exist only once a peer of the server has a limit.
 import { run } from '../kernel/command';
 import { expectedClasses, needsInstall, repairTcLines, shapingDrift, type ShapingDrift } from './compare';
+import { elementDrift, expectedElements, parseShapingTable, type ElementDrift } from './compare-elements';
 import type { Logger } from '../log';
 import type { KernelPeer } from '../store/peers';
 import { deleteOwnLink, linkInfo, markOwnLink } from '../wg/link-owner';
 import { MinorPool } from './minors';
-import { installNftLines, installTcLines, namesOf, peerDelta, resetNftLines, resetTcLines, slotDeleteLines, slotLines, type ShapedPeer, type ShapingNames } from './render';
+import { installNftLines, installTcLines, namesOf, peerDelta, resetNftLines, resetTcLines, SHAPING_TABLE, slotDeleteLines, slotLines, type ShapedPeer, type ShapingNames } from './render';
 import { TcSession } from './tc-session';
 
 export interface ShapingStep { what: string; run(): Promise<void>; undo(): Promise<void> }
@@ -32,6 +33,8 @@ const TIDY_SLOTS = 8;
 const TIDY_DELAY_MS = 500;
 /** What making a server's classes may take: HTB's walk makes it grow with the square of their number. */
 const INSTALL_TIMEOUT_MS = (peers: number): number => 8_000 + Math.ceil(peers * peers * 0.001);
+
+const NO_ELEMENT_DRIFT: ElementDrift = { rebuild: false, missing: 0, wrongClass: 0, extra: 0, lines: [] };
 
 export const isLimited = (p: Pick<KernelPeer, 'downloadLimitMbps' | 'uploadLimitMbps'>): boolean =>
   (p.downloadLimitMbps ?? null) !== null || (p.uploadLimitMbps ?? null) !== null;
@@ -172,29 +175,35 @@ export class Shaper {
     return this.servers.get(ifname) ?? null;
   }
 
-  /** How an interface's classes differ from what the shaper holds (null: it holds nothing there); read-only. */
+  /** How an interface's classes and map elements differ from what the shaper holds (null: it holds nothing there); read-only. */
   async drift(ifname: string): Promise<ShapingDrift | null> {
     const s = this.servers.get(ifname);
     if (!s) return null;
     await s.ready;
     const show = (dev: string) => (linkInfo(dev) ? run('tc', ['class', 'show', 'dev', dev]) : Promise.resolve(''));
-    const [tunnel, ifb] = await Promise.all([show(s.names.ifname), show(s.names.ifb)]);
-    return shapingDrift(expectedClasses(s.names, s.peers.values(), s.spares), { [s.names.ifname]: tunnel, [s.names.ifb]: ifb });
+    // No table at all reads as empty: every map and chain of a shaping server is then missing.
+    const table = s.base ? run('nft', ['-j', 'list', 'table', SHAPING_TABLE]).catch(() => '') : Promise.resolve('');
+    const [tunnel, ifb, listed] = await Promise.all([show(s.names.ifname), show(s.names.ifb), table]);
+    const classes = shapingDrift(expectedClasses(s.names, s.peers.values(), s.spares), { [s.names.ifname]: tunnel, [s.names.ifb]: ifb });
+    const elements = s.base ? elementDrift(s.names, expectedElements(s.names, s.peers.values()), parseShapingTable(listed)) : NO_ELEMENT_DRIFT;
+    return { ...classes, elements };
   }
 
-  /** Stops at once: a making of classes under way is cut short (the next start makes them all again). */
   /**
-   * Puts a drift right: the drifted classes alone (O(k) tc lines through the kept session), or
-   * the server's shaping whole where a device lost every class (its root qdisc with them).
+   * Puts a drift right: the drifted classes alone (O(k) tc lines through the kept session),
+   * then the drifted map elements (one nft batch); the server's shaping whole where a device
+   * lost every class (its root qdisc with them) or a map or chain is gone.
    */
   async repair(ifname: string, peers: Iterable<KernelPeer>, drift: ShapingDrift): Promise<void> {
     const s = this.servers.get(ifname);
     if (!s) return;
     await s.ready;
-    if (needsInstall(expectedClasses(s.names, s.peers.values(), s.spares), drift)) return this.install(ifname, peers);
+    if (drift.elements.rebuild || needsInstall(expectedClasses(s.names, s.peers.values(), s.spares), drift)) return this.install(ifname, peers);
     await this.tc.run(repairTcLines(drift));
+    if (drift.elements.lines.length > 0) await this.nft(drift.elements.lines.join('\n'));
   }
 
+  /** Stops at once: a making of classes under way is cut short (the next start makes them all again). */
   close(): Promise<void> {
     this.closed = true;
     for (const ifname of [...this.servers.keys()]) this.forget(ifname);

@@ -11,6 +11,7 @@ import { tempDir } from './daemon';
 
 const run = promisify(execFile);
 const MAIN = path.join(__dirname, '../../src/main.js');
+const CLI = path.join(__dirname, '../../src/cli/main.js');
 const FETCH = path.join(__dirname, 'ns-fetch.js');
 // A fixed script (no caller text in it): a private tmpfs on /run/wireguard, then the command.
 const PRIVATE_RUN = 'mkdir -p /run/wireguard && mount -t tmpfs wgcp-test-run /run/wireguard && exec "$@"';
@@ -75,4 +76,14 @@ export async function startNsDaemon(ns: Netns, opts: { dataDir?: string; env?: R
       return code;
     },
   };
+}
+
+/** `wgcp check` in the daemon's namespaces (it sees the same links and tables): its exit code and what it printed. */
+export function wgcpCheck(d: NsDaemon): { code: number; out: string } {
+  try {
+    return { code: 0, out: d.exec(process.execPath, [CLI, '--data-dir', d.dataDir, 'check']) };
+  } catch (err) {
+    const e = err as { status: number; stdout: string };
+    return { code: e.status, out: e.stdout };
+  }
 }

@@ -40,6 +40,20 @@ async function main(): Promise<void> {
     seen.rootGone = gone.missing.length;
     await shaper.repair('tun0', peers, gone);
     seen.afterRootRepair = hasDrift((await shaper.drift('tun0'))!);
+    // A map element deleted by hand leaves every class in place and the peer unshaped.
+    const { prefix } = shaper.held('tun0')!.names;
+    execFileSync('nft', ['delete', 'element', 'netdev', 'wgcp', `${prefix}_d6`, '{ fd77::3 }']);
+    const element = (await shaper.drift('tun0'))!;
+    seen.elementGone = { classes: element.missing.length + element.wrongRate.length + element.extra.length, ...element.elements };
+    await shaper.repair('tun0', peers, element);
+    seen.afterElementRepair = hasDrift((await shaper.drift('tun0'))!);
+    seen.elementBack = execFileSync('nft', ['list', 'map', 'netdev', 'wgcp', `${prefix}_d6`], { encoding: 'utf8' }).includes('fd77::3 : ');
+    // A flushed chain loses its rules: nothing is classified until the shaping is made again whole.
+    execFileSync('nft', ['flush', 'chain', 'netdev', 'wgcp', `${prefix}_in`]);
+    const flushed = (await shaper.drift('tun0'))!;
+    seen.chainFlushed = flushed.elements.rebuild;
+    await shaper.repair('tun0', peers, flushed);
+    seen.afterChainRepair = hasDrift((await shaper.drift('tun0'))!);
   } finally {
     await shaper.close();
     await nft.close();
