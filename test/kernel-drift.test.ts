@@ -262,4 +262,13 @@ t('the interface deleted by hand is made again with its peer', async () => {
   await trafficFlows();
 });
 
+t('the server\'s last repair is still shown after the daemon restarts', async () => {
+  const shown = async () => (await w.d.api('GET', `/api/servers/${w.serverId}?peers=none`)).json.lastKernelRepair;
+  const last = await shown();
+  assert.ok(last && last.kinds.link >= 1, JSON.stringify(last));
+  assert.is(await w.d.stop(), 0);
+  w.d = await startNsDaemon(w.router, { dataDir: w.d.dataDir, env: { WGCP_USAGE_INTERVAL_S: '1' } });
+  assert.equal(await shown(), last);
+});
+
 t.run();

@@ -18,7 +18,7 @@ const DEVICE = '0b8e6c1e-3f7a-4d2b-9c4e-5a6b7c8d9e0f';
 
 t('carries usage, baselines and the time seen over; a cycle after it counts only the new bytes', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wgcp-flash-mig-'));
-  const before = MIGRATIONS.slice(0, MIGRATIONS.length - 1);
+  const before = MIGRATIONS.slice(0, MIGRATIONS.findIndex((m) => m.includes('CREATE TABLE peer_usage')));
   const old = openDatabase(dir, before);
   old.exec(`INSERT INTO servers (id, name, endpoint, mode, interface, address, listen_port, dns, private_key, public_key, created_at, updated_at)
     VALUES (1, 's', 'h:1', 'forward', 'wgcp1', '10.1.0.1/24', 51820, '10.1.0.1', 'k', 'k', 'x', 'x');

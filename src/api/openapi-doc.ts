@@ -62,7 +62,7 @@ export const openApiDocument = {
           },
           lastKernelRepair: {
             type: ['object', 'null'], readOnly: true,
-            description: 'the reconciler\'s last repair of this server\'s part of the kernel since the daemon started (docs/kernel.md, "Drift"); null: none',
+            description: 'the reconciler\'s last repair of this server\'s part of the kernel, kept across restarts (docs/kernel.md, "Drift"); null: none yet',
             properties: { at: ts, repairs: int, kinds: { type: 'object', additionalProperties: int } },
           },
           peers: { type: 'array', items: ref('Peer'), readOnly: true },

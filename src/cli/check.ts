@@ -35,7 +35,7 @@ function databaseTarget(store: Store): ReconcileTarget {
     // The class numbers of bandwidth limits are the running daemon's own: limits are followed
     // through the kernel instead (shapingFindings).
     shapingDrift: async () => null,
-    applyElements: readOnly, reloadTable: readOnly, reviveLink: readOnly, configureLink: readOnly, repairShaping: readOnly, noteRepair: () => {},
+    applyElements: readOnly, reloadTable: readOnly, reviveLink: readOnly, configureLink: readOnly, repairShaping: readOnly,
   };
 }
 

@@ -11,7 +11,8 @@ import { COMPARERS } from '../kernel/reconcile-comparers';
 import { wantedOfModel } from '../kernel/reconcile-peers';
 import { ATTRIBUTE_SLICES, type DumpCheck } from '../kernel/peer-counters';
 import { NftMonitor } from '../kernel/nft-monitor';
-import type { Comparer, DriftKind, DumpObserver, Finding, ReconcileTarget } from '../kernel/reconcile-target';
+import type { Comparer, DriftKind, Finding, ReconcileTarget } from '../kernel/reconcile-target';
+import type { ReconcileObserver } from '../kernel/live-reconcile-target';
 import { recordRestored, repairKernel, type RepairResult } from '../ops/kernel-repair';
 import { metricsOf } from '../metrics/context';
 import { RETRY_FIRST_MS, RETRY_MAX_MS } from '../kernel/failed-servers';
@@ -20,7 +21,7 @@ export const LINK_CHECK_MS = 2_000;
 
 /** The plane's side the reconciler needs (KernelLive has it; KernelOff does not). */
 interface Reconcilable {
-  reconcileTarget(observe: DumpObserver & { restored(serverId: number, peers: number): void }): ReconcileTarget;
+  reconcileTarget(observe: ReconcileObserver): ReconcileTarget;
   ownNftPids(): (number | null)[];
 }
 
@@ -46,6 +47,7 @@ export class Reconciler {
       check: (serverId) => this.checkOf(serverId),
       checked: (serverId, drifted) => { if (drifted) this.pendingPeers.add(serverId); },
       restored: (serverId, peers) => void this.restored(serverId, peers),
+      lastRepair: (serverId) => app.store.kernelRepairs.get(serverId),
     });
     this.monitor = new NftMonitor(app.log, () => plane.ownNftPids(), () => void this.pass(['nft'], null, true));
   }
@@ -143,27 +145,17 @@ export class Reconciler {
 
   private metrics(kind: DriftKind): void { metricsOf(this.app).driftChecks.inc([kind]); }
 
-  /** One log line a pass that repaired anything (counts, never keys), the metric and each server's last repair. */
+  /** One log line a pass that repaired anything (counts, never keys) and the metric (each server's last repair was committed with it). */
   private report({ repaired, failed }: RepairResult): void {
     if (repaired.length === 0 && failed.length === 0) return;
     const tally = metricsOf(this.app).driftRepairs;
     const kinds: Partial<Record<DriftKind, number>> = {};
     const counts: Record<string, number> = {};
-    const at = this.app.now().toISOString();
-    // Each server's last repair: its own findings, and the table's (the router's, shared by all).
-    const byServer = new Map<number, { at: string; repairs: number; kinds: Record<string, number> }>();
     for (const f of repaired) {
       tally.inc([f.kind], f.items);
       kinds[f.kind] = (kinds[f.kind] ?? 0) + f.items;
       for (const [k, v] of Object.entries(f.counts)) counts[k] = (counts[k] ?? 0) + v;
-      for (const id of f.serverId === null ? this.target.upServers().map((m) => m.server.id) : [f.serverId]) {
-        const note = byServer.get(id) ?? { at, repairs: 0, kinds: {} };
-        note.repairs += f.items;
-        note.kinds[f.kind] = (note.kinds[f.kind] ?? 0) + f.items;
-        byServer.set(id, note);
-      }
     }
-    for (const [id, note] of byServer) this.target.noteRepair(id, note);
     if (repaired.length) this.app.log.warn('kernel drift repaired', { repairs: repaired.reduce((n, f) => n + f.items, 0), ...kinds, ...counts });
     for (const f of repaired) this.backoff.clear(f);
     for (const { finding, error } of failed) {

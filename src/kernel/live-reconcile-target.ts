@@ -1,6 +1,7 @@
 // The live plane as the reconciler sees it (src/kernel/reconcile-target.ts), and the hooks
 // the reconciler leaves in it: its look at each dump the usage cycle reads, each interface
-// a wireguard-go restart restored, and its last repair of each server (shown with the server).
+// a wireguard-go restart restored, and where each server's last repair is read (the
+// database, where the repair's commit wrote it; shown with the server).
 import { applyBatch } from '../nft/apply';
 import type { PolicyElements } from '../nft/elements';
 import { fullPolicy } from '../nft/policy';
@@ -29,17 +30,22 @@ export interface LivePlaneParts {
   shaper: Shaper;
 }
 
-export type ReconcileObserver = DumpObserver & { restored(serverId: number, peers: number): void };
+export type ReconcileObserver = DumpObserver & {
+  restored(serverId: number, peers: number): void;
+  /** A server's last repair as committed. */
+  lastRepair(serverId: number): KernelRepairNote | undefined;
+};
 
 export class ReconcilerHooks {
   private dumps: DumpObserver | null = null;
   private restoredObserver: ((serverId: number, peers: number) => void) | null = null;
-  private readonly lastRepairs = new Map<number, KernelRepairNote>();
+  private lastRepairOf: ((serverId: number) => KernelRepairNote | undefined) | null = null;
 
   /** The reconciler's view, its hooks set to `observe`. */
   target(live: LivePlaneParts, observe: ReconcileObserver): ReconcileTarget {
     this.dumps = observe;
     this.restoredObserver = observe.restored;
+    this.lastRepairOf = observe.lastRepair;
     const wanted = (): PolicyElements => {
       const policy = fullPolicy(live.upServers());
       for (const w of live.wanHeld()) policy.wan.add(w);
@@ -62,7 +68,6 @@ export class ReconcilerHooks {
         const m = live.model(serverId);
         await live.shaper.repair(m.server.interface, m.peers.values(), drift);
       },
-      noteRepair: (serverId, note) => { if (live.known(serverId)) this.lastRepairs.set(serverId, note); },
     };
   }
 
@@ -76,8 +81,5 @@ export class ReconcilerHooks {
 
   restored(serverId: number, peers: number): void { this.restoredObserver?.(serverId, peers); }
 
-  lastRepair(serverId: number): KernelRepairNote | undefined { return this.lastRepairs.get(serverId); }
-
-  /** A server that is gone takes its last repair with it. */
-  forget(serverId: number): void { this.lastRepairs.delete(serverId); }
+  lastRepair(serverId: number): KernelRepairNote | undefined { return this.lastRepairOf?.(serverId); }
 }

@@ -240,7 +240,6 @@ export class KernelLive implements KernelPlane {
     this.failed.clear(m.server.id);
     if (!isForeignLink(m.server.interface)) await this.links.remove(m.server.interface);
     this.servers.delete(m.server.id);
-    this.reconciler.forget(m.server.id);
   }
 
   private async createServer(m: ServerModel): Promise<void> {
@@ -252,7 +251,6 @@ export class KernelLive implements KernelPlane {
   private async deleteServer(m: ServerModel): Promise<void> {
     await runSteps(deleteSteps(m, this.stepParts()), this.log);
     this.servers.delete(m.server.id);
-    this.reconciler.forget(m.server.id);
   }
 
   private async updateServer(old: ServerModel, after: ServerRecord): Promise<void> {

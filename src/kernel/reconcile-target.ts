@@ -4,7 +4,6 @@
 // more entry in src/kernel/reconcile-comparers.ts, with its own kind name.
 import type { PolicyElements } from '../nft/elements';
 import type { ServerModel } from './model';
-import type { KernelRepairNote } from './plane';
 import type { DumpCheck } from './peer-counters';
 import type { ShapingDrift } from '../shaping/compare';
 
@@ -33,8 +32,6 @@ export interface ReconcileTarget {
   shapingDrift(serverId: number): Promise<ShapingDrift | null>;
   /** Puts the drifted classes right (the server's shaping made again where a device lost them all). */
   repairShaping(serverId: number, drift: ShapingDrift): Promise<void>;
-  /** Keeps a server's last repair, shown with the server. */
-  noteRepair(serverId: number, note: KernelRepairNote): void;
 }
 
 /** The reconciler's look at each dump the usage cycle reads: what to compare, then whether the dump differed. */

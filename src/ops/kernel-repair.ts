@@ -2,19 +2,40 @@
 // of the change runner the comparers read the kernel again (what they saw before the turn
 // may be stale by now), each difference is put right with the same incremental steps a
 // change uses, and the commit records one kernelDrift event a server (0: the router-wide
-// table) and the audit row. A finding whose repair fails is left for the next pass.
+// table), each server's last repair and the audit row. A finding whose repair fails is left
+// for the next pass.
 import type { App } from '../app';
+import type { KernelRepairNote } from '../kernel/plane';
 import type { Comparer, Finding, ReconcileTarget } from '../kernel/reconcile-target';
 import type { Actor } from '../store/audit';
 import { kernelDriftEventData } from '../views/event-data';
 
 export const RECONCILER_ACTOR: Actor = { kind: 'reconciler', id: null, name: 'reconciler', role: null, address: null };
 
-export interface RepairResult { repaired: Finding[]; failed: { finding: Finding; error: string }[] }
+export interface RepairResult {
+  repaired: Finding[];
+  failed: { finding: Finding; error: string }[];
+  /** Each server's last repair as committed (shown with the server). */
+  notes: Map<number, KernelRepairNote>;
+}
+
+/** Each server's note of these repairs: its own findings, and the table's (the router's, shared by every server up). Pure. */
+export function repairNotes(found: readonly Finding[], upServerIds: readonly number[], at: string): Map<number, KernelRepairNote> {
+  const notes = new Map<number, KernelRepairNote>();
+  for (const f of found) {
+    for (const id of f.serverId === null ? upServerIds : [f.serverId]) {
+      const note = notes.get(id) ?? { at, repairs: 0, kinds: {} };
+      note.repairs += f.items;
+      note.kinds[f.kind] = (note.kinds[f.kind] ?? 0) + f.items;
+      notes.set(id, note);
+    }
+  }
+  return notes;
+}
 
 /** `waiting(f)`: a finding whose repair failed lately and waits its back-off; left for a later pass. */
 export function repairKernel(app: App, target: ReconcileTarget, comparers: readonly Comparer[], servers: ReadonlySet<number> | null, waiting: (f: Finding) => boolean = () => false): Promise<RepairResult> {
-  const result: RepairResult = { repaired: [], failed: [] };
+  const result: RepairResult = { repaired: [], failed: [], notes: new Map() };
   return app.runner.run('kernel.repair', () => ({
     kernel: [{
       repair: {
@@ -34,7 +55,9 @@ export function repairKernel(app: App, target: ReconcileTarget, comparers: reado
         },
       },
     }],
-    commit: ({ event }) => {
+    commit: ({ event, store }) => {
+      result.notes = repairNotes(result.repaired, target.upServers().map((m) => m.server.id), app.now().toISOString());
+      for (const [serverId, note] of result.notes) store.kernelRepairs.note(serverId, note);
       const byServer = new Map<number, Finding[]>();
       for (const f of result.repaired) byServer.set(f.serverId ?? 0, [...byServer.get(f.serverId ?? 0) ?? [], f]);
       for (const [serverId, found] of byServer) event('kernelDrift', serverId, kernelDriftEventData(found));
@@ -46,9 +69,11 @@ export function repairKernel(app: App, target: ReconcileTarget, comparers: reado
 
 /** A repair made outside the turn by a supervisor (wireguard-go restarted and restored): recorded as the reconciler's. */
 export function recordRestored(app: App, found: Finding): Promise<RepairResult> {
-  const result: RepairResult = { repaired: [found], failed: [] };
+  const result: RepairResult = { repaired: [found], failed: [], notes: new Map() };
   return app.runner.run('kernel.repair', () => ({
-    commit: ({ event }) => {
+    commit: ({ event, store }) => {
+      result.notes = repairNotes([found], [], app.now().toISOString());
+      for (const [serverId, note] of result.notes) store.kernelRepairs.note(serverId, note);
       event('kernelDrift', found.serverId ?? 0, kernelDriftEventData([found]));
       return result;
     },

@@ -396,4 +396,15 @@ export const MIGRATIONS: readonly string[] = [
   END;
   `,
   // ---- end of issue 28 ----
+  // ---- Each server's last kernel repair, kept across restarts ----
+  // It was held in memory and went with the daemon; the server page then showed no repair
+  // after a restart although the audit log had one.
+  `
+  CREATE TABLE kernel_repairs (
+    server_id INTEGER PRIMARY KEY REFERENCES servers(id) ON DELETE CASCADE,
+    at TEXT NOT NULL,
+    repairs INTEGER NOT NULL,
+    kinds TEXT NOT NULL DEFAULT '{}'
+  );
+  `,
 ];

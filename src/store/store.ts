@@ -16,6 +16,7 @@ import { backfillIpv6 } from './ipv6-backfill';
 import { AuditTable } from './audit';
 import { TotpTable } from './totp';
 import { ShareTable } from './shares';
+import { KernelRepairTable } from './kernel-repairs';
 
 export class Store {
   readonly servers: ServerTable;
@@ -32,6 +33,7 @@ export class Store {
   readonly audit: AuditTable;
   readonly totp: TotpTable;
   readonly shares: ShareTable;
+  readonly kernelRepairs: KernelRepairTable;
 
   private readonly totalChanges;
   /** Rows changed by telemetryTx, left out of revision(). */
@@ -53,6 +55,7 @@ export class Store {
     this.audit = new AuditTable(db);
     this.totp = new TotpTable(db);
     this.shares = new ShareTable(db);
+    this.kernelRepairs = new KernelRepairTable(db);
   }
 
   static open(dataDir: string): Store {
