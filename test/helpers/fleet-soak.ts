@@ -24,6 +24,8 @@ export interface SoakOptions {
   kills: number;
   /** The cuts and the peer creations come after this many seconds of a steady fleet (0: from the start). */
   killsFromS?: number;
+  /** Seconds into the steady stretch from which its writes are counted again, clean of the first flush's one-time writes. */
+  steadyCleanFromS?: number;
   /** A `wg` wrapper moving every peer's counters each minute (bench/flash-fake-wg.ts), as busy tunnels would. */
   wgPath?: string;
   /** Called every second with the running daemon's pid and data folder (the bench tallies its WAL). */
@@ -53,6 +55,8 @@ export interface SoakFigures {
   steadyRssMB: number[];
   /** Bytes a day the daemon wrote over the steady stretch (write_bytes). */
   steadyWriteBytesPerDay: number;
+  /** The same from steadyCleanFromS to the stretch's end; null without it. */
+  steadyCleanWriteBytesPerDay: number | null;
   agentRssMB: number[];
   daemonWriteBytesPerDay: number;
 }
@@ -133,6 +137,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakFigures> {
     phase = 'steady';
     const steadyFrom = { at: Date.now(), bytes: writeBytes(w.daemon.pid) };
     const steadyRssMB = [rssMB(w.daemon.pid)];
+    let cleanFrom: { at: number; bytes: number } | null = null;
+    const cleanTimer = o.steadyCleanFromS ? setTimeout(() => { cleanFrom = { at: Date.now(), bytes: writeBytes(w.daemon.pid) }; }, o.steadyCleanFromS * 1000) : null;
     for (let m = 1; m * 60 <= (o.killsFromS ?? 0); m++) {
       await sleep(Math.max(0, steadyFrom.at + m * 60_000 - Date.now()));
       steadyRssMB.push(rssMB(w.daemon.pid));
@@ -140,6 +146,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakFigures> {
     }
     await sleep(Math.max(0, steadyFrom.at + (o.killsFromS ?? 0) * 1000 - Date.now()));
     const steadyWriteBytesPerDay = ((writeBytes(w.daemon.pid) - steadyFrom.bytes) * 86_400_000) / Math.max(1, Date.now() - steadyFrom.at);
+    if (cleanTimer) clearTimeout(cleanTimer);
+    const clean = cleanFrom as { at: number; bytes: number } | null;
+    const steadyCleanWriteBytesPerDay = clean ? ((writeBytes(w.daemon.pid) - clean.bytes) * 86_400_000) / Math.max(1, Date.now() - clean.at) : null;
     const steadySim: SimFigures = { ...(simLast ?? {}) } as SimFigures;
     phase = 'cuts';
 
@@ -200,7 +209,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakFigures> {
     sim.kill('SIGTERM');
     await new Promise((r) => sim!.once('exit', r));
     return {
-      sim: simLast!, steadySim, steadyRssMB, steadyWriteBytesPerDay, restarts, peersCreated: created.length,
+      sim: simLast!, steadySim, steadyRssMB, steadyWriteBytesPerDay, steadyCleanWriteBytesPerDay, restarts, peersCreated: created.length,
       agentsBackWithoutToken: o.agents - provisionedAgain, agentsProvisionedAgain: provisionedAgain, devicesBefore, devicesAfter,
       daemonRssMB: { start: daemonRssStart, end: rssMB(w.daemon.pid) },
       agentRssMB: agents.map((a) => rssMB(a.child!.pid!)),
