@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { generateKeyPair, generatePresharedKey } from '../src/wg/keys';
 import { peerDrift, peerRepairOps, wantedPeers } from '../src/kernel/reconcile-peers';
 import { expectedStructure, nftDrift, parseTable } from '../src/kernel/reconcile-nft';
-import { generationPid, touchesWgcp } from '../src/kernel/nft-monitor';
+import { generationPid, wgcpTableOf } from '../src/kernel/nft-monitor';
 import { countersOfDump } from '../src/kernel/peer-counters';
 import { RepairBackoff } from '../src/jobs/reconcile';
 import type { Finding, ReconcileTarget } from '../src/kernel/reconcile-target';
@@ -126,11 +126,14 @@ t('a rule changed by hand is seen against the chains as wgcp loaded them', () =>
   assert.is(nftDrift(parseTable(tableJson())!, wanted(), reference), null);
 });
 
-t('the monitor tells wgcp\'s table from others, and reads the process of each transaction', () => {
-  assert.ok(touchesWgcp('delete element inet wgcp pairs { 10.0.0.1 . 10.0.0.2 }'));
-  assert.ok(touchesWgcp('delete table inet wgcp'));
-  assert.not.ok(touchesWgcp('add element inet wgcpx pairs { 10.0.0.1 }'));
-  assert.not.ok(touchesWgcp('add rule inet fw4 input accept'));
+t('the monitor tells wgcp\'s tables from others and from each other, and reads the process of each transaction', () => {
+  assert.is(wgcpTableOf('delete element inet wgcp pairs { 10.0.0.1 . 10.0.0.2 }'), 'nft');
+  assert.is(wgcpTableOf('delete table inet wgcp'), 'nft');
+  assert.is(wgcpTableOf('delete element netdev wgcp s1a2b3c4d_d4 { 10.0.0.2 }'), 'shaping');
+  assert.is(wgcpTableOf('delete table netdev wgcp'), 'shaping');
+  assert.is(wgcpTableOf('add element inet wgcpx pairs { 10.0.0.1 }'), null);
+  assert.is(wgcpTableOf('add chain netdev wgcpy c'), null);
+  assert.is(wgcpTableOf('add rule inet fw4 input accept'), null);
   assert.is(generationPid('# new generation 4 by process 17225 (nft)'), 17225);
   assert.is(generationPid('add table inet wgcp'), null);
 });

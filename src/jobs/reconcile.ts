@@ -2,7 +2,8 @@
 // line, metric and last repair of each pass. Cheap when nothing drifted:
 //   - peers: on the `wg show dump` each usage cycle already reads, in its parser's own pass (no tool);
 //   - links and IPv6 forwarding: every LINK_CHECK_MS from /sys and /proc (no tool);
-//   - the table: a kept `nft monitor` tells of changes made by others, then one compare;
+//   - the tables: a kept `nft monitor` tells of changes made by others to `inet wgcp` or to
+//     `netdev wgcp` (bandwidth limits), then one compare of what was touched;
 //   - everything, IPv6 forwarding and shaping included: a full audit every WGCP_KERNEL_AUDIT_S
 //     (15 minutes unless set) and once at start.
 // Only when a compare found drift does a repair change go through the runner (ops/kernel-repair.ts).
@@ -49,7 +50,7 @@ export class Reconciler {
       restored: (serverId, peers) => void this.restored(serverId, peers),
       lastRepair: (serverId) => app.store.kernelRepairs.get(serverId),
     });
-    this.monitor = new NftMonitor(app.log, () => plane.ownNftPids(), () => void this.pass(['nft'], null, true));
+    this.monitor = new NftMonitor(app.log, () => plane.ownNftPids(), (kinds) => void this.pass(kinds, null, true));
   }
 
   start(): void {

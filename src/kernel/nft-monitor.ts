@@ -1,9 +1,10 @@
-// A kept `nft monitor` child: tells when someone other than wgcp changed `inet wgcp`. nft
-// prints each transaction's lines and then `# new generation N by process PID (comm)`; a
-// transaction that touched the table and came from a process that is not one of wgcp's own
-// (its `nft -i` session, or a child of the daemon) is foreign, and the owner is told after a
-// short quiet time so that a burst (a flush, a script) costs one compare. Restarted with
-// back-off if it dies.
+// A kept `nft monitor` child: tells when someone other than wgcp changed `inet wgcp` (the
+// policy) or `netdev wgcp` (the bandwidth limits' maps and chains). nft prints each
+// transaction's lines and then `# new generation N by process PID (comm)`; a transaction that
+// touched a table and came from a process that is not one of wgcp's own (its `nft -i`
+// session, or a child of the daemon) is foreign, and the owner is told which kinds to compare
+// after a short quiet time, so that a burst (a flush, a script) costs one compare. Restarted
+// with back-off if it dies.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import type { Logger } from '../log';
@@ -12,8 +13,15 @@ export const MONITOR_QUIET_MS = 200;
 const RESTART_FIRST_MS = 1000;
 const RESTART_MAX_MS = 60_000;
 
-/** True when a transaction's lines touched wgcp's table. */
-export const touchesWgcp = (line: string): boolean => / inet wgcp( |$)/.test(line);
+/** What a table of wgcp's holds, as the reconciler's kinds name it. */
+export type WatchedKind = 'nft' | 'shaping';
+
+/** Which of wgcp's tables a transaction's line touched: `inet wgcp` is the policy, `netdev wgcp` the limits; null: neither. */
+export function wgcpTableOf(line: string): WatchedKind | null {
+  if (/ inet wgcp( |$)/.test(line)) return 'nft';
+  if (/ netdev wgcp( |$)/.test(line)) return 'shaping';
+  return null;
+}
 
 /** The pid of a `# new generation` line, or null for any other line. */
 export function generationPid(line: string): number | null {
@@ -33,7 +41,10 @@ function isOwnChild(pid: number): boolean {
 
 export class NftMonitor {
   private child: ChildProcess | null = null;
-  private touched = false;
+  /** The tables the transaction being read touched so far. */
+  private touched = new Set<WatchedKind>();
+  /** The kinds foreign transactions touched since the owner was last told. */
+  private readonly pending = new Set<WatchedKind>();
   private buffer = '';
   private quiet: NodeJS.Timeout | null = null;
   private restartTimer: NodeJS.Timeout | null = null;
@@ -42,8 +53,8 @@ export class NftMonitor {
   /** Foreign transactions seen (for tests and the log). */
   foreign = 0;
 
-  /** `ownPids()`: pids wgcp's own nft runs under now; `onForeign()` after a quiet time. */
-  constructor(private readonly log: Logger, private readonly ownPids: () => (number | null)[], private readonly onForeign: () => void, private readonly quietMs = MONITOR_QUIET_MS) {}
+  /** `ownPids()`: pids wgcp's own nft runs under now; `onForeign(kinds)` after a quiet time. */
+  constructor(private readonly log: Logger, private readonly ownPids: () => (number | null)[], private readonly onForeign: (kinds: WatchedKind[]) => void, private readonly quietMs = MONITOR_QUIET_MS) {}
 
   start(): void {
     if (this.closed || this.child) return;
@@ -80,18 +91,25 @@ export class NftMonitor {
       this.buffer = this.buffer.slice(nl + 1);
       const pid = generationPid(line);
       if (pid === null) {
-        if (touchesWgcp(line)) this.touched = true;
+        const kind = wgcpTableOf(line);
+        if (kind) this.touched.add(kind);
         continue;
       }
-      if (this.touched && !this.ownPids().includes(pid) && !isOwnChild(pid)) this.foreignSeen();
-      this.touched = false;
+      if (this.touched.size > 0 && !this.ownPids().includes(pid) && !isOwnChild(pid)) this.foreignSeen(this.touched);
+      this.touched = new Set();
     }
   }
 
-  private foreignSeen(): void {
+  private foreignSeen(kinds: Set<WatchedKind>): void {
     this.foreign++;
+    for (const k of kinds) this.pending.add(k);
     if (this.quiet) clearTimeout(this.quiet);
-    this.quiet = setTimeout(() => { this.quiet = null; this.onForeign(); }, this.quietMs);
+    this.quiet = setTimeout(() => {
+      this.quiet = null;
+      const told = [...this.pending];
+      this.pending.clear();
+      this.onForeign(told);
+    }, this.quietMs);
     this.quiet.unref();
   }
 }
