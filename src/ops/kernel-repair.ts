@@ -12,12 +12,7 @@ import { kernelDriftEventData } from '../views/event-data';
 
 export const RECONCILER_ACTOR: Actor = { kind: 'reconciler', id: null, name: 'reconciler', role: null, address: null };
 
-export interface RepairResult {
-  repaired: Finding[];
-  failed: { finding: Finding; error: string }[];
-  /** Each server's last repair as committed (shown with the server). */
-  notes: Map<number, KernelRepairNote>;
-}
+export interface RepairResult { repaired: Finding[]; failed: { finding: Finding; error: string }[] }
 
 /** Each server's note of these repairs: its own findings, and the table's (the router's, shared by every server up). Pure. */
 export function repairNotes(found: readonly Finding[], upServerIds: readonly number[], at: string): Map<number, KernelRepairNote> {
@@ -35,7 +30,7 @@ export function repairNotes(found: readonly Finding[], upServerIds: readonly num
 
 /** `waiting(f)`: a finding whose repair failed lately and waits its back-off; left for a later pass. */
 export function repairKernel(app: App, target: ReconcileTarget, comparers: readonly Comparer[], servers: ReadonlySet<number> | null, waiting: (f: Finding) => boolean = () => false): Promise<RepairResult> {
-  const result: RepairResult = { repaired: [], failed: [], notes: new Map() };
+  const result: RepairResult = { repaired: [], failed: [] };
   return app.runner.run('kernel.repair', () => ({
     kernel: [{
       repair: {
@@ -56,8 +51,8 @@ export function repairKernel(app: App, target: ReconcileTarget, comparers: reado
       },
     }],
     commit: ({ event, store }) => {
-      result.notes = repairNotes(result.repaired, target.upServers().map((m) => m.server.id), app.now().toISOString());
-      for (const [serverId, note] of result.notes) store.kernelRepairs.note(serverId, note);
+      const notes = repairNotes(result.repaired, target.upServers().map((m) => m.server.id), app.now().toISOString());
+      for (const [serverId, note] of notes) store.kernelRepairs.note(serverId, note);
       const byServer = new Map<number, Finding[]>();
       for (const f of result.repaired) byServer.set(f.serverId ?? 0, [...byServer.get(f.serverId ?? 0) ?? [], f]);
       for (const [serverId, found] of byServer) event('kernelDrift', serverId, kernelDriftEventData(found));
@@ -69,11 +64,10 @@ export function repairKernel(app: App, target: ReconcileTarget, comparers: reado
 
 /** A repair made outside the turn by a supervisor (wireguard-go restarted and restored): recorded as the reconciler's. */
 export function recordRestored(app: App, found: Finding): Promise<RepairResult> {
-  const result: RepairResult = { repaired: [found], failed: [], notes: new Map() };
+  const result: RepairResult = { repaired: [found], failed: [] };
   return app.runner.run('kernel.repair', () => ({
     commit: ({ event, store }) => {
-      result.notes = repairNotes([found], [], app.now().toISOString());
-      for (const [serverId, note] of result.notes) store.kernelRepairs.note(serverId, note);
+      for (const [serverId, note] of repairNotes([found], [], app.now().toISOString())) store.kernelRepairs.note(serverId, note);
       event('kernelDrift', found.serverId ?? 0, kernelDriftEventData([found]));
       return result;
     },
