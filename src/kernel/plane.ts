@@ -3,6 +3,7 @@
 // committing it; a rejection means the kernel is as it was and nothing is committed.
 import type { KernelPeer, PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
+import type { KernelRepairNote } from '../store/kernel-repairs';
 import type { ServerFailure } from './failed-servers';
 
 export interface PeerChange {
@@ -60,8 +61,7 @@ export interface ReconcileOptions {
 /** How a server stands in the kernel: up, failed (with why, retried), or off (no kernel backend). */
 export type ServerKernelState = ({ state: 'up' } | { state: 'off' } | ({ state: 'failed' } & ServerFailure)) & { lastRepair?: KernelRepairNote };
 
-/** The reconciler's last repair of a server's part of the kernel (counts by kind, no keys). */
-export interface KernelRepairNote { at: string; repairs: number; kinds: Record<string, number> }
+export type { KernelRepairNote };
 
 export interface KernelPlane {
   readonly state: 'on' | 'off';

@@ -1,7 +1,9 @@
 // Each server's last kernel repair (shown with the server): written in the repair's own
 // transaction, so that it outlives a restart; a deleted server's row goes with it.
 import type { DB } from './db';
-import type { KernelRepairNote } from '../kernel/plane';
+
+/** The reconciler's last repair of a server's part of the kernel (counts by kind, no keys). */
+export interface KernelRepairNote { at: string; repairs: number; kinds: Record<string, number> }
 
 interface Row { id: number; at: string; repairs: number; kinds: string }
 const noteOf = (r: Row): KernelRepairNote => ({ at: r.at, repairs: r.repairs, kinds: JSON.parse(r.kinds) as Record<string, number> });
