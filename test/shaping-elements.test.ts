@@ -98,6 +98,8 @@ t('wgcp check: a limit on a server with no shaping set up says so; a server with
   const c = checkLimits(n, [dbPeer], none, '', '');
   assert.ok(c.notSetUp);
   assert.match(limitsCheckSummary('wg0', c), 'not set up');
+  // The same test of the maps and chains as the reconciler's: a chain on another hook is not set up either.
+  assert.ok(checkLimits(n, [dbPeer], parseShapingTable(listing(whole, { hook: 'ingress' })), tunnelClasses, ifbClasses).notSetUp);
   assert.not.ok(limitsCheckFails(checkLimits(n, [{ ...dbPeer, down: null, up: null }], none, '', '')));
 });
 

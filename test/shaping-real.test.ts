@@ -47,6 +47,8 @@ async function setLimits(name: string, down: number | null, up: number | null): 
   assert.is(r.json.uploadLimitMbps, up);
 }
 
+/** Shaping repairs the reconciler counted (0 before the first). */
+const repairs = async () => Number(/^wgcp_kernel_drift_repairs_total\{kind="shaping"\} (\d+)/m.exec((await w.d.api('GET', '/metrics')).text)?.[1] ?? 0);
 const tcClasses = (dev: string): string => w.router.exec('tc', ['class', 'show', 'dev', dev]);
 const shapingTable = (): string => w.router.exec('nft', ['list', 'table', 'netdev', 'wgcp']);
 const ifbOf = (): string => /fwd to "([^"]+)"/.exec(shapingTable())![1];
@@ -157,7 +159,6 @@ t('the limits hold after wireguard-go restarts (its new device has no classes of
 });
 
 t('a limited class deleted by hand is put back by the reconciler\'s audit, alone, and counted as a shaping repair', async () => {
-  const repairs = async () => Number(/^wgcp_kernel_drift_repairs_total\{kind="shaping"\} (\d+)/m.exec((await w.d.api('GET', '/metrics')).text)?.[1] ?? 0);
   const before = await repairs();
   const classid = /class htb (\S+) .*rate 8Mbit/.exec(tcClasses(w.ifname))![1];
   w.router.exec('tc', ['class', 'del', 'dev', w.ifname, 'classid', classid]);
@@ -172,7 +173,6 @@ t('a limited class deleted by hand is put back by the reconciler\'s audit, alone
 t('a map element deleted by hand is seen by wgcp check, put back by the audit, and the peer is held to its limit again', async () => {
   const clean = wgcpCheck(w.d);
   assert.is(clean.code, 0, clean.out);
-  const repairs = async () => Number(/^wgcp_kernel_drift_repairs_total\{kind="shaping"\} (\d+)/m.exec((await w.d.api('GET', '/metrics')).text)?.[1] ?? 0);
   const before = await repairs();
   const map = /map (s[0-9a-f]{8}_d4) \{/.exec(shapingTable())![1];
   const listed = () => w.router.exec('nft', ['list', 'map', 'netdev', 'wgcp', map]);

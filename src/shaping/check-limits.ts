@@ -3,14 +3,14 @@
 // each limit is followed through the kernel instead: the address in the direction's map,
 // the class it names on the device that direction is shaped on, and that class's rate. Pure.
 import { parseHtbClasses } from './compare';
-import { canonicalAddress, type ShownShaping } from './compare-elements';
-import { DIRS, mapOf, type Dir, type ShapingNames } from './render';
+import { canonicalAddress, shapingStructureWhole, type ShownShaping } from './compare-elements';
+import { DIRS, mapOf, peerElements, type ShapedPeer, type ShapingNames } from './render';
 
 /** A peer's limits as the database holds them (Mbit/s, null: none). */
-export interface LimitedPeer { ip: string; ip6: string | null; down: number | null; up: number | null }
+export type LimitedPeer = Pick<ShapedPeer, 'ip' | 'ip6' | 'down' | 'up'>;
 
 export interface LimitsCheck {
-  /** The server's maps or chains are not there while a peer has a limit. */
+  /** The server's maps or chains are not there, or not as made, while a peer has a limit. */
   notSetUp: boolean;
   /** Limits (a peer's direction and family) whose address is in no map or names a class that is not there. */
   notApplied: number;
@@ -28,20 +28,19 @@ export function checkLimits(n: ShapingNames, peers: Iterable<LimitedPeer>, shown
   const classes = { d: parseHtbClasses(tunnel), u: parseHtbClasses(ifb) };
   const wanted = new Map<string, Set<string>>(DIRS.map((d) => [mapOf(n, d), new Set()]));
   let limited = false;
-  const follow = (d: Dir, addr: string, mbps: number) => {
-    const key = canonicalAddress(addr) ?? addr;
-    wanted.get(mapOf(n, d))!.add(key);
-    const classid = shown.maps.get(mapOf(n, d))?.elements.get(key);
-    const rate = classid === undefined ? undefined : classes[d[0] as 'd' | 'u'].get(classid);
-    if (rate === undefined) out.notApplied++;
-    else if (Math.abs(rate - mbps * 1e6) > mbps * 1e6 * 0.01) out.wrongRate++;
-  };
   for (const p of peers) {
-    if (p.down !== null) { limited = true; follow('d4', p.ip, p.down); if (p.ip6) follow('d6', p.ip6, p.down); }
-    if (p.up !== null) { limited = true; follow('u4', p.ip, p.up); if (p.ip6) follow('u6', p.ip6, p.up); }
+    for (const { dir, addr } of peerElements(p)) {
+      limited = true;
+      const mbps = dir[0] === 'd' ? p.down! : p.up!;
+      const key = canonicalAddress(addr) ?? addr;
+      wanted.get(mapOf(n, dir))!.add(key);
+      const classid = shown.maps.get(mapOf(n, dir))?.elements.get(key);
+      const rate = classid === undefined ? undefined : classes[dir[0] as 'd' | 'u'].get(classid);
+      if (rate === undefined) out.notApplied++;
+      else if (Math.abs(rate - mbps * 1e6) > mbps * 1e6 * 0.01) out.wrongRate++;
+    }
   }
-  const chainsThere = shown.chains.get(`${n.prefix}_out`)?.rules === 2 && shown.chains.get(`${n.prefix}_in`)?.rules === 2;
-  if (limited && (!chainsThere || DIRS.some((d) => !shown.maps.has(mapOf(n, d))))) out.notSetUp = true;
+  if (limited && !shapingStructureWhole(n, shown)) out.notSetUp = true;
   for (const [name, want] of wanted) for (const addr of shown.maps.get(name)?.elements.keys() ?? []) if (!want.has(addr)) out.extra++;
   return out;
 }

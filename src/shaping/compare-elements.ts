@@ -5,7 +5,7 @@
 // element: the server's shaping is made again whole. Pure: the caller reads
 // `nft -j list table netdev wgcp` and runs the lines.
 import { formatIp, parseIp } from '../net/ip-address';
-import { classIdOf, DIRS, mapOf, SHAPING_TABLE, type Dir, type ShapedPeer, type ShapingNames } from './render';
+import { classIdOf, DIRS, mapOf, peerElements, SHAPING_TABLE, type Dir, type ShapedPeer, type ShapingNames } from './render';
 
 /** What `netdev wgcp` holds: each map's address -> classid, and each chain's hook and number of rules. */
 export interface ShownShaping {
@@ -61,26 +61,30 @@ export function parseShapingTable(json: string): ShownShaping {
 /** The elements a server's maps should hold: map name -> address -> classid. */
 export function expectedElements(n: ShapingNames, peers: Iterable<ShapedPeer>): Map<string, Map<string, string>> {
   const out = new Map<string, Map<string, string>>(DIRS.map((d) => [mapOf(n, d), new Map()]));
-  const put = (d: Dir, addr: string, minor: number) => out.get(mapOf(n, d))!.set(canonicalAddress(addr) ?? addr, classIdOf(minor));
-  for (const p of peers) {
-    if (p.down !== null) { put('d4', p.ip, p.minor); if (p.ip6) put('d6', p.ip6, p.minor); }
-    if (p.up !== null) { put('u4', p.ip, p.minor); if (p.ip6) put('u6', p.ip6, p.minor); }
-  }
+  for (const p of peers) for (const { dir, addr } of peerElements(p)) out.get(mapOf(n, dir))!.set(canonicalAddress(addr) ?? addr, classIdOf(p.minor));
   return out;
+}
+
+const mapTypeOf = (d: Dir): string => `${d.endsWith('4') ? 'ipv4_addr' : 'ipv6_addr'} : classid`;
+
+/** Whether a server's two chains (each on its hook, with its two rules) and its four maps (of their types) are as made. */
+export function shapingStructureWhole(n: ShapingNames, shown: ShownShaping): boolean {
+  for (const [c, hook] of [['out', 'egress'], ['in', 'ingress']]) {
+    const chain = shown.chains.get(`${n.prefix}_${c}`);
+    if (!chain || chain.hook !== hook || (chain.device !== null && chain.device !== n.ifname) || chain.rules !== 2) return false;
+  }
+  return DIRS.every((d) => shown.maps.get(mapOf(n, d))?.type === mapTypeOf(d));
 }
 
 /** What a server's part of the table lacks, holds wrongly or holds beyond what the shaper holds. */
 export function elementDrift(n: ShapingNames, expected: Map<string, Map<string, string>>, shown: ShownShaping): ElementDrift {
-  const drift: ElementDrift = { rebuild: false, missing: 0, wrongClass: 0, extra: 0, lines: [] };
-  for (const [c, hook] of [['out', 'egress'], ['in', 'ingress']]) {
-    const chain = shown.chains.get(`${n.prefix}_${c}`);
-    if (!chain || chain.hook !== hook || (chain.device !== null && chain.device !== n.ifname) || chain.rules !== 2) drift.rebuild = true;
-  }
+  const drift: ElementDrift = { rebuild: !shapingStructureWhole(n, shown), missing: 0, wrongClass: 0, extra: 0, lines: [] };
   const adds: string[] = [];
   for (const d of DIRS) {
     const name = mapOf(n, d);
     const map = shown.maps.get(name);
-    if (!map || map.type !== `${d.endsWith('4') ? 'ipv4_addr' : 'ipv6_addr'} : classid`) { drift.rebuild = true; continue; }
+    // A map gone or of another type is already a rebuild: its elements are not counted.
+    if (map?.type !== mapTypeOf(d)) continue;
     const want = expected.get(name) ?? new Map<string, string>();
     for (const [addr, classid] of want) {
       const has = map.elements.get(addr);

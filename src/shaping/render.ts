@@ -93,6 +93,14 @@ export type Dir = 'd4' | 'd6' | 'u4' | 'u6';
 export const DIRS: readonly Dir[] = ['d4', 'd6', 'u4', 'u6'];
 export const mapOf = (n: ShapingNames, d: Dir): string => `${n.prefix}_${d}`;
 
+/** A peer's map elements: one a direction it is limited in and a family it has, in the maps' order. */
+export function peerElements(p: Pick<ShapedPeer, 'ip' | 'ip6' | 'down' | 'up'>): { dir: Dir; addr: string }[] {
+  const out: { dir: Dir; addr: string }[] = [];
+  if (p.down !== null) { out.push({ dir: 'd4', addr: p.ip }); if (p.ip6) out.push({ dir: 'd6', addr: p.ip6 }); }
+  if (p.up !== null) { out.push({ dir: 'u4', addr: p.ip }); if (p.ip6) out.push({ dir: 'u6', addr: p.ip6 }); }
+  return out;
+}
+
 /** The nft lines that remove a server's chains and maps, whether they exist or not. */
 export function resetNftLines(n: ShapingNames): string[] {
   const lines = [`add table ${SHAPING_TABLE}`];
@@ -126,11 +134,7 @@ export function installNftLines(n: ShapingNames, peers: Iterable<ShapedPeer>): s
 
 /** A peer's map elements, added or deleted: one a family and direction it is limited in. */
 export function elementLines(op: 'add' | 'delete', n: ShapingNames, p: ShapedPeer): string[] {
-  const lines: string[] = [];
-  const put = (d: Dir, addr: string) => lines.push(`${op} element ${SHAPING_TABLE} ${mapOf(n, d)} { ${addr}${op === 'add' ? ` : ${classIdOf(p.minor)}` : ''} }`);
-  if (p.down !== null) { put('d4', p.ip); if (p.ip6) put('d6', p.ip6); }
-  if (p.up !== null) { put('u4', p.ip); if (p.ip6) put('u6', p.ip6); }
-  return lines;
+  return peerElements(p).map(({ dir, addr }) => `${op} element ${SHAPING_TABLE} ${mapOf(n, dir)} { ${addr}${op === 'add' ? ` : ${classIdOf(p.minor)}` : ''} }`);
 }
 
 /**
