@@ -33,7 +33,7 @@ export async function runRegTokenCommand(args: Args, store: Store, out: (s: stri
     case 'list': {
       const server = serverOption(args, store, false);
       const rows = server === undefined ? store.regTokens.list() : store.regTokens.listByServer(server);
-      out(JSON.stringify(rows.map((t) => presentRegToken(t, now.toISOString())), null, 2) + '\n');
+      out(JSON.stringify(rows.map((t) => presentRegToken(t, now.toISOString(), t.deviceId === null ? undefined : store.devices.get(t.deviceId))), null, 2) + '\n');
       return;
     }
     case 'revoke': {
