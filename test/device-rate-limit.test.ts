@@ -142,6 +142,21 @@ flood('600 bad heartbeats from one address get 429 there, and a real device from
   assert.is(p.status, 200, 'and a provisioning from there too');
 });
 
+flood('300 provisionings with unknown or spent tokens from one address leave a good one from another address answered', async () => {
+  await sleep(2200);
+  const spent = await g.newToken();
+  assert.is((await from('127.0.0.5', g.d.url, '/api/v1/provision', { token: spent, hwid: 'spender' })).status, 200);
+  const bad = (i: number) => ({ token: i % 2 === 0 ? spent : `8f7e6d5c-4b3a-4291-8a7b-${String(i).padStart(12, '0')}`, hwid: `flood-${i}` });
+  const token = await g.newToken();
+  // All at once, the good one last: it arrives while the flood is being answered.
+  const flooding = Array.from({ length: 300 }, (_, i) => from('127.0.0.5', g.d.url, '/api/v1/provision', bad(i)));
+  const good = await from('127.0.0.6', g.d.url, '/api/v1/provision', { token, hwid: 'good-in-flood' });
+  const answers = await Promise.all(flooding);
+  assert.ok(answers.every((r) => [400, 403, 429].includes(r.status)), 'refusals and 429 only');
+  assert.ok(answers.filter((r) => r.status === 429).length >= 100, 'the flooding address is held back');
+  assert.is(good.status, 200, `a good token from another address: ${JSON.stringify(good.json)}`);
+});
+
 flood('one device hammered gets 429 past its own share; another device at the same address is still answered', async () => {
   await sleep(2200);
   const answers = await Promise.all(Array.from({ length: 30 }, () => from('127.0.0.4', g.d.url, '/api/v1/heartbeat', { device_id: hammered })));

@@ -3,7 +3,7 @@
 // address; past the limit its failures get 429 until the window ends. A good token still
 // provisions from a blocked address (a whole NAT shares it) and clears the count. The
 // request buckets are drawn as device/admission says: the source's first, the fleet's once
-// the body is well formed and names a token that exists.
+// the body is well formed and names a token that exists and is unspent.
 import createError, { isHttpError } from 'http-errors';
 import type { IncomingMessage } from 'node:http';
 import type { App } from '../app';
@@ -15,7 +15,7 @@ import { deviceIdPrefix } from '../device/identifiers';
 import { limiterKey } from '../device/failure-limiter';
 import { deviceContext } from '../device/context';
 import { deviceTunnel, tunnelSource } from '../views/devices-present';
-import { provisionDevice, readProvisionBody, tokenExists } from '../ops/provision-device';
+import { provisionDevice, readProvisionBody, tokenUnspent } from '../ops/provision-device';
 
 
 /** The client's address, with IPv4-mapped IPv6 shown as plain IPv4. */
@@ -48,7 +48,7 @@ export function provisionRoute(app: App): Route {
       } catch (err) {
         throw failed(err);
       }
-      if (tokenExists(app, input.token)) admission.passedChecks(null);
+      if (tokenUnspent(app, input.token)) admission.passedChecks(null);
       let done;
       try {
         done = await provisionDevice(app, input.token, input.hwid, source, { actor: { kind: 'device', id: null, name: 'device', role: null, address: source } });

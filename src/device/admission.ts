@@ -1,7 +1,7 @@
 // Which device request draws which bucket, in one place. Every device request first draws
 // from its source's bucket, before its body is read: what one address sends past that is
 // refused before it costs anything. Only a request that passed the cheap checks (the body's
-// shape, then a known and unsuspended device, or a token that exists) draws from its
+// shape, then a known and unsuspended device, or an unspent token) draws from its
 // device's bucket and then the fleet's. So a flood of bad heartbeats from one address
 // spends that address's bucket alone, never the fleet's: devices elsewhere are not made to
 // wait. And one device (a looping agent, or a device_id that leaked) cannot spend more

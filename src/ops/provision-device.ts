@@ -68,8 +68,15 @@ function replayOf(store: Store, token: string, hwid: string, nowMs: number, wind
   return { server, device, peer: peer as PeerRecord & { privateKey: string }, replaced: null, replay: true };
 }
 
-/** A cheap read before provisioning takes its turn: whether the token names anything at all. */
-export const tokenExists = (app: App, token: string): boolean => app.store.regTokens.get(token) !== undefined;
+/**
+ * A cheap read before provisioning takes its turn: whether the token exists and is unspent,
+ * so that unknown or spent tokens (a flood, or one leaked token sent again and again) never
+ * draw from the fleet's request bucket (device/admission).
+ */
+export function tokenUnspent(app: App, token: string): boolean {
+  const rec = app.store.regTokens.get(token);
+  return rec !== undefined && rec.usedAt === null;
+}
 
 /** Why a token cannot be spent now, in the contract's order; null when it can. */
 function tokenRefusal(store: Store, token: string, now: string): Error | null {
