@@ -98,10 +98,12 @@ herd('thirty devices at once from three addresses: the fleet\'s burst is answere
   // Let the fleet's bucket fill up after the provisionings (a burst is two seconds' worth).
   await sleep(2200);
   const beat = (i: number) => from(`127.0.0.${10 + (i % 3)}`, h.d.url, '/api/v1/heartbeat', { device_id: herdIds[i], status: 'connected' });
+  const began = Date.now();
   const first = await Promise.all(herdIds.map((_, i) => beat(i)));
+  const seconds = (Date.now() - began) / 1000;
   const ok = first.filter((r) => r.status === 200).length;
   const refused = first.map((r, i) => ({ r, i })).filter(({ r }) => r.status === 429);
-  assert.ok(ok >= 10 && ok <= 12, `about the fleet's burst (10) answered, got ${ok}`);
+  assert.ok(ok >= 10 && ok <= 10 + 5 * seconds + 1, `the fleet's burst (10) and what 5 a second added in ${seconds.toFixed(1)} s answered, got ${ok}`);
   assert.is(ok + refused.length, 30, 'nothing else, no 5xx');
   for (const { r } of refused) assert.equal(r.json, { error: 'too many device requests; try again later' });
   const waits = refused.map(({ r }) => r.retryAfter!);
@@ -132,9 +134,12 @@ flood('600 bad heartbeats from one address get 429 there, and a real device from
   await sleep(2200);
   const bad = (i: number) => (i % 2 === 0 ? { device_id: 'not-a-uuid' } : { device_id: `8f7e6d5c-4b3a-4291-8a7b-${String(i).padStart(12, '0')}` });
   const answers: Answer[] = [];
+  const began = Date.now();
   for (let i = 0; i < 600; i += 50) answers.push(...await Promise.all(Array.from({ length: 50 }, (_, j) => from('127.0.0.2', g.d.url, '/api/v1/heartbeat', bad(i + j)))));
-  const limited = answers.filter((r) => r.status === 429).length;
-  assert.ok(limited >= 400, `the flooding address is held back by its own bucket: ${limited} of 600 got 429`);
+  const seconds = (Date.now() - began) / 1000;
+  const served = answers.filter((r) => r.status !== 429).length;
+  // The source's bucket: twice the fleet's (burst 80, 40 a second at WGCP_DEVICE_RATE=20).
+  assert.ok(served <= 80 + 40 * seconds + 5, `the flooding address is held to its own bucket: ${served} of 600 served in ${seconds.toFixed(1)} s`);
   assert.ok(answers.every((r) => [400, 404, 429].includes(r.status)), 'nothing but its own answers and 429');
   const r = await from('127.0.0.3', g.d.url, '/api/v1/heartbeat', { device_id: real, status: 'connected' });
   assert.is(r.status, 200, `a real device from another address: ${JSON.stringify(r.json)}`);
@@ -149,19 +154,24 @@ flood('300 provisionings with unknown or spent tokens from one address leave a g
   const bad = (i: number) => ({ token: i % 2 === 0 ? spent : `8f7e6d5c-4b3a-4291-8a7b-${String(i).padStart(12, '0')}`, hwid: `flood-${i}` });
   const token = await g.newToken();
   // All at once, the good one last: it arrives while the flood is being answered.
+  const began = Date.now();
   const flooding = Array.from({ length: 300 }, (_, i) => from('127.0.0.5', g.d.url, '/api/v1/provision', bad(i)));
   const good = await from('127.0.0.6', g.d.url, '/api/v1/provision', { token, hwid: 'good-in-flood' });
   const answers = await Promise.all(flooding);
+  const seconds = (Date.now() - began) / 1000;
   assert.ok(answers.every((r) => [400, 403, 429].includes(r.status)), 'refusals and 429 only');
-  assert.ok(answers.filter((r) => r.status === 429).length >= 100, 'the flooding address is held back');
+  const served = answers.filter((r) => r.status !== 429).length;
+  assert.ok(served <= 80 + 40 * seconds + 5, `the flooding address is held to its own bucket: ${served} of 300 served in ${seconds.toFixed(1)} s`);
   assert.is(good.status, 200, `a good token from another address: ${JSON.stringify(good.json)}`);
 });
 
 flood('one device hammered gets 429 past its own share; another device at the same address is still answered', async () => {
   await sleep(2200);
+  const began = Date.now();
   const answers = await Promise.all(Array.from({ length: 30 }, () => from('127.0.0.4', g.d.url, '/api/v1/heartbeat', { device_id: hammered })));
+  const seconds = (Date.now() - began) / 1000;
   const ok = answers.filter((r) => r.status === 200).length;
-  assert.ok(ok >= 10 && ok <= 12, `about a device's burst (10) answered, got ${ok}`);
+  assert.ok(ok >= 10 && ok <= 10 + seconds + 1, `a device's burst (10) and what 1 a second added in ${seconds.toFixed(1)} s answered, got ${ok}`);
   assert.is(answers.filter((r) => r.status === 429).length, 30 - ok);
   const other = await from('127.0.0.4', g.d.url, '/api/v1/heartbeat', { device_id: real });
   assert.is(other.status, 200, `another device behind the same address: ${JSON.stringify(other.json)}`);
