@@ -8,8 +8,8 @@ import { createLogger } from './log';
 import { ensureStateDir } from './persist';
 import { statusReport } from './status';
 import { WgTunnel } from './tunnel';
+import { VERSION } from './version';
 
-export const VERSION = '1.0.0';
 const USAGE = 'usage: wgcp-agent run --config FILE\n       wgcp-agent status --config FILE\n       wgcp-agent --version\n';
 
 function configArg(args: string[]): string {

@@ -52,9 +52,11 @@ t('keeps @peculiar/webcrypto in a file of its own, loaded only where Node has no
   assert.is(Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - 16)), decipher.final()]).toString(), 'beside');
 });
 
-t('prints its version', () => {
+t("prints its version: the one of agent/package.json, which is wgcp's (package.json)", () => {
+  const version = (file: string) => JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', file), 'utf8')).version as string;
   const r = cli('--version');
-  assert.equal([r.status, r.stdout], [0, '1.0.0\n']);
+  assert.equal([r.status, r.stdout], [0, `${version('package.json')}\n`]);
+  assert.is(version('package.json'), version('../package.json'));
 });
 
 t('prints usage and exits 2 on an unknown command or a missing --config', () => {

@@ -52,6 +52,7 @@ export function dispatch(argv: string[], out: (s: string) => void = (s) => proce
     }
     if (command === 'help' || command === '-h') {
       const topic = args.words[1];
+      if (topic === undefined && args.options.has('help')) { out(commandHelp('help')); return 0; }
       if (topic === undefined || topic === '-h') { out(globalHelp()); return 0; }
       if (!COMMAND_NAMES.includes(topic)) throw unknownCommand(topic);
       out(commandHelp(topic));
