@@ -113,6 +113,7 @@ tty('at a terminal wgcpd says where the page and the key are, and both are true:
       let seen = '';
       child.stdout.on('data', (c: Buffer) => { seen += c.toString(); if (seen.includes('(docs/kernel.md)')) resolve(seen); });
       child.on('exit', (code) => reject(new Error(`script exited with ${code} before the words: ${seen}`)));
+      setTimeout(() => reject(new Error(`no words on the page and the key within 60 s: ${seen}`)), 60_000).unref();
     });
     const lines = text.replace(/\r/g, '').split('\n');
     assert.ok(lines.some((l) => /^\d\d:\d\d:\d\d warn {2}no API key existed: made one and wrote it to the key file keyFile=/.test(l)), 'the log is lines of text at a terminal');
@@ -127,8 +128,8 @@ tty('at a terminal wgcpd says where the page and the key are, and both are true:
     assert.match(text, /The kernel backend is off \(WGCP_KERNEL=off\)/);
   } finally {
     // Ended through its pid file: the terminal closing would send it SIGHUP, which reloads.
-    const pid = Number(fs.readFileSync(path.join(dataDir, PID_FILE), 'utf8'));
-    process.kill(pid, 'SIGTERM');
+    if (fs.existsSync(path.join(dataDir, PID_FILE))) process.kill(Number(fs.readFileSync(path.join(dataDir, PID_FILE), 'utf8')), 'SIGTERM');
+    else child.kill('SIGKILL');
     await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.on('exit', resolve)));
   }
 });
