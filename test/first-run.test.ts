@@ -8,6 +8,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startBanner, type BannerFacts } from '../src/start-banner';
+import { createLogger } from '../src/log';
 import { PID_FILE } from '../src/backup/daemon-reload';
 import { call, tempDir } from './helpers/daemon';
 import { DAEMON_JS, spawnDaemon } from './helpers/process';
@@ -42,6 +43,15 @@ t('the key: WGCP_API_KEY when there is no file, else how to make one; IPv6 hosts
   assert.match(startBanner(facts({ keyFileExists: false, underNpmStart: false })), /`wgcp apikey create`/);
   assert.match(startBanner(facts({ listen: { host: '::1', port: 8080 } })), /The page: +http:\/\/\[::1\]:8080\//);
   assert.match(startBanner(facts({ kernel: { state: 'off', reason: 'no root' } })), /The kernel backend is off \(no root\): changes are stored, not applied/);
+});
+
+t('the log at a terminal is a line of text with the same fields, secrets masked as in the JSON lines', () => {
+  const lines: string[] = [];
+  const log = createLogger('info', (l) => lines.push(l), 'text');
+  log.warn('made a key', { keyFile: '/srv/var/api-key', token: 'wgt_secret', note: 'two words' });
+  log.debug('not at info');
+  assert.equal(lines.length, 1);
+  assert.match(lines[0], /^\d\d:\d\d:\d\d warn {2}made a key keyFile=\/srv\/var\/api-key token=\[redacted\] note="two words"\n$/);
 });
 
 t('not at a terminal (systemd, a pipe) wgcpd writes JSON lines only, the key file in a field of its own', async () => {
