@@ -37,7 +37,8 @@ export function lanAddresses(): string[] {
 
 /** The facts of a running daemon, read from its configuration and its data folder. */
 export function bannerFacts(o: Omit<BannerFacts, 'keyFileExists' | 'lanAddresses' | 'underNpmStart'>, env: NodeJS.ProcessEnv = process.env): BannerFacts {
-  return { ...o, keyFileExists: fs.existsSync(path.join(o.dataDir, API_KEY_FILE)), lanAddresses: lanAddresses(), underNpmStart: env.npm_lifecycle_event === 'start' };
+  const dataDir = path.resolve(o.dataDir); // `npm start`'s ./var, said in full
+  return { ...o, dataDir, keyFileExists: fs.existsSync(path.join(dataDir, API_KEY_FILE)), lanAddresses: lanAddresses(), underNpmStart: env.npm_lifecycle_event === 'start' };
 }
 
 export function startBanner(f: BannerFacts): string {
