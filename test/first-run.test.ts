@@ -107,6 +107,13 @@ t('build.mjs --if-stale compiles a fresh clone, then not again until a source ch
   assert.match(fs.readFileSync(out, 'utf8'), /answer = 43/, 'no stamp (never built here): compiled');
 });
 
+t('the README and docs/dashboard.md give the page\'s first load as one and the same figure', () => {
+  const figure = (file: string, re: RegExp) => re.exec(fs.readFileSync(path.join(REPO, file), 'utf8'))?.[1];
+  const readme = figure('README.md', /page of ([\d,]+) B gzipped at first load/);
+  assert.ok(readme, 'the README gives it');
+  assert.is(figure('docs/dashboard.md', /a script and a stylesheet of ([\d,]+) B\s+gzipped together/), readme);
+});
+
 t.run();
 
 const tty = suiteNeeding('first run at a terminal: wgcpd under a pseudo-terminal (script)', ['script']);
