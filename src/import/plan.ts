@@ -178,13 +178,14 @@ export function finishPlan(plan: ImportPlan): ImportPlan {
 }
 
 /**
- * Names from a file keep wgcp's name rule (ops/name-rule.ts) too: a name with control or
- * text-direction characters comes in without them, a blank one as "peer <address>"; said in the plan.
+ * Names from a file keep wgcp's name rule (ops/name-rule.ts) too: a name with control, format,
+ * separator or invisible characters comes in without them, a blank one as "peer <address>"; said in the plan.
  */
 function keepNameRule(plan: ImportPlan): void {
   const fix = (name: string, fallback: string, who: string): string => {
     if (nameProblem(name) === null) return name;
-    const cleaned = name.replace(new RegExp(FORBIDDEN_IN_NAMES.source, 'gu'), '').trim();
+    // Other spaces (U+00A0, U+3000) become the ordinary one, so words stay apart.
+    const cleaned = name.replace(/(?! )\p{Zs}/gu, ' ').replace(new RegExp(FORBIDDEN_IN_NAMES.source, 'gu'), '').trim();
     const kept = cleaned && nameProblem(cleaned) === null ? cleaned : fallback;
     plan.notes.push(`${who} ${nameProblem(name)}: it comes in as "${kept}"`);
     return kept;
