@@ -107,6 +107,15 @@ t('an --endpoint or endpoint option with a line break is refused by every import
   assert.is(await held(), before);
 });
 
+t('`wgcp import` quotes a refused line of the file escaped: a terminal escape code in it acts on no terminal', async () => {
+  const file = path.join(dir, 'esc.conf');
+  fs.writeFileSync(file, `[Interface]\nPrivateKey = ${generateKeyPair().privateKey}\nAddress = 10.89.0.1/24\u001b[2J\u001b]0;owned\u0007\nListenPort = 47306\n`);
+  const r = await wgcp(path.join(dir, 'cli-esc'), 'import', 'wg-quick', file, '--dry-run');
+  assert.is(r.code, 2, r.stderr);
+  assert.match(r.stderr, /Address 10\.89\.0\.1\/24\\u001b\[2J\\u001b\]0;owned\\u0007 is not a server address/);
+  assert.not.match(r.stderr, /[\u0000-\u0009\u000b-\u001f]/);
+});
+
 t('wg-easy v14 and wg-quick: a key carrying a second line is refused naming the file, nothing imported', async () => {
   const before = await held();
   const clients = easyClients(1, '10.85.0');
