@@ -2,8 +2,9 @@
 // request's Host header, a Host of the attacker's choosing (a request through a proxy, a DNS
 // name that resolves elsewhere) would hand out a link to another site, which then gets the
 // token. So the link is built on WGCP_PUBLIC_URL; unset, only on a Host that names this
-// router: its listen address, an address of its interfaces, its host name or localhost, with
-// the port the request came in on. Anything else is refused, saying to set WGCP_PUBLIC_URL.
+// router: its listen address, an address of its interfaces, its host name or localhost (any
+// port: a reverse proxy on the router itself is still the router). Anything else is refused,
+// saying to set WGCP_PUBLIC_URL.
 import os from 'node:os';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
@@ -37,9 +38,8 @@ export function shareBase(config: Pick<Config, 'listen' | 'publicUrl'>, req: Inc
   const secure = (req.socket as TLSSocket).encrypted === true;
   const host = req.headers.host ?? '';
   const m = HOST_HEADER.exec(host);
-  const port = m?.[2] !== undefined ? Number(m[2]) : secure ? 443 : 80;
-  if (!m || port !== req.socket.localPort || !ownHostNames(config).has(canonical(m[1]))) {
-    throw createError(400, `the share link is not made: the request's Host ${quoted(host)} names no address or name of this router on the port it was sent to, and WGCP_PUBLIC_URL is not set; set WGCP_PUBLIC_URL to the address clients open wgcp at (docs/configuration.md)`, { field: 'Host' });
+  if (!m || (m[2] !== undefined && Number(m[2]) > 65535) || !ownHostNames(config).has(canonical(m[1]))) {
+    throw createError(400, `the share link is not made: the request's Host ${quoted(host)} names no address or name of this router, and WGCP_PUBLIC_URL is not set; set WGCP_PUBLIC_URL to the address clients open wgcp at (docs/configuration.md)`, { field: 'Host' });
   }
   return `${secure ? 'https' : 'http'}://${host}`;
 }
