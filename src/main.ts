@@ -10,6 +10,8 @@ import { applyPendingRestore } from './ops/restore';
 import { createLogger } from './log';
 import { KernelUnavailable } from './kernel/select';
 import { startNotify, type Notifier } from './notify';
+import { bannerFacts, startBanner } from './start-banner';
+import { VERSION } from './version';
 
 /** The kernel report (backup/daemon-kernel.ts), then the pid file the CLI waits for. */
 function announceStart(d: Daemon, dataDir: string): void {
@@ -30,7 +32,10 @@ export async function runDaemon(): Promise<void> {
     throw err;
   }
   process.umask(0o077);
-  const log = createLogger(config.logLevel);
+  // A person at a terminal reads lines of text and a few plain words on where things are
+  // (start-banner.ts); journald and scripts (not a terminal) keep one JSON object a line.
+  const atTerminal = process.stdout.isTTY === true;
+  const log = createLogger(config.logLevel, undefined, atTerminal ? 'text' : 'json');
   process.on('unhandledRejection', (err) => log.error('unhandled rejection', { error: String(err) }));
   let daemon;
   try {
@@ -47,6 +52,11 @@ export async function runDaemon(): Promise<void> {
     process.exit(1);
   }
   announceStart(daemon, config.dataDir);
+  if (atTerminal) {
+    const { kernel } = daemon.app;
+    process.stdout.write(startBanner(bannerFacts({ version: VERSION, listen: { host: config.listen.host, port: daemon.port }, dataDir: config.dataDir,
+      apiKeyFromEnv: config.apiKey !== null, kernel: { state: kernel.state, reason: kernel.reason } })));
+  }
   // Started: from here on hot code is optimized as usual (v8-memory.ts says why not before).
   startedUp();
   // SIGHUP (docs/operations.md): stop, apply a restore `wgcp restore` staged, start again
