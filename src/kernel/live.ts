@@ -24,6 +24,7 @@ import { applyPeerChange } from './peer-change';
 import { PeerReadBack } from './peer-read-back';
 import { ReconcilerHooks, type ReconcileObserver } from './live-reconcile-target';
 import { ServerLinks } from './server-links';
+import { RepairBackoff, type FailingRepair } from './repair-backoff';
 import { Shaper } from '../shaping/shaper';
 
 export class KernelLive implements KernelPlane {
@@ -45,6 +46,8 @@ export class KernelLive implements KernelPlane {
   private readonly links: ServerLinks;
   private readonly readBack: PeerReadBack;
   private readonly reconciler = new ReconcilerHooks();
+  /** The reconciler's repairs that failed, waiting their back-off (shown in /healthz and /metrics). */
+  readonly repairBackoff = new RepairBackoff();
   private closed = false;
 
   /** `wanInterfaces`: the operator's WAN names, or null to follow the default routes. */
@@ -110,6 +113,8 @@ export class KernelLive implements KernelPlane {
   }
 
   failures(): ServerFailure[] { return this.failed.list(); }
+
+  failingRepairs(): FailingRepair[] { return this.repairBackoff.list(); }
 
   /** One peer's change (src/kernel/peer-change.ts); the model follows once it holds. */
   async applyPeer(change: PeerChange): Promise<void> {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { SECRET_FILE, run } from './command';
 import { dumpInterface } from '../wg/link';
 import { linkInfo } from '../wg/link-owner';
-import { enableIpv6Forwarding } from '../wg/ipv6-forwarding';
+import { enableIpv6Forwarding, ipv6ForwardingState } from '../wg/ipv6-forwarding';
 import { peerDrift, peerDriftCounts, peerRepair, wantedOfModel, type PeerRepair } from './reconcile-peers';
 import { runWgBatch } from './peer-batch';
 import { nftDrift, parseTable } from './reconcile-nft';
@@ -86,26 +86,17 @@ export const linkComparer: Comparer = {
   },
 };
 
-const readSysctl = (file: string): string | null => {
-  try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch {
-    return null;
-  }
-};
-
-/** IPv6 forwarding on forward-mode interfaces with an IPv6 address, where wgcp turns it on. */
+/**
+ * IPv6 forwarding on forward-mode interfaces with an IPv6 address, where the kernel has a
+ * per-interface switch and it is off. Forwarding on router-wide is taken as it is.
+ */
 export const ipv6Comparer: Comparer = {
   kind: 'ipv6',
   async inspect(t, servers) {
     const out: Finding[] = [];
     for (const m of picked(t, servers)) {
       const { server } = m;
-      if (server.mode !== 'forward' || server.address6 === null) continue;
-      const dir = path.join('/proc/sys/net/ipv6/conf', server.interface);
-      if (!fs.existsSync(dir)) continue;
-      const force = readSysctl(path.join(dir, 'force_forwarding'));
-      if (readSysctl(path.join(dir, 'forwarding')) === '1' && (force === null || force === '1')) continue;
+      if (server.mode !== 'forward' || server.address6 === null || ipv6ForwardingState(server.interface) !== 'off') continue;
       out.push({
         kind: 'ipv6', serverId: server.id, interface: server.interface, counts: { ipv6Forwarding: 1 }, items: 1,
         summary: `${server.interface}: IPv6 forwarding is off`, repair: async () => { enableIpv6Forwarding(server.interface); },
