@@ -174,10 +174,14 @@ export const openApiDocument = {
       Health: {
         type: 'object',
         properties: {
-          status: { enum: ['ok', 'degraded'], description: 'degraded (still 200) while changes are stored but not all applied: the kernel backend is off, or a server could not be brought up' },
+          status: { enum: ['ok', 'degraded'], description: 'degraded (still 200) while changes are stored but not all applied: the kernel backend is off, a server could not be brought up, or a repair of the kernel keeps failing' },
           reasons: { type: 'array', items: str, description: 'why the status is degraded, one sentence each; absent when ok' },
           kernel: { enum: ['on', 'off'] }, version: str, kernelReason: { ...str, description: 'why the kernel backend is off; absent when on' },
           failures: { type: 'array', description: 'servers that could not be brought up; absent when none', items: { type: 'object', properties: { serverID: int, interface: str, reason: str, since: ts, attempts: int, nextRetryAt: ts } } },
+          failingRepairs: {
+            type: 'array', description: 'repairs of kernel drift that keep failing (retried with back-off); absent when none',
+            items: { type: 'object', properties: { kind: { enum: ['peer', 'link', 'nft', 'ipv6', 'shaping'] }, serverID: { type: ['integer', 'null'] }, interface: { type: ['string', 'null'] }, reason: str, since: ts, attempts: int, nextRetryAt: ts } },
+          },
         },
       },
     },
