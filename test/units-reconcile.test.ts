@@ -169,6 +169,25 @@ t('a repair that keeps failing waits 5 s, then twice as long each time up to 5 m
   assert.is(b.waiting(f, 1), false);
 });
 
+t('a failing repair is said once a reason, and forgotten when a compare of its kind no longer finds it', () => {
+  const b = new RepairBackoff();
+  const f = { kind: 'ipv6', serverId: 1, interface: 'wgcp1' } as Finding;
+  const other = { kind: 'ipv6', serverId: 2, interface: 'wgcp2' } as Finding;
+  assert.is(b.saidBefore(f, 'read-only'), false);
+  b.failed(f, 0, 'read-only');
+  b.failed(other, 0, 'read-only');
+  assert.is(b.saidBefore(f, 'read-only'), true);
+  assert.is(b.saidBefore(f, 'another reason'), false, 'a new reason is said again');
+  b.failed(f, 5_000, 'read-only');
+  assert.equal(b.list().find((x) => x.serverId === 1), { kind: 'ipv6', serverId: 1, interface: 'wgcp1', reason: 'read-only', since: new Date(0).toISOString(), attempts: 2, nextRetryAt: new Date(15_000).toISOString() });
+  assert.equal(b.settle('link', null, []), [], 'a compare of another kind forgets nothing');
+  assert.equal(b.settle('ipv6', new Set([2]), []).map((x) => x.serverId), [2], 'only the servers compared');
+  assert.equal(b.settle('ipv6', null, [f]), [], 'still drifted: kept');
+  assert.equal(b.list().map((x) => x.serverId), [1]);
+  assert.is(b.clear(f), true);
+  assert.equal(b.list(), []);
+});
+
 t('a kernel link that is gone is made again with its peers; under wireguard-go its supervisor does that, not the comparer', async () => {
   const server = { id: 7, interface: `wgcpgone${process.pid % 1000}`, mode: 'forward', address: '10.8.0.1/24', address6: null } as ServerRecord;
   const model = new ServerModel(server, [peer(1), peer(2)]);
