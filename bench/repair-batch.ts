@@ -20,6 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { NO_PRESHARED_KEY } from '../src/wg/keys';
 import { Store } from '../src/store/store';
 import { Daemon } from './scale-daemon';
+import { Client } from './scale-http';
 import { machineLines, runInNamespace } from './scale-namespace';
 
 const args = process.argv.filter((a) => a !== '--inside');
@@ -85,6 +86,7 @@ async function live(): Promise<void> {
   const intervalS = 5;
   const d = new Daemon(dir, 18090, { WGCP_USAGE_INTERVAL_S: String(intervalS), WGCP_KERNEL_AUDIT_S: '10', PATH: `${counter.dir}:${process.env.PATH}` });
   await d.start();
+  process.once('exit', () => { if (process.exitCode) console.error(d.log().slice(-3000)); });
   console.log(machineLines().join('\n'));
   console.log(`- wgcpd started with ${d.reconciledPeers()} peers (none with a preshared key) in ${fmt(d.startMs)} s; usage interval ${intervalS} s, full audit every 10 s\n`);
   const audits = async () => (await d.client.request('GET', '/api/audit?actor=reconciler&action=kernel.repair')).json.entries.length as number;
@@ -101,8 +103,11 @@ async function live(): Promise<void> {
     const t0 = performance.now();
     // A create sent once the repair has begun (the first peers are back) waits for it in the change runner.
     await until('the repair begins', () => held() > 0);
+    // A connection of its own: a kept one may have been closed by the server while idle.
+    const fresh = new Client(18090, d.client.key);
     const c0 = performance.now();
-    const res = await d.client.request('POST', '/api/servers/1/peers', { name: `extra${r}` });
+    const res = await fresh.request('POST', '/api/servers/1/peers', { name: `extra${r}` });
+    fresh.close();
     const create = performance.now() - c0;
     if (res.status !== 201) throw new Error(`create: ${res.status} ${res.text}`);
     await until('every peer back', () => held() >= PEERS + r + 1);
@@ -146,6 +151,6 @@ async function live(): Promise<void> {
 }
 
 if (args.includes('--help')) console.log('node dist/bench/repair-batch.js [peers] [rounds]');
-else if (process.argv.includes('--inside')) void live().catch((err) => { console.error(err); process.exitCode = 1; });
+else if (process.argv.includes('--inside')) void live().catch((err) => { console.error(err); process.exitCode = 1; process.exit(); });
 else if (process.getuid?.() !== 0) console.log('repair-batch needs root (a network namespace of its own)');
 else runInNamespace(__filename, 'rpb');
