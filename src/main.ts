@@ -11,6 +11,7 @@ import { discardStaged, stagedState } from './backup/restore-owner';
 import { createLogger, type Logger } from './log';
 import { KernelUnavailable } from './kernel/select';
 import { startNotify, type Notifier } from './notify';
+import { daemonClock } from './test-clock';
 
 /** A staged restore whose `wgcp restore` is gone is never applied (backup/restore-owner.ts): it is removed, and said so. */
 function dropAbandonedRestore(dataDir: string, log: Logger): void {
@@ -39,11 +40,13 @@ export async function runDaemon(): Promise<void> {
   }
   process.umask(0o077);
   const log = createLogger(config.logLevel);
+  const now = daemonClock(process.env.WGCP_TEST_CLOCK);
+  if (now) log.warn('WGCP_TEST_CLOCK is set: the daemon\'s clock is moved by a test file', { file: process.env.WGCP_TEST_CLOCK });
   process.on('unhandledRejection', (err) => log.error('unhandled rejection', { error: String(err) }));
   dropAbandonedRestore(config.dataDir, log);
   let daemon;
   try {
-    daemon = await startDaemon(config, { log });
+    daemon = await startDaemon(config, { log, now });
   } catch (err) {
     log.error('wgcpd could not start', { error: err instanceof Error ? err.message : String(err) });
     process.exit(err instanceof KernelUnavailable ? 3 : 1);
@@ -71,7 +74,7 @@ export async function runDaemon(): Promise<void> {
       else await applyPendingRestore(config.dataDir, new Date()).then(
         (r) => { if (r) log.warn('restored a backup; the database before it is kept', { beforeFile: r.before, stateFiles: r.files }); },
         (err) => log.error('the staged restore failed: the database is as it was', { error: err instanceof Error ? err.message : String(err) }));
-      const next = await startDaemon(config, { log });
+      const next = await startDaemon(config, { log, now });
       announceStart(next, config.dataDir);
       return next;
     });
