@@ -51,8 +51,25 @@ export type StagedState = 'none' | 'asked' | 'waiting' | 'abandoned';
 export function stagedState(dataDir: string, pendingFile: string): StagedState {
   if (!fs.existsSync(path.join(dataDir, pendingFile))) return 'none';
   const owner = readOwner(dataDir);
-  if (!owner || startTime(owner.pid) !== owner.started || owner.started === '') return 'abandoned';
+  if (!owner || !runs(owner)) return 'abandoned';
   return owner.asked ? 'asked' : 'waiting';
+}
+
+/**
+ * True while the owner runs: its start time matches (a reused pid does not), or, when its
+ * /proc entry is hidden from this process (systemd's ProtectProc=invisible hides another
+ * user's, a root `wgcp restore` beside the daemon's user), when a signal 0 finds it.
+ */
+function runs(owner: Owner): boolean {
+  const seen = startTime(owner.pid);
+  if (seen !== null) return seen === owner.started;
+  if (fs.existsSync(`/proc/${owner.pid}`)) return false;
+  try {
+    process.kill(owner.pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Removes the staged copy and its owner file. */
