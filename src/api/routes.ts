@@ -1,5 +1,7 @@
 // Every route of the daemon, in one table: the router matches it and the OpenAPI test
 // compares it with the document.
+import { storageReasons } from '../ops/storage-health';
+import { clockReasons } from '../jobs/clock-watch';
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { ok } from '../http/reply';
@@ -43,6 +45,8 @@ function health(app: App) {
     ...(app.kernel.state === 'off' ? [`the kernel backend is off: changes are stored but not applied${app.kernel.reason ? ` (${app.kernel.reason})` : ''}`] : []),
     ...failures.map((f) => `server ${f.serverID} (${f.interface}) is down: ${f.reason}`),
     ...failingRepairs.map((f) => `the kernel's ${f.kind} drift${f.interface ? ` on ${f.interface}` : ''} cannot be repaired: ${f.reason}`),
+    ...storageReasons(app.config.dataDir, app.runner.writeFailure),
+    ...clockReasons(app),
   ];
   return {
     status: reasons.length ? 'degraded' : 'ok',
