@@ -29,6 +29,8 @@ const withDeviceId = (o: Record<string, unknown>) => ({ parameters: [deviceIdPar
 const op = (summary: string, success: Record<string, unknown>, codes: number[], extra: Record<string, unknown> = {}) =>
   ({ summary, ...extra, responses: { ...success, ...errors(401, 403, ...codes, 500) } });
 const withId = (o: Record<string, unknown>) => ({ parameters: [idParam], ...o });
+/** An operation whose 403 also covers a change that deletes (src/ops/deletion-rights.ts). */
+const deletionRight = (o: { responses: Record<string, unknown> }, why: string) => ({ ...o, responses: { ...o.responses, 403: err(why) } });
 const body = (name: string) => ({ requestBody: { required: true, ...json(ref(name)) } });
 
 const str = { type: 'string' };
@@ -88,11 +90,14 @@ export const openApiDocument = {
       Webhook: {
         type: 'object', required: ['url'],
         properties: {
-          id: { ...int, readOnly: true }, serverID: { ...int, readOnly: true }, name: str, url: str,
+          id: { ...int, readOnly: true }, serverID: { ...int, readOnly: true }, name: str,
+          url: { ...str, description: 'whole for admins; other roles see its scheme and host, the rest "********" (e.g. https://hooks.slack.com/********)' },
           isEnabled: bool, isGlobal: bool, verifySSL: bool,
           subscribedActions: { type: 'array', items: { type: 'integer', minimum: 1, maximum: 9 } },
-          template: { enum: ['default', 'slack', 'discord', 'custom'] }, defaultPayload: str, customBody: str,
-          customHeaders: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 } },
+          template: { enum: ['default', 'slack', 'discord', 'custom'] },
+          defaultPayload: { ...str, description: 'other roles than admin see "********" when set' },
+          customBody: { ...str, description: 'other roles than admin see "********" when set' },
+          customHeaders: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 }, description: 'UTF-8 of a JSON object of header names to values; other roles than admin see each value as "********"' },
           secret: { ...str, description: 'write-only; shown as "********" when set' },
           createdAt: { ...ts, readOnly: true }, updatedAt: { ...ts, readOnly: true },
         },
@@ -217,7 +222,8 @@ export const openApiDocument = {
     }),
     '/api/peers/{id}': withId({
       get: op('Read a peer', { 200: { description: 'the peer', ...json(ref('Peer')) } }, [404]),
-      put: op('Update a peer', { 200: { description: 'updated', ...json(ref('Peer')) } }, [400, 404, 413], body('Peer')),
+      put: deletionRight(op('Update a peer', { 200: { description: 'updated', ...json(ref('Peer')) } }, [400, 404, 413], body('Peer')),
+        'the role is below the route\'s, or (`field` expiresAt, `role` admin) an expiry set or brought nearer: that schedules a deletion'),
       delete: op('Delete a peer', { 204: { description: 'deleted' } }, [404]),
     }),
     '/api/peers/{id}/config': withId({
@@ -291,7 +297,7 @@ export const openApiDocument = {
     '/api/devices/{id}': withDeviceId({
       get: op('Read a device', { 200: { description: 'the device', ...json(ref('Device')) } }, [404]),
       put: op('Suspend or reinstate a device', { 200: { description: 'updated', ...json(ref('Device')) } }, [400, 404, 413], body('DeviceUpdate')),
-      delete: op('Delete a device and its peer', { 204: { description: 'deleted' } }, [404]),
+      delete: deletionRight(op('Delete a device and its peer', { 204: { description: 'deleted' } }, [404]), 'below admin: removing a device deletes its peer'),
     }),
     '/api/devices/{id}/rotate': withDeviceId({
       post: op("Give the device's peer new keys (the device gets them at its next heartbeat)", { 200: { description: 'the device', ...json(ref('Device')) } }, [404]),

@@ -24,9 +24,12 @@ export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => 
   const submit = form.submit(async () => {
     const v = form.values;
     const body: Record<string, unknown> = {
-      name: v.name, email: v.email.trim(), ip: v.ip.trim(), dataLimitGB: toInt(v.dataLimitGB || '0'), expiresAt: fromLocalInput(v.expiresAt),
+      name: v.name, email: v.email.trim(), ip: v.ip.trim(), dataLimitGB: toInt(v.dataLimitGB || '0'),
       downloadLimitMbps: mbpsOf(v.downloadLimitMbps), uploadLimitMbps: mbpsOf(v.uploadLimitMbps),
     };
+    // The expiry is sent only when changed: the form shows minutes, the stored time may have
+    // seconds, and an expiry brought nearer needs the role that may delete (docs/access.md).
+    if (v.expiresAt !== shown.current.expiresAt) body.expiresAt = fromLocalInput(v.expiresAt);
     // The IPv6 address is sent only when changed (the API cannot clear it: it follows the server's prefix).
     if (v.ip6.trim() && v.ip6.trim() !== (peer.ip6 ?? '')) body.ip6 = v.ip6.trim();
     const saved = await api<Peer>('PUT', `/api/peers/${peer.id}`, body);
