@@ -132,10 +132,24 @@ t('the admin sets roles in the Access view and reads the Audit view', async () =
   await drive.h1Is('Overview');
   await page.goto(`${d.url}/#/access`, { waitUntil: 'networkidle0' });
   await drive.waitFor(`document.querySelector('select[aria-label="Role of API key viewer-key"]')`);
-  await page.select('select[aria-label="Role of API key viewer-key"]', 'operator');
   const api = client(d);
-  const role = async () => ((await api.get('/api/apikeys')).json as { name: string; role: string }[]).find((k) => k.name === 'viewer-key')?.role;
-  await eventually('the role saved', async () => ((await role()) === 'operator' ? true : undefined));
+  const role = async (name: string) => ((await api.get('/api/apikeys')).json as { name: string; role: string }[]).find((k) => k.name === name)?.role;
+  // A role change is asked first: the menu shows the stored role until the answer.
+  await page.select('select[aria-label="Role of API key viewer-key"]', 'operator');
+  await drive.hasText('dialog[open]', 'Make the API key “viewer-key” operator?');
+  assert.is(await drive.js<string>(`document.querySelector('select[aria-label="Role of API key viewer-key"]').value`), 'viewer');
+  await drive.clickButton('Cancel');
+  await drive.waitFor(`!document.querySelector('dialog[open]')`);
+  assert.is(await role('viewer-key'), 'viewer', 'cancelled: nothing changed');
+  await page.select('select[aria-label="Role of API key viewer-key"]', 'operator');
+  await drive.clickButton('Yes, make it operator');
+  await eventually('the role saved', async () => ((await role('viewer-key')) === 'operator' ? true : undefined));
+  // The first-start key is the only admin: demoting it is refused, and said in the dialog.
+  await page.select('select[aria-label="Role of API key first-start"]', 'viewer');
+  await drive.clickButton('Yes, make it viewer');
+  await drive.hasText('dialog[open] [role=alert]', 'would leave no admin');
+  await drive.clickButton('Cancel');
+  assert.is(await role('first-start'), 'admin');
   await page.goto(`${d.url}/#/audit`, { waitUntil: 'networkidle0' });
   await drive.h1Is('Audit log');
   await drive.hasText('main table', 'share.use');

@@ -31,6 +31,8 @@ const op = (summary: string, success: Record<string, unknown>, codes: number[], 
 const withId = (o: Record<string, unknown>) => ({ parameters: [idParam], ...o });
 /** An operation whose 403 also covers a change that deletes (src/ops/deletion-rights.ts). */
 const deletionRight = (o: { responses: Record<string, unknown> }, why: string) => ({ ...o, responses: { ...o.responses, 403: err(why) } });
+/** A role change or revocation of a key or token: refused when it would leave no admin (src/ops/last-admin.ts). */
+const keepsAdmin = (o: { responses: Record<string, unknown> }) => ({ ...o, responses: { ...o.responses, 409: err('it is the last live admin key or token: the change would leave no admin') } });
 const body = (name: string) => ({ requestBody: { required: true, ...json(ref(name)) } });
 
 const str = { type: 'string' };
@@ -283,12 +285,18 @@ export const openApiDocument = {
       get: op('List API keys (never their secrets)', { 200: { description: 'API keys by id', ...json({ type: 'array', items: ref('Credential') }) } }, []),
       post: op('Make an API key; the answer holds it once, as `key`', { 201: { description: 'made', ...json(ref('NewCredential')) } }, [400, 413], { requestBody: { required: false, ...json({ type: 'object', properties: { name: str } }) } }),
     },
-    '/api/apikeys/{id}': withId({ put: op('Change the role of an API key (its sessions follow at once)', { 200: { description: 'changed', ...json(ref('Credential')) } }, [400, 404], body('RoleChange')), delete: op('Revoke an API key (its sessions end with it)', { 204: { description: 'revoked' } }, [404]) }),
+    '/api/apikeys/{id}': withId({
+      put: keepsAdmin(op('Change the role of an API key (its sessions follow at once)', { 200: { description: 'changed', ...json(ref('Credential')) } }, [400, 404], body('RoleChange'))),
+      delete: keepsAdmin(op('Revoke an API key (its sessions end with it)', { 204: { description: 'revoked' } }, [404])),
+    }),
     '/api/access-tokens': {
       get: op('List access tokens (never their secrets)', { 200: { description: 'access tokens by id', ...json({ type: 'array', items: ref('Credential') }) } }, []),
       post: op('Make an access token; the answer holds it once, as `token`', { 201: { description: 'made', ...json(ref('NewCredential')) } }, [400, 413], { requestBody: { required: false, ...json({ type: 'object', properties: { name: str, expiresInDays: { type: 'integer', minimum: 1, maximum: 36500 } } }) } }),
     },
-    '/api/access-tokens/{id}': withId({ put: op('Change the role of an access token (its sessions follow at once)', { 200: { description: 'changed', ...json(ref('Credential')) } }, [400, 404], body('RoleChange')), delete: op('Revoke an access token (its sessions end with it)', { 204: { description: 'revoked' } }, [404]) }),
+    '/api/access-tokens/{id}': withId({
+      put: keepsAdmin(op('Change the role of an access token (its sessions follow at once)', { 200: { description: 'changed', ...json(ref('Credential')) } }, [400, 404], body('RoleChange'))),
+      delete: keepsAdmin(op('Revoke an access token (its sessions end with it)', { 204: { description: 'revoked' } }, [404])),
+    }),
     '/api/tokens/{token}': {
       parameters: [{ name: 'token', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
       delete: op('Revoke a registration token', { 204: { description: 'revoked' } }, [404]),
