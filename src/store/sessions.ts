@@ -6,8 +6,12 @@ import type { Store } from './store';
 
 export const SESSION_IDLE_MS = 30 * 60_000;
 export const SESSION_MAX_MS = 12 * 60 * 60_000;
-/** Live sessions kept at most; past it the least recently used go first. */
-export const SESSION_MAX_COUNT = 100;
+/**
+ * Live sessions kept at most per key or token (WGCP_API_KEY's together); past it that
+ * credential's least recently used go first. Per credential, never for the whole router:
+ * one viewer opening many sessions must not sign anyone else out.
+ */
+export const SESSION_MAX_PER_CREDENTIAL = 20;
 
 /** What a session was opened with: a stored key or token (its id), or the configured WGCP_API_KEY (null). */
 export interface SessionGrant { credentialId: number | null; keyHash: string; expiresAt: string | null }
@@ -39,8 +43,8 @@ export class SessionTable {
     this.touchStmt = db.prepare(`UPDATE sessions SET last_seen_at = @now WHERE id = @id
       AND last_seen_at < strftime('%Y-%m-%dT%H:%M:%fZ', @now, '-60 seconds')`);
     this.pruneStmt = db.prepare('DELETE FROM sessions WHERE expires_at <= ? OR last_seen_at <= ?');
-    this.trimStmt = db.prepare(`DELETE FROM sessions WHERE id NOT IN
-      (SELECT id FROM sessions ORDER BY last_seen_at DESC, id DESC LIMIT ?)`);
+    this.trimStmt = db.prepare(`DELETE FROM sessions WHERE credential_id IS @credential AND id NOT IN
+      (SELECT id FROM sessions WHERE credential_id IS @credential ORDER BY last_seen_at DESC, id DESC LIMIT @keep)`);
   }
 
   /** Opens a session and returns the cookie value; only its hash is kept. */
@@ -52,7 +56,7 @@ export class SessionTable {
     this.store.telemetryTx(() => {
       this.pruneStmt.run(now, plusMs(now, -SESSION_IDLE_MS));
       this.insertStmt.run(sha256Hex(value), grant.credentialId, grant.keyHash, now, now, expiresAt);
-      this.trimStmt.run(SESSION_MAX_COUNT);
+      this.trimStmt.run({ credential: grant.credentialId, keep: SESSION_MAX_PER_CREDENTIAL });
     });
     return value;
   }
