@@ -272,7 +272,8 @@ export const openApiDocument = {
     },
     '/api/events': {
       get: op('WebSocket stream of events (the webhook envelope as JSON) and usage snapshots. Credentials as for the API, '
-        + 'or an access token offered as a Sec-WebSocket-Protocol value (with "wgcp" beside it, which the server then selects)', {
+        + 'or an access token offered as a Sec-WebSocket-Protocol value (with "wgcp" beside it, which the server then selects). '
+        + 'Closed with code 4401 when the key, token or session that opened it ends (revoked, expired, signed out)', {
         101: { description: 'switching to WebSocket' },
         426: err('a plain GET: connect with Upgrade: websocket'),
       }, []),

@@ -32,9 +32,11 @@ export function revokeCredential(runner: ChangeRunner, kind: CredentialKind, id:
     const known = store.credentials.get(id);
     if (known === null || known.kind !== kind) return { commit: () => false, audit: false };
     return {
-      commit: ({ store }) => {
+      commit: ({ store, accessEnded }) => {
         const revoked = store.credentials.revoke(kind, id);
         refuseLeavingNoAdmin(store, known, now.toISOString(), 'revoke');
+        // Its sessions end with its row (ON DELETE CASCADE); its event streams close after the commit.
+        accessEnded(id);
         return revoked;
       },
       audit: () => ({ targetType: kind, targetId: id, summary: { name: known.name } }),

@@ -66,13 +66,24 @@ export class SessionTable {
    * ended, or it was opened with a configured key that is no longer the configured one.
    */
   use(value: string, configuredKey: string | null, now: string): LiveSession | null {
+    const row = this.liveRow(value, configuredKey, now);
+    if (!row) return null;
+    this.store.telemetryTx(() => this.touchStmt.run({ now, id: row.id }));
+    return { credentialId: row.credentialId, createdAt: row.createdAt, lastSeenAt: now, expiresAt: row.expiresAt, idleExpiresAt: plusMs(now, SESSION_IDLE_MS) };
+  }
+
+  /** Whether the session is live, without counting this look as a use (what holds it open asks). */
+  isLive(value: string, configuredKey: string | null, now: string): boolean {
+    return this.liveRow(value, configuredKey, now) !== null;
+  }
+
+  private liveRow(value: string, configuredKey: string | null, now: string) {
     const row = this.byHash.get(sha256Hex(value)) as ({ id: number; credentialId: number | null; keyHash: string } & Omit<SessionInfo, 'idleExpiresAt'>) | undefined;
     if (!row) return null;
     const idleEnd = plusMs(row.lastSeenAt, SESSION_IDLE_MS);
     if (row.expiresAt <= now || idleEnd <= now) return null;
     if (row.credentialId === null && (configuredKey === null || sha256Hex(configuredKey) !== row.keyHash)) return null;
-    this.store.telemetryTx(() => this.touchStmt.run({ now, id: row.id }));
-    return { credentialId: row.credentialId, createdAt: row.createdAt, lastSeenAt: now, expiresAt: row.expiresAt, idleExpiresAt: plusMs(now, SESSION_IDLE_MS) };
+    return row;
   }
 
   /** Ends a session (sign-out). */
