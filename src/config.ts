@@ -31,6 +31,8 @@ export interface Config {
   kernelAuditS: number;
   /** WGCP_DEVICE_RATE: device API requests a second served before 429; 'auto': twice the fleet's steady rate; 0: no limit. */
   deviceRate: number | 'auto';
+  /** WGCP_PUBLIC_URL: where clients open wgcp (share links are built on it); null: only a Host naming this router is trusted. */
+  publicUrl: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -41,6 +43,24 @@ export function parseHostPort(name: string, value: string): HostPort {
   if (!m || port > 65535) throw new ConfigError(`${name} must be host:port (for example 127.0.0.1:8080), got "${value}"`);
   const host = m[1].replace(/^\[|\]$/g, '');
   return { host: host || '0.0.0.0', port };
+}
+
+/**
+ * WGCP_PUBLIC_URL: an http(s) URL with no credentials, query or fragment; a path is a prefix
+ * (a reverse proxy's). Returned without its trailing "/".
+ */
+export function parsePublicUrl(value: string): string {
+  const refuse = (why: string) => new ConfigError(`WGCP_PUBLIC_URL must be an http:// or https:// URL such as https://vpn.example.com (${why}), got ${JSON.stringify(value)}`);
+  if (!/^[\x21-\x7e]+$/.test(value)) throw refuse('printable ASCII without spaces');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw refuse('not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse('another scheme');
+  if (url.username || url.password || url.search || url.hash || value.includes('?') || value.includes('#')) throw refuse('no user, query or fragment');
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
@@ -91,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (salt !== null && salt.length < 16) throw new ConfigError('SERVER_SALT must be at least 16 characters');
   const deviceListen = nonEmpty(env, 'WGCP_DEVICE_LISTEN');
   const metricsListen = nonEmpty(env, 'WGCP_METRICS_LISTEN');
+  const publicUrl = nonEmpty(env, 'WGCP_PUBLIC_URL');
   const wan = nonEmpty(env, 'WGCP_WAN_INTERFACES');
   const wanInterfaces = wan === null || wan === 'auto' ? null : wan.split(',').map((s) => s.trim()).filter(Boolean);
   if (wanInterfaces && (wanInterfaces.length === 0 || wanInterfaces.some((n) => !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$/.test(n)))) {
@@ -113,6 +134,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditDays: Number(auditDays),
     kernelAuditS: Number(kernelAudit),
     deviceRate: deviceRate === 'auto' ? 'auto' : Number(deviceRate),
+    publicUrl: publicUrl === null ? null : parsePublicUrl(publicUrl),
     logLevel: oneOf('WGCP_LOG_LEVEL', nonEmpty(env, 'WGCP_LOG_LEVEL') ?? 'info', ['error', 'warn', 'info', 'debug'] as const),
   };
 }

@@ -13,11 +13,11 @@ const err = (description: string) => ({ description, ...json(ref('Error')) });
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
 const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), err(ERROR_TEXT[c])]));
 const ERROR_TEXT: Record<number, string> = {
-  400: 'invalid request; `field` names the bad field', 401: 'missing or wrong credentials',
+  400: 'invalid request; `field` names the bad field (a body nested deeper than 32 levels is 400 too)', 401: 'missing or wrong credentials',
   403: 'the role of the credentials is below the one this route needs (`role` names it)',
   404: 'not found', 413: 'body larger than 1 MiB', 500: 'service failure',
 };
-// The device contract's own responses: no credentials, fixed error texts, 64 KiB bodies.
+// The device contract's own responses: no credentials, fixed error texts, 8 KiB bodies.
 const deviceErr = (description: string) => ({ description, ...json(ref('DeviceError')) });
 const deviceOp = (summary: string, request: string, response: string, codes: Record<number, string>) => ({
   summary, security: [], requestBody: { required: true, ...json(ref(request)) },
@@ -229,10 +229,10 @@ export const openApiDocument = {
       delete: op('Delete a peer', { 204: { description: 'deleted' } }, [404]),
     }),
     '/api/peers/{id}/config': withId({
-      get: op('WireGuard .conf of a peer', { 200: { description: '.conf text', content: { 'text/plain': { schema: str } } } }, [404]),
+      get: op('WireGuard .conf of a peer (500, naming the field, when a stored value holds a control character: refused, never printed)', { 200: { description: '.conf text', content: { 'text/plain': { schema: str } } } }, [404]),
     }),
     '/api/peers/{id}/qrcode': withId({
-      get: op('QR code PNG of the .conf', { 200: { description: 'PNG', content: { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } } }, [404]),
+      get: op('QR code PNG of the .conf (500 as for the .conf when a stored value holds a control character)', { 200: { description: 'PNG', content: { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } } }, [404]),
     }),
     '/api/servers/{id}/stats': withId({ get: op('Server statistics', { 200: { description: 'counts', ...json(ref('Stats')) } }, [404]) }),
     '/api/servers/{id}/webhooks': withId({
@@ -319,14 +319,14 @@ export const openApiDocument = {
     '/api/v1/provision': {
       post: deviceOp('Device API: exchange a registration token and hwid for the encrypted configuration', 'ProvisionRequest', 'ProvisionResponse', {
         400: '`invalid token format`, `invalid hardware id`, `token already used`, or malformed JSON',
-        403: '`invalid token` (unknown) or `token expired`', 413: 'body larger than 64 KiB',
+        403: '`invalid token` (unknown) or `token expired`', 413: 'body larger than 8 KiB (refused on Content-Length before it is read)',
         429: 'too many failed attempts from this address, or too many device requests (WGCP_DEVICE_RATE); see Retry-After', 500: '`provisioning failed`',
       }),
     },
     '/api/v1/heartbeat': {
       post: deviceOp('Device API: report status and get the current configuration', 'HeartbeatRequest', 'HeartbeatResponse', {
         400: '`invalid device id`, or a status field of the wrong type', 403: '`device is suspended`', 404: '`device not found`',
-        413: 'body larger than 64 KiB', 429: 'too many device requests (WGCP_DEVICE_RATE); see Retry-After', 500: '`heartbeat failed`',
+        413: 'body larger than 8 KiB (refused on Content-Length before it is read)', 429: 'too many device requests (WGCP_DEVICE_RATE); see Retry-After', 500: '`heartbeat failed`',
       }),
     },
   } as Record<string, Record<string, unknown>>,
