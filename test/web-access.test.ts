@@ -112,6 +112,27 @@ t('an operator makes a one-time link on the peer page; another tab opens it once
   await drive.hasText('ul.shares li', 'used');
 });
 
+t('an operator cannot bring a peer\'s expiry nearer, told beside the field; other settings of that peer save', async () => {
+  // An expiry with seconds, which the form shows to the minute: saving the name must not send it back sooner.
+  assert.is((await client(d).put(`/api/peers/${peerId}`, { expiresAt: '2035-01-01T10:00:17.500Z' })).status, 200);
+  await page.reload({ waitUntil: 'networkidle0' });
+  await drive.hasText('#edit-expiresAt-hint', 'Only an admin may set one');
+  await drive.setValue('edit-name', 'anna-phone-2');
+  await drive.clickButton('Save settings');
+  await eventually('the name saved', async () => ((await client(d).get(`/api/peers/${peerId}`)).json.name === 'anna-phone-2' ? true : undefined));
+  await drive.setValue('edit-expiresAt', '2031-06-30T18:00');
+  await drive.clickButton('Save settings');
+  assert.match(await drive.fieldError('edit-expiresAt'), /needs role admin/);
+  assert.is((await client(d).get(`/api/peers/${peerId}`)).json.expiresAt, '2035-01-01T10:00:17.500Z');
+  await drive.setValue('edit-name', 'anna-phone');
+  await drive.setValue('edit-expiresAt', '');
+  await drive.clickButton('Save settings');
+  await eventually('the name back, the expiry cleared', async () => {
+    const p = (await client(d).get(`/api/peers/${peerId}`)).json;
+    return p.name === 'anna-phone' && p.expiresAt === null ? true : undefined;
+  });
+});
+
 t('a viewer sees peers without configs and without the controls to change them', async () => {
   await signOut();
   await signInTyping(keys.viewer);
