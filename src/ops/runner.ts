@@ -172,7 +172,9 @@ export class ChangeRunner {
       });
     } catch (err) {
       await this.undo(action, applied);
-      this.log.error('a change could not be committed; its kernel step was undone', { action, error: message(err) });
+      // A rule that can only be judged on the rows as written (the last admin) refuses here: a refusal, not a failure.
+      if (isHttpError(err) && err.status < 500) this.log.info('a change was refused at its commit', { action, status: err.status, error: message(err) });
+      else this.log.error('a change could not be committed; its kernel step was undone', { action, error: message(err) });
       throw isHttpError(err) ? err : createError(500, `the change could not be stored: ${message(err)}`);
     }
     this.committed++;
