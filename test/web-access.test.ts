@@ -159,6 +159,7 @@ t('the admin sets roles in the Access view and reads the Audit view', async () =
   await page.select('select[aria-label="Role of API key viewer-key"]', 'operator');
   await drive.hasText('dialog[open]', 'Make the API key “viewer-key” operator?');
   assert.is(await drive.js<string>(`document.querySelector('select[aria-label="Role of API key viewer-key"]').value`), 'viewer');
+  assert.equal(await seriousAxeProblems(page), [], 'the Access view with its question open');
   await drive.clickButton('Cancel');
   await drive.waitFor(`!document.querySelector('dialog[open]')`);
   assert.is(await role('viewer-key'), 'viewer', 'cancelled: nothing changed');
