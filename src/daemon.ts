@@ -140,7 +140,11 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     const reconciler = schedule === false ? null : startReconciler(app);
 
     const close = async () => {
-      await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+      // The event streams first: the listener's close() waits for every socket it accepted,
+      // upgraded ones included, and a page holds its stream open for ever.
+      const listenerClosed = new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+      await services.stream.close();
+      await listenerClosed;
       await closeAdminSocket(adminSocket, config.dataDir);
       // The last collection still publishes events, so the consumers stop after the jobs.
       await jobs?.stop();

@@ -1,5 +1,7 @@
 // Every route of the daemon, in one table: the router matches it and the OpenAPI test
 // compares it with the document.
+import { storageReasons } from '../ops/storage-health';
+import { clockReasons } from '../jobs/clock-watch';
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { ok } from '../http/reply';
@@ -40,6 +42,8 @@ function health(app: App) {
   const reasons = [
     ...(app.kernel.state === 'off' ? [`the kernel backend is off: changes are stored but not applied${app.kernel.reason ? ` (${app.kernel.reason})` : ''}`] : []),
     ...failures.map((f) => `server ${f.serverID} (${f.interface}) is down: ${f.reason}`),
+    ...storageReasons(app.config.dataDir, app.runner.writeFailure),
+    ...clockReasons(app),
   ];
   return {
     status: reasons.length ? 'degraded' : 'ok',

@@ -44,7 +44,7 @@ export function startEventServices(app: App, server: http.Server, opts: EventSer
     webhooks, mail, stream,
     async stop() {
       server.off('upgrade', onUpgrade);
-      stream.close();
+      await stream.close();
       for (const u of unsubscribe) u();
       await webhooks.stop();
       await mail.stop();

@@ -171,10 +171,24 @@ export class EventStream {
   /** Sent after every usage collection. */
   publishUsage(): void { if (this.clientCount > 0) this.broadcast(this.usageMessage()); }
 
-  close(): void {
+  /**
+   * Closes every stream as "going away" (1001), so the page sees the daemon stop and
+   * reconnects, and cuts a client that has not answered the close within `graceMs`.
+   * An upgraded socket is no longer the HTTP server's: its close() would wait for it forever.
+   */
+  async close(graceMs = 1000): Promise<void> {
     clearInterval(this.pinger);
     clearInterval(this.rechecker);
-    for (const ws of this.clients()) ws.terminate();
+    const open = [...this.clients()];
+    await new Promise<void>((resolve) => {
+      if (open.length === 0) return resolve();
+      let left = open.length;
+      const cut = setTimeout(() => { for (const ws of open) ws.terminate(); }, graceMs);
+      for (const ws of open) {
+        ws.once('close', () => { if (--left === 0) { clearTimeout(cut); resolve(); } });
+        ws.close(1001, 'wgcpd is stopping');
+      }
+    });
     this.server?.close();
   }
 }

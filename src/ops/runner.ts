@@ -13,6 +13,7 @@
 // Because changes never overlap, what the plan read is still true when it commits. Reads
 // (the API's GETs, heartbeats' answers) never wait for a change. The order lives here and
 // only here: an operation supplies a plan, never its own transaction or kernel call.
+import { isStorageFailure, type WriteFailure } from './storage-health';
 import createError, { isHttpError } from 'http-errors';
 import type { EventBus, EventName, WgcpEvent } from '../events/bus';
 import type { ForwardChange, KernelPlane, PeerChange, ServerChange } from '../kernel/plane';
@@ -95,6 +96,8 @@ export class ChangeRunner {
   private pending = 0;
   /** Changes committed so far (for tests and metrics). */
   committed = 0;
+  /** The last commit the storage refused (a full disk), until a change commits again: /healthz shows it. */
+  writeFailure: WriteFailure | null = null;
 
   constructor(private readonly store: Store, private readonly kernel: KernelPlane, private readonly bus: EventBus, private readonly log: Logger) {
     kernel.setSerializer?.((what, work) => this.serialize(what, work));
@@ -172,12 +175,15 @@ export class ChangeRunner {
       });
     } catch (err) {
       await this.undo(action, applied);
+      const code = isStorageFailure(err);
+      if (code) this.writeFailure = { at: this.bus.now().toISOString(), code, message: message(err) };
       // A rule that can only be judged on the rows as written (the last admin) refuses here: a refusal, not a failure.
       if (isHttpError(err) && err.status < 500) this.log.info('a change was refused at its commit', { action, status: err.status, error: message(err) });
       else this.log.error('a change could not be committed; its kernel step was undone', { action, error: message(err) });
       throw isHttpError(err) ? err : createError(500, `the change could not be stored: ${message(err)}`);
     }
     this.committed++;
+    this.writeFailure = null;
     this.bus.announce(events);
     this.bus.announceAccessEnded(ended);
     return result;
