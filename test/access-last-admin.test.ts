@@ -65,7 +65,7 @@ t('with a second admin, one may be demoted; then the other is the last', async (
   assert.is((await other.put(`/api/apikeys/${FIRST}`, { role: 'admin' })).status, 200);
 });
 
-const admins = async () => ((await wgcp('apikey', 'list').then((r) => JSON.parse(r.stdout))) as { id: number; role: string }[]).filter((k) => k.role === 'admin');
+const admins = async () => ((await wgcp('apikey', 'list', '--json').then((r) => JSON.parse(r.stdout))) as { id: number; role: string }[]).filter((k) => k.role === 'admin');
 
 t('two admins demoted at once, one through the API and one by the wgcp command on the file: an admin remains', async () => {
   const [a, b] = await admins();
