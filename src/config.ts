@@ -36,6 +36,8 @@ export interface Config {
    * get the device's configuration again; 0 (the default, the device contract): never.
    */
   provisionRetryWindowS: number;
+  /** WGCP_CLOCK_CONFIRM_S: seconds a jumped wall clock must keep step before expiry and the monthly reset act on it (docs/events.md). */
+  clockConfirmS: number;
   /** WGCP_PUBLIC_URL: where clients open wgcp (share links are built on it); null: only a Host naming this router is trusted. */
   publicUrl: string | null;
 }
@@ -105,6 +107,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!/^\d+$/.test(retryWindow) || Number(retryWindow) > 3600) {
     throw new ConfigError(`WGCP_PROVISION_RETRY_WINDOW must be a whole number of seconds from 0 (off, the device contract) to 3600, got "${retryWindow}"`);
   }
+  const clockConfirm = nonEmpty(env, 'WGCP_CLOCK_CONFIRM_S') ?? '3600';
+  if (!/^\d+$/.test(clockConfirm) || Number(clockConfirm) < 1 || Number(clockConfirm) > 604800) {
+    throw new ConfigError(`WGCP_CLOCK_CONFIRM_S must be a whole number of seconds from 1 to 604800, got "${clockConfirm}"`);
+  }
   const auditDays = nonEmpty(env, 'WGCP_AUDIT_DAYS') ?? '400';
   if (!/^\d+$/.test(auditDays) || Number(auditDays) < 1 || Number(auditDays) > 36500) {
     throw new ConfigError(`WGCP_AUDIT_DAYS must be a whole number of days from 1 to 36500, got "${auditDays}"`);
@@ -144,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kernelAuditS: Number(kernelAudit),
     deviceRate: deviceRate === 'auto' ? 'auto' : Number(deviceRate),
     provisionRetryWindowS: Number(retryWindow),
+    clockConfirmS: Number(clockConfirm),
     publicUrl: publicUrl === null ? null : parsePublicUrl(publicUrl),
     logLevel: oneOf('WGCP_LOG_LEVEL', nonEmpty(env, 'WGCP_LOG_LEVEL') ?? 'info', ['error', 'warn', 'info', 'debug'] as const),
   };

@@ -49,7 +49,7 @@ export function DevicePage({ id }: { id: string }) {
   return (
     <>
       <p class="crumbs"><a href={href('devices')}>Devices</a> / <code>{d.uuidPrefix}</code></p>
-      <div class="bar"><h1>Device <code>{d.uuidPrefix}</code></h1><ConfirmDelete what="this device and its peer" label="Remove" onDelete={remove} /></div>
+      <div class="bar"><h1>Device <code>{d.uuidPrefix}</code></h1>{/* removing a device removes its peer: admins only */}{can('admin') && <ConfirmDelete what="this device and its peer" label="Remove" onDelete={remove} />}</div>
       <dl class="facts">
         {d.uuid && <div class="wide"><dt>Device id (a secret: it gets the device's keys)</dt><dd><code>{d.uuid}</code></dd></div>}
         <div><dt>Server</dt><dd><ServerCrumb id={d.serverID} to={href('servers', d.serverID)} /></dd></div>
