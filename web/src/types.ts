@@ -64,6 +64,7 @@ export interface Credential { id: number; kind: 'apikey' | 'token'; name: string
 export interface Health {
   status?: 'ok' | 'degraded'; reasons?: string[]; kernel?: 'on' | 'off'; kernelReason?: string; version?: string;
   failures?: { serverID: number; interface: string; reason: string; since: string; attempts: number; nextRetryAt: string }[];
+  failingRepairs?: { kind: 'peer' | 'link' | 'nft' | 'ipv6' | 'shaping'; serverID: number | null; interface: string | null; reason: string; since: string; attempts: number; nextRetryAt: string }[];
 }
 /** answer of GET /api/peers/{id}/usage */
 export interface UsageSeries { step: '5m' | '1h' | '1d'; points: { t: string; rxBytes: number; txBytes: number }[] }
