@@ -1,6 +1,6 @@
 // /api/apikeys and /api/access-tokens: the credentials of the control plane, for the page's
 // panel (the CLI has the same). A new secret is in the 201 answer only; lists never hold one.
-import createError from 'http-errors';
+import { apiError, fieldError } from '../error-registry';
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { created, noContent, ok } from '../http/reply';
@@ -8,7 +8,7 @@ import type { CredentialKind } from '../store/credentials';
 import { MAX_TOKEN_DAYS, createCredential, listCredentials, revokeCredential } from '../ops/credentials';
 import { setCredentialRole } from '../ops/credential-roles';
 import { ROLES, type Role } from '../store/roles';
-import { oneOf, parseId, readInt, readName, required } from './fields';
+import { NOT_FOUND, oneOf, parseId, readInt, readName, required } from './fields';
 import { optionalBody } from './optional-body';
 
 function credentialRoutes(app: App, kind: CredentialKind, base: string, secretField: 'key' | 'token'): Route[] {
@@ -21,7 +21,7 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
         const now = app.now();
         const name = readName(body, 'name', { max: 64, min: 1 }) ?? `${kind}-${now.toISOString()}`;
         const days = kind === 'token' ? readInt(body, 'expiresInDays', 1, MAX_TOKEN_DAYS) ?? null : null;
-        if (kind === 'apikey' && body.expiresInDays !== undefined) throw createError(400, 'expiresInDays is for access tokens', { field: 'expiresInDays' });
+        if (kind === 'apikey' && body.expiresInDays !== undefined) throw fieldError('expiresInDays', 'is for access tokens');
         const role = oneOf<Role>(body, 'role', ROLES) ?? 'admin';
         const { secret, ...info } = await createCredential(app.runner, kind, name, now, days, role, { actor: ctx.actor });
         app.log.info(`${kind === 'apikey' ? 'API key' : 'access token'} created`, { id: info.id, name: info.name, role });
@@ -32,11 +32,11 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
       // Only the role changes: a key's secret and name stay as they were made.
       method: 'PUT', path: `${base}/:id`, auth: 'control',
       async handler(ctx) {
-        const what = kind === 'apikey' ? 'API key' : 'access token';
+        const what = kind === 'apikey' ? 'API key' as const : 'access token' as const;
         const id = parseId(ctx.params.id, what);
         const role = required(oneOf<Role>(await ctx.body(), 'role', ROLES), 'role');
         const changed = await setCredentialRole(app.runner, ctx.actor!, kind, id, role, app.now());
-        if (changed === null) throw createError(404, `${what} not found`);
+        if (changed === null) throw apiError(NOT_FOUND[what]);
         app.log.info(`${what} role changed`, { id, role });
         return ok(changed);
       },
@@ -44,8 +44,8 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
     {
       method: 'DELETE', path: `${base}/:id`, auth: 'control',
       async handler(ctx) {
-        const what = kind === 'apikey' ? 'API key' : 'access token';
-        if (!await revokeCredential(app.runner, kind, parseId(ctx.params.id, what), app.now(), { actor: ctx.actor })) throw createError(404, `${what} not found`);
+        const what = kind === 'apikey' ? 'API key' as const : 'access token' as const;
+        if (!await revokeCredential(app.runner, kind, parseId(ctx.params.id, what), app.now(), { actor: ctx.actor })) throw apiError(NOT_FOUND[what]);
         app.log.info(`${what} revoked`, { id: Number(ctx.params.id) });
         return noContent();
       },

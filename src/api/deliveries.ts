@@ -1,6 +1,6 @@
 // A webhook's delivery log (recent attempts with their outcome, HTTP status and error) and
 // a test event sent at once.
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { ok } from '../http/reply';
@@ -30,7 +30,7 @@ export function deliveryRoutes(app: App): Route[] {
         const hook = findWebhook(app, ctx.params.id);
         const result = await sendTestEvent(app, hook);
         // The receiver's failure is this request's failure: 502 with what went wrong.
-        if (!result.ok) throw createError(502, `test delivery failed: ${result.error}`, { expose: true });
+        if (!result.ok) throw apiError('WGCP_WEBHOOK_TEST_FAILED', { reason: result.error });
         return ok({ delivered: true, httpStatus: result.httpStatus, durationMs: result.durationMs });
       },
     },

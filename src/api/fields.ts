@@ -1,5 +1,5 @@
 // Reading typed fields out of a request body. Every refusal is a 400 that names the field.
-import createError from 'http-errors';
+import { apiError, type ErrorCode } from '../error-registry';
 import { badField } from '../ops/field-error';
 import { nameProblem } from '../ops/name-rule';
 import { HOSTNAME } from '../wg/hostname';
@@ -85,9 +85,15 @@ export function readTimestamp(body: Body, field: string): string | null | undefi
   return new Date(ms).toISOString();
 }
 
+/** The 404 of each resource a path names by id. */
+export const NOT_FOUND = {
+  server: 'WGCP_SERVER_NOT_FOUND', peer: 'WGCP_PEER_NOT_FOUND', device: 'WGCP_DEVICE_NOT_FOUND', webhook: 'WGCP_WEBHOOK_NOT_FOUND',
+  forward: 'WGCP_FORWARD_NOT_FOUND', 'share link': 'WGCP_SHARE_NOT_FOUND', 'API key': 'WGCP_API_KEY_NOT_FOUND', 'access token': 'WGCP_ACCESS_TOKEN_NOT_FOUND',
+} as const satisfies Record<string, ErrorCode>;
+
 /** Parses a path id: a positive integer, or the resource is simply not there (404). */
-export function parseId(text: string, what: string): number {
-  if (!/^[1-9][0-9]{0,15}$/.test(text) || !Number.isSafeInteger(Number(text))) throw createError(404, `${what} not found`);
+export function parseId(text: string, what: keyof typeof NOT_FOUND): number {
+  if (!/^[1-9][0-9]{0,15}$/.test(text) || !Number.isSafeInteger(Number(text))) throw apiError(NOT_FOUND[what]);
   return Number(text);
 }
 

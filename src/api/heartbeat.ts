@@ -4,7 +4,8 @@
 // (device/heartbeat-answers), and the report is written behind the answer. The request
 // buckets are drawn as device/admission says: the source's first, the device's and the
 // fleet's once the device is known and not suspended.
-import createError, { isHttpError } from 'http-errors';
+import { isHttpError } from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { okJsonText } from '../http/reply';
@@ -24,8 +25,8 @@ export function heartbeatRoute(app: App): Route {
         admission.fromSource(source);
         const input = readHeartbeat(await ctx.body());
         const answer = answers.get(input.deviceId);
-        if (!answer) throw createError(404, 'device not found');
-        if (answer.suspended) throw createError(403, 'device is suspended');
+        if (!answer) throw apiError('WGCP_DEVICE_NOT_FOUND');
+        if (answer.suspended) throw apiError('WGCP_DEVICE_SUSPENDED');
         admission.passedChecks(input.deviceId);
         if (answer.body === null) throw new Error(`the peer of device ${deviceIdPrefix(input.deviceId)}… has no stored private key (was its publicKey replaced?)`);
         heartbeats.record(input.deviceId, {
@@ -36,7 +37,7 @@ export function heartbeatRoute(app: App): Route {
       } catch (err) {
         if (isHttpError(err) && err.status < 500) throw err;
         app.log.error('heartbeat failed', { requestId: ctx.requestId, error: err instanceof Error ? err.message : String(err) });
-        throw createError(500, 'heartbeat failed');
+        throw apiError('WGCP_HEARTBEAT_FAILED');
       }
     },
   };

@@ -3,7 +3,7 @@
 // WGCP_METRICS_LISTEN is set, alone and without credentials on that address (for a scraper
 // on a trusted network).
 import http from 'node:http';
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { AuthKind, Route } from '../http/router';
 import { createRequestHandler } from '../http/server';
@@ -27,7 +27,7 @@ export function createMetricsServer(app: App): http.Server {
   const routes = [metricsRoute(app, 'none')];
   const handler = createRequestHandler({
     routes, log: app.log, bodyLimit: 1024,
-    authenticate: () => { throw createError(401, 'unauthorized'); },
+    authenticate: () => { throw apiError('WGCP_UNAUTHORIZED'); },
   });
   const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, handler);
   registerOwnListener(server);

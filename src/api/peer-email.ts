@@ -1,7 +1,7 @@
 // POST /api/peers/{id}/email: the peer's .conf as an attachment and its QR code inline, to
 // the body's `to` or the peer's own address. An SMTP failure is the answer: 502 with the
 // server's words.
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { ok } from '../http/reply';
@@ -13,7 +13,7 @@ import { peerFromPath } from './lookups';
 
 export function requireSmtp(app: App) {
   const smtp = app.store.smtp.get();
-  if (!smtp.enabled) throw createError(409, 'SMTP is not enabled: save settings with "enabled": true at /api/settings/smtp');
+  if (!smtp.enabled) throw apiError('WGCP_SMTP_DISABLED');
   return smtp;
 }
 
@@ -21,7 +21,7 @@ export async function deliverMail(send: () => Promise<{ messageId: string; accep
   try {
     return await send();
   } catch (err) {
-    if (err instanceof MailError) throw createError(502, `mail was not sent: ${err.message}`, { expose: true });
+    if (err instanceof MailError) throw apiError('WGCP_MAIL_NOT_SENT', { reason: err.message });
     throw err;
   }
 }

@@ -1,5 +1,5 @@
 // A peer's WireGuard .conf as text and as a QR code PNG holding exactly that text.
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import type { PeerRecord } from '../store/peers';
@@ -7,7 +7,7 @@ import { renderPeerConf } from '../wg/conf';
 import { peerFromPath } from './lookups';
 
 export function peerConfText(app: App, peer: PeerRecord): string {
-  if (peer.privateKey === null) throw createError(404, 'no private key is stored for this peer');
+  if (peer.privateKey === null) throw apiError('WGCP_PEER_NO_PRIVATE_KEY');
   const server = app.store.servers.get(peer.serverId)!;
   return renderPeerConf(server, { ...peer, privateKey: peer.privateKey });
 }

@@ -4,7 +4,8 @@
 // provisions from a blocked address (a whole NAT shares it) and clears the count. The
 // request buckets are drawn as device/admission says: the source's first, the fleet's once
 // the body is well formed and names a token that exists and is unspent.
-import createError, { isHttpError } from 'http-errors';
+import { isHttpError } from 'http-errors';
+import { apiError } from '../error-registry';
 import type { IncomingMessage } from 'node:http';
 import type { App } from '../app';
 import type { Route } from '../http/router';
@@ -36,11 +37,11 @@ export function provisionRoute(app: App): Route {
           // A blocked address learns nothing more about why its attempts fail.
           const wait = limiter.blockedFor(counted);
           limiter.recordFailure(counted);
-          if (wait > 0) return createError(429, 'too many failed provisioning attempts; try again later', { headers: { 'Retry-After': String(wait) } });
+          if (wait > 0) return apiError('WGCP_PROVISIONING_THROTTLED', undefined, { headers: { 'Retry-After': String(wait) } });
           return err;
         }
         app.log.error('provisioning failed', { requestId: ctx.requestId, error: err instanceof Error ? err.message : String(err) });
-        return createError(500, 'provisioning failed');
+        return apiError('WGCP_PROVISIONING_FAILED');
       };
       let input;
       try {

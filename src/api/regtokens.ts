@@ -1,6 +1,6 @@
 // Registration tokens: an admin makes one for a server (a UUIDv4, single use, valid 24 h),
 // lists a server's tokens with their state, and revokes one by its value.
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { created, noContent, ok } from '../http/reply';
@@ -34,7 +34,7 @@ export function regTokenRoutes(app: App): Route[] {
       method: 'DELETE', path: '/api/tokens/:token', auth: 'control',
       async handler(ctx) {
         const value = ctx.params.token;
-        if (!await revokeRegToken(app.runner, value, { actor: ctx.actor })) throw createError(404, 'token not found');
+        if (!await revokeRegToken(app.runner, value, { actor: ctx.actor })) throw apiError('WGCP_REGTOKEN_NOT_FOUND');
         return noContent();
       },
     },

@@ -1,5 +1,5 @@
 // /api/servers: HTTP to the server operations and back.
-import createError from 'http-errors';
+import { fieldError } from '../error-registry';
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { created, noContent, ok } from '../http/reply';
@@ -11,7 +11,7 @@ import { webhookSight } from '../views/webhook-sight';
 /** `?peers=none` leaves each server's peers out of the answer. */
 function peersWanted(query: URLSearchParams): boolean {
   const v = query.get('peers');
-  if (v !== null && v !== 'none') throw createError(400, 'peers must be "none" or left out', { field: 'peers' });
+  if (v !== null && v !== 'none') throw fieldError('peers', 'must be "none" or left out');
   return v === null;
 }
 

@@ -8,7 +8,7 @@
 import os from 'node:os';
 import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { Config } from '../config';
 import { parseIpv4 } from '../wg/ipv4';
 import { formatIpv6, parseIpv6 } from '../wg/ipv6';
@@ -39,7 +39,7 @@ export function shareBase(config: Pick<Config, 'listen' | 'publicUrl'>, req: Inc
   const host = req.headers.host ?? '';
   const m = HOST_HEADER.exec(host);
   if (!m || (m[2] !== undefined && Number(m[2]) > 65535) || !ownHostNames(config).has(canonical(m[1]))) {
-    throw createError(400, `the share link is not made: the request's Host ${quoted(host)} names no address or name of this router, and WGCP_PUBLIC_URL is not set; set WGCP_PUBLIC_URL to the address clients open wgcp at (docs/configuration.md)`, { field: 'Host' });
+    throw apiError('WGCP_SHARE_HOST_UNKNOWN', { host: quoted(host) }, { field: 'Host' });
   }
   return `${secure ? 'https' : 'http'}://${host}`;
 }

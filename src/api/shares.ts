@@ -36,7 +36,7 @@ async function openShare(app: App, ctx: RequestContext): Promise<Reply> {
   const opening = valid ? await consumeShare(app, token, ctx.req.socket.remoteAddress ?? null) : { ok: false as const, reason: 'unknown' as const };
   if (!opening.ok) {
     const status = opening.reason === 'unknown' ? 404 : 410;
-    if (!(ctx.req.headers.accept ?? '').includes('text/html')) return { status, json: { error: deadShareText(opening.reason) }, headers: SHARE_PAGE_HEADERS };
+    if (!(ctx.req.headers.accept ?? '').includes('text/html')) return { status, json: { error: deadShareText(opening.reason), code: status === 404 ? 'WGCP_SHARE_LINK_UNKNOWN' : 'WGCP_SHARE_LINK_GONE' }, headers: SHARE_PAGE_HEADERS };
     return { status, raw: deadSharePageHtml(opening.reason), type: HTML, headers: SHARE_PAGE_HEADERS };
   }
   const conf = peerConfText(app, opening.peer);

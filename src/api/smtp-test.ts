@@ -1,6 +1,6 @@
 // POST /api/settings/smtp/test: a test message with the stored settings (enabled or not),
 // to the body's `to` or the sender address itself.
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { ok } from '../http/reply';
@@ -16,7 +16,7 @@ export function smtpTestRoutes(app: App): Route[] {
       async handler(ctx) {
         const body = await optionalBody(ctx);
         const smtp = app.store.smtp.get();
-        if (!smtp.server || !smtp.fromEmail) throw createError(409, 'SMTP settings are incomplete: server and fromEmail are needed');
+        if (!smtp.server || !smtp.fromEmail) throw apiError('WGCP_SMTP_INCOMPLETE');
         const to = readString(body, 'to', { max: 254 }) || smtp.fromEmail;
         if (!EMAIL.test(to)) throw badField('to', 'must be an e-mail address');
         const sent = await deliverMail(() => sendMail(smtp, testMessage(to)));

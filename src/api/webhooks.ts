@@ -1,6 +1,6 @@
 // Webhook configurations of a server: create, list, read, update, delete (the changes are
 // src/ops/webhooks.ts). Delivering events to them is src/events/.
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { created, noContent, ok } from '../http/reply';
@@ -15,7 +15,7 @@ import { createWebhook, deleteWebhook, updateWebhook } from '../ops/webhooks';
 
 export function findWebhook(app: App, idText: string): WebhookRecord {
   const hook = app.store.webhooks.get(parseId(idText, 'webhook'));
-  if (!hook) throw createError(404, 'webhook not found');
+  if (!hook) throw apiError('WGCP_WEBHOOK_NOT_FOUND');
   return hook;
 }
 

@@ -6,7 +6,7 @@
 // spends that address's bucket alone, never the fleet's: devices elsewhere are not made to
 // wait. And one device (a looping agent, or a device_id that leaked) cannot spend more
 // than its own share of the fleet's bucket. WGCP_DEVICE_RATE=0 turns all three off.
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import { limiterKey } from './failure-limiter';
 import { KeyedBuckets, type BucketLimit, type RequestBucket, type Take } from './request-bucket';
 
@@ -22,7 +22,7 @@ export const MAX_TRACKED = 100_000;
 export const sourceLimit = (fleet: BucketLimit): BucketLimit => ({ ratePerS: 2 * fleet.ratePerS, burst: 2 * fleet.burst });
 
 function refuse(t: Take): void {
-  if (!t.ok) throw createError(429, 'too many device requests; try again later', { headers: { 'Retry-After': String(t.retryAfterS) } });
+  if (!t.ok) throw apiError('WGCP_DEVICE_THROTTLED', undefined, { headers: { 'Retry-After': String(t.retryAfterS) } });
 }
 
 export class DeviceAdmission {

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type https from 'node:https';
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import { createRequestHandler } from '../http/server';
 import type { Route } from '../http/router';
@@ -29,7 +29,7 @@ export function createDeviceServer(app: App, routes: Route[]): http.Server {
     bodyLimit: DEVICE_BODY_LIMIT,
     logRequests: app.config.logLevel === 'debug',
     // Every device route is auth 'none'; nothing here may accept control credentials.
-    authenticate: () => { throw createError(401, 'unauthorized'); },
+    authenticate: () => { throw apiError('WGCP_UNAUTHORIZED'); },
   });
   const { tlsCert, tlsKey } = app.config;
   const plain = tlsCert === null || tlsKey === null;

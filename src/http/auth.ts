@@ -4,7 +4,7 @@
 // What matched becomes the request's Actor: who calls, with which role, from where.
 import crypto from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { Store } from '../store/store';
 import { hashSecret } from '../store/credentials';
 import { sessionTable } from '../store/sessions';
@@ -81,7 +81,7 @@ export function authenticateHeld(req: AuthRequest, store: Store, configuredKey: 
     if (needsOriginCheck(req.method, req.headers)) requireSameOrigin(req.headers);
     return { actor, held: { kind: 'session', value: session!, credentialId: live!.credentialId } };
   }
-  throw createError(401, 'unauthorized');
+  throw apiError('WGCP_UNAUTHORIZED');
 }
 
 /**
@@ -99,6 +99,6 @@ export function stillHeld(held: HeldCredential, store: Store, configuredKey: str
 /** 403 naming the role needed, unless the actor's role allows it. */
 export function requireRole(actor: Actor, need: Role): void {
   if (actor.role === null || !roleAllows(actor.role, need)) {
-    throw createError(403, `forbidden: needs role ${need}`, { role: need });
+    throw apiError('WGCP_FORBIDDEN_ROLE', { role: need }, { role: need });
   }
 }

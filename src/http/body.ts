@@ -2,7 +2,7 @@
 // more than `limit` bytes whatever Content-Length claims, and a nesting bound checked in
 // one linear pass before JSON.parse, so no body can make the parse itself costly.
 import type { IncomingMessage } from 'node:http';
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 
 export const CONTROL_BODY_LIMIT = 1024 * 1024;
 /**
@@ -21,7 +21,7 @@ export const DEVICE_BODY_LIMIT = 8 * 1024;
 /** No body wgcp takes nests deeper than a few levels (a webhook's headers, a schedule's rules). */
 export const MAX_JSON_DEPTH = 32;
 
-const tooLarge = (limit: number) => createError(413, `request body is larger than ${limit} bytes`, { headers: { Connection: 'close' } });
+const tooLarge = (limit: number) => apiError('WGCP_BODY_TOO_LARGE', { limit }, { headers: { Connection: 'close' } });
 
 /** The deepest nesting of `text` read as JSON, stopping once past `max`; strings are skipped. */
 export function jsonDepthOver(text: string, max: number): boolean {
@@ -63,20 +63,20 @@ export function readJsonBody(req: IncomingMessage, limit: number): Promise<Recor
       }
       chunks.push(chunk);
     });
-    req.on('error', (err) => { if (!failed) { failed = true; reject(createError(400, `request body could not be read: ${err.message}`)); } });
+    req.on('error', (err) => { if (!failed) { failed = true; reject(apiError('WGCP_BODY_UNREADABLE', { reason: err.message })); } });
     req.on('end', () => {
       if (failed) return;
       const text = Buffer.concat(chunks).toString('utf8');
-      if (text.trim() === '') return reject(createError(400, 'request body must be a JSON object'));
-      if (jsonDepthOver(text, MAX_JSON_DEPTH)) return reject(createError(400, `request body nests deeper than ${MAX_JSON_DEPTH} levels`));
+      if (text.trim() === '') return reject(apiError('WGCP_BODY_NOT_OBJECT'));
+      if (jsonDepthOver(text, MAX_JSON_DEPTH)) return reject(apiError('WGCP_BODY_TOO_DEEP', { depth: MAX_JSON_DEPTH }));
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
       } catch {
-        return reject(createError(400, 'malformed JSON in request body'));
+        return reject(apiError('WGCP_MALFORMED_JSON'));
       }
       if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-        return reject(createError(400, 'request body must be a JSON object'));
+        return reject(apiError('WGCP_BODY_NOT_OBJECT'));
       }
       resolve(parsed as Record<string, unknown>);
     });

@@ -1,30 +1,34 @@
-// The one place where a thrown error becomes a JSON body. Client errors keep their message
-// and string properties (such as `field`); anything unexpected is a generic 500, logged.
+// The one place where a thrown error becomes a JSON body: `{"error": text, "code": code}`, plus
+// `field` and `role` when the error names them. A registered error (src/error-registry.ts)
+// brings its code; any other HTTP error gets the generic code of its status; anything
+// unexpected is a generic 500, logged.
 import type { ServerResponse } from 'node:http';
 import { isHttpError } from 'http-errors';
+import { ERRORS, genericCode, isErrorCode } from '../error-registry';
 import type { Logger } from '../log';
 import { JSON_TYPE } from './reply';
 
 export interface ErrorBody { status: number; body: Record<string, string>; headers: Record<string, string> }
 
 export function errorToBody(err: unknown): ErrorBody {
-  if (isHttpError(err) && err.expose) {
-    const body: Record<string, string> = { error: err.message };
-    // `field` names a bad field of the request, `role` the role a 403 needed.
-    for (const name of ['field', 'role'] as const) {
-      const v = (err as { [k: string]: unknown })[name];
-      if (typeof v === 'string') body[name] = v;
-    }
+  if (isHttpError(err)) {
+    const code = (err as { code?: unknown }).code;
+    const body: Record<string, string> = { error: err.message, code: isErrorCode(code) ? code : genericCode(err.status) };
     const headers: Record<string, string> = {};
-    const h = (err as { headers?: Record<string, string> }).headers;
-    if (h) Object.assign(headers, h);
+    // A client error says what was wrong; a server-side error raised on purpose (a failed
+    // kernel apply) keeps its text only.
+    if (err.expose) {
+      // `field` names a bad field of the request, `role` the role a 403 needed.
+      for (const name of ['field', 'role'] as const) {
+        const v = (err as { [k: string]: unknown })[name];
+        if (typeof v === 'string') body[name] = v;
+      }
+      const h = (err as { headers?: Record<string, string> }).headers;
+      if (h) Object.assign(headers, h);
+    }
     return { status: err.status, body, headers };
   }
-  if (isHttpError(err)) {
-    // A server-side error raised on purpose (for example a failed kernel apply) keeps its text.
-    return { status: err.status, body: { error: err.message }, headers: {} };
-  }
-  return { status: 500, body: { error: 'internal server error' }, headers: {} };
+  return { status: 500, body: { error: ERRORS.WGCP_INTERNAL.message, code: 'WGCP_INTERNAL' }, headers: {} };
 }
 
 export function sendError(res: ServerResponse, err: unknown, requestId: string, log: Logger): void {

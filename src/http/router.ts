@@ -1,7 +1,7 @@
 // A flat route table matched segment by segment: `:name` segments capture, the rest match
 // literally. Unknown paths are 404; a known path with another method is 405 with Allow.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { Reply } from './reply';
 import type { Actor } from '../store/audit';
 import type { Role } from '../store/roles';
@@ -73,8 +73,8 @@ function walkRoutes(routes: readonly Route[], parts: string[][], method: string,
     if (route.method === method || (method === 'HEAD' && route.method === 'GET')) return { route, params };
     allowed.add(route.method);
   }
-  if (allowed.size === 0) throw createError(404, 'not found');
-  throw createError(405, 'method not allowed', { headers: { Allow: [...allowed].sort().join(', ') } });
+  if (allowed.size === 0) throw apiError('WGCP_ROUTE_NOT_FOUND');
+  throw apiError('WGCP_METHOD_NOT_ALLOWED', undefined, { headers: { Allow: [...allowed].sort().join(', ') } });
 }
 
 export function findRoute(routes: readonly Route[], method: string, pathname: string): Match {
@@ -86,7 +86,7 @@ export function findRoute(routes: readonly Route[], method: string, pathname: st
   try {
     segments = pathname.split('/').filter(Boolean).map((s) => decodeURIComponent(s));
   } catch {
-    throw createError(404, 'not found');
+    throw apiError('WGCP_ROUTE_NOT_FOUND');
   }
   return walkRoutes(routes, c.parts, method, segments);
 }

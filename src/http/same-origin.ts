@@ -2,7 +2,7 @@
 // stream) with the session cookie must show it comes from the page's own origin, by
 // `Sec-Fetch-Site: same-origin` or by an `Origin` naming the host it was sent to.
 import type { IncomingHttpHeaders } from 'node:http';
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -30,5 +30,5 @@ export function isSameOrigin(headers: IncomingHttpHeaders): boolean {
 
 /** Throws 403 unless the request shows it comes from the page's own origin. */
 export function requireSameOrigin(headers: IncomingHttpHeaders): void {
-  if (!isSameOrigin(headers)) throw createError(403, 'cross-site request refused: a request with the session cookie must come from this page');
+  if (!isSameOrigin(headers)) throw apiError('WGCP_CROSS_SITE', { advice: 'a request with the session cookie must come from this page' });
 }

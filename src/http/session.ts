@@ -4,7 +4,7 @@
 // (sign-in-limiter.ts: a success forgives only its own credential's failures).
 import crypto from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
-import createError from 'http-errors';
+import { apiError, fieldError } from '../error-registry';
 import type { App } from '../app';
 import type { RequestContext, Route } from './router';
 import type { Reply } from './reply';
@@ -23,7 +23,7 @@ import { sessionClearCookie, sessionCookieValue, sessionSetCookie } from './sess
 /** Failed sign-ins allowed per source address, and wrong codes per credential, in a window; past it, 429 until the window ends. */
 export const SIGN_IN_LIMIT: SignInLimit = { failures: 10, windowMs: 5 * 60_000, maxAddresses: 10_000 };
 
-const tooMany = (wait: number) => createError(429, `too many failed sign-ins: try again in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
+const tooMany = (wait: number) => apiError('WGCP_SIGN_IN_THROTTLED', { wait }, { headers: { 'Retry-After': String(wait) } });
 
 const isTls = (ctx: RequestContext): boolean => (ctx.req.socket as TLSSocket).encrypted === true;
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -44,15 +44,15 @@ function grantOf(app: App, presented: string, now: string): Grant | null {
 function readCode(body: Record<string, unknown>): string | null {
   const v = body.code;
   if (v === undefined || v === null || v === '') return null;
-  if (typeof v !== 'string' || v.length > 32) throw createError(400, 'code must be a string of at most 32 characters', { field: 'code' });
+  if (typeof v !== 'string' || v.length > 32) throw fieldError('code', 'must be a string of at most 32 characters');
   return v;
 }
 
 function readKey(body: Record<string, unknown>): string {
   const v = body.key;
-  if (v === undefined || v === null || v === '') throw createError(400, 'key is required', { field: 'key' });
-  if (typeof v !== 'string') throw createError(400, 'key must be a string', { field: 'key' });
-  if (v.length > 512) throw createError(400, 'key must be at most 512 characters', { field: 'key' });
+  if (v === undefined || v === null || v === '') throw fieldError('key', 'is required');
+  if (typeof v !== 'string') throw fieldError('key', 'must be a string');
+  if (v.length > 512) throw fieldError('key', 'must be at most 512 characters');
   return bearerValue(v);
 }
 
@@ -60,7 +60,7 @@ function readKey(body: Record<string, unknown>): string {
 function refuseForeignSignIn(ctx: RequestContext): void {
   const h = ctx.req.headers;
   if ((h.origin !== undefined || h['sec-fetch-site'] !== undefined) && !isSameOrigin(h)) {
-    throw createError(403, 'cross-site request refused: sign in from this page');
+    throw apiError('WGCP_CROSS_SITE', { advice: 'sign in from this page' });
   }
 }
 
@@ -83,7 +83,7 @@ export function sessionRoutes(app: App, limit: SignInLimit = SIGN_IN_LIMIT): Rou
       limiter.recordFailure(address, null);
       recordSignInFailure(app, { kind: 'page', id: null, name: '', role: null, address: source }, 'unknown key');
       app.log.warn('dashboard sign-in refused', { address: ctx.req.socket.remoteAddress });
-      throw createError(401, 'unauthorized', { field: 'key' });
+      throw apiError('WGCP_UNAUTHORIZED', undefined, { field: 'key' });
     }
     const actor: Actor = { kind: 'page', id: grant.credentialId, name: grant.name, role: grant.role, address: source };
     // A key with two-factor sign-in opens a session only with a code: missing, the page asks
@@ -91,7 +91,7 @@ export function sessionRoutes(app: App, limit: SignInLimit = SIGN_IN_LIMIT): Rou
     if (needsSecondFactor(app.store, grant.credentialId)) {
       if (code === null) {
         recordSignInFailure(app, actor, 'two-factor code missing');
-        throw createError(401, 'two-factor code required', { field: 'code' });
+        throw apiError('WGCP_TOTP_CODE_REQUIRED', undefined, { field: 'code' });
       }
       // Codes of a key that has had too many wrong ones are not tried, from any address.
       const credentialWait = limiter.credentialBlockedFor(grant.credentialId);
@@ -100,7 +100,7 @@ export function sessionRoutes(app: App, limit: SignInLimit = SIGN_IN_LIMIT): Rou
         limiter.recordFailure(address, grant.credentialId);
         recordSignInFailure(app, actor, 'wrong two-factor code');
         app.log.warn('dashboard sign-in refused: wrong two-factor code', { address: ctx.req.socket.remoteAddress });
-        throw createError(401, 'wrong or used two-factor code', { field: 'code' });
+        throw apiError('WGCP_TOTP_CODE_WRONG', undefined, { field: 'code' });
       }
     }
     limiter.recordSuccess(address, grant.credentialId);
@@ -132,7 +132,7 @@ export function sessionRoutes(app: App, limit: SignInLimit = SIGN_IN_LIMIT): Rou
       handler(ctx) {
         const value = sessionCookieValue(ctx.req.headers.cookie);
         if (value !== null && sessions().use(value, app.config.apiKey, app.now().toISOString()) !== null) {
-          if (!isSameOrigin(ctx.req.headers)) throw createError(403, 'cross-site request refused: sign out from this page');
+          if (!isSameOrigin(ctx.req.headers)) throw apiError('WGCP_CROSS_SITE', { advice: 'sign out from this page' });
           sessions().close(value);
           app.log.info('dashboard session closed');
         }

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { RequestContext, Route } from './router';
 import type { Reply } from './reply';
 
@@ -78,7 +78,7 @@ export function pageRoutes(dir: string = WEB_DIR): Route[] {
       method: 'GET', path: '/', auth: 'none',
       handler(ctx) {
         const index = load('index.html');
-        if (!index) throw createError(503, 'the dashboard is not built: run `npm run build:web`', { expose: true });
+        if (!index) throw apiError('WGCP_DASHBOARD_NOT_BUILT');
         // The page names its assets by content hash: the page itself is checked every time.
         return serve(ctx, index, 'no-cache');
       },
@@ -88,7 +88,7 @@ export function pageRoutes(dir: string = WEB_DIR): Route[] {
       handler(ctx) {
         const name = ctx.params.name;
         const asset = ASSET_NAME.test(name) && TYPES[path.extname(name)] ? load(path.join('assets', name)) : null;
-        if (!asset) throw createError(404, 'not found');
+        if (!asset) throw apiError('WGCP_ROUTE_NOT_FOUND');
         return serve(ctx, asset, 'public, max-age=31536000, immutable');
       },
     },

@@ -1,6 +1,6 @@
 // Runs the steps of one kernel change in order; when one fails, the steps already done are
 // undone in reverse, so the kernel is left as it was and the caller's transaction rolls back.
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { Logger } from '../log';
 
 export interface Step {
@@ -33,7 +33,7 @@ export async function runSteps(steps: Step[], log: Logger): Promise<void> {
         }
       }
       log.warn('kernel apply failed; undone', { step: step.what, error: message });
-      throw createError(500, message);
+      throw apiError('WGCP_KERNEL_FAILED', { reason: message });
     }
   }
 }
@@ -60,5 +60,5 @@ export async function runTogether(steps: Step[], log: Logger): Promise<void> {
   const reason = (results[failed] as PromiseRejectedResult).reason as unknown;
   const message = reason instanceof Error ? reason.message : String(reason);
   log.warn('kernel apply failed; undone', { step: steps[failed].what, error: message });
-  throw createError(500, message);
+  throw apiError('WGCP_KERNEL_FAILED', { reason: message });
 }

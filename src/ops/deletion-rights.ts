@@ -4,7 +4,7 @@
 // operator may hand out a new peer with an expiry (nothing that exists is deleted sooner),
 // clear an expiry or postpone one; setting an expiry on a peer that had none, or bringing
 // one nearer, is scheduling that peer's deletion.
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { Actor } from '../store/audit';
 import { roleAllows, type Role } from '../store/roles';
 
@@ -24,5 +24,5 @@ export function bringsDeletionNearer(before: string | null, after: string | null
  */
 export function requirePeerDeleteRight(actor: Actor | undefined, field: string, why: string): void {
   if (!actor || actor.role === null || roleAllows(actor.role, PEER_DELETE_ROLE)) return;
-  throw createError(403, `forbidden: needs role ${PEER_DELETE_ROLE} (${why})`, { role: PEER_DELETE_ROLE, field });
+  throw apiError('WGCP_FORBIDDEN_PEER_DELETE', { role: PEER_DELETE_ROLE, why }, { role: PEER_DELETE_ROLE, field });
 }

@@ -1,7 +1,7 @@
 // Device operations for admins: suspend or reinstate, delete (with its peer), rotate keys.
 // A device is a peer of its server, so each is a change of that peer: a plan for the
 // change runner with its kernel change and its events.
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import { deviceContext } from '../device/context';
 import { forwardsHash } from '../device/forwards-hash';
@@ -23,7 +23,7 @@ import { planPeerDelete } from './peers';
 export function getDevice(app: App, id: number): DeviceRecord {
   deviceContext(app).heartbeats.flush();
   const device = app.store.devices.byPeer(id);
-  if (!device) throw createError(404, 'device not found');
+  if (!device) throw apiError('WGCP_DEVICE_NOT_FOUND');
   return device;
 }
 
@@ -47,7 +47,7 @@ function changeDevicePeer<R>(app: App, action: string, deviceId: string, opts: C
   return app.runner.run(action, (store) => {
     const device = store.devices.get(deviceId);
     const before = device && store.peers.get(device.peerId);
-    if (!device || !before) throw createError(404, 'device not found');
+    if (!device || !before) throw apiError('WGCP_DEVICE_NOT_FOUND');
     const server = store.servers.get(before.serverId)!;
     const after = change(before, device, app.now().toISOString());
     const changed = after !== before;
@@ -95,7 +95,7 @@ export function deleteDevice(app: App, deviceId: string, opts?: ChangeOptions): 
   return app.runner.run('device.delete', (store) => {
     const device = store.devices.get(deviceId);
     const peer = device && store.peers.get(device.peerId);
-    if (!device || !peer) throw createError(404, 'device not found');
+    if (!device || !peer) throw apiError('WGCP_DEVICE_NOT_FOUND');
     return planPeerDelete(store, peer);
   }, opts);
 }

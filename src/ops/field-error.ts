@@ -1,6 +1,6 @@
 // The error of a field that breaks a rule: 400, naming the field, raised where the rule is.
-import createError from 'http-errors';
+import { fieldError } from '../error-registry';
 
 export function badField(field: string, message: string): Error {
-  return createError(400, `${field} ${message}`, { field });
+  return fieldError(field, message);
 }

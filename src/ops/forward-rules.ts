@@ -1,6 +1,6 @@
 // Which router port a forward may take: none another forward, a WireGuard server (udp),
 // wgcpd's own listeners or any other service of the router already holds.
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import { routerServes } from '../kernel/listening-ports';
 import { badField } from './field-error';
@@ -15,10 +15,10 @@ export function checkListenPort(app: Pick<App, 'store' | 'config'>, f: ForwardIn
     if (server) throw badField('listenPort', `udp/${f.listenPort} is the WireGuard port of server ${server.id}`);
   } else {
     const own = [app.config.listen, app.config.deviceListen].filter((l) => l !== null && l.port === f.listenPort);
-    if (own.length > 0) throw createError(409, `listenPort tcp/${f.listenPort} is a port wgcpd itself listens on`, { field: 'listenPort' });
+    if (own.length > 0) throw apiError('WGCP_FORWARD_PORT_OWN', { port: f.listenPort }, { field: 'listenPort' });
   }
   // SSH, DNS, the web UI...: a forward would take the port from the router's own service.
   if (routerServes(f.protocol, f.listenPort)) {
-    throw createError(409, `listenPort ${f.protocol}/${f.listenPort} is a port the router itself serves; a forward would hide that service`, { field: 'listenPort' });
+    throw apiError('WGCP_FORWARD_PORT_ROUTER', { protocol: f.protocol, port: f.listenPort }, { field: 'listenPort' });
   }
 }

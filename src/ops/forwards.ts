@@ -1,6 +1,6 @@
 // Port forward operations of a device: add and remove, each one kernel change (a DNAT
 // element in forward mode) planned for the change runner with the row that stores it.
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { ForwardProtocol, ForwardRecord } from '../store/forwards';
 import { checkListenPort } from './forward-rules';
@@ -11,7 +11,7 @@ export interface ForwardInput { protocol: ForwardProtocol; listenPort: number; t
 export function addForward(app: App, deviceId: string, input: ForwardInput, opts?: ChangeOptions): Promise<ForwardRecord> {
   return app.runner.run('forward.add', (store) => {
     const device = store.devices.get(deviceId);
-    if (!device) throw createError(404, 'device not found');
+    if (!device) throw apiError('WGCP_DEVICE_NOT_FOUND');
     checkListenPort({ ...app, store }, input);
     const server = store.servers.get(device.serverId)!;
     const peer = store.peers.get(device.peerId)!;
@@ -28,7 +28,7 @@ export function addForward(app: App, deviceId: string, input: ForwardInput, opts
 export function removeForward(app: App, id: number, opts?: ChangeOptions): Promise<void> {
   return app.runner.run('forward.remove', (store) => {
     const before = store.forwards.kernelForward(id);
-    if (!before) throw createError(404, 'forward not found');
+    if (!before) throw apiError('WGCP_FORWARD_NOT_FOUND');
     return {
       kernel: [{ forward: { server: store.servers.get(before.serverId)!, before, after: null } }],
       commit: ({ store }) => { store.forwards.delete(id); },

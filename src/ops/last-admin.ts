@@ -6,7 +6,7 @@
 // last and then both go. `WGCP_API_KEY` does not count: it lives in an environment file that
 // can change without the database knowing. The way back on the router, should it ever be
 // needed, is `wgcp apikey create` (admin by default).
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { CredentialInfo } from '../store/credentials';
 import type { Store } from '../store/store';
 
@@ -17,5 +17,5 @@ export function refuseLeavingNoAdmin(store: Store, before: CredentialInfo, now: 
   if (before.role !== 'admin' || !live(before, now)) return;
   if (store.credentials.liveAdminCount(now) > 0) return;
   const verb = what === 'demote' ? 'changing the role of' : 'revoking';
-  throw createError(409, `${verb} the last admin key or token would leave no admin: make another admin first`);
+  throw apiError('WGCP_LAST_ADMIN', { verb });
 }

@@ -1,7 +1,7 @@
 // Peer operations, shared by the API, the jobs and the CLI: each is a plan for the change
 // runner that reads what it changes, checks the rules and decides the peer, the kernel
 // change for that one peer (and the forwards that move with it) and its event.
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { Store } from '../store/store';
 import type { ChangeOptions } from './runner';
@@ -38,7 +38,7 @@ export interface PeerInput {
 
 export function getPeer(app: Pick<App, 'store'>, id: number): PeerRecord {
   const peer = app.store.peers.get(id);
-  if (!peer) throw createError(404, 'peer not found');
+  if (!peer) throw apiError('WGCP_PEER_NOT_FOUND');
   return peer;
 }
 
@@ -74,7 +74,7 @@ export function createPeer(app: App, serverId: number, input: PeerInput, opts?: 
   const now = app.now().toISOString();
   return app.runner.run('peer.create', (store) => {
     const server = store.servers.get(serverId);
-    if (!server) throw createError(404, 'server not found');
+    if (!server) throw apiError('WGCP_SERVER_NOT_FOUND');
     const ip = input.ip ?? allocatePeerIp(store, server);
     checkPeerIp(store, server, ip, null);
     const ip6 = input.ip6 ?? allocatePeerIp6(store, server, ip);

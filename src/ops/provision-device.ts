@@ -7,7 +7,7 @@
 // that lost power before it saved the answer gets the same configuration again, rebuilt
 // from the rows the daemon keeps anyway, while nothing has changed the device since.
 import crypto from 'node:crypto';
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { DeviceRecord } from '../store/devices';
 import type { PeerRecord } from '../store/peers';
@@ -38,8 +38,8 @@ const DEVICE_PEER_INTERNET = false;
 
 /** Checks token format, then hwid; the caller's body is untrusted. */
 export function readProvisionBody(body: Record<string, unknown>): { token: string; hwid: string } {
-  if (!isUuid(body.token)) throw createError(400, 'invalid token format');
-  if (!isHardwareId(body.hwid)) throw createError(400, 'invalid hardware id');
+  if (!isUuid(body.token)) throw apiError('WGCP_DEVICE_TOKEN_FORMAT');
+  if (!isHardwareId(body.hwid)) throw apiError('WGCP_DEVICE_HARDWARE_ID');
   return { token: body.token.toLowerCase(), hwid: body.hwid };
 }
 
@@ -81,9 +81,9 @@ export function tokenUnspent(app: App, token: string): boolean {
 /** Why a token cannot be spent now, in the contract's order; null when it can. */
 function tokenRefusal(store: Store, token: string, now: string): Error | null {
   const rec = store.regTokens.get(token);
-  if (!rec) return createError(403, 'invalid token');
-  if (rec.usedAt !== null) return createError(400, 'token already used');
-  if (rec.expiresAt <= now) return createError(403, 'token expired');
+  if (!rec) return apiError('WGCP_DEVICE_TOKEN_INVALID');
+  if (rec.usedAt !== null) return apiError('WGCP_DEVICE_TOKEN_USED');
+  if (rec.expiresAt <= now) return apiError('WGCP_DEVICE_TOKEN_EXPIRED');
   return null;
 }
 
@@ -115,7 +115,7 @@ export function provisionDevice(app: App, token: string, hwid: string, source: s
       kernel: [{ peer: { server, before, after: peer } }],
       commit({ store, event }) {
         // The runner runs one change at a time, so the token is as planned; the UPDATE still decides.
-        if (!store.regTokens.consume(token, now)) throw tokenRefusal(store, token, now) ?? createError(400, 'token already used');
+        if (!store.regTokens.consume(token, now)) throw tokenRefusal(store, token, now) ?? apiError('WGCP_DEVICE_TOKEN_USED');
         if (before) {
           store.peers.update(peer);
           store.devices.markProvisioned(deviceId, now);

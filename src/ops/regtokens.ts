@@ -1,7 +1,7 @@
 // Registration tokens, shared by the API and `wgcp regtoken`: a UUIDv4 for one server,
 // single use, valid 24 h, revoked by its value. Changes of the runner; the audit log names
 // the server, never the token (it is a credential until used).
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { RegTokenRecord } from '../store/regtokens';
 import { isUuid, newUuid } from '../device/identifiers';
 import type { ChangeOptions, ChangeRunner } from './runner';
@@ -10,7 +10,7 @@ export const REG_TOKEN_LIFETIME_MS = 24 * 60 * 60 * 1000;
 
 export function createRegToken(runner: ChangeRunner, serverId: number, now: Date, opts?: ChangeOptions): Promise<RegTokenRecord> {
   return runner.run('regtoken.create', (store) => {
-    if (!store.servers.get(serverId)) throw createError(404, 'server not found');
+    if (!store.servers.get(serverId)) throw apiError('WGCP_SERVER_NOT_FOUND');
     const token = { token: newUuid(), serverId, createdAt: now.toISOString(), expiresAt: new Date(now.getTime() + REG_TOKEN_LIFETIME_MS).toISOString() };
     return {
       commit: ({ store }) => store.regTokens.insert(token),

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import { DB_FILE } from '../store/db';
 import { Store } from '../store/store';
@@ -59,14 +59,14 @@ export async function restoreStaged(app: App, opts?: ChangeOptions): Promise<Liv
   const pending = path.join(dataDir, PENDING_FILE);
   // A copy whose `wgcp restore` is gone was abandoned: applied when asked, or never.
   if (stagedState(dataDir, PENDING_FILE) === 'abandoned') discardStaged(dataDir, PENDING_FILE);
-  if (!fs.existsSync(pending)) throw createError(409, 'no restore is staged: run wgcp restore FILE on the router');
+  if (!fs.existsSync(pending)) throw apiError('WGCP_RESTORE_NOT_STAGED');
   const now = app.now();
   const result: RestoreResult = { ok: false, at: now.toISOString(), before: null, files: [] };
   const copyDb = new Database(pending, { readonly: true, fileMustExist: true });
   let attached = false;
   try {
     const { files } = readMeta(copyDb);
-    if (app.config.serverSalt === null && saltOfCopyDiffers(dataDir, files)) throw createError(409, "the backup carries another router's device salt: wgcpd must start again to take it (wgcp restore does that when it sees one)");
+    if (app.config.serverSalt === null && saltOfCopyDiffers(dataDir, files)) throw apiError('WGCP_RESTORE_NEEDS_RESTART');
     const copy = new Store(copyDb);
     result.before = path.join(dataDir, `${DB_FILE}.before-restore-${fileStamp(now)}`);
     fs.closeSync(fs.openSync(result.before, 'wx', 0o600));

@@ -14,7 +14,8 @@
 // (the API's GETs, heartbeats' answers) never wait for a change. The order lives here and
 // only here: an operation supplies a plan, never its own transaction or kernel call.
 import { isStorageFailure, type WriteFailure } from './storage-health';
-import createError, { isHttpError } from 'http-errors';
+import { isHttpError } from 'http-errors';
+import { apiError } from '../error-registry';
 import type { EventBus, EventName, WgcpEvent } from '../events/bus';
 import type { ForwardChange, KernelPlane, PeerChange, ServerChange } from '../kernel/plane';
 import type { Logger } from '../log';
@@ -180,7 +181,7 @@ export class ChangeRunner {
       // A rule that can only be judged on the rows as written (the last admin) refuses here: a refusal, not a failure.
       if (isHttpError(err) && err.status < 500) this.log.info('a change was refused at its commit', { action, status: err.status, error: message(err) });
       else this.log.error('a change could not be committed; its kernel step was undone', { action, error: message(err) });
-      throw isHttpError(err) ? err : createError(500, `the change could not be stored: ${message(err)}`);
+      throw isHttpError(err) ? err : apiError('WGCP_STORE_FAILED', { reason: message(err) });
     }
     this.committed++;
     this.writeFailure = null;
@@ -224,5 +225,5 @@ export class ChangeRunner {
 /** A kernel failure keeps its status when it has one (a foreign link is a 409), else it is a 500 with the tool's words. */
 function kernelError(err: unknown): Error {
   if (isHttpError(err)) return err;
-  return createError(500, message(err));
+  return apiError('WGCP_KERNEL_FAILED', { reason: message(err) });
 }

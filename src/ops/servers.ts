@@ -1,7 +1,7 @@
 // Server operations, shared by the API and the CLI: create, update and delete, each a plan
 // for the change runner with its kernel change and its events. A name held by a router
 // link that wgcp did not make is a conflict, never a takeover.
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { ServerMode, ServerRecord } from '../store/servers';
 import { presentServer } from '../views/present';
@@ -31,7 +31,7 @@ export interface ServerInput {
 
 export function getServer(app: Pick<App, 'store'>, id: number): ServerRecord {
   const server = app.store.servers.get(id);
-  if (!server) throw createError(404, 'server not found');
+  if (!server) throw apiError('WGCP_SERVER_NOT_FOUND');
   return server;
 }
 

@@ -2,7 +2,7 @@
 // once, kept as its SHA-256), lists and revokes them; opening one spends it and hands the
 // peer's config over. Each is a change of the runner, audited in its own transaction.
 import crypto from 'node:crypto';
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { Actor } from '../store/audit';
 import type { ShareRecord } from '../store/shares';
@@ -22,8 +22,8 @@ export function createShare(app: App, actor: Actor, peerId: number, hours: numbe
   const expiresAt = new Date(now.getTime() + hours * 3_600_000).toISOString();
   return app.runner.run('share.create', (store) => {
     const peer = store.peers.get(peerId);
-    if (!peer) throw createError(404, 'peer not found');
-    if (peer.privateKey === null) throw createError(409, 'no private key is stored for this peer: it has no config to share');
+    if (!peer) throw apiError('WGCP_PEER_NOT_FOUND');
+    if (peer.privateKey === null) throw apiError('WGCP_SHARE_NO_PRIVATE_KEY');
     return {
       commit: ({ store }) => ({ share: store.shares.create(peerId, token, now.toISOString(), expiresAt, actor.name), token }),
       audit: ({ share }) => ({ targetType: 'peer', targetId: peerId, summary: { shareID: share.id, expiresAt } }),
@@ -32,7 +32,7 @@ export function createShare(app: App, actor: Actor, peerId: number, hours: numbe
 }
 
 export function listShares(app: App, peerId: number): ShareRecord[] {
-  if (!app.store.peers.get(peerId)) throw createError(404, 'peer not found');
+  if (!app.store.peers.get(peerId)) throw apiError('WGCP_PEER_NOT_FOUND');
   return app.store.shares.listOfPeer(peerId);
 }
 
@@ -41,10 +41,10 @@ export function revokeShare(app: App, actor: Actor, id: number): Promise<void> {
   const now = app.now().toISOString();
   return app.runner.run('share.revoke', (store) => {
     const share = store.shares.get(id);
-    if (!share) throw createError(404, 'share link not found');
+    if (!share) throw apiError('WGCP_SHARE_NOT_FOUND');
     return {
       commit: ({ store }) => {
-        if (!store.shares.revoke(id, now)) throw createError(409, `share link was ${share.usedAt ? 'used' : 'revoked'} already`);
+        if (!store.shares.revoke(id, now)) throw apiError('WGCP_SHARE_CLOSED', { how: share.usedAt ? 'used' : 'revoked' });
       },
       audit: () => ({ targetType: 'peer', targetId: share.peerId, summary: { shareID: id } }),
     };

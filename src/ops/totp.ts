@@ -3,7 +3,7 @@
 // code at sign-in (each TOTP step and each recovery code works once), turn off, and the
 // router's `wgcp totp reset` for a lost phone. API keys and tokens themselves stay single-factor.
 import crypto from 'node:crypto';
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { Actor } from '../store/audit';
 import type { Store } from '../store/store';
@@ -16,8 +16,8 @@ export const RECOVERY_CODES = 10;
 export interface TotpStatus { enabled: boolean; pending: boolean; recoveryCodesLeft: number }
 
 function credentialOf(actor: Actor): number {
-  if (actor.kind !== 'page') throw createError(403, 'two-factor sign-in is set up from the page, signed in');
-  if (actor.id === null) throw createError(409, 'the WGCP_API_KEY of the environment has no two-factor sign-in: sign in with a stored API key or token');
+  if (actor.kind !== 'page') throw apiError('WGCP_TOTP_PAGE_ONLY');
+  if (actor.id === null) throw apiError('WGCP_TOTP_ENVIRONMENT_KEY');
   return actor.id;
 }
 
@@ -32,7 +32,7 @@ export const statusOfActor = (app: App, actor: Actor): TotpStatus => totpStatus(
 export function beginTotp(app: App, actor: Actor): { secret: string; uri: string } {
   const id = credentialOf(actor);
   const secret = newTotpSecret();
-  if (!app.store.tx(() => app.store.totp.begin(id, secret))) throw createError(409, 'two-factor sign-in is on already: turn it off first');
+  if (!app.store.tx(() => app.store.totp.begin(id, secret))) throw apiError('WGCP_TOTP_ALREADY_ON');
   return { secret, uri: otpauthUri(secret, actor.name) };
 }
 
@@ -47,7 +47,7 @@ export function confirmTotp(app: App, actor: Actor, code: string): string[] {
   const now = app.now();
   return app.store.tx(() => {
     const rec = app.store.totp.get(id);
-    if (rec === null || rec.confirmedAt !== null) throw createError(409, 'no two-factor enrolment is under way: start one first');
+    if (rec === null || rec.confirmedAt !== null) throw apiError('WGCP_TOTP_NO_ENROLMENT');
     const step = matchTotp(rec.secret, code, now.getTime());
     if (step === null) throw badField('code', 'is not the current code of the authenticator app');
     const codes = Array.from({ length: RECOVERY_CODES }, newRecoveryCode);
@@ -78,7 +78,7 @@ export const needsSecondFactor = (store: Store, credentialId: number | null): bo
 export function disableTotp(app: App, actor: Actor, code: string): void {
   const id = credentialOf(actor);
   const now = app.now();
-  if (!needsSecondFactor(app.store, id)) throw createError(409, 'two-factor sign-in is not on');
+  if (!needsSecondFactor(app.store, id)) throw apiError('WGCP_TOTP_NOT_ON');
   if (!spendSecondFactor(app.store, id, code, now)) throw badField('code', 'is not a current code or an unused recovery code');
   app.store.tx(() => {
     app.store.totp.reset(id);

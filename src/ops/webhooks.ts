@@ -1,7 +1,7 @@
 // Webhook configurations as changes: create, update and delete through the runner (no
 // kernel step). The rules on a hook's fields are checked on the record as it stands when
 // the change is planned, not as it stood before the body arrived.
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { NewWebhook, WebhookRecord } from '../store/webhooks';
 import { badField } from './field-error';
@@ -18,7 +18,7 @@ export function checkTemplate(hook: Pick<WebhookRecord, 'template' | 'customBody
 export function createWebhook(app: App, serverId: number, input: WebhookInput, opts?: ChangeOptions): Promise<WebhookRecord> {
   const now = app.now().toISOString();
   return app.runner.run('webhook.create', (store) => {
-    if (!store.servers.get(serverId)) throw createError(404, 'server not found');
+    if (!store.servers.get(serverId)) throw apiError('WGCP_SERVER_NOT_FOUND');
     if (input.url === undefined) throw badField('url', 'is required');
     const draft: NewWebhook = {
       serverId,
@@ -44,7 +44,7 @@ export function createWebhook(app: App, serverId: number, input: WebhookInput, o
 export function updateWebhook(app: App, id: number, input: WebhookInput, opts?: ChangeOptions): Promise<WebhookRecord> {
   return app.runner.run('webhook.update', (store) => {
     const current = store.webhooks.get(id);
-    if (!current) throw createError(404, 'webhook not found');
+    if (!current) throw apiError('WGCP_WEBHOOK_NOT_FOUND');
     const merged: WebhookRecord = { ...current, updatedAt: app.now().toISOString() };
     for (const [k, v] of Object.entries(input)) if (v !== undefined) (merged as unknown as Record<string, unknown>)[k] = v;
     checkTemplate(merged);
@@ -54,7 +54,7 @@ export function updateWebhook(app: App, id: number, input: WebhookInput, opts?: 
 
 export function deleteWebhook(app: App, id: number, opts?: ChangeOptions): Promise<void> {
   return app.runner.run('webhook.delete', (store) => {
-    if (!store.webhooks.get(id)) throw createError(404, 'webhook not found');
+    if (!store.webhooks.get(id)) throw apiError('WGCP_WEBHOOK_NOT_FOUND');
     return { commit: ({ store }) => { store.webhooks.delete(id); } };
   }, opts);
 }

@@ -1,6 +1,6 @@
 // The peer's .conf (DESIGN.md section 2): loads with wg-quick, and with `wg setconf` once
 // stripped of the wg-quick-only keys.
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import type { PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { formatNetwork, parseCidr } from './ipv4';
@@ -28,7 +28,7 @@ function confLine(key: string, value: string | number, owner: string): string {
   const bad = NOT_IN_A_CONF_VALUE.exec(text);
   if (bad) {
     const code = `U+${bad[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-    throw createError(500, `the config is not rendered: the ${key} of ${owner} holds a control character (${code}); correct it through the API`);
+    throw apiError('WGCP_CONF_CONTROL_CHARACTER', { key, owner, character: code });
   }
   return `${key} = ${text}`;
 }

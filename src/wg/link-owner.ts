@@ -4,7 +4,7 @@
 // Links are read from /sys/class/net, which every Linux has, BusyBox routers included.
 import fs from 'node:fs';
 import path from 'node:path';
-import createError from 'http-errors';
+import { apiError } from '../error-registry';
 import { run } from '../kernel/command';
 
 export const OWN_MARK = 'wgcp-managed';
@@ -50,7 +50,7 @@ export function isForeignLink(name: string): boolean {
 
 /** The error for a name held by a link that is not wgcp's: a conflict, never a takeover. */
 export function foreignLinkError(name: string): Error {
-  return createError(409, `interface ${name} already exists on this router and was not made by wgcp; choose another name`, { field: 'interface' });
+  return apiError('WGCP_INTERFACE_FOREIGN', { name }, { field: 'interface' });
 }
 
 /** Marks a link wgcpd has just made. BusyBox's `ip` has no `alias`: then sysfs is written. */
