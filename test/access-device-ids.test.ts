@@ -67,7 +67,7 @@ t('what a viewer or operator sees does not open the heartbeat: not the prefix, n
   const seen = (await as('viewer', 'GET', `/api/devices/${deviceId}`)).json;
   for (const guess of [seen.uuidPrefix, String(seen.id), String(seen.peerID)]) {
     const r = await f.heartbeat({ device_id: guess });
-    assert.equal([r.status, r.json], [400, { error: 'invalid device id' }], guess);
+    assert.equal([r.status, r.json], [400, { error: 'invalid device id', code: 'WGCP_DEVICE_ID_INVALID' }], guess);
   }
 });
 
@@ -76,7 +76,7 @@ t('an admin reads the whole id; routes take the device\'s id, never the device_i
   assert.is(admin.uuid, uuid);
   for (const role of ['viewer', 'operator', 'admin']) {
     const r = await as(role, 'GET', `/api/devices/${uuid}`);
-    assert.equal([r.status, r.json], [404, { error: 'device not found' }], `${role} by device_id`);
+    assert.equal([r.status, r.json], [404, { error: 'device not found', code: 'WGCP_DEVICE_NOT_FOUND' }], `${role} by device_id`);
   }
 });
 

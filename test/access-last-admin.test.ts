@@ -25,7 +25,7 @@ t('the only admin key cannot demote itself: 409 saying why, and it stays admin',
   for (const role of ['operator', 'viewer']) {
     const r = await client(d).put(`/api/apikeys/${FIRST}`, { role });
     assert.is(r.status, 409, r.text);
-    assert.is(r.json.error, 'changing the role of the last admin key or token would leave no admin: make another admin first');
+    assert.equal([r.json.code, r.json.error], ['WGCP_LAST_ADMIN', 'changing the role of the last admin key or token would leave no admin: make another admin first']);
   }
   assert.is(await roleOf(FIRST), 'admin');
   assert.is((await client(d).get('/api/audit?action=apikey.role')).json.entries.length, 0, 'a refused change writes no row');
@@ -34,7 +34,8 @@ t('the only admin key cannot demote itself: 409 saying why, and it stays admin',
 t('the only admin key cannot be revoked', async () => {
   const r = await client(d).del(`/api/apikeys/${FIRST}`);
   assert.is(r.status, 409);
-  assert.match(r.json.error, /^revoking the last admin key or token would leave no admin/);
+  assert.is(r.json.code, 'WGCP_LAST_ADMIN');
+  assert.match(r.json.error, /^revoking the last admin/, 'the text says which change was refused');
   assert.is((await client(d).get('/api/servers')).status, 200, 'the key still works');
 });
 

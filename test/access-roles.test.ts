@@ -73,7 +73,7 @@ t('a key below a route\'s role gets 403 naming the role; one at or above it gets
       assert.is.not(r.status, 401, what);
       if (RANK[role] < RANK[o.role!]) {
         assert.is(r.status, 403, what);
-        assert.equal(r.json, { error: `forbidden: needs role ${o.role}`, role: o.role }, what);
+        assert.equal(r.json, { error: `forbidden: needs role ${o.role}`, code: 'WGCP_FORBIDDEN_ROLE', role: o.role }, what);
         refused++;
       } else {
         assert.ok(!(r.status === 403 && r.json?.role), what);

@@ -60,13 +60,13 @@ t('an API key with the header stays single-factor; only page sessions set two-fa
   assert.is((await client({ url: d.url, key }).get('/api/servers')).status, 200);
   const r = await client({ url: d.url, key }).post('/api/session/totp', {});
   assert.is(r.status, 403);
-  assert.match(r.json.error, /from the page/);
+  assert.is(r.json.code, 'WGCP_TOTP_PAGE_ONLY');
 });
 
 t('sign-in now needs a code: without one 401 naming the field "code"', async () => {
   const r = await signIn({ key });
   assert.is(r.status, 401);
-  assert.equal(r.json, { error: 'two-factor code required', field: 'code' });
+  assert.equal(r.json, { error: 'two-factor code required', code: 'WGCP_TOTP_CODE_REQUIRED', field: 'code' });
   assert.is(cookieOf(r), '');
 });
 
@@ -82,7 +82,7 @@ t('a fresh code signs in once; the same code again is refused', async () => {
   assert.match(cookieOf(r), /^wgcp_session=/);
   const again = await signIn({ key, code });
   assert.is(again.status, 401);
-  assert.equal(again.json, { error: 'wrong or used two-factor code', field: 'code' });
+  assert.equal(again.json, { error: 'wrong or used two-factor code', code: 'WGCP_TOTP_CODE_WRONG', field: 'code' });
 });
 
 t('clock skew: codes of ±2 steps are refused, of ±1 step accepted', async () => {

@@ -28,7 +28,7 @@ t('answers missing and wrong credentials with 401 unauthorized', async () => {
   for (const headers of variants) {
     const r = await call(d.url, 'GET', '/api/servers', undefined, headers);
     assert.is(r.status, 401, JSON.stringify(headers));
-    assert.equal(r.json, { error: 'unauthorized' });
+    assert.equal(r.json, { error: 'unauthorized', code: 'WGCP_UNAUTHORIZED' });
   }
 });
 

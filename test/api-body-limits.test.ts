@@ -49,7 +49,7 @@ t('a 1 MiB sign-in announced by Content-Length is refused with 413 before a byte
   const r = await hangingPost(d.url, '/api/session', nested(1024), 1024 * 1024);
   r.close();
   assert.is(r.status, 413);
-  assert.equal(JSON.parse(r.body), { error: `request body is larger than ${PUBLIC_BODY_LIMIT} bytes` });
+  assert.equal(JSON.parse(r.body), { error: `request body is larger than ${PUBLIC_BODY_LIMIT} bytes`, code: 'WGCP_BODY_TOO_LARGE' });
 });
 
 t('a chunked sign-in is refused with 413 as soon as it passes 4 KiB, its end never sent', async () => {
@@ -92,12 +92,12 @@ t('a deep body within the size is refused before JSON.parse: 400 naming the dept
   assert.ok(deep.length < PUBLIC_BODY_LIMIT);
   const r = await call(d.url, 'POST', '/api/session', deep);
   assert.is(r.status, 400);
-  assert.equal(r.json, { error: `request body nests deeper than ${MAX_JSON_DEPTH} levels` });
+  assert.equal(r.json, { error: `request body nests deeper than ${MAX_JSON_DEPTH} levels`, code: 'WGCP_BODY_TOO_DEEP' });
   // Behind credentials too: a 1 MiB deep body costs one pass, not a parse.
   const big = `{"name":${'['.repeat(500_000)}${']'.repeat(500_000)}}`;
   const a = await call(d.url, 'POST', '/api/servers', big, { 'wg-control-key': d.key });
   assert.is(a.status, 400);
-  assert.match(a.json.error, /nests deeper/);
+  assert.is(a.json.code, 'WGCP_BODY_TOO_DEEP');
 });
 
 t('the depth pass skips brackets inside strings and escaped quotes', () => {

@@ -24,7 +24,7 @@ t('answers a body over 1 MiB with 413, whatever Content-Length says', async () =
   const big = JSON.stringify({ name: 'x'.repeat(1024 * 1024) });
   const r = await call(d.url, 'POST', '/api/servers', big, auth());
   assert.is(r.status, 413);
-  assert.ok(r.json.error.includes('larger'));
+  assert.is(r.json.code, 'WGCP_BODY_TOO_LARGE');
   // Chunked: no Content-Length to trust, the limit still holds.
   const status = await new Promise<number>((resolve, reject) => {
     const req = http.request(`${d.url}/api/servers`, { method: 'POST', headers: { ...auth(), 'Transfer-Encoding': 'chunked' } }, (res) => { res.resume(); resolve(res.statusCode!); });
@@ -38,11 +38,11 @@ t('answers a body over 1 MiB with 413, whatever Content-Length says', async () =
 t('answers unknown routes with 404 and wrong methods with 405 and Allow', async () => {
   const r = await api.get('/api/nothing');
   assert.is(r.status, 404);
-  assert.equal(r.json, { error: 'not found' });
+  assert.equal(r.json, { error: 'not found', code: 'WGCP_ROUTE_NOT_FOUND' });
   const m = await call(d.url, 'PATCH', '/api/servers/1', '{}', auth());
   assert.is(m.status, 405);
   assert.is(m.headers.get('allow'), 'DELETE, GET, PUT');
-  assert.equal(m.json, { error: 'method not allowed' });
+  assert.equal(m.json, { error: 'method not allowed', code: 'WGCP_METHOD_NOT_ALLOWED' });
 });
 
 t('gives every error body string values only', async () => {
@@ -58,7 +58,7 @@ t('turns an unexpected exception into a generic 500 and keeps serving', async ()
   try {
     const r = await api.get('/api/servers');
     assert.is(r.status, 500);
-    assert.equal(r.json, { error: 'internal server error' });
+    assert.equal(r.json, { error: 'internal server error', code: 'WGCP_INTERNAL' });
     assert.match(r.headers.get('x-request-id')!, /^[0-9a-f]{12}$/);
     const next = (await api.get('/api/nothing')).headers.get('x-request-id')!;
     assert.is.not(next, r.headers.get('x-request-id'));

@@ -75,7 +75,7 @@ t('takes a client public key, keeps no private key and refuses its config', asyn
   for (const path of ['config', 'qrcode']) {
     const f = await api.get(`/api/peers/${r.json.id}/${path}`);
     assert.is(f.status, 404);
-    assert.is(f.json.error, 'no private key is stored for this peer');
+    assert.is(f.json.code, 'WGCP_PEER_NO_PRIVATE_KEY');
   }
   const dup = await api.post(`/api/servers/${s2}/peers`, { publicKey });
   assert.is(dup.status, 400);
@@ -168,7 +168,7 @@ t('answers 404 for unknown servers and peers', async () => {
   for (const id of ['999', 'x', '0']) {
     for (const r of [await api.put(`/api/peers/${id}`, {}), await api.del(`/api/peers/${id}`), await api.get(`/api/peers/${id}/config`), await api.get(`/api/peers/${id}/qrcode`)]) {
       assert.is(r.status, 404);
-      assert.is(r.json.error, 'peer not found');
+      assert.equal([r.json.code, r.json.error], ['WGCP_PEER_NOT_FOUND', 'peer not found']);
     }
   }
 });

@@ -138,7 +138,7 @@ t('answers 404 for unknown and non-numeric server ids', async () => {
   for (const id of ['9999', 'abc', '0', '-1', '1.5', '99999999999999999999']) {
     for (const r of [await api.get(`/api/servers/${id}`), await api.put(`/api/servers/${id}`, { name: 'x' }), await api.del(`/api/servers/${id}`)]) {
       assert.is(r.status, 404, id);
-      assert.is(r.json.error, 'server not found');
+      assert.equal([r.json.code, r.json.error], ['WGCP_SERVER_NOT_FOUND', 'server not found']);
     }
   }
 });

@@ -98,7 +98,7 @@ t("refuses a url to wgcpd's own listener, by address or as localhost", async () 
   for (const url of [`http://127.0.0.1:${d.daemon.port}/api/peers`, `http://localhost:${d.daemon.port}/`, `http://LOCALHOST.:${d.daemon.port}/`]) {
     const r = await api.post(`/api/servers/${sid}/webhooks`, { url });
     assert.is(r.status, 400, `${url}: ${r.text}`);
-    assert.equal(r.json, { error: `url must not point to wgcpd's own listener (127.0.0.1:${d.daemon.port})`, field: 'url' }, url);
+    assert.equal(r.json, { error: `url must not point to wgcpd's own listener (127.0.0.1:${d.daemon.port})`, code: 'WGCP_FIELD_INVALID', field: 'url' }, url);
   }
 });
 
@@ -151,7 +151,7 @@ t('answers 404 for webhooks of unknown servers and for bad ids', async () => {
   for (const id of ['abc', '0', '999']) {
     const r = await api.get(`/api/webhooks/${id}`);
     assert.is(r.status, 404);
-    assert.is(r.json.error, 'webhook not found');
+    assert.equal([r.json.code, r.json.error], ['WGCP_WEBHOOK_NOT_FOUND', 'webhook not found']);
   }
 });
 

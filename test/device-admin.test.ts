@@ -137,6 +137,7 @@ t('a forward may not take a port the router itself serves: wgcpd\'s listeners, a
     const r = await f.api.post(`/api/devices/${d.id}/forwards`, { protocol, listenPort: port });
     assert.is(r.status, 409, `${protocol}/${port}: ${r.text}`);
     assert.is(r.json.field, 'listenPort');
+    assert.match(r.json.code, /^WGCP_FORWARD_PORT_(OWN|ROUTER)$/);
     assert.match(r.json.error, `${protocol}/${port}`);
   };
   await refused('tcp', devicePort);
@@ -165,7 +166,7 @@ t('a kernel refusal leaves nothing stored: no forward, no device, the token stil
     assert.equal((await f.api.get(`/api/devices/${d.id}/forwards`)).json, []);
     const token = await f.newToken();
     const p = await f.provision(token, 'adm-refused-device');
-    assert.equal([p.status, p.json], [500, { error: 'provisioning failed' }]);
+    assert.equal([p.status, p.json], [500, { error: 'provisioning failed', code: 'WGCP_PROVISIONING_FAILED' }]);
     assert.not.ok((await f.api.get('/api/devices')).json.some((x: { hwid: string }) => x.hwid === 'adm-refused-device'));
     kernel.refuse = false;
     assert.is((await f.provision(token, 'adm-refused-device')).status, 200, 'the token was not burnt');

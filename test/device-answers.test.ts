@@ -78,13 +78,13 @@ t('every kind of admin change reaches the next heartbeat answer', async () => {
   assert.is(now.allowed_ips, '0.0.0.0/0, ::/0', "the peer's allowInternet");
 
   assert.is((await f.api.put(`/api/devices/${device.id}`, { suspended: true })).status, 200);
-  assert.equal((await beat()).json, { error: 'device is suspended' }, 'suspension');
+  assert.equal((await beat()).json, { error: 'device is suspended', code: 'WGCP_DEVICE_SUSPENDED' }, 'suspension');
   assert.is((await f.api.put(`/api/devices/${device.id}`, { suspended: false })).status, 200);
   assert.is((await beat()).status, 200, 'reinstatement');
 
   assert.is((await f.api.del(`/api/devices/${device.id}`)).status, 204);
   const gone = await beat();
-  assert.equal([gone.status, gone.json], [404, { error: 'device not found' }], 'deletion');
+  assert.equal([gone.status, gone.json], [404, { error: 'device not found', code: 'WGCP_DEVICE_NOT_FOUND' }], 'deletion');
 });
 
 t.run();

@@ -62,30 +62,31 @@ t('records status, state, tunnel_up, last_handshake, the source address and the 
   assert.is(d.lastSeenAt, '2026-11-22T11:00:30.000Z');
 });
 
-async function expectError(body: unknown, status: number, text: string) {
+/** `extra`: the code and, for a field's error, the field; the text is the contract's or the field's rule. */
+async function expectError(body: unknown, status: number, text: string, extra: { code: string; field?: string }) {
   const r = await f.heartbeat(body);
   assert.is(r.status, status, `${JSON.stringify(body)} -> ${r.status} ${r.text}`);
-  assert.equal(r.json, { error: text });
+  assert.equal(r.json, { error: text, ...extra });
 }
 
 t('answers the contract errors with their exact texts: invalid device id, device not found, device is suspended', async () => {
   for (const id of [undefined, '', 'abc', 42, null, '8f7e6d5c-4b3a-4291-8a7b-6c5d4e3f2a1', '8f7e6d5c4b3a42918a7b6c5d4e3f2a1b']) {
-    await expectError({ device_id: id }, 400, 'invalid device id');
+    await expectError({ device_id: id }, 400, 'invalid device id', { code: 'WGCP_DEVICE_ID_INVALID' });
   }
-  await expectError({ device_id: '8f7e6d5c-4b3a-4291-8a7b-6c5d4e3f2a1b' }, 404, 'device not found');
+  await expectError({ device_id: '8f7e6d5c-4b3a-4291-8a7b-6c5d4e3f2a1b' }, 404, 'device not found', { code: 'WGCP_DEVICE_NOT_FOUND' });
   const cfg = await newDevice('hb-suspended');
   assert.is((await f.api.put(`/api/devices/${(await f.deviceOf(cfg.device_id)).id}`, { suspended: true })).status, 200);
-  await expectError({ device_id: cfg.device_id, status: 'connected' }, 403, 'device is suspended');
+  await expectError({ device_id: cfg.device_id, status: 'connected' }, 403, 'device is suspended', { code: 'WGCP_DEVICE_SUSPENDED' });
   assert.is((await f.api.put(`/api/devices/${(await f.deviceOf(cfg.device_id)).id}`, { suspended: false })).status, 200);
   assert.is((await f.heartbeat({ device_id: cfg.device_id })).status, 200, 'reinstated');
 });
 
 t('refuses status fields of the wrong type with a 400 that names them, and no "field" key', async () => {
   const cfg = await newDevice('hb-types');
-  await expectError({ device_id: cfg.device_id, tunnel_up: 'yes' }, 400, 'tunnel_up must be true or false');
-  await expectError({ device_id: cfg.device_id, status: 7 }, 400, 'status must be a string');
-  await expectError({ device_id: cfg.device_id, state: 'x'.repeat(1025) }, 400, 'state must be at most 1024 characters');
-  await expectError({ device_id: cfg.device_id, last_handshake: 'yesterday' }, 400, 'last_handshake must be an ISO 8601 timestamp');
+  await expectError({ device_id: cfg.device_id, tunnel_up: 'yes' }, 400, 'tunnel_up must be true or false', { code: 'WGCP_FIELD_INVALID', field: 'tunnel_up' });
+  await expectError({ device_id: cfg.device_id, status: 7 }, 400, 'status must be a string', { code: 'WGCP_FIELD_INVALID', field: 'status' });
+  await expectError({ device_id: cfg.device_id, state: 'x'.repeat(1025) }, 400, 'state must be at most 1024 characters', { code: 'WGCP_FIELD_INVALID', field: 'state' });
+  await expectError({ device_id: cfg.device_id, last_handshake: 'yesterday' }, 400, 'last_handshake must be an ISO 8601 timestamp', { code: 'WGCP_FIELD_INVALID', field: 'last_handshake' });
   assert.is((await f.heartbeat({ device_id: cfg.device_id, last_handshake: null, status: null })).status, 200, 'null means not reported');
 });
 

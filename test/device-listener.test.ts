@@ -72,7 +72,7 @@ t('never serves the control plane on the device listener, whatever the credentia
   for (const [method, p] of [['GET', '/api/servers'], ['GET', '/healthz'], ['GET', '/api/openapi.json'], ['POST', '/api/servers/1/tokens'], ['GET', '/api/devices']]) {
     const r = await request(https, port, method, p, method === 'POST' ? {} : undefined, auth, ca);
     assert.is(r.status, 404, `${method} ${p}`);
-    assert.equal(r.json, { error: 'not found' });
+    assert.equal(r.json, { error: 'not found', code: 'WGCP_ROUTE_NOT_FOUND' });
   }
 });
 
@@ -105,7 +105,7 @@ t('without a certificate the device listener speaks plain HTTP, still the device
   d = await startTestDaemon({ env: { SERVER_SALT: SALT, WGCP_DEVICE_LISTEN: '127.0.0.1:0' } });
   const port = d.daemon.devicePort!;
   const r = await request(http, port, 'POST', '/api/v1/heartbeat', { device_id: 'x' });
-  assert.equal([r.status, r.json], [400, { error: 'invalid device id' }]);
+  assert.equal([r.status, r.json], [400, { error: 'invalid device id', code: 'WGCP_DEVICE_ID_INVALID' }]);
   assert.is((await request(http, port, 'GET', '/api/servers', undefined, { 'wg-control-key': d.key })).status, 404);
   await d.stop();
 });

@@ -19,7 +19,7 @@ t.before(async () => {
 });
 t.after(async () => { await f.d.stop(); });
 
-const used = (r: { status: number; json: unknown }, why: string) => assert.equal([r.status, r.json], [400, { error: 'token already used' }], why);
+const used = (r: { status: number; json: unknown }, why: string) => assert.equal([r.status, r.json], [400, { error: 'token already used', code: 'WGCP_DEVICE_TOKEN_USED' }], why);
 
 async function provisioned(token: string, hwid: string) {
   const r = await f.provision(token, hwid);

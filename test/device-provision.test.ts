@@ -66,9 +66,15 @@ t('a payload encrypted for one hwid does not decrypt under another hwid or salt'
   assert.throws(() => pythonDecrypt(r.json.encrypted_config, 'board-x', SALT + 'x'));
 });
 
+// The contract's texts (device-agent-api.md section 7), each with its code.
+const CODE_OF: Record<string, string> = {
+  'invalid token format': 'WGCP_DEVICE_TOKEN_FORMAT', 'invalid hardware id': 'WGCP_DEVICE_HARDWARE_ID', 'invalid token': 'WGCP_DEVICE_TOKEN_INVALID',
+  'token already used': 'WGCP_DEVICE_TOKEN_USED', 'token expired': 'WGCP_DEVICE_TOKEN_EXPIRED',
+};
+
 async function expectError(r: Awaited<ReturnType<typeof call>>, status: number, text: string) {
   assert.is(r.status, status, `${status} ${text} (got ${r.status} ${r.text})`);
-  assert.equal(r.json, { error: text }, 'the body is exactly {"error": text}');
+  assert.equal(r.json, { error: text, code: CODE_OF[text] }, 'the body is exactly {"error": text, "code": code}');
   assert.match(r.headers.get('content-type') ?? '', /^application\/json/);
 }
 
@@ -117,7 +123,7 @@ t('twenty concurrent provisions of one token: exactly one 200, the others "token
   const results = await Promise.all(Array.from({ length: 20 }, (_, i) => f.provision(token, `race-${i}`)));
   const won = results.filter((r) => r.status === 200);
   assert.is(won.length, 1);
-  for (const r of results.filter((x) => x.status !== 200)) assert.equal([r.status, r.json], [400, { error: 'token already used' }]);
+  for (const r of results.filter((x) => x.status !== 200)) assert.equal([r.status, r.json], [400, { error: 'token already used', code: 'WGCP_DEVICE_TOKEN_USED' }]);
   assert.is((await f.api.get('/api/devices')).json.length, before + 1);
 });
 
@@ -180,7 +186,7 @@ t('twelve concurrent provisions of one token and one hwid: exactly one 200, the 
   const token = await f.newToken();
   const results = await Promise.all(Array.from({ length: 12 }, () => f.provision(token, 'herd-same-hwid')));
   assert.is(results.filter((r) => r.status === 200).length, 1);
-  for (const r of results.filter((x) => x.status !== 200)) assert.equal([r.status, r.json], [400, { error: 'token already used' }]);
+  for (const r of results.filter((x) => x.status !== 200)) assert.equal([r.status, r.json], [400, { error: 'token already used', code: 'WGCP_DEVICE_TOKEN_USED' }]);
 });
 
 t('the same hwid on another server is another device', async () => {
@@ -286,7 +292,7 @@ rl('behind one NAT a good token still provisions from a blocked address, and tha
   assert.is(ok.status, 200, 'the neighbour with a good token is not locked out');
   const after = await provisionFrom('127.0.0.4', g.d.url, { token: 'bad', hwid: 'h' });
   assert.is(after.status, 400, 'the success cleared the count: a failure gets its own answer again, not 429');
-  assert.equal(after.json, { error: 'invalid token format' });
+  assert.equal(after.json, { error: 'invalid token format', code: 'WGCP_DEVICE_TOKEN_FORMAT' });
 });
 
 rl.run();

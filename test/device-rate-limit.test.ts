@@ -105,7 +105,7 @@ herd('thirty devices at once from three addresses: the fleet\'s burst is answere
   const refused = first.map((r, i) => ({ r, i })).filter(({ r }) => r.status === 429);
   assert.ok(ok >= 10 && ok <= 10 + 5 * seconds + 1, `the fleet's burst (10) and what 5 a second added in ${seconds.toFixed(1)} s answered, got ${ok}`);
   assert.is(ok + refused.length, 30, 'nothing else, no 5xx');
-  for (const { r } of refused) assert.equal(r.json, { error: 'too many device requests; try again later' });
+  for (const { r } of refused) assert.equal(r.json, { error: 'too many device requests; try again later', code: 'WGCP_DEVICE_THROTTLED' });
   const waits = refused.map(({ r }) => r.retryAfter!);
   assert.ok(waits.every((w) => Number.isInteger(w) && w >= 1), `Retry-After in whole seconds: ${waits}`);
   assert.ok(Math.max(...waits) >= 3, `the refused are spread over several seconds: ${waits}`);

@@ -126,7 +126,7 @@ if (canRunAsRoot('device tunnel netns')) {
 
   t('suspension takes the device off the router and refuses its heartbeat; reinstating restores both', async () => {
     assert.is((await w.daemon.api('PUT', `/api/devices/${w.deviceNo}`, { suspended: true })).status, 200);
-    assert.equal([(await heartbeat({ device_id: w.deviceId })).status, (await heartbeat({ device_id: w.deviceId })).json], [403, { error: 'device is suspended' }]);
+    assert.equal([(await heartbeat({ device_id: w.deviceId })).status, (await heartbeat({ device_id: w.deviceId })).json], [403, { error: 'device is suspended', code: 'WGCP_DEVICE_SUSPENDED' }]);
     const key = await devicePeerKey();
     assert.not.ok(w.daemon.exec('wg', ['show', 'wgcp1', 'peers']).includes(key), 'the peer left the interface');
     assert.is(await reachBeside(w.outside, [ROUTER_OUTSIDE, 9191], ROUTER_PORT()), null);
@@ -142,7 +142,7 @@ if (canRunAsRoot('device tunnel netns')) {
     assert.not.ok(w.router.exec('nft', ['list', 'map', 'inet', 'wgcp', 'port_forwards']).includes('9191'));
     assert.is(w.daemon.exec('wg', ['show', 'wgcp1', 'peers']).trim(), '');
     assert.is(await reachBeside(w.outside, [ROUTER_OUTSIDE, 9191], ROUTER_PORT()), null);
-    assert.equal((await heartbeat({ device_id: w.deviceId })).json, { error: 'device not found' });
+    assert.equal((await heartbeat({ device_id: w.deviceId })).json, { error: 'device not found', code: 'WGCP_DEVICE_NOT_FOUND' });
   });
 }
 

@@ -59,7 +59,7 @@ t("the test event of such a webhook is a 502 that says why, and nothing reaches 
   const id = storedHook(`http://localhost:${d.daemon.port}/wgcp-self-probe`);
   const r = await api.post(`/api/webhooks/${id}/test`, {});
   assert.is(r.status, 502);
-  assert.is(r.json.error, `test delivery failed: refused: 127.0.0.1:${d.daemon.port} is wgcpd's own listener`);
+  assert.equal([r.json.code, r.json.error], ['WGCP_WEBHOOK_TEST_FAILED', `test delivery failed: refused: 127.0.0.1:${d.daemon.port} is wgcpd's own listener`]);
   assert.equal(strayRequests(), []);
 });
 
@@ -69,7 +69,7 @@ t("stored SMTP settings that point at wgcpd's own port by name are refused befor
   const started = Date.now();
   const r = await api.post('/api/settings/smtp/test', { to: 'ops@example.com' });
   assert.is(r.status, 502);
-  assert.is(r.json.error, `mail was not sent: refused: 127.0.0.1:${d.daemon.port} is wgcpd's own listener`);
+  assert.equal([r.json.code, r.json.error], ['WGCP_MAIL_NOT_SENT', `mail was not sent: refused: 127.0.0.1:${d.daemon.port} is wgcpd's own listener`]);
   assert.ok(Date.now() - started < 2000, 'refused at once, not after an SMTP greeting timeout');
   assert.equal(strayRequests(), []);
 });

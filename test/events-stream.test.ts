@@ -57,7 +57,7 @@ t('refuses a connection without credentials, with a wrong key, or on another pat
 t('a plain GET is told to upgrade', async () => {
   const r = await call(d.url, 'GET', '/api/events', undefined, { 'wg-control-key': d.key });
   assert.is(r.status, 426);
-  assert.match(r.json.error, /WebSocket/);
+  assert.is(r.json.code, 'WGCP_WEBSOCKET_REQUIRED');
 });
 
 t('streams every event as the webhook envelope, after an initial usage snapshot', async () => {

@@ -178,7 +178,7 @@ t('a row planted straight into the SQLite file: GET /api/peers/{id}/config and t
     for (const route of ['config', 'qrcode']) {
       const r = await c2.get(`/api/peers/${p.id}/${route}`);
       assert.is(r.status, 500, `${route}: ${r.text}`);
-      assert.is(r.json.error, `the config is not rendered: the Endpoint of server ${s.id} holds a control character (U+000A); correct it through the API`);
+      assert.equal([r.json.code, r.json.error], ['WGCP_CONF_CONTROL_CHARACTER', `the config is not rendered: the Endpoint of server ${s.id} holds a control character (U+000A); correct it through the API`]);
       assert.not.match(r.text, /PostUp|PrivateKey/);
     }
     // Corrected through the API, the config is served again.

@@ -108,7 +108,8 @@ t('a change whose event cannot be written fails whole: the kernel step is undone
     const applied = k.applied.length;
     const r = await api.post(`/api/servers/${serverId}/peers`, { name: 'unannounced' });
     assert.is(r.status, 500);
-    assert.match(r.json.error, /could not be stored: database or disk is full/);
+    assert.is(r.json.code, 'WGCP_STORE_FAILED');
+    assert.match(r.json.error, /database or disk is full/, 'the cause is quoted');
     const steps = k.applied.slice(applied);
     assert.is(steps.length, 2, 'applied, then undone');
     assert.equal([steps[0].before, (steps[0].after as { name: string }).name], [null, 'unannounced']);

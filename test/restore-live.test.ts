@@ -64,7 +64,7 @@ function watchEvents(): { messages: any[]; ready: Promise<void>; ws: WebSocket }
 t('with nothing staged, POST /api/restore is 409 and says how to stage one', async () => {
   const r = await api.post('/api/restore', {});
   assert.is(r.status, 409);
-  assert.match(r.json.error, /no restore is staged: run wgcp restore FILE on the router/);
+  assert.is(r.json.code, 'WGCP_RESTORE_NOT_STAGED');
 });
 
 t('a kernel refusal halfway undoes the steps already taken and changes no row', async () => {

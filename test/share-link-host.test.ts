@@ -48,7 +48,8 @@ t('a Host naming another site is refused with 400 naming the Host and telling to
     const r = await share(d, peerId, host);
     assert.is(r.status, 400, `${JSON.stringify(host)}: ${JSON.stringify(r.json)}`);
     assert.is(r.json.field, 'Host');
-    assert.match(r.json.error, /^the share link is not made: the request's Host .* names no address or name of this router, and WGCP_PUBLIC_URL is not set; set WGCP_PUBLIC_URL/);
+    assert.equal([r.json.code, r.json.field], ['WGCP_SHARE_HOST_UNKNOWN', 'Host']);
+    assert.match(r.json.error, /WGCP_PUBLIC_URL is not set; set WGCP_PUBLIC_URL/, 'the text says what to set');
   }
   assert.equal((await client(d).get(`/api/peers/${peerId}/shares`)).json, [], 'no link was made');
 });

@@ -85,7 +85,7 @@ t('unknown files and paths out of the folder are 404', async () => {
   for (const p of ['/assets/nothing-here.js', '/assets/..%2Fbuild-info.json', '/assets/build-info.json', '/index.html', '/assets/.hidden.js']) {
     const r = await call(d.url, 'GET', p);
     assert.is(r.status, 404, p);
-    assert.equal(r.json, { error: 'not found' });
+    assert.equal(r.json, { error: 'not found', code: 'WGCP_ROUTE_NOT_FOUND' });
   }
 });
 
@@ -105,7 +105,7 @@ t('files are read from disk when first asked for, then kept; a page not built is
   try {
     const missing = await call(base, 'GET', '/');
     assert.is(missing.status, 503);
-    assert.match(missing.json.error, /npm run build:web/);
+    assert.is(missing.json.code, 'WGCP_DASHBOARD_NOT_BUILT');
     // Put there after the routes were made: nothing was read at start.
     fs.cpSync(WEB_OUT, dir, { recursive: true });
     const first = await call(base, 'GET', '/');

@@ -76,7 +76,7 @@ t('a state-changing request with the cookie from another origin, or saying nothi
   for (const h of tries) {
     const r = await call(d.url, 'POST', '/api/servers', { ...SERVER, name: 'evil', endpoint: 'evil.example:51999' }, withCookie(cookie, h));
     assert.is(r.status, 403, JSON.stringify(h));
-    assert.match(r.json.error, /cross-site request refused/);
+    assert.is(r.json.code, 'WGCP_CROSS_SITE');
   }
   assert.is((await call(d.url, 'GET', '/api/servers', undefined, withCookie(cookie))).json.length, before);
   // A header credential is not a cookie: no browser sends it across sites on its own.
@@ -99,7 +99,7 @@ t('the event stream takes the cookie from the page\'s origin and refuses it from
 t('a wrong or missing key is refused naming the field "key"; a sign-in sent from another site is 403', async () => {
   const wrong = await signIn('wgk_not-a-key');
   assert.is(wrong.status, 401);
-  assert.equal(wrong.json, { error: 'unauthorized', field: 'key' });
+  assert.equal(wrong.json, { error: 'unauthorized', code: 'WGCP_UNAUTHORIZED', field: 'key' });
   assert.is(wrong.setCookie, '');
   const missing = await call(d.url, 'POST', '/api/session', {}, { Origin: origin() });
   assert.is(missing.status, 400);

@@ -49,7 +49,10 @@ export const openApiDocument = {
       bearer: { type: 'http', scheme: 'bearer' },
     },
     schemas: {
-      Error: { type: 'object', required: ['error'], additionalProperties: str, properties: { error: str, field: str } },
+      Error: {
+        type: 'object', required: ['error', 'code'], additionalProperties: str,
+        properties: { error: str, code: { ...str, description: 'stable: WGCP_<WHAT>, or WGCP_HTTP_<status> for an error without its own (docs/api.md)' }, field: str, role: str },
+      },
       Server: {
         type: 'object', required: ['name', 'endpoint', 'mode'],
         properties: {
@@ -163,7 +166,7 @@ export const openApiDocument = {
           forwards_hash: { ...str, description: 'hex SHA-256 of the canonical JSON array of the forwards, sorted by protocol then listenPort' },
         },
       },
-      DeviceError: { type: 'object', required: ['error'], additionalProperties: false, properties: { error: str } },
+      DeviceError: { type: 'object', required: ['error', 'code'], additionalProperties: false, properties: { error: str, code: str, field: str } },
       Delivery: {
         type: 'object',
         properties: {
