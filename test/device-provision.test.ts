@@ -218,7 +218,7 @@ t('refuses a device API body over 8 KiB with 413, and accepts one just under', a
   const token = await f.newToken();
   const big = await call(f.d.url, 'POST', '/api/v1/provision', JSON.stringify({ token, hwid: 'big', pad: 'a'.repeat(8 * 1024) }));
   assert.is(big.status, 413);
-  assert.equal(Object.keys(big.json), ['error']);
+  assert.equal(big.json.code, 'WGCP_BODY_TOO_LARGE');
   const fits = await call(f.d.url, 'POST', '/api/v1/provision', JSON.stringify({ token, hwid: 'big', pad: 'a'.repeat(7 * 1024) }));
   assert.is(fits.status, 200, 'an unknown field is ignored and the token still worked');
 });
@@ -226,7 +226,7 @@ t('refuses a device API body over 8 KiB with 413, and accepts one just under', a
 t('needs no credentials, and malformed JSON is a 400 with an error text', async () => {
   const r = await call(f.d.url, 'POST', '/api/v1/provision', '{"token": ');
   assert.is(r.status, 400);
-  assert.equal(Object.keys(r.json), ['error']);
+  assert.equal([Object.keys(r.json), r.json.code], [['error', 'code'], 'WGCP_MALFORMED_JSON']);
   assert.is((await call(f.d.url, 'GET', '/api/v1/provision')).status, 405);
 });
 
@@ -269,11 +269,11 @@ function provisionFrom(localAddress: string, url: string, body: unknown): Promis
   });
 }
 
-rl('after 3 failures a further failure from that address gets 429 with {"error"} and Retry-After; other addresses are not affected; the window ends', async () => {
+rl('after 3 failures a further failure from that address gets 429 with its code and Retry-After; other addresses are not affected; the window ends', async () => {
   for (let i = 0; i < 3; i++) assert.is((await provisionFrom('127.0.0.1', g.d.url, { token: 'bad', hwid: 'h' })).status, 400);
   const blocked = await provisionFrom('127.0.0.1', g.d.url, { token: '8f7e6d5c-4b3a-4291-8a7b-6c5d4e3f2a1b', hwid: 'h' });
   assert.is(blocked.status, 429, 'an unknown token from a blocked address: 429, not its 403');
-  assert.equal(Object.keys(blocked.json), ['error']);
+  assert.equal(blocked.json.code, 'WGCP_PROVISIONING_THROTTLED');
   assert.is(blocked.retryAfter, '60');
   assert.is((await provisionFrom('127.0.0.2', g.d.url, { token: 'bad', hwid: 'h' })).status, 400, 'another source address still gets its own answer');
   clock += 60_000;
