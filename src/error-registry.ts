@@ -2,8 +2,9 @@
 // site names a code (`throw apiError('WGCP_PEER_NOT_FOUND')`), so the status is decided where
 // the error is raised and the body's text in one table; src/http/errors.ts turns the error
 // into `{"error": text, "code": code, ...}`. Codes are stable: clients and tests match them,
-// never the text. Texts a contract fixes (the device API's, `not found`, `unauthorized`) stay
-// byte-exact. `{name}` in a template is filled from the raise site's parameters.
+// never the text. Texts a contract fixes (the device API's, device-agent-api.md section 7) and
+// those the docs quote stay byte-exact. `{name}` in a template is filled from the raise site's
+// parameters. How to add one: docs/development.md, "Errors".
 import createError, { type HttpError } from 'http-errors';
 
 interface ErrorSpec { readonly status: number; readonly message: string }
