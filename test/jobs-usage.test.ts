@@ -4,7 +4,8 @@ import { client, startTestDaemon, tempDir, type TestDaemon } from './helpers/dae
 import { countingKernel } from './helpers/counting-kernel';
 import { generateKeyPair } from '../src/wg/keys';
 import type { WgcpEvent } from '../src/events/bus';
-import { counterDelta, GB, planUsageCycle, usageMonth } from '../src/jobs/usage-delta';
+import { GB } from '../src/data-limit';
+import { counterDelta, planUsageCycle, usageMonth } from '../src/jobs/usage-delta';
 import { collectUsage } from '../src/jobs/usage';
 import { expirePeers, resetIfNewMonth } from '../src/jobs/calendar';
 

@@ -69,9 +69,3 @@ export function usageMonth(d: Date): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}`;
 }
 
-/** Bytes in one GB of dataLimitGB (DESIGN.md: 1 GB = 1,073,741,824 bytes). */
-export const GB = 1_073_741_824;
-
-export function isOverLimit(usageBytes: number, dataLimitGB: number): boolean {
-  return dataLimitGB > 0 && usageBytes >= dataLimitGB * GB;
-}

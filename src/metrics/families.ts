@@ -1,6 +1,7 @@
 // Every wgcp metric family: its name (Prometheus' conventions: base units, _total on
 // counters), help, type, and how its samples come from one scrape's data. Pure: the text
 // format is prom-client's (exposition.ts); here is only what each line says.
+import { GB } from '../data-limit';
 import type { StoreSnapshot, ScrapedPeer } from './scrape-read';
 import type { HistogramTally, MetricsTally } from './tally';
 import { STATE_FAMILIES, type DaemonState } from './state-families';
@@ -33,7 +34,6 @@ export const SLICE = 1000;
 
 /** A peer counts as online when its last handshake is this recent (as in /api/servers/{id}/stats). */
 export const ONLINE_WINDOW_S = 180;
-const GB = 1_073_741_824;
 const PEER_LABELS = ['server', 'peer', 'name'] as const;
 
 // One label object a peer and scrape, shared by its five series: prom-client formats shared

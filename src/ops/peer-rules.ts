@@ -7,8 +7,6 @@ import { isHostOf, networkOf, parseCidr, parseIpv4 } from '../wg/ipv4';
 import { formatIpv6, hostAt6, isHostOf6, parseCidr6, parseIpv6 } from '../wg/ipv6';
 import { badField } from './field-error';
 
-export const GB = 1024 ** 3;
-
 /** Refuses an address outside the server's subnet, the server's own, or one another peer holds. */
 export function checkPeerIp(store: Store, server: ServerRecord, ip: string, selfId: number | null): void {
   const subnet = parseCidr(server.address)!;

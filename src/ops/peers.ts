@@ -16,7 +16,8 @@ import { bringsDeletionNearer, requirePeerDeleteRight } from './deletion-rights'
 import { forwardsOfPeerChange } from './forwards-follow';
 import { withScheduleState } from './schedule-state';
 import type { Schedule } from '../schedule/rules';
-import { GB, allocatePeerIp, allocatePeerIp6, checkAllowAccess, checkPeerIp, checkPeerIp6, checkPeerKey } from './peer-rules';
+import { isOverLimit } from '../data-limit';
+import { allocatePeerIp, allocatePeerIp6, checkAllowAccess, checkPeerIp, checkPeerIp6, checkPeerKey } from './peer-rules';
 
 /** A peer's fields as an operation takes them; left out means "as it is" (or the default on create). */
 export interface PeerInput {
@@ -65,7 +66,7 @@ export function mergePeer(before: PeerRecord, input: PeerInput, now: string): Pe
   }
   // `enabled` is the admin's own decision: it adds or lifts 'admin' and no other reason.
   let out = input.enabled === false ? withReason(next, 'admin') : input.enabled === true ? withoutReason(next, 'admin') : next;
-  if (hasReason(out, 'data_limit') && (out.dataLimitGB === 0 || out.usageBytes < out.dataLimitGB * GB)) out = withoutReason(out, 'data_limit');
+  if (hasReason(out, 'data_limit') && !isOverLimit(out.usageBytes, out.dataLimitGB)) out = withoutReason(out, 'data_limit');
   // A schedule set, changed or cleared decides its reason at once, in this same change.
   return withScheduleState(out, Date.parse(now));
 }

@@ -4,6 +4,7 @@
 // (peer_usage), written only for peers whose counters moved: a cycle at 10,000 busy peers
 // rewrites about a hundred 4 KB pages, not the wide peers table (docs/operations.md, flash).
 
+import { overLimitSql } from '../data-limit';
 import type { DB } from './db';
 import { parseReasons } from './peers';
 import { RowBatches } from './row-batches';
@@ -70,8 +71,8 @@ export class UsageTable {
     this.forgetStmt = db.prepare('UPDATE peer_usage SET key_tag = NULL, rx_bytes = NULL, tx_bytes = NULL, latest_handshake = 0 WHERE peer_id = ? AND key_tag IS NOT NULL');
     this.usageAdds = new RowBatches(db, (rows) => `INSERT INTO peer_usage (peer_id, usage_bytes) VALUES ${rows}
       ON CONFLICT (peer_id) DO UPDATE SET usage_bytes = usage_bytes + excluded.usage_bytes`, 2);
-    this.overLimitStmt = db.prepare(`SELECT p.id FROM peers p JOIN peer_usage u ON u.peer_id = p.id WHERE p.enabled = 1 AND p.data_limit_gb > 0
-      AND u.usage_bytes >= p.data_limit_gb * 1073741824 ORDER BY p.id`).pluck();
+    this.overLimitStmt = db.prepare(`SELECT p.id FROM peers p JOIN peer_usage u ON u.peer_id = p.id WHERE p.enabled = 1
+      AND ${overLimitSql('u.usage_bytes', 'p.data_limit_gb')} ORDER BY p.id`).pluck();
     this.expiredStmt = db.prepare(`SELECT id FROM peers WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY id`).pluck();
     this.zeroUsageStmt = db.prepare('UPDATE peer_usage SET usage_bytes = 0 WHERE usage_bytes <> 0');
     this.restrictedStmt = db.prepare(`SELECT id FROM peers WHERE instr(',' || disabled_reasons || ',', ',data_limit,') > 0 ORDER BY id`).pluck();
