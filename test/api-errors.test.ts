@@ -51,6 +51,17 @@ t('gives every error body string values only', async () => {
   for (const v of Object.values(r.json)) assert.type(v, 'string');
 });
 
+t('gives every error body a code: field errors, refusals, missing things and credentials alike', async () => {
+  const answers = [
+    await api.post('/api/servers', { name: 5 }), await api.get('/api/servers/999'), await api.get('/api/nothing'),
+    await call(d.url, 'GET', '/api/servers'), await call(d.url, 'POST', '/api/servers', '{"name":', auth()),
+  ];
+  assert.equal(answers.map((r) => [r.status, r.json.code]), [
+    [400, 'WGCP_FIELD_INVALID'], [404, 'WGCP_SERVER_NOT_FOUND'], [404, 'WGCP_ROUTE_NOT_FOUND'], [401, 'WGCP_UNAUTHORIZED'], [400, 'WGCP_MALFORMED_JSON'],
+  ]);
+  assert.is(answers[0].json.field, 'name');
+});
+
 t('turns an unexpected exception into a generic 500 and keeps serving', async () => {
   const store = d.daemon.app.store;
   const original = store.servers.list;
