@@ -15,7 +15,7 @@ const AuditEntry = {
   type: 'object',
   properties: {
     id: int, at: ts,
-    actor: { type: 'object', properties: { kind: { enum: ['apikey', 'token', 'page', 'reconciler', 'job', 'cli', 'share'] }, id: nullable('integer'), name: str } },
+    actor: { type: 'object', properties: { kind: { enum: ['apikey', 'token', 'page', 'person', 'reconciler', 'job', 'cli', 'share', 'device'] }, id: nullable('integer'), name: str } },
     address: { ...nullable('string'), description: 'source address of the request' }, role: { type: ['string', 'null'], enum: ['admin', 'operator', 'viewer', null] },
     action: { ...str, description: 'e.g. peer.update, share.use, session.sign-in-failed' },
     targetType: str, targetId: nullable('string'), summary: { type: 'object', description: 'what changed, secrets left out' },

@@ -9,6 +9,9 @@ import type { Role } from '../store/roles';
 
 export const ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'GET /api/openapi.json': 'viewer',
+  'GET /api/sessions': 'admin',
+  'DELETE /api/sessions/:id': 'admin',
+  'DELETE /api/people/:subject/sessions': 'admin',
   'GET /api/servers': 'viewer',
   'POST /api/servers': 'admin',
   'GET /api/servers/:id': 'viewer',

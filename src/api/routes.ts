@@ -30,6 +30,8 @@ import { withRoles } from './route-roles';
 import { auditRoutes } from './audit';
 import { shareRoutes } from './shares';
 import { totpRoutes } from './totp';
+import { signedInRoutes } from './sessions';
+import { oidcRoutes } from '../http/oidc';
 
 /**
  * Liveness: 200 while the API serves. `degraded` when changes are stored but not (all)
@@ -67,7 +69,7 @@ export function controlRoutes(app: App): Route[] {
     ...eventStreamRoutes(app),
     ...regTokenRoutes(app),
     ...credentialsRoutes(app),
-    ...auditRoutes(app), ...shareRoutes(app), ...totpRoutes(app),
+    ...auditRoutes(app), ...shareRoutes(app), ...totpRoutes(app), ...signedInRoutes(app),
     ...backupRoutes(app), ...importRoutes(app),
     ...deviceRoutes(app),
     ...forwardRoutes(app),
@@ -75,6 +77,6 @@ export function controlRoutes(app: App): Route[] {
     metricsRoute(app, 'control'),
     ...deviceApiRoutes(app),
     // The dashboard: its sign-in and its built page (WGCP_LISTEN only).
-    ...sessionRoutes(app), ...pageRoutes(),
+    ...sessionRoutes(app), ...oidcRoutes(app), ...pageRoutes(),
   ]);
 }
