@@ -45,6 +45,18 @@ export function oidcClientOf(settings: OidcSettings): OidcClient {
   return c;
 }
 
+/**
+ * What check failed, in words: openid-client's messages are generic ("unexpected JWT claim
+ * value"); the claim or parameter it was about is in its `cause`.
+ */
+function checkFailed(err: unknown): string {
+  const e = err as Error & { cause?: unknown };
+  if (e.cause instanceof Error) return e.cause.message;
+  const body = e.cause as { error?: unknown; error_description?: unknown } | undefined;
+  if (typeof body?.error === 'string') return `the provider refused: ${body.error}${typeof body.error_description === 'string' ? ` (${body.error_description})` : ''}`;
+  return e.message;
+}
+
 export function oidcRoutes(app: App): Route[] {
   // SameSite=Lax: the provider's redirect back is a top-level navigation from its site.
   const pending = new Map<string, PendingSignIn & { until: number }>();
@@ -94,8 +106,8 @@ export function oidcRoutes(app: App): Route[] {
     try {
       claims = await oidcClientOf(s).finish(ctx.query.toString(), started);
     } catch (err) {
-      // openid-client's message names the check (state, nonce, signature, audience, expiry).
-      return failed((err as Error).message, `The provider's answer did not pass a check: ${(err as Error).message}.`);
+      const why = checkFailed(err);
+      return failed(why, `The provider's answer did not pass a check: ${why}.`);
     }
     const email = typeof claims.email === 'string' ? claims.email : null;
     const role = roleOfClaims(s.roles, claims);
