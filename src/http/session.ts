@@ -1,6 +1,7 @@
 // /api/session: the dashboard signs in with an API key or access token and gets a session
 // cookie (store/sessions.ts keeps it hashed); GET tells whether the cookie is live; DELETE
-// signs out. Failed sign-ins are limited per source address.
+// signs out. Failed sign-ins are limited per source address and per credential
+// (sign-in-limiter.ts: a success forgives only its own credential's failures).
 import crypto from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import createError from 'http-errors';
@@ -15,12 +16,15 @@ import type { Role } from '../store/roles';
 import { hashSecret } from '../store/credentials';
 import { personName, sessionTable, sha256Hex, type SessionGrant } from '../store/sessions';
 import { oidcClientOf } from './oidc';
-import { FailureLimiter, limiterKey, type FailureLimit } from '../device/failure-limiter';
+import { limiterKey } from '../device/failure-limiter';
+import { SignInLimiter, type SignInLimit } from './sign-in-limiter';
 import { isSameOrigin } from './same-origin';
 import { sessionClearCookie, sessionCookieValue, sessionSetCookie } from './session-cookie';
 
-/** Failed sign-ins allowed per source address in a window; past it, 429 until the window ends. */
-export const SIGN_IN_LIMIT: FailureLimit = { failures: 10, windowMs: 5 * 60_000, maxAddresses: 10_000 };
+/** Failed sign-ins allowed per source address, and wrong codes per credential, in a window; past it, 429 until the window ends. */
+export const SIGN_IN_LIMIT: SignInLimit = { failures: 10, windowMs: 5 * 60_000, maxAddresses: 10_000 };
+
+const tooMany = (wait: number) => createError(429, `too many failed sign-ins: try again in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
 
 const isTls = (ctx: RequestContext): boolean => (ctx.req.socket as TLSSocket).encrypted === true;
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -61,8 +65,8 @@ function refuseForeignSignIn(ctx: RequestContext): void {
   }
 }
 
-export function sessionRoutes(app: App, limit: FailureLimit = SIGN_IN_LIMIT): Route[] {
-  const limiter = new FailureLimiter(limit, () => app.now().getTime());
+export function sessionRoutes(app: App, limit: SignInLimit = SIGN_IN_LIMIT): Route[] {
+  const limiter = new SignInLimiter(limit, () => app.now().getTime());
   const sessions = () => sessionTable(app.store);
 
   async function signIn(ctx: RequestContext): Promise<Reply> {
@@ -72,8 +76,8 @@ export function sessionRoutes(app: App, limit: FailureLimit = SIGN_IN_LIMIT): Ro
       throw createError(403, 'key sign-in is turned off for the page: sign in with single sign-on');
     }
     const address = limiterKey(ctx.req.socket.remoteAddress ?? '');
-    const wait = limiter.blockedFor(address);
-    if (wait > 0) throw createError(429, `too many failed sign-ins: try again in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
+    const wait = limiter.addressBlockedFor(address);
+    if (wait > 0) throw tooMany(wait);
     const body = await ctx.body();
     const presented = readKey(body);
     const code = readCode(body);
@@ -81,7 +85,7 @@ export function sessionRoutes(app: App, limit: FailureLimit = SIGN_IN_LIMIT): Ro
     const source = ctx.req.socket.remoteAddress ?? null;
     const grant = grantOf(app, presented, now);
     if (grant === null) {
-      limiter.recordFailure(address);
+      limiter.recordFailure(address, null);
       recordSignInFailure(app, { kind: 'page', id: null, name: '', role: null, address: source }, 'unknown key');
       app.log.warn('dashboard sign-in refused', { address: ctx.req.socket.remoteAddress });
       throw createError(401, 'unauthorized', { field: 'key' });
@@ -94,14 +98,17 @@ export function sessionRoutes(app: App, limit: FailureLimit = SIGN_IN_LIMIT): Ro
         recordSignInFailure(app, actor, 'two-factor code missing');
         throw createError(401, 'two-factor code required', { field: 'code' });
       }
+      // Codes of a key that has had too many wrong ones are not tried, from any address.
+      const credentialWait = limiter.credentialBlockedFor(grant.credentialId);
+      if (credentialWait > 0) throw tooMany(credentialWait);
       if (!spendSecondFactor(app.store, grant.credentialId!, code, app.now())) {
-        limiter.recordFailure(address);
+        limiter.recordFailure(address, grant.credentialId);
         recordSignInFailure(app, actor, 'wrong two-factor code');
         app.log.warn('dashboard sign-in refused: wrong two-factor code', { address: ctx.req.socket.remoteAddress });
         throw createError(401, 'wrong or used two-factor code', { field: 'code' });
       }
     }
-    limiter.recordSuccess(address);
+    limiter.recordSuccess(address, grant.credentialId);
     recordSignIn(app, actor);
     if (grant.credentialId !== null) app.store.credentials.touch(grant.credentialId, now);
     const value = sessions().open(grant, now);
@@ -123,7 +130,7 @@ export function sessionRoutes(app: App, limit: FailureLimit = SIGN_IN_LIMIT): Ro
           return { ...ok({ signedIn: true, ...times, name: personName(person), role: person.role, credentialID: null, kind: 'person', subject: person.subject, email: person.email, twoFactor: null, ...ways }), headers: NO_STORE };
         }
         const c = credentialId === null ? null : app.store.credentials.get(credentialId);
-        if (credentialId !== null && c === null) return { ...ok({ signedIn: false }), headers: NO_STORE };
+        if (credentialId !== null && c === null) return { ...ok({ signedIn: false, ...ways }), headers: NO_STORE };
         const who = c === null ? { name: CONFIGURED_KEY_NAME, role: 'admin', credentialID: null, kind: 'apikey' } : { name: c.name, role: c.role, credentialID: c.id, kind: c.kind };
         const twoFactor = credentialId === null ? null : totpStatus(app.store, credentialId).enabled;
         return { ...ok({ signedIn: true, ...times, ...who, twoFactor, ...ways }), headers: NO_STORE };

@@ -1,14 +1,19 @@
 // Sign-in sessions of the dashboard. The cookie value is never stored: a row is found by
 // the SHA-256 of it. A session ends when idle too long, at its absolute end, when signed
-// out, or when the key or token it was opened with is revoked (ON DELETE CASCADE).
+// out, or when the key or token it was opened with is revoked (ON DELETE CASCADE). A
+// session of single sign-on belongs to a person (their subject, email and role) instead.
 import crypto from 'node:crypto';
 import type { Store } from './store';
 import { isRole, type Role } from './roles';
 
 export const SESSION_IDLE_MS = 30 * 60_000;
 export const SESSION_MAX_MS = 12 * 60 * 60_000;
-/** Live sessions kept at most; past it the least recently used go first. */
-export const SESSION_MAX_COUNT = 100;
+/**
+ * Live sessions kept at most per key or token (WGCP_API_KEY's together), or per person;
+ * past it that credential's (or person's) least recently used go first. Per credential, never for the whole router:
+ * one viewer opening many sessions must not sign anyone else out.
+ */
+export const SESSION_MAX_PER_CREDENTIAL = 20;
 
 /** A person signed in by single sign-on: the provider's subject, the email it gave, the role the mapping gave. */
 export interface Person { subject: string; email: string | null; role: Role }
@@ -60,8 +65,9 @@ export class SessionTable {
     this.touchStmt = db.prepare(`UPDATE sessions SET last_seen_at = @now WHERE id = @id
       AND last_seen_at < strftime('%Y-%m-%dT%H:%M:%fZ', @now, '-60 seconds')`);
     this.pruneStmt = db.prepare('DELETE FROM sessions WHERE expires_at <= ? OR last_seen_at <= ?');
-    this.trimStmt = db.prepare(`DELETE FROM sessions WHERE id NOT IN
-      (SELECT id FROM sessions ORDER BY last_seen_at DESC, id DESC LIMIT ?)`);
+    // Each person is a bucket of their own: WGCP_API_KEY's and the people's sessions all have a NULL credential.
+    this.trimStmt = db.prepare(`DELETE FROM sessions WHERE credential_id IS @credential AND person_subject IS @person AND id NOT IN
+      (SELECT id FROM sessions WHERE credential_id IS @credential AND person_subject IS @person ORDER BY last_seen_at DESC, id DESC LIMIT @keep)`);
   }
 
   /** Opens a session and returns the cookie value; only its hash is kept. */
@@ -74,7 +80,7 @@ export class SessionTable {
       this.pruneStmt.run(now, plusMs(now, -SESSION_IDLE_MS));
       const p = grant.person ?? null;
       this.insertStmt.run(sha256Hex(value), grant.credentialId, grant.keyHash, now, now, expiresAt, p?.subject ?? null, p?.email ?? null, p?.role ?? null);
-      this.trimStmt.run(SESSION_MAX_COUNT);
+      this.trimStmt.run({ credential: grant.credentialId, person: p?.subject ?? null, keep: SESSION_MAX_PER_CREDENTIAL });
     });
     return value;
   }
@@ -84,6 +90,18 @@ export class SessionTable {
    * ended, or it was opened with a configured key that is no longer the configured one.
    */
   use(value: string, configuredKey: string | null, now: string): LiveSession | null {
+    const row = this.liveRow(value, configuredKey, now);
+    if (!row) return null;
+    this.store.telemetryTx(() => this.touchStmt.run({ now, id: row.id }));
+    return { credentialId: row.credentialId, person: personOf(row), createdAt: row.createdAt, lastSeenAt: now, expiresAt: row.expiresAt, idleExpiresAt: plusMs(now, SESSION_IDLE_MS) };
+  }
+
+  /** Whether the session is live, without counting this look as a use (what holds it open asks). */
+  isLive(value: string, configuredKey: string | null, now: string): boolean {
+    return this.liveRow(value, configuredKey, now) !== null;
+  }
+
+  private liveRow(value: string, configuredKey: string | null, now: string): Row | null {
     const row = this.byHash.get(sha256Hex(value)) as Row | undefined;
     if (!row) return null;
     const idleEnd = plusMs(row.lastSeenAt, SESSION_IDLE_MS);
@@ -91,8 +109,7 @@ export class SessionTable {
     const person = personOf(row);
     if (row.personSubject !== null && person === null) return null;
     if (row.credentialId === null && person === null && (configuredKey === null || sha256Hex(configuredKey) !== row.keyHash)) return null;
-    this.store.telemetryTx(() => this.touchStmt.run({ now, id: row.id }));
-    return { credentialId: row.credentialId, person, createdAt: row.createdAt, lastSeenAt: now, expiresAt: row.expiresAt, idleExpiresAt: plusMs(now, SESSION_IDLE_MS) };
+    return row;
   }
 
   /** The live sessions, most recently used first. */
