@@ -10,6 +10,7 @@ import { call, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemo
 import { freePort, signInAtProvider, startTestProvider, type Tamper, type TestProvider } from './helpers/oidc-provider';
 import { loadConfig, ConfigError } from '../src/config';
 import { parseRoleMapping, roleOfClaims } from '../src/access/oidc-roles';
+import { SESSION_MAX_PER_CREDENTIAL } from '../src/store/sessions';
 
 const t = suite('single sign-on (OIDC): roles from the provider\'s claims, and every check of its answer');
 
@@ -148,6 +149,18 @@ t('an admin sees who is signed in and ends every session of a person', async () 
   assert.is((await call(d.url, 'GET', '/api/servers', undefined, { cookie: olga })).status, 401);
   const row = (await auditRows('person.sessions-end'))[0];
   assert.equal([row.targetType, row.targetId, row.summary.ended], ['person', 'olga', hers.length]);
+});
+
+t('a person signing in past the cap ends only their own oldest sessions, never another person\'s or a key\'s', async () => {
+  const olga = await signIn('olga');
+  const key = await call(d.url, 'POST', '/api/session', { key: d.key }, { 'content-type': 'application/json' });
+  const keyCookie = key.headers.getSetCookie()[0].split(';')[0];
+  const alices: string[] = [];
+  for (let i = 0; i <= SESSION_MAX_PER_CREDENTIAL; i++) alices.push(await signIn('alice'));
+  assert.is((await session(alices[0])).signedIn, false, 'her oldest went');
+  assert.is((await session(alices[SESSION_MAX_PER_CREDENTIAL])).signedIn, true);
+  assert.is((await session(olga)).signedIn, true, 'another person\'s stayed');
+  assert.is((await session(keyCookie)).signedIn, true, 'a key\'s stayed');
 });
 
 t('signing out ends the wgcp session and names the provider\'s sign-out, which comes back to the page', async () => {
