@@ -96,7 +96,7 @@ export function oidcRoutes(app: App): Route[] {
     // Spent at the first answer, good or bad: a callback is never taken twice.
     if (key !== null) pending.delete(key);
     if (!started || started.until <= Date.now()) {
-      return failed('no sign-in under way in this browser', 'This sign-in was not started from this browser, was used already, or took longer than 10 minutes.');
+      return failed('no sign-in under way in this browser', `This sign-in was not started from this browser, was used already, or took longer than 10 minutes. Open the page at ${app.config.publicUrl}/ (the address the provider sends you back to) and sign in from there.`);
     }
     const providerError = ctx.query.get('error');
     if (providerError !== null) {
