@@ -24,8 +24,8 @@ export function SignedInList() {
       <h2 id="signed-in-h">Signed in</h2>
       <LoadError error={list.error} reload={list.reload} />
       {list.data && (
-        <table class="signed-in">
-          <thead><tr><th scope="col">Who</th><th scope="col">Role</th><th scope="col">Since</th><th scope="col">Last seen</th><th scope="col">End</th></tr></thead>
+        <div class="table-wrap"><table class="signed-in">
+          <thead><tr><th scope="col">Who</th><th scope="col">Role</th><th scope="col">Since</th><th scope="col">Last seen</th><th scope="col"><span class="visually-hidden">End</span></th></tr></thead>
           <tbody>
             {list.data.sessions.map((s) => (
               <tr key={s.id}>
@@ -39,7 +39,7 @@ export function SignedInList() {
               </tr>
             ))}
           </tbody>
-        </table>
+        </table></div>
       )}
     </section>
   );
