@@ -4,8 +4,8 @@ import { api, get } from '../api';
 import { ConfirmDelete } from '../confirm';
 import { LoadError, useLoad } from '../load';
 import { notify } from '../notice';
+import type { SignedIn } from '../types';
 
-interface SignedIn { id: number; kind: 'person' | 'apikey' | 'token'; name: string; role: string; subject: string | null; email: string | null; createdAt: string; lastSeenAt: string }
 
 export function SignedInList() {
   const list = useLoad(() => get<{ sessions: SignedIn[] }>('/api/sessions'), []);
