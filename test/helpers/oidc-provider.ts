@@ -20,6 +20,13 @@ export interface TestProvider {
   close(): Promise<void>;
 }
 
+// The provider's notices about its development defaults (in-memory store, its own login
+// page, the Node version) are what a test provider is: kept out of the suites' output.
+for (const level of ['info', 'warn'] as const) {
+  const write = console[level].bind(console);
+  console[level] = (...args: unknown[]) => { if (!(typeof args[0] === 'string' && args[0].startsWith('oidc-provider '))) write(...args); };
+}
+
 const importEsm = new Function('s', 'return import(s)') as (s: string) => Promise<{ default: new (issuer: string, config: unknown) => { callback(): http.RequestListener } }>;
 const KID = 'wgcp-test-key';
 
