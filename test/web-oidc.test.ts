@@ -2,13 +2,15 @@
 // (oidc-provider on loopback with its own login page): a person in the admins group signs
 // in through the provider and lands on the dashboard as admin; signing out ends the
 // session here and at the provider and comes back to the sign-in; a person whose groups
-// map to no role sees the page saying so and is not signed in.
+// map to no role sees the page saying so and is not signed in; an admin ends another
+// person's sessions from the Access view.
 import fs from 'node:fs';
 import path from 'node:path';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'puppeteer-core';
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
-import { freePort, startTestProvider, type TestProvider } from './helpers/oidc-provider';
+import { freePort, signInAtProvider as signInOverHttp, startTestProvider, type TestProvider } from './helpers/oidc-provider';
+import { call } from './helpers/daemon';
 import { driver } from './web-drive';
 import { browserSuite, ensureWebBuilt, launchChromium } from './web-support';
 
@@ -27,6 +29,7 @@ t.before(async () => {
   provider = await startTestProvider(publicUrl, {
     alice: { email: 'alice@example.com', groups: ['wgcp-admins'] },
     bob: { email: 'bob@contractor.example', groups: ['contractors'] },
+    olga: { email: 'olga@example.com', groups: ['wgcp-ops'] },
   });
   const secretFile = path.join(tempDir('wgcp-oidc-'), 'client-secret');
   fs.writeFileSync(secretFile, provider.clientSecret, { mode: 0o600 });
@@ -73,6 +76,20 @@ t('a person in the admins group signs in through the provider and lands on the d
   await page.goto(`${d.url}/#/access`, { waitUntil: 'networkidle0' });
   await drive.hasText('table.signed-in td', 'alice@example.com');
   assert.is(await signedIn(), true);
+});
+
+t('an admin ends every session of another person from the Signed in list', async () => {
+  // Olga signs in elsewhere (over HTTP here): her session shows in the list.
+  const back = await signInOverHttp(d.url, 'olga');
+  const res = await fetch(back.callbackUrl, { redirect: 'manual', headers: { cookie: back.pendingCookie } });
+  const olga = res.headers.getSetCookie().find((c) => c.startsWith('wgcp_session='))!.split(';')[0];
+  await page.reload({ waitUntil: 'networkidle0' });
+  await drive.hasText('table.signed-in td', 'olga@example.com');
+  await drive.js(`[...document.querySelectorAll('table.signed-in tr')].find((tr) => tr.textContent.includes('olga@example.com')).querySelector('button').click()`);
+  await drive.clickButton('Yes, end sessions');
+  await drive.hasText('.notice, [role=status]', 'Ended 1 session of olga@example.com');
+  assert.is((await call(d.url, 'GET', '/api/session', undefined, { cookie: olga })).json.signedIn, false);
+  assert.is(await signedIn(), true, 'the admin\'s own session stays');
 });
 
 t('signing out ends the session here and at the provider, and comes back to the sign-in', async () => {
