@@ -69,7 +69,10 @@ export interface Health {
 /** answer of GET /api/peers/{id}/usage */
 export interface UsageSeries { step: '5m' | '1h' | '1d'; points: { t: string; rxBytes: number; txBytes: number }[] }
 /** answer of GET /api/session */
-export interface SessionState { signedIn: boolean; createdAt?: string; lastSeenAt?: string; expiresAt?: string; idleExpiresAt?: string; role?: 'admin' | 'operator' | 'viewer'; name?: string; kind?: string; credentialID?: number | null; twoFactor?: boolean | null }
+export interface SessionState { signedIn: boolean; createdAt?: string; lastSeenAt?: string; expiresAt?: string; idleExpiresAt?: string; role?: 'admin' | 'operator' | 'viewer'; name?: string; kind?: string; credentialID?: number | null; twoFactor?: boolean | null; subject?: string | null; email?: string | null; singleSignOn?: boolean; keySignIn?: boolean }
+
+/** a session of GET /api/sessions */
+export interface SignedIn { id: number; kind: 'person' | 'apikey' | 'token'; name: string; role: 'admin' | 'operator' | 'viewer'; subject: string | null; email: string | null; credentialID: number | null; createdAt: string; lastSeenAt: string; expiresAt: string }
 
 /** One peer of the event stream's usage message. */
 export interface PeerUsage { id: number; serverID: number; currentDataUsageBytes: number; enabled: boolean; disabledReason: string; latestHandshake: number }
