@@ -14,10 +14,11 @@ import { badField } from './field-error';
 import { forwardsOfPeerChange } from './forwards-follow';
 import { withScheduleState } from './schedule-state';
 import type { Schedule } from '../schedule/rules';
+import type { PeerClientOptions } from '../wg/client-options';
 import { GB, allocatePeerIp, allocatePeerIp6, checkAllowAccess, checkPeerIp, checkPeerIp6, checkPeerKey } from './peer-rules';
 
 /** A peer's fields as an operation takes them; left out means "as it is" (or the default on create). */
-export interface PeerInput {
+export interface PeerInput extends PeerClientOptions {
   name?: string;
   email?: string;
   ip?: string;
@@ -55,6 +56,10 @@ export function mergePeer(before: PeerRecord, input: PeerInput, now: string): Pe
     schedule: input.schedule === undefined ? before.schedule ?? null : input.schedule,
     downloadLimitMbps: input.downloadLimitMbps === undefined ? before.downloadLimitMbps : input.downloadLimitMbps,
     uploadLimitMbps: input.uploadLimitMbps === undefined ? before.uploadLimitMbps : input.uploadLimitMbps,
+    dns: input.dns === undefined ? before.dns ?? null : input.dns,
+    clientAllowedIPs: input.clientAllowedIPs === undefined ? before.clientAllowedIPs ?? null : input.clientAllowedIPs,
+    persistentKeepalive: input.persistentKeepalive === undefined ? before.persistentKeepalive ?? null : input.persistentKeepalive,
+    mtu: input.mtu === undefined ? before.mtu ?? null : input.mtu,
     updatedAt: now,
   };
   if (input.publicKey !== undefined && input.publicKey !== before.publicKey) {
@@ -89,6 +94,7 @@ export function createPeer(app: App, serverId: number, input: PeerInput, opts?: 
       allowAccess, allowInternet: input.allowInternet ?? false, enabled, disabledReasons: enabled ? [] : ['admin'],
       dataLimitGB: input.dataLimitGB ?? 0, usageBytes: 0, expiresAt: input.expiresAt ?? null, schedule: input.schedule ?? null,
       downloadLimitMbps: input.downloadLimitMbps ?? null, uploadLimitMbps: input.uploadLimitMbps ?? null,
+      dns: input.dns ?? null, clientAllowedIPs: input.clientAllowedIPs ?? null, persistentKeepalive: input.persistentKeepalive ?? null, mtu: input.mtu ?? null,
       createdAt: now, updatedAt: now,
     }, Date.parse(now));
     return {

@@ -5,5 +5,6 @@ import { BASE_MIGRATIONS } from './schema/base';
 import { ROUTER_MIGRATIONS } from './schema/router';
 import { ACCESS_MIGRATIONS } from './schema/access';
 import { FLEET_MIGRATIONS } from './schema/fleet';
+import { NETWORKS_MIGRATIONS } from './schema/networks';
 
-export const MIGRATIONS: readonly string[] = [...BASE_MIGRATIONS, ...ROUTER_MIGRATIONS, ...ACCESS_MIGRATIONS, ...FLEET_MIGRATIONS];
+export const MIGRATIONS: readonly string[] = [...BASE_MIGRATIONS, ...ROUTER_MIGRATIONS, ...ACCESS_MIGRATIONS, ...FLEET_MIGRATIONS, ...NETWORKS_MIGRATIONS];

@@ -4,6 +4,7 @@ import type { ServerRecord } from '../store/servers';
 import type { ServerKernelState } from '../kernel/plane';
 import type { SmtpRecord } from '../store/smtp';
 import type { WebhookRecord } from '../store/webhooks';
+import { DEFAULT_KEEPALIVE } from '../wg/client-options';
 
 export const MASK = '********';
 
@@ -30,6 +31,10 @@ export function presentPeer(p: PeerRecord) {
     schedule: p.schedule ?? null,
     downloadLimitMbps: p.downloadLimitMbps,
     uploadLimitMbps: p.uploadLimitMbps,
+    dns: p.dns ?? null,
+    clientAllowedIPs: p.clientAllowedIPs ?? null,
+    persistentKeepalive: p.persistentKeepalive ?? null,
+    mtu: p.mtu ?? null,
     hasPrivateKey: p.privateKey !== null,
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,
@@ -76,6 +81,8 @@ export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: We
     listenPort: s.listenPort,
     dns: s.dns,
     mtu: s.mtu,
+    clientAllowedIPs: s.clientAllowedIPs ?? null,
+    persistentKeepalive: s.persistentKeepalive ?? DEFAULT_KEEPALIVE,
     ...presentKernelState(kernel),
     peers: peers.map(presentPeer),
     webhooks: webhooks.map(presentWebhook),
