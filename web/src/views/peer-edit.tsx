@@ -8,9 +8,10 @@ import { notify } from '../notice';
 import type { Peer } from '../types';
 import { checkPeer, EXPIRY_HINT, LIMIT_HINT, LIMIT_LABEL } from './peer-fields';
 import { DOWNLOAD_LABEL, mbpsOf, SPEED_HINT, speedLimit, UPLOAD_LABEL } from './peer-speed';
+import { CLIENT_HINTS, clientBodyOf, clientValuesOf } from './peer-client';
 
 const valuesOf = (p: Peer) => ({ name: p.name, email: p.email, ip: p.ip, ip6: p.ip6 ?? '', dataLimitGB: String(p.dataLimitGB), expiresAt: toLocalInput(p.expiresAt),
-  downloadLimitMbps: p.downloadLimitMbps === null ? '' : String(p.downloadLimitMbps), uploadLimitMbps: p.uploadLimitMbps === null ? '' : String(p.uploadLimitMbps) });
+  downloadLimitMbps: p.downloadLimitMbps === null ? '' : String(p.downloadLimitMbps), uploadLimitMbps: p.uploadLimitMbps === null ? '' : String(p.uploadLimitMbps), ...clientValuesOf(p) });
 
 export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => void }) {
   const form = useForm('edit', valuesOf(peer));
@@ -25,7 +26,7 @@ export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => 
     const v = form.values;
     const body: Record<string, unknown> = {
       name: v.name, email: v.email.trim(), ip: v.ip.trim(), dataLimitGB: toInt(v.dataLimitGB || '0'), expiresAt: fromLocalInput(v.expiresAt),
-      downloadLimitMbps: mbpsOf(v.downloadLimitMbps), uploadLimitMbps: mbpsOf(v.uploadLimitMbps),
+      downloadLimitMbps: mbpsOf(v.downloadLimitMbps), uploadLimitMbps: mbpsOf(v.uploadLimitMbps), ...clientBodyOf(v),
     };
     // The IPv6 address is sent only when changed (the API cannot clear it: it follows the server's prefix).
     if (v.ip6.trim() && v.ip6.trim() !== (peer.ip6 ?? '')) body.ip6 = v.ip6.trim();
@@ -49,6 +50,10 @@ export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => 
         <TextField form={form} name="expiresAt" label="Expires" type="datetime-local" hint={EXPIRY_HINT} />
         <TextField form={form} name="downloadLimitMbps" label={DOWNLOAD_LABEL} inputMode="text" hint={SPEED_HINT} />
         <TextField form={form} name="uploadLimitMbps" label={UPLOAD_LABEL} inputMode="text" />
+        <TextField form={form} name="dns" label="Client DNS" hint={CLIENT_HINTS.dns} />
+        <TextField form={form} name="clientAllowedIPs" label="Client routes" hint={CLIENT_HINTS.clientAllowedIPs} />
+        <TextField form={form} name="persistentKeepalive" label="Keepalive" inputMode="numeric" hint={CLIENT_HINTS.persistentKeepalive} />
+        <TextField form={form} name="mtu" label="Client MTU" inputMode="numeric" hint={CLIENT_HINTS.mtu} />
         <FormError form={form} />
         <div class="buttons"><button type="submit" class="primary" disabled={form.busy}>Save settings</button></div>
       </form>
