@@ -13,4 +13,8 @@ export const NETWORKS_MIGRATIONS: readonly string[] = [
   ALTER TABLE peers ADD COLUMN client_mtu INTEGER;
   UPDATE servers SET dns = 'auto' WHERE dns = substr(address, 1, instr(address, '/') - 1);
   `,
+  // ---- Networks behind a peer: prefixes routed to it ('' none; "a, b" as networks) ----
+  `
+  ALTER TABLE peers ADD COLUMN networks TEXT NOT NULL DEFAULT '';
+  `,
 ];
