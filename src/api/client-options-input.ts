@@ -42,6 +42,13 @@ export function readPeerClientOptions(body: Body): PeerClientOptions {
   return out;
 }
 
+/** The networks behind a peer, as networks (10.9.0.1/24 is 10.9.0.0/24), or undefined when left out. */
+export function readNetworks(body: Body): string[] | undefined {
+  if (body.networks === undefined) return undefined;
+  ruleOf(PEER_VALUE_RULES, 'networks', body.networks);
+  return [...new Set((body.networks as string[]).map(normalPrefix))];
+}
+
 /** A server's defaults for its clients' AllowedIPs and keepalive (dns and mtu are read with the server). */
 export function readServerClientDefaults(body: Body): { clientAllowedIPs?: ClientRoutes | null; persistentKeepalive?: number } {
   const out: { clientAllowedIPs?: ClientRoutes | null; persistentKeepalive?: number } = {};

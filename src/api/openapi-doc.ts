@@ -87,6 +87,7 @@ export const openApiDocument = {
           schedule: SCHEDULE_SCHEMA,
           downloadLimitMbps: { type: ['number', 'null'], minimum: 0.1, maximum: 10000, description: 'shaping of what the router sends the peer, Mbit/s; null: no limit' },
           uploadLimitMbps: { type: ['number', 'null'], minimum: 0.1, maximum: 10000, description: 'shaping of what the peer sends the router, Mbit/s; null: no limit' },
+          networks: { type: 'array', maxItems: 64, items: str, description: 'prefixes (IPv4 and IPv6) behind the peer, routed to it: in its AllowedIPs on the server and routed through the interface; none may overlap a server subnet, another peer\'s networks or the router\'s own networks, nor be a default route' },
           dns: { type: ['array', 'null'], maxItems: 8, items: str, description: 'the DNS servers in this peer\'s .conf; []: none; null: the server\'s dns' },
           clientAllowedIPs: { ...CLIENT_ROUTES, description: 'what this client routes into the tunnel: "full", "split" or prefixes; null: the server\'s default' },
           persistentKeepalive: { type: ['integer', 'null'], minimum: 0, maximum: 65535, description: 'this client\'s keepalive, seconds; 0: off; null: the server\'s' },

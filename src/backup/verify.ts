@@ -4,7 +4,7 @@
 import Database from 'better-sqlite3';
 import { migrate, type DB } from '../store/db';
 import { MIGRATIONS } from '../store/migrations';
-import { listOf, routesOf } from '../wg/client-options';
+import { listOf, routesOf, splitList } from '../wg/client-options';
 import { backfillIpv6 } from '../store/ipv6-backfill';
 import { BackupRefused, WGCP_APPLICATION_ID } from './format';
 import { readMeta, type BackupMeta } from './snapshot';
@@ -61,12 +61,13 @@ const SERVER_ROWS = `SELECT id, name, endpoint, interface, address, address6, li
   client_allowed_ips AS clientAllowedIPs, client_keepalive AS persistentKeepalive,
   private_key AS privateKey, public_key AS publicKey FROM servers`;
 const PEER_ROWS = `SELECT id, name, email, ip, ip6, public_key AS publicKey, private_key AS privateKey, preshared_key AS presharedKey,
-  client_dns AS dns, client_allowed_ips AS clientAllowedIPs, client_keepalive AS persistentKeepalive, client_mtu AS mtu FROM peers`;
+  networks, client_dns AS dns, client_allowed_ips AS clientAllowedIPs, client_keepalive AS persistentKeepalive, client_mtu AS mtu FROM peers`;
 /** The client options are stored as text (wg/client-options.ts) and judged as the API takes them. */
 const asTaken = (row: Record<string, unknown>): Record<string, unknown> => ({
   ...row,
   ...(typeof row.clientAllowedIPs === 'string' ? { clientAllowedIPs: routesOf(row.clientAllowedIPs) } : {}),
   ...(typeof row.dns === 'string' && 'presharedKey' in row ? { dns: listOf(row.dns) } : {}),
+  ...(typeof row.networks === 'string' ? { networks: splitList(row.networks) } : {}),
 });
 const NAMED_ROWS = [['webhooks', 'name'], ['credentials', 'name'], ['smtp_settings', 'from_name']] as const;
 

@@ -99,6 +99,7 @@ export class PeerTable {
   private readonly nextIdQuery: () => number;
   private readonly deleteStmt;
   private readonly scheduledStmt;
+  private readonly networksStmt;
   private readonly clearAccess;
   private readonly addAccess;
   private readonly ipsOfServer;
@@ -138,6 +139,7 @@ export class PeerTable {
       download_limit_mbps = @downloadLimitMbps, upload_limit_mbps = @uploadLimitMbps,
       networks = @networks, client_dns = @dns, client_allowed_ips = @clientAllowedIPs, client_keepalive = @persistentKeepalive, client_mtu = @mtu WHERE id = @id`);
     this.deleteStmt = db.prepare('DELETE FROM peers WHERE id = ?');
+    this.networksStmt = db.prepare("SELECT id, networks FROM peers WHERE networks <> ''").raw();
     this.scheduledStmt = db.prepare('SELECT id, schedule, disabled_reasons FROM peers WHERE schedule IS NOT NULL').raw();
     this.nextIdQuery = nextIdOf(db, 'peers');
     this.clearAccess = db.prepare('DELETE FROM peer_access WHERE peer_id = ?');
@@ -157,6 +159,11 @@ export class PeerTable {
     this.searchCount = db.prepare(`SELECT COUNT(*) FROM peers WHERE ${SEARCH_WHERE}`).pluck();
     this.accessOfIds = db.prepare(`SELECT peer_id AS p, target_id AS t FROM peer_access
       WHERE peer_id IN (SELECT value FROM json_each(?)) ORDER BY peer_id, target_id`);
+  }
+
+  /** Every peer that has networks behind it, with them (the overlap check of a peer's networks). */
+  networksHeld(): Array<{ id: number; networks: string[] }> {
+    return (this.networksStmt.all() as Array<[number, string]>).map(([id, text]) => ({ id, networks: splitList(text) }));
   }
 
   get(id: number): PeerRecord | undefined {

@@ -31,6 +31,7 @@ export function presentPeer(p: PeerRecord) {
     schedule: p.schedule ?? null,
     downloadLimitMbps: p.downloadLimitMbps,
     uploadLimitMbps: p.uploadLimitMbps,
+    networks: p.networks ?? [],
     dns: p.dns ?? null,
     clientAllowedIPs: p.clientAllowedIPs ?? null,
     persistentKeepalive: p.persistentKeepalive ?? null,

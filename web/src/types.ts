@@ -10,6 +10,8 @@ export interface Peer {
   /** Weekly windows of local time in an IANA zone (docs/schedules.md); null: always on. */
   schedule: { timezone: string; windows: { days: ('mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun')[]; from: string; to: string }[] } | null;
   downloadLimitMbps: number | null; uploadLimitMbps: number | null;
+  /** Prefixes behind the peer, routed to it (docs/api.md). */
+  networks: string[];
   /** The client's own options; null: the server's default (docs/api.md). */
   dns: string[] | null; clientAllowedIPs: 'full' | 'split' | string[] | null; persistentKeepalive: number | null; mtu: number | null;
   createdAt: string; updatedAt: string;
