@@ -56,14 +56,14 @@ export async function runCredentialCommand(kind: CredentialKind, args: Args, sto
     case 'role': {
       const role = args.words[3];
       if (!arg || !/^\d+$/.test(arg) || role === undefined) throw new UsageError(`usage: wgcp ${kind} role ID admin|operator|viewer`);
-      const changed = await setCredentialRole(runner, actor, kind, Number(arg), roleArg(role));
+      const changed = await setCredentialRole(runner, actor, kind, Number(arg), roleArg(role), now);
       if (changed === null) throw new UsageError(`no ${kind} with id ${arg}`);
       out(`${kind} ${arg} is now ${role}\n`);
       return;
     }
     case 'revoke': {
       if (!arg || !/^\d+$/.test(arg)) throw new UsageError(`usage: wgcp ${kind} revoke ID`);
-      if (!await revokeCredential(runner, kind, Number(arg), { actor })) throw new UsageError(`no ${kind} with id ${arg}`);
+      if (!await revokeCredential(runner, kind, Number(arg), now, { actor })) throw new UsageError(`no ${kind} with id ${arg}`);
       out(`revoked ${kind} ${arg}\n`);
       return;
     }

@@ -5,8 +5,9 @@ import type { ServerKernelState } from '../kernel/plane';
 import type { SmtpRecord } from '../store/smtp';
 import type { WebhookRecord } from '../store/webhooks';
 import { DEFAULT_KEEPALIVE } from '../wg/client-options';
+import { MASK, webhookAsSeen, type WebhookSight } from './webhook-sight';
 
-export const MASK = '********';
+export { MASK };
 
 /** The contract's single `disabledReason`: the first reason in canonical order, or "". */
 const primaryReason = (reasons: readonly string[]): string => reasons[0] ?? '';
@@ -42,7 +43,9 @@ export function presentPeer(p: PeerRecord) {
   };
 }
 
-export function presentWebhook(w: WebhookRecord) {
+/** A webhook as `sight` (webhook-sight.ts: by the caller's role) lets it be seen. */
+export function presentWebhook(stored: WebhookRecord, sight: WebhookSight) {
+  const w = webhookAsSeen(stored, sight);
   return {
     id: w.id,
     serverID: w.serverId,
@@ -69,7 +72,7 @@ export function presentKernelState(k: ServerKernelState) {
   return { kernelState: k.state, kernelFailure: { reason: k.reason, since: k.since, attempts: k.attempts, nextRetryAt: k.nextRetryAt }, lastKernelRepair };
 }
 
-export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: WebhookRecord[], kernel: ServerKernelState) {
+export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: WebhookRecord[], kernel: ServerKernelState, sight: WebhookSight) {
   return {
     id: s.id,
     name: s.name,
@@ -86,7 +89,7 @@ export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: We
     persistentKeepalive: s.persistentKeepalive ?? DEFAULT_KEEPALIVE,
     ...presentKernelState(kernel),
     peers: peers.map(presentPeer),
-    webhooks: webhooks.map(presentWebhook),
+    webhooks: webhooks.map((w) => presentWebhook(w, sight)),
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
   };
@@ -98,6 +101,6 @@ export function presentSmtp(s: SmtpRecord) {
 
 /** A server as events show it: its own fields and kernel state, never its peers or its webhooks (their urls, headers and secrets). */
 export function presentServerSummary(s: ServerRecord, kernel: ServerKernelState) {
-  const { peers: _peers, webhooks: _webhooks, ...summary } = presentServer(s, [], [], kernel);
+  const { peers: _peers, webhooks: _webhooks, ...summary } = presentServer(s, [], [], kernel, 'outline');
   return summary;
 }

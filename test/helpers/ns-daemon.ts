@@ -18,6 +18,8 @@ const CLI = path.join(__dirname, '../../src/cli/main.js');
 const FETCH = path.join(__dirname, 'ns-fetch.js');
 // A fixed script (no caller text in it): a private tmpfs on /run/wireguard, then the command.
 const PRIVATE_RUN = 'mkdir -p /run/wireguard && mount -t tmpfs wgcp-test-run /run/wireguard && exec "$@"';
+// As under systemd's ProtectKernelTunables=yes: /proc/sys read-only for the daemon alone.
+const READ_ONLY_SYSCTL = 'mount --bind /proc/sys /proc/sys && mount -o remount,ro,bind /proc/sys && ';
 
 export interface NsAnswer { status: number; text: string; json: any }
 
@@ -45,11 +47,11 @@ export async function nsRequest(ns: Netns, url: string, method: string, headers:
 }
 
 /** Starts wgcpd in `ns` listening on 127.0.0.1:8080 there; resolves once it has started (its pid file) and /healthz answers. */
-export async function startNsDaemon(ns: Netns, opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<NsDaemon> {
+export async function startNsDaemon(ns: Netns, opts: { dataDir?: string; env?: Record<string, string>; readOnlySysctl?: boolean } = {}): Promise<NsDaemon> {
   const dataDir = opts.dataDir ?? tempDir('wgcp-ns-');
   const env = { ...process.env, WGCP_DATA_DIR: dataDir, WGCP_LISTEN: '127.0.0.1:8080', WGCP_KERNEL: 'on', WGCP_LOG_LEVEL: 'info', ...opts.env };
   const child: ChildProcess = spawn('ip', ['netns', 'exec', ns.name, 'unshare', '--mount', '--propagation', 'private', '--',
-    'sh', '-c', PRIVATE_RUN, 'sh', process.execPath, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    'sh', '-c', (opts.readOnlySysctl ? READ_ONLY_SYSCTL : '') + PRIVATE_RUN, 'sh', process.execPath, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
   child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
