@@ -56,6 +56,7 @@ export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => 
         <TextField form={form} name="expiresAt" label="Expires" type="datetime-local" hint={can('admin') ? EXPIRY_HINT : EXPIRY_HINT_OPERATOR} />
         <TextField form={form} name="downloadLimitMbps" label={DOWNLOAD_LABEL} inputMode="text" hint={SPEED_HINT} />
         <TextField form={form} name="uploadLimitMbps" label={UPLOAD_LABEL} inputMode="text" />
+        <TextField form={form} name="networks" label="Networks behind" hint={CLIENT_HINTS.networks} />
         <TextField form={form} name="dns" label="Client DNS" hint={CLIENT_HINTS.dns} />
         <TextField form={form} name="clientAllowedIPs" label="Client routes" hint={CLIENT_HINTS.clientAllowedIPs} />
         <TextField form={form} name="persistentKeepalive" label="Keepalive" inputMode="numeric" hint={CLIENT_HINTS.persistentKeepalive} />
