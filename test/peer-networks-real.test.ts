@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { canRunAsRoot } from './helpers/root';
 import { linkNamespaces, Netns } from './helpers/netns';
-import { startNsDaemon, type NsDaemon } from './helpers/ns-daemon';
+import { startNsDaemon, wgcpCheck, type NsDaemon } from './helpers/ns-daemon';
 import { reachSoon, serveTcp, WgClient } from './helpers/wg-client';
 
 const t = suite('networks behind a peer, real traffic');
@@ -76,6 +76,11 @@ if (canRunAsRoot('networks behind a peer', ['ip', 'wg', 'wireguard-go', 'nft']))
     assert.match(allowed(), /fd90::\/64/);
     assert.match(routes(), /^10\.90\.0\.0\/24 /m);
     assert.match(routes(), /^fd90::\/64 /m);
+  });
+
+  t('`wgcp check` finds the interface as wgcp holds it: the networks in the AllowedIPs are no drift', () => {
+    const r = wgcpCheck(daemon);
+    assert.is(r.code, 0, r.out);
   });
 
   t('a LAN host behind the router reaches the camera behind the peer, over IPv4 and IPv6', async () => {
