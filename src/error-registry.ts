@@ -67,6 +67,9 @@ export const ERRORS = {
   WGCP_TOTP_ALREADY_ON: { status: 409, message: 'two-factor sign-in is on already: turn it off first' },
   WGCP_TOTP_NO_ENROLMENT: { status: 409, message: 'no two-factor enrolment is under way: start one first' },
   WGCP_TOTP_NOT_ON: { status: 409, message: 'two-factor sign-in is not on' },
+  WGCP_KEY_SIGN_IN_OFF: { status: 403, message: 'key sign-in is turned off for the page: sign in with single sign-on' },
+  WGCP_SSO_NOT_SET_UP: { status: 404, message: 'single sign-on is not set up on this router (WGCP_OIDC_ISSUER)' },
+  WGCP_SESSION_NOT_FOUND: { status: 404, message: 'no such session' },
 
   // The device API (device-agent-api.md section 7 fixes these texts).
   WGCP_DEVICE_TOKEN_FORMAT: { status: 400, message: 'invalid token format' },
