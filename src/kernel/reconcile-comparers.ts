@@ -6,7 +6,7 @@ import path from 'node:path';
 import { run } from './command';
 import { dumpInterface } from '../wg/link';
 import { linkInfo } from '../wg/link-owner';
-import { enableIpv6Forwarding } from '../wg/ipv6-forwarding';
+import { enableIpv6Forwarding, ipv6ForwardingNow } from '../wg/ipv6-forwarding';
 import type { PeerOp } from '../wg/uapi-conf';
 import { peerDrift, peerDriftCounts, peerRepairOps, wantedOfModel } from './reconcile-peers';
 import { nftDrift, parseTable } from './reconcile-nft';
@@ -96,10 +96,12 @@ export const ipv6Comparer: Comparer = {
     for (const m of picked(t, servers)) {
       const { server } = m;
       if (server.mode !== 'forward' || server.address6 === null) continue;
+      // Router-wide forwarding (all.forwarding=1) forwards every interface: nothing to write.
+      const now = ipv6ForwardingNow(server.interface);
+      if (now !== 'off') continue;
       const dir = path.join('/proc/sys/net/ipv6/conf', server.interface);
-      if (!fs.existsSync(dir)) continue;
       const force = readSysctl(path.join(dir, 'force_forwarding'));
-      if (readSysctl(path.join(dir, 'forwarding')) === '1' && (force === null || force === '1')) continue;
+      if (readSysctl(path.join(dir, 'forwarding')) === '1' && force === null) continue;
       out.push({
         kind: 'ipv6', serverId: server.id, interface: server.interface, counts: { ipv6Forwarding: 1 }, items: 1,
         summary: `${server.interface}: IPv6 forwarding is off`, repair: async () => { enableIpv6Forwarding(server.interface); },
