@@ -11,8 +11,9 @@ cache=${WGCP_CI_CACHE:-/var/cache/wgcp-ci}
 arch=$(dpkg --print-architecture)
 # What the wgcp deb depends on (and wireguard-go, which this kernel needs), preinstalled so
 # that `dpkg -i` needs no network; systemd boots the root as a container and brings
-# systemd-notify and systemd-analyze of the target release; curl talks to the API inside.
-include=nodejs,openssl,nftables,wireguard-tools,wireguard-go,iproute2,systemd,curl
+# systemd-notify and systemd-analyze of the target release; curl talks to the API inside;
+# procps (pgrep) and iputils-ping look at processes and IPv6 through the tunnel.
+include=nodejs,openssl,nftables,wireguard-tools,wireguard-go,iproute2,systemd,curl,procps,iputils-ping
 
 key=$(printf '%s %s %s' "$suite" "$arch" "$include" | sha256sum | cut -c1-12)
 tarball="$cache/debian-$suite-$arch-$key.tar.gz"
