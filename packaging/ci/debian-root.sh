@@ -19,9 +19,15 @@ key=$(printf '%s %s %s' "$suite" "$arch" "$include" | sha256sum | cut -c1-12)
 tarball="$cache/debian-$suite-$arch-$key.tar.gz"
 
 mkdir -p "$cache"
+# A build whose process is gone (a run killed half-way) is 300 MB of nothing.
+for old in "$cache"/build-*; do
+  [ -d "$old" ] || continue
+  kill -0 "${old##*-}" 2>/dev/null || rm -rf "$old"
+done
 if [ ! -s "$tarball" ]; then
   work="$cache/build-$$"
   rm -rf "$work"
+  trap 'rm -rf "$work"' EXIT
   debootstrap --variant=minbase --include="$include" "$suite" "$work" "$mirror" >&2
   rm -rf "$work/var/cache/apt/archives/"*.deb "$work/var/lib/apt/lists/"*_Packages
   tar -C "$work" -czf "$tarball.tmp-$$" .
