@@ -94,7 +94,7 @@ if (runs) {
   });
 
   t('apt installs the deb with Debian\'s own nodejs 20, and makes the user, state folder, salt, TLS pair and an API key printed once and kept 0600', async () => {
-    const out = await box.must(sh('apt-get install -y --no-download /packages/v1/wgcp_*.deb'));
+    const out = await box.must(sh('apt-get install -y /packages/v1/wgcp_*.deb'));
     assert.match(await box.must(['dpkg-query', '-W', '-f', '${Version}', 'nodejs']), /^20\./, 'trixie\'s nodejs');
     key = (await box.must(['cat', '/var/lib/wgcp/api-key'])).trim();
     assert.match(key, /^\S{20,}$/);
@@ -260,7 +260,7 @@ if (runs) {
     await healthy(V1);
     const files = ['/var/lib/wgcp/server-salt', '/var/lib/wgcp/api-key', '/etc/wgcp/tls/wgcpd.key', '/etc/wgcp/tls/wgcpd.crt'];
     const before = await Promise.all(files.map(sha));
-    const out = await box.must(sh('apt-get install -y --no-download /packages/v2/wgcp_*.deb'));
+    const out = await box.must(sh('apt-get install -y /packages/v2/wgcp_*.deb'));
     assert.not.match(out, /first API key/);
     await healthy(V2);
     assert.equal(await Promise.all(files.map(sha)), before);
