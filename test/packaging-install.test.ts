@@ -178,6 +178,8 @@ if (runs) {
   });
 
   t('wgcp check, run by root, reads the kernel with the daemon\'s privileges and finds it as the database says', async () => {
+    // The uplink's default route came after wgcpd started: it follows routes every 30 s.
+    await box.until('wgcpd follows the new uplink', async () => ((await box.must(['nft', 'list', 'set', 'inet', 'wgcp', 'wan_ifaces'])).includes('"wan0"') ? true : undefined), 45_000);
     const r = await box.run(['wgcp', 'check']);
     assert.is(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /holds what the database says/);
