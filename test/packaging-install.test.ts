@@ -186,7 +186,7 @@ if (runs) {
     assert.is((await box.must(sh('find /var/lib/wgcp ! -user wgcp'))).trim(), '', 'every file of the data folder is still wgcp\'s');
   });
 
-  t('systemctl restart ends the old daemon and all its children, and records no repair (they end after it, not under it)', async () => {
+  t('systemctl restart ends the old daemon and all its children (KillMode control-group), and records no repair', async () => {
     const [before, rows] = [await wgcpProcesses(), await repairRows()];
     assert.ok(before.length >= 2, 'wgcpd and its wireguard-go');
     await box.must(['systemctl', 'restart', 'wgcpd']);
