@@ -177,6 +177,20 @@ if (runs) {
     assert.is(await journalRepairs(), warned);
   });
 
+  t('with the sysctl file masked, on a kernel with per-interface force_forwarding (6.17+), wgcpd forwards its own interface under the sandbox', async () => {
+    const flag = `/proc/sys/net/ipv6/conf/${ifname}/force_forwarding`;
+    if ((await box.run(['test', '-e', flag])).code !== 0) return; // Debian's 6.12: router-wide is the only way
+    // The owner's part then: replies come in on the uplink, which must forward too.
+    await box.must(sh('ln -s /dev/null /etc/sysctl.d/60-wgcp.conf && sysctl -q -w net.ipv6.conf.all.forwarding=0 && sysctl -q -w net.ipv6.conf.wan0.force_forwarding=1'));
+    try {
+      // all.forwarding=0 reset every force_forwarding: the 2 s check finds it off and writes it.
+      await box.until('force_forwarding on again', async () => ((await box.must(['cat', flag])).trim() === '1' ? true : undefined));
+      assert.ok(await pingsInternet6(box), 'forwarded per interface');
+    } finally {
+      await box.must(sh('rm /etc/sysctl.d/60-wgcp.conf && /usr/lib/systemd/systemd-sysctl 60-wgcp.conf'));
+    }
+  });
+
   t('wgcp check, run by root, reads the kernel with the daemon\'s privileges and finds it as the database says', async () => {
     // The uplink's default route came after wgcpd started: it follows routes every 30 s.
     await box.until('wgcpd follows the new uplink', async () => ((await box.must(['nft', 'list', 'set', 'inet', 'wgcp', 'wan_ifaces'])).includes('"wan0"') ? true : undefined), 45_000);
