@@ -107,11 +107,17 @@ if (canRunAsRoot('openwrt procd', ['unshare', 'mount', 'mknod', 'setpriv', 'ip',
   });
 
   t('its environment is what /etc/config/wgcp says, option by option, with PATH, and nothing of the caller\'s', () => {
-    assert.equal(instanceEnv(started), {
-      WGCP_DATA_DIR: startedData, PATH: '/usr/sbin:/usr/bin:/sbin:/bin', WGCP_LISTEN: '127.0.0.1:8080', WGCP_KERNEL: 'on',
-      WGCP_USAGE_INTERVAL_S: '60', WGCP_KERNEL_AUDIT_S: '900', WGCP_AUDIT_DAYS: '400', WGCP_DEVICE_RATE: 'auto',
-      WGCP_HEARTBEAT_CACHE: '10000', WGCP_HEARTBEAT_FLUSH_S: '300', WGCP_WAN_INTERFACES: 'auto', WGCP_LOG_LEVEL: 'info',
-    });
+    // Every option the shipped file sets, under the variable the script's uci_env names for it.
+    const names = new Map([...fs.readFileSync(path.join(FILES, 'wgcpd.init'), 'utf8').matchAll(/^\tuci_env (\w+) (\w+)$/gm)].map((m) => [m[2], m[1]]));
+    const expected: Record<string, string> = { WGCP_DATA_DIR: startedData, PATH: '/usr/sbin:/usr/bin:/sbin:/bin' };
+    for (const [, option, value] of fs.readFileSync(path.join(FILES, 'wgcp.config'), 'utf8').matchAll(/^\toption (\w+) '([^']*)'$/gm)) {
+      if (option === 'enabled' || option === 'data_dir') continue;
+      assert.ok(names.has(option), `option ${option} has a variable`);
+      expected[names.get(option)!] = value;
+    }
+    assert.equal(instanceEnv(started), expected);
+    assert.is(instanceEnv(started).WGCP_KERNEL, 'on');
+    assert.is(instanceEnv(started).WGCP_LISTEN, '127.0.0.1:8080');
   });
 
   t('the data folder is made wgcp\'s, 0700, and a reload trigger follows the wgcp config', async () => {
