@@ -256,6 +256,9 @@ t('wgcp check prints the difference without repairing it (exit 1), and exit 0 on
   const clean = check();
   assert.is(clean.code, 0, clean.out);
   assert.match(clean.out, /holds what the database says/);
+  // WGCP_WAN_INTERFACES=auto (the env file's default) means the default routes' interfaces, as in wgcpd, not a link named auto.
+  const auto = wgcpCheck(w.d, ['WGCP_WAN_INTERFACES=auto']);
+  assert.is(auto.code, 0, auto.out);
   // The daemon held still, so that nothing repairs while the CLI looks.
   process.kill(w.d.pid, 'SIGSTOP');
   let found: { code: number; out: string };
