@@ -46,3 +46,17 @@ export function fromLocalInput(value: string): string | null {
 }
 
 export const REASONS: Record<string, string> = { admin: 'turned off', suspended: 'device suspended', data_limit: 'over its data limit', schedule: 'outside its schedule' };
+
+/** A past or future time relative to now ("5 minutes ago"), by Intl; the exact time goes in a title. */
+export function formatRelative(iso: string, nowMs = Date.now()): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const s = Math.round((t - nowMs) / 1000);
+  const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+  const a = Math.abs(s);
+  if (a < 60) return rtf.format(s, 'second');
+  if (a < 3600) return rtf.format(Math.round(s / 60), 'minute');
+  if (a < 86400) return rtf.format(Math.round(s / 3600), 'hour');
+  if (a < 30 * 86400) return rtf.format(Math.round(s / 86400), 'day');
+  return new Date(t).toLocaleDateString();
+}

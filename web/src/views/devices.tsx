@@ -7,6 +7,7 @@ import { LoadError, useLoad, useThrottled, useTitle } from '../load';
 import { serverLabel } from '../names';
 import { href } from '../router';
 import type { Device } from '../types';
+import { Cell } from '../cell';
 
 export const shortId = (id: string) => id.slice(0, 8);
 
@@ -22,18 +23,18 @@ export function Devices() {
       <LoadError error={devices.error} reload={devices.reload} />
       {devices.data && devices.data.length === 0 && <p>No device has enrolled yet.</p>}
       {devices.data && devices.data.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap stack">
           <table>
             <thead><tr><th scope="col">Device</th><th scope="col">Server</th><th scope="col">Address</th><th scope="col">Status</th><th scope="col">Tunnel</th><th scope="col">Last heartbeat</th></tr></thead>
             <tbody>
               {devices.data.map((d) => (
                 <tr key={d.id}>
                   <th scope="row"><a href={href('devices', d.id)}><code>{shortId(d.id)}</code></a></th>
-                  <td>{serverLabel(d.serverID)}</td>
-                  <td><code>{d.ip}</code></td>
-                  <td>{d.suspended ? <span class="pill off">suspended</span> : d.status || d.state || '—'}</td>
-                  <td>{d.tunnelUp === null ? '—' : d.tunnelUp ? 'up' : 'down'}</td>
-                  <td>{formatDate(d.lastSeenAt)}</td>
+                  <Cell label="Server">{serverLabel(d.serverID)}</Cell>
+                  <Cell label="Address"><code>{d.ip}</code></Cell>
+                  <Cell label="Status">{d.suspended ? <span class="pill off">suspended</span> : d.status || d.state || '—'}</Cell>
+                  <Cell label="Tunnel">{d.tunnelUp === null ? '—' : d.tunnelUp ? 'up' : 'down'}</Cell>
+                  <Cell label="Last heartbeat">{formatDate(d.lastSeenAt)}</Cell>
                 </tr>
               ))}
             </tbody>

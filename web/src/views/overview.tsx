@@ -9,6 +9,7 @@ import { serverNames } from '../names';
 import { href } from '../router';
 import type { Server, ServerStats, Stats } from '../types';
 import { KernelState } from './kernel-state';
+import { Cell } from '../cell';
 
 export function Overview() {
   useTitle('Overview');
@@ -54,7 +55,7 @@ export function Overview() {
         </div>
         {servers.data && servers.data.length === 0 && <p>No server yet. Add one to give peers a tunnel.</p>}
         {servers.data && servers.data.length > 0 && (
-          <div class="table-wrap">
+          <div class="table-wrap stack">
             <table>
               <thead>
                 <tr><th scope="col">Name</th><th scope="col">Mode</th><th scope="col">Endpoint</th><th scope="col">Peers online / total</th><th scope="col">Traffic this month</th><th scope="col">Kernel</th></tr>
@@ -65,11 +66,11 @@ export function Overview() {
                   return (
                     <tr key={s.id}>
                       <th scope="row" class="name"><a href={href('servers', s.id)} title={s.name}>{s.name}</a></th>
-                      <td>{s.mode}</td>
-                      <td><code>{s.endpoint}</code></td>
-                      <td>{st ? `${st.onlinePeers.toLocaleString()} / ${plural(st.peerCount, 'peer')}` : '…'}</td>
-                      <td>{st ? formatBytes(st.dataUsageBytes) : '…'}</td>
-                      <td class="kernel"><KernelState server={s} /></td>
+                      <Cell label="Mode">{s.mode}</Cell>
+                      <Cell label="Endpoint"><code>{s.endpoint}</code></Cell>
+                      <Cell label="Peers online">{st ? `${st.onlinePeers.toLocaleString()} / ${plural(st.peerCount, 'peer')}` : '…'}</Cell>
+                      <Cell label="Traffic">{st ? formatBytes(st.dataUsageBytes) : '…'}</Cell>
+                      <Cell label="Kernel" class="kernel"><KernelState server={s} /></Cell>
                     </tr>
                   );
                 })}

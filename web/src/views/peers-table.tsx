@@ -11,6 +11,7 @@ import { isOnline, usage, useLive } from '../live';
 import { LoadError, useThrottled } from '../load';
 import { href } from '../router';
 import { speedShown } from './peer-speed';
+import { Cell } from '../cell';
 import type { Peer } from '../types';
 
 const PAGE = 50;
@@ -102,7 +103,7 @@ export function PeersTable({ serverId, onShown = () => {} }: { serverId: string;
           : `Showing ${from.toLocaleString()}–${to.toLocaleString()} of ${total.toLocaleString()} peers`}
       </p>
       {result && result.items.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap stack sorts">
           <table id="peers" aria-labelledby="peers-h">
             <thead><tr>{th('name', 'Name')}{th('ip', 'Address')}{th('latestHandshake', 'Status')}{th('currentDataUsageBytes', 'Used this month')}{th('expiresAt', 'Expires')}<th scope="col">Speed limit</th></tr></thead>
             <tbody>
@@ -111,11 +112,11 @@ export function PeersTable({ serverId, onShown = () => {} }: { serverId: string;
                 return (
                   <tr key={p.id}>
                     <th scope="row" class="name"><a href={href('peers', p.id)} title={p.name || undefined}>{p.name || `peer ${p.id}`}</a></th>
-                    <td><code>{p.ip}</code>{p.ip6 && <><br /><code class="ip6">{p.ip6}</code></>}</td>
-                    <td><Status peer={p} />{p.schedule && <><br /><small class="scheduled" title={describeSchedule(p.schedule)}>on a schedule</small></>}</td>
-                    <td>{formatBytes(used)}{p.dataLimitGB > 0 && ` of ${formatGiB(p.dataLimitGB)}`}</td>
-                    <td>{p.expiresAt ? formatDate(p.expiresAt) : 'never'}</td>
-                    <td>{speedShown(p)}</td>
+                    <Cell label="Address"><code>{p.ip}</code>{p.ip6 && <><br /><code class="ip6">{p.ip6}</code></>}</Cell>
+                    <Cell label="Status"><Status peer={p} />{p.schedule && <><br /><small class="scheduled" title={describeSchedule(p.schedule)}>on a schedule</small></>}</Cell>
+                    <Cell label="Used">{formatBytes(used)}{p.dataLimitGB > 0 && ` of ${formatGiB(p.dataLimitGB)}`}</Cell>
+                    <Cell label="Expires" wideOnly={!p.expiresAt}>{p.expiresAt ? formatDate(p.expiresAt) : 'never'}</Cell>
+                    <Cell label="Speed limit" wideOnly>{speedShown(p)}</Cell>
                   </tr>
                 );
               })}
