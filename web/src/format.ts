@@ -45,7 +45,7 @@ export function fromLocalInput(value: string): string | null {
   return Number.isNaN(d.getTime()) ? value : d.toISOString();
 }
 
-export const REASONS: Record<string, string> = { admin: 'turned off', suspended: 'device suspended', data_limit: 'over its data limit', schedule: 'outside its schedule' };
+export const REASONS: Record<string, string> = { admin: 'switched off here', suspended: 'device suspended', data_limit: 'over its data limit', schedule: 'outside its schedule' };
 
 /** A past or future time relative to now ("5 minutes ago"), by Intl; the exact time goes in a title. */
 export function formatRelative(iso: string, nowMs = Date.now()): string {
