@@ -19,7 +19,7 @@ export function Devices() {
   return (
     <>
       <h1>Devices</h1>
-      <p>A device enrols with a registration token (made on its server's page, under Registration tokens) and reports every 30 seconds.</p>
+      <p>A device enrols with a registration token (made on its server's page, under Registration tokens) and reports at the interval its agent is set to (<code>heartbeat_interval_s</code>, 30 seconds unless changed); the last heartbeat shows how recent its report is.</p>
       <LoadError error={devices.error} reload={devices.reload} />
       {devices.data && devices.data.length === 0 && <p>No device has enrolled yet.</p>}
       {devices.data && devices.data.length > 0 && (

@@ -6,7 +6,7 @@ import { can } from '../role';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describe, getPage } from '../api';
 import { describeSchedule } from '../schedule-text';
-import { formatBytes, formatDate, formatGiB, REASONS } from '../format';
+import { formatBytes, formatDate, formatGiB, plural, REASONS } from '../format';
 import { isOnline, usage, useLive } from '../live';
 import { LoadError, useThrottled } from '../load';
 import { href } from '../router';
@@ -100,7 +100,7 @@ export function PeersTable({ serverId, onShown = () => {} }: { serverId: string;
       <LoadError error={error} reload={reload} />
       <p class="count" role="status">
         {!result ? 'Loading peers…' : total === 0 ? (result.query.q ? `No peer matches “${result.query.q}”.` : 'No peer yet.')
-          : `Showing ${from.toLocaleString()}–${to.toLocaleString()} of ${total.toLocaleString()} peers`}
+          : total <= PAGE ? plural(total, 'peer') : `Showing ${from.toLocaleString()}–${to.toLocaleString()} of ${plural(total, 'peer')}`}
       </p>
       {result && result.items.length > 0 && (
         <div class="table-wrap stack sorts">

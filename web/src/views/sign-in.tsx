@@ -25,7 +25,7 @@ function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
       }
       // "unauthorized" is the API's word; beside the field a person reads this instead.
       if (e.status === 401 && e.field === 'code') throw Object.assign(err as Error, { message: 'This code is wrong or was used already: wait for the next one.' });
-      if (e.status === 401) throw Object.assign(err as Error, { message: 'This key or token is not valid, or no longer.' });
+      if (e.status === 401) throw Object.assign(err as Error, { message: 'This key or token is not valid: it may be mistyped, revoked or expired.' });
       throw err;
     }
     onSignedIn();
