@@ -31,6 +31,8 @@ export interface Config {
   kernelAuditS: number;
   /** WGCP_DEVICE_RATE: device API requests a second served before 429; 'auto': twice the fleet's steady rate; 0: no limit. */
   deviceRate: number | 'auto';
+  /** WGCP_CLOCK_CONFIRM_S: seconds a jumped wall clock must keep step before expiry and the monthly reset act on it (docs/events.md). */
+  clockConfirmS: number;
   /** WGCP_PUBLIC_URL: where clients open wgcp (share links are built on it); null: only a Host naming this router is trusted. */
   publicUrl: string | null;
 }
@@ -96,6 +98,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (deviceRate !== 'auto' && (!/^\d+$/.test(deviceRate) || Number(deviceRate) > 1_000_000)) {
     throw new ConfigError(`WGCP_DEVICE_RATE must be "auto" or a whole number of requests a second from 0 (no limit) to 1000000, got "${deviceRate}"`);
   }
+  const clockConfirm = nonEmpty(env, 'WGCP_CLOCK_CONFIRM_S') ?? '3600';
+  if (!/^\d+$/.test(clockConfirm) || Number(clockConfirm) < 1 || Number(clockConfirm) > 604800) {
+    throw new ConfigError(`WGCP_CLOCK_CONFIRM_S must be a whole number of seconds from 1 to 604800, got "${clockConfirm}"`);
+  }
   const auditDays = nonEmpty(env, 'WGCP_AUDIT_DAYS') ?? '400';
   if (!/^\d+$/.test(auditDays) || Number(auditDays) < 1 || Number(auditDays) > 36500) {
     throw new ConfigError(`WGCP_AUDIT_DAYS must be a whole number of days from 1 to 36500, got "${auditDays}"`);
@@ -134,6 +140,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditDays: Number(auditDays),
     kernelAuditS: Number(kernelAudit),
     deviceRate: deviceRate === 'auto' ? 'auto' : Number(deviceRate),
+    clockConfirmS: Number(clockConfirm),
     publicUrl: publicUrl === null ? null : parsePublicUrl(publicUrl),
     logLevel: oneOf('WGCP_LOG_LEVEL', nonEmpty(env, 'WGCP_LOG_LEVEL') ?? 'info', ['error', 'warn', 'info', 'debug'] as const),
   };

@@ -156,7 +156,7 @@ t('wgcp apikey|token create --role and role ID ROLE, on the running daemon\'s da
   assert.is((await call(d.url, 'GET', '/api/servers', undefined, { 'wg-control-key': key })).status, 200);
   assert.is((await call(d.url, 'POST', '/api/servers/1/peers', { name: 'x' }, { 'wg-control-key': key })).status, 403);
   assert.is((await call(d.url, 'POST', '/api/servers/1/peers', { name: 'y' }, { authorization: `Bearer ${token}` })).status, 201);
-  const listed = JSON.parse((await wgcp('apikey', 'list')).stdout) as { id: number; name: string; role: string }[];
+  const listed = JSON.parse((await wgcp('apikey', 'list', '--json')).stdout) as { id: number; name: string; role: string }[];
   const support = listed.find((k) => k.name === 'support')!;
   assert.is(support.role, 'viewer');
   assert.match((await wgcp('apikey', 'role', String(support.id), 'operator')).stdout, /now operator/);

@@ -49,6 +49,13 @@ if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
     assert.ok(Date.now() - Date.parse(dev.lastSeenAt) < 10_000);
   });
 
+  t('status gives the running agent\'s last heartbeat as it holds it, not the hourly one of its state file', async () => {
+    assert.is(agent.status().running, true);
+    // An answered heartbeat reaches the state file once an hour: status must not wait for it.
+    const onDisk = JSON.parse(fs.readFileSync(path.join(agent.stateDir, 'state.json'), 'utf8')).last_heartbeat;
+    await agent.waitFor(() => Date.parse(agent.status().last_heartbeat!) > Date.parse(onDisk), 'a heartbeat newer than the state file in status', 20_000);
+  });
+
   t('has a real handshake and carries traffic to the server tunnel address', async () => {
     assert.ok(agent.ping(w.serverWgIp), 'ping 10.88.0.1 through the tunnel');
     const dump = w.device.exec('wg', ['show', agent.ifname, 'dump']).trim().split('\n');
@@ -72,7 +79,7 @@ if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
     const keys = [/^PrivateKey = (\S+)$/m, /^PresharedKey = (\S+)$/m].map((re) => re.exec(conf)![1]);
     const hexKeys = keys.map((k) => Buffer.from(k, 'base64').toString('hex'));
     const stored = fs.readFileSync(path.join(agent.stateDir, 'state.json'), 'utf8');
-    assert.equal(Object.keys(agent.status()).sort(), ['device_id', 'display', 'last_heartbeat', 'state']);
+    assert.equal(Object.keys(agent.status()).sort(), ['device_id', 'display', 'last_heartbeat', 'running', 'state']);
     assert.is(fs.statSync(path.join(agent.stateDir, 'state.json')).mode & 0o777, 0o600);
     for (const secret of [...keys, ...hexKeys, firstToken, w.salt]) {
       assert.not.ok(stored.includes(secret), 'secret in the state file');
@@ -180,13 +187,16 @@ if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
     assert.equal((await tokens()).map((x) => x.state), ['used', 'used']);
   });
 
-  t('reports its stop and takes the tunnel down on SIGTERM', async () => {
+  t('reports its stop and takes the tunnel down on SIGTERM; status then says STOPPED, with the last heartbeat it had', async () => {
+    const before = agent.status().last_heartbeat!;
     await agent.stop('SIGTERM');
     assert.is(agent.child!.exitCode, 0);
     const [dev] = await devices();
     assert.is(dev.status, 'stopped');
     assert.throws(() => w.device.exec('ip', ['link', 'show', agent.ifname]));
-    assert.is(agent.status().display, 'disconnected');
+    const after = agent.status();
+    assert.equal([after.running, after.state, after.display], [false, 'STOPPED', 'disconnected']);
+    assert.ok(Date.parse(after.last_heartbeat!) >= Date.parse(before), `the last heartbeat kept at the stop: ${after.last_heartbeat} >= ${before}`);
   });
 }
 

@@ -258,7 +258,7 @@ t('wgcp regtoken create | list | revoke work on the database beside the running 
   const token = out.trim();
   assert.match(token, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   assert.is((await f.provision(token, 'cli-device')).status, 200);
-  assert.is(await run('regtoken', 'list', '--server', String(f.serverId)), 0);
+  assert.is(await run('regtoken', 'list', '--server', String(f.serverId), '--json'), 0);
   const row = (JSON.parse(out) as { token: string; state: string }[]).find((x) => x.token === token)!;
   assert.is(row.state, 'used');
   assert.is(await run('regtoken', 'create', '--server', String(f.serverId)), 0);

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import type { WgcpEvent } from '../src/events/bus';
 import { deviceIdPrefix } from '../src/device/identifiers';
 import { client, startTestDaemon } from './helpers/daemon';
+import { unservedPorts } from './helpers/ports';
 import { HEX64, SALT, deviceFixture, pythonDecrypt, type DeviceFixture } from './device-support';
 
 const t = suiteNeeding('device API: heartbeat', ['python3:cryptography', 'wg']);
@@ -94,17 +95,19 @@ t('forwards_hash changes exactly when the device\'s forwards change', async () =
   const hash = async () => (await f.heartbeat({ device_id: cfg.device_id })).json.forwards_hash as string;
   const empty = await hash();
   assert.is(await hash(), empty, 'stable without a change');
-  const a = await f.api.post(`/api/devices/${cfg.device_id}/forwards`, { protocol: 'tcp', listenPort: 18080, targetPort: 80 });
-  assert.is(a.status, 201);
+  // Four router ports nothing serves, ascending: the hash sorts by protocol, then listenPort.
+  const [low, mine, others, udp] = unservedPorts(4);
+  const a = await f.api.post(`/api/devices/${cfg.device_id}/forwards`, { protocol: 'tcp', listenPort: mine, targetPort: 80 });
+  assert.is(a.status, 201, a.text);
   const one = await hash();
-  assert.is(one, sha('[{"protocol":"tcp","listenPort":18080,"targetPort":80}]'));
-  assert.is((await f.api.post(`/api/devices/${other.device_id}/forwards`, { protocol: 'tcp', listenPort: 18081, targetPort: 80 })).status, 201);
+  assert.is(one, sha(`[{"protocol":"tcp","listenPort":${mine},"targetPort":80}]`));
+  assert.is((await f.api.post(`/api/devices/${other.device_id}/forwards`, { protocol: 'tcp', listenPort: others, targetPort: 80 })).status, 201);
   assert.is(await hash(), one, "another device's forward does not change it");
-  assert.is((await f.api.post(`/api/devices/${cfg.device_id}/forwards`, { protocol: 'udp', listenPort: 15000, targetPort: 5000 })).status, 201);
-  const b = await f.api.post(`/api/devices/${cfg.device_id}/forwards`, { protocol: 'tcp', listenPort: 10443, targetPort: 443 });
+  assert.is((await f.api.post(`/api/devices/${cfg.device_id}/forwards`, { protocol: 'udp', listenPort: udp, targetPort: 5000 })).status, 201);
+  const b = await f.api.post(`/api/devices/${cfg.device_id}/forwards`, { protocol: 'tcp', listenPort: low, targetPort: 443 });
   assert.is(b.status, 201);
   const three = await hash();
-  assert.is(three, sha('[{"protocol":"tcp","listenPort":10443,"targetPort":443},{"protocol":"tcp","listenPort":18080,"targetPort":80},{"protocol":"udp","listenPort":15000,"targetPort":5000}]'),
+  assert.is(three, sha(`[{"protocol":"tcp","listenPort":${low},"targetPort":443},{"protocol":"tcp","listenPort":${mine},"targetPort":80},{"protocol":"udp","listenPort":${udp},"targetPort":5000}]`),
     'sorted by protocol then listenPort, keys in the fixed order');
   assert.is((await f.api.post(`/api/devices/${cfg.device_id}/rotate`, undefined)).status, 200);
   assert.is(await hash(), three, 'a key rotation is not a forward change');

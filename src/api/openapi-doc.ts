@@ -29,6 +29,10 @@ const withDeviceId = (o: Record<string, unknown>) => ({ parameters: [deviceIdPar
 const op = (summary: string, success: Record<string, unknown>, codes: number[], extra: Record<string, unknown> = {}) =>
   ({ summary, ...extra, responses: { ...success, ...errors(401, 403, ...codes, 500) } });
 const withId = (o: Record<string, unknown>) => ({ parameters: [idParam], ...o });
+/** An operation whose 403 also covers a change that deletes (src/ops/deletion-rights.ts). */
+const deletionRight = (o: { responses: Record<string, unknown> }, why: string) => ({ ...o, responses: { ...o.responses, 403: err(why) } });
+/** A role change or revocation of a key or token: refused when it would leave no admin (src/ops/last-admin.ts). */
+const keepsAdmin = (o: { responses: Record<string, unknown> }) => ({ ...o, responses: { ...o.responses, 409: err('it is the last live admin key or token: the change would leave no admin') } });
 const body = (name: string) => ({ requestBody: { required: true, ...json(ref(name)) } });
 
 const str = { type: 'string' };
@@ -88,11 +92,14 @@ export const openApiDocument = {
       Webhook: {
         type: 'object', required: ['url'],
         properties: {
-          id: { ...int, readOnly: true }, serverID: { ...int, readOnly: true }, name: str, url: str,
+          id: { ...int, readOnly: true }, serverID: { ...int, readOnly: true }, name: str,
+          url: { ...str, description: 'whole for admins; other roles see its scheme and host, the rest "********" (e.g. https://hooks.slack.com/********)' },
           isEnabled: bool, isGlobal: bool, verifySSL: bool,
           subscribedActions: { type: 'array', items: { type: 'integer', minimum: 1, maximum: 9 } },
-          template: { enum: ['default', 'slack', 'discord', 'custom'] }, defaultPayload: str, customBody: str,
-          customHeaders: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 } },
+          template: { enum: ['default', 'slack', 'discord', 'custom'] },
+          defaultPayload: { ...str, description: 'other roles than admin see "********" when set' },
+          customBody: { ...str, description: 'other roles than admin see "********" when set' },
+          customHeaders: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 }, description: 'UTF-8 of a JSON object of header names to values; other roles than admin see each value as "********"' },
           secret: { ...str, description: 'write-only; shown as "********" when set' },
           createdAt: { ...ts, readOnly: true }, updatedAt: { ...ts, readOnly: true },
         },
@@ -174,10 +181,14 @@ export const openApiDocument = {
       Health: {
         type: 'object',
         properties: {
-          status: { enum: ['ok', 'degraded'], description: 'degraded (still 200) while changes are stored but not all applied: the kernel backend is off, or a server could not be brought up' },
+          status: { enum: ['ok', 'degraded'], description: 'degraded (still 200) while changes are stored but not all applied: the kernel backend is off, a server could not be brought up, or a repair of the kernel keeps failing' },
           reasons: { type: 'array', items: str, description: 'why the status is degraded, one sentence each; absent when ok' },
           kernel: { enum: ['on', 'off'] }, version: str, kernelReason: { ...str, description: 'why the kernel backend is off; absent when on' },
           failures: { type: 'array', description: 'servers that could not be brought up; absent when none', items: { type: 'object', properties: { serverID: int, interface: str, reason: str, since: ts, attempts: int, nextRetryAt: ts } } },
+          failingRepairs: {
+            type: 'array', description: 'repairs of kernel drift that keep failing (retried with back-off); absent when none',
+            items: { type: 'object', properties: { kind: { enum: ['peer', 'link', 'nft', 'ipv6', 'shaping'] }, serverID: { type: ['integer', 'null'] }, interface: { type: ['string', 'null'] }, reason: str, since: ts, attempts: int, nextRetryAt: ts } },
+          },
         },
       },
     },
@@ -217,7 +228,8 @@ export const openApiDocument = {
     }),
     '/api/peers/{id}': withId({
       get: op('Read a peer', { 200: { description: 'the peer', ...json(ref('Peer')) } }, [404]),
-      put: op('Update a peer', { 200: { description: 'updated', ...json(ref('Peer')) } }, [400, 404, 413], body('Peer')),
+      put: deletionRight(op('Update a peer', { 200: { description: 'updated', ...json(ref('Peer')) } }, [400, 404, 413], body('Peer')),
+        'the role is below the route\'s, or (`field` expiresAt, `role` admin) an expiry set or brought nearer: that schedules a deletion'),
       delete: op('Delete a peer', { 204: { description: 'deleted' } }, [404]),
     }),
     '/api/peers/{id}/config': withId({
@@ -264,7 +276,8 @@ export const openApiDocument = {
     },
     '/api/events': {
       get: op('WebSocket stream of events (the webhook envelope as JSON) and usage snapshots. Credentials as for the API, '
-        + 'or an access token offered as a Sec-WebSocket-Protocol value (with "wgcp" beside it, which the server then selects)', {
+        + 'or an access token offered as a Sec-WebSocket-Protocol value (with "wgcp" beside it, which the server then selects). '
+        + 'Closed with code 4401 when the key, token or session that opened it ends (revoked, expired, signed out)', {
         101: { description: 'switching to WebSocket' },
         426: err('a plain GET: connect with Upgrade: websocket'),
       }, []),
@@ -277,12 +290,18 @@ export const openApiDocument = {
       get: op('List API keys (never their secrets)', { 200: { description: 'API keys by id', ...json({ type: 'array', items: ref('Credential') }) } }, []),
       post: op('Make an API key; the answer holds it once, as `key`', { 201: { description: 'made', ...json(ref('NewCredential')) } }, [400, 413], { requestBody: { required: false, ...json({ type: 'object', properties: { name: str } }) } }),
     },
-    '/api/apikeys/{id}': withId({ put: op('Change the role of an API key (its sessions follow at once)', { 200: { description: 'changed', ...json(ref('Credential')) } }, [400, 404], body('RoleChange')), delete: op('Revoke an API key (its sessions end with it)', { 204: { description: 'revoked' } }, [404]) }),
+    '/api/apikeys/{id}': withId({
+      put: keepsAdmin(op('Change the role of an API key (its sessions follow at once)', { 200: { description: 'changed', ...json(ref('Credential')) } }, [400, 404], body('RoleChange'))),
+      delete: keepsAdmin(op('Revoke an API key (its sessions end with it)', { 204: { description: 'revoked' } }, [404])),
+    }),
     '/api/access-tokens': {
       get: op('List access tokens (never their secrets)', { 200: { description: 'access tokens by id', ...json({ type: 'array', items: ref('Credential') }) } }, []),
       post: op('Make an access token; the answer holds it once, as `token`', { 201: { description: 'made', ...json(ref('NewCredential')) } }, [400, 413], { requestBody: { required: false, ...json({ type: 'object', properties: { name: str, expiresInDays: { type: 'integer', minimum: 1, maximum: 36500 } } }) } }),
     },
-    '/api/access-tokens/{id}': withId({ put: op('Change the role of an access token (its sessions follow at once)', { 200: { description: 'changed', ...json(ref('Credential')) } }, [400, 404], body('RoleChange')), delete: op('Revoke an access token (its sessions end with it)', { 204: { description: 'revoked' } }, [404]) }),
+    '/api/access-tokens/{id}': withId({
+      put: keepsAdmin(op('Change the role of an access token (its sessions follow at once)', { 200: { description: 'changed', ...json(ref('Credential')) } }, [400, 404], body('RoleChange'))),
+      delete: keepsAdmin(op('Revoke an access token (its sessions end with it)', { 204: { description: 'revoked' } }, [404])),
+    }),
     '/api/tokens/{token}': {
       parameters: [{ name: 'token', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
       delete: op('Revoke a registration token', { 204: { description: 'revoked' } }, [404]),
@@ -291,7 +310,7 @@ export const openApiDocument = {
     '/api/devices/{id}': withDeviceId({
       get: op('Read a device', { 200: { description: 'the device', ...json(ref('Device')) } }, [404]),
       put: op('Suspend or reinstate a device', { 200: { description: 'updated', ...json(ref('Device')) } }, [400, 404, 413], body('DeviceUpdate')),
-      delete: op('Delete a device and its peer', { 204: { description: 'deleted' } }, [404]),
+      delete: deletionRight(op('Delete a device and its peer', { 204: { description: 'deleted' } }, [404]), 'below admin: removing a device deletes its peer'),
     }),
     '/api/devices/{id}/rotate': withDeviceId({
       post: op("Give the device's peer new keys (the device gets them at its next heartbeat)", { 200: { description: 'the device', ...json(ref('Device')) } }, [404]),

@@ -29,7 +29,7 @@ export const pageApiPaths = {
         401: error('not a live API key or access token (`field` is `key`); or a two-factor code missing, wrong or used (`field` is `code`)'),
         403: error('sent from another site'),
         413: error('body larger than 4 KiB: refused on Content-Length before it is read, or as soon as a chunked body passes it'),
-        429: error('too many failed sign-ins from this address; see Retry-After'),
+        429: error('too many failed sign-ins from this address, or too many wrong codes for this key from anywhere; see Retry-After'),
       },
     },
     get: {

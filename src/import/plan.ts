@@ -59,8 +59,8 @@ export interface ImportOptions {
   interface?: string;
 }
 
-/** WireGuard's "no preshared key": all zeros, as `wg` shows it. A client without one keeps working. */
-export const NO_PRESHARED_KEY = Buffer.alloc(32).toString('base64');
+/** A client without a preshared key keeps working without one (src/wg/keys.ts). */
+export { NO_PRESHARED_KEY } from '../wg/keys';
 
 /** The refusal of the file's contents: 400 naming `file`. */
 export const badFile = (message: string): Error => badField('file', message);

@@ -11,6 +11,7 @@ import { peerEventData } from '../views/event-data';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
 import { hasReason, withReason, withoutReason } from './disable-reasons';
 import { badField } from './field-error';
+import { bringsDeletionNearer, requirePeerDeleteRight } from './deletion-rights';
 import { forwardsOfPeerChange } from './forwards-follow';
 import { withScheduleState } from './schedule-state';
 import type { Schedule } from '../schedule/rules';
@@ -108,6 +109,7 @@ export function updatePeer(app: App, id: number, input: PeerInput, opts?: Change
     const before = getPeer({ store }, id);
     const server = store.servers.get(before.serverId)!;
     const next = mergePeer(before, input, app.now().toISOString());
+    if (bringsDeletionNearer(before.expiresAt, next.expiresAt)) requirePeerDeleteRight(opts?.actor, 'expiresAt', 'an expiry deletes the peer');
     if (next.ip !== before.ip) checkPeerIp(store, server, next.ip, before.id);
     if (next.ip6 !== before.ip6 && next.ip6 !== null) checkPeerIp6(store, server, next.ip6, before.id);
     if (next.publicKey !== before.publicKey) {

@@ -50,7 +50,7 @@ export function DevicePage({ id }: { id: string }) {
   return (
     <>
       <p class="crumbs"><a href={href('devices')}>Devices</a> / <code>{shortId(d.id)}</code></p>
-      <div class="bar"><h1>Device <code>{shortId(d.id)}</code></h1><ConfirmDelete what="this device and its peer" label="Remove" onDelete={remove} /></div>
+      <div class="bar"><h1>Device <code>{shortId(d.id)}</code></h1>{/* removing a device removes its peer: admins only */}{can('admin') && <ConfirmDelete what="this device and its peer" label="Remove" onDelete={remove} />}</div>
       <dl class="facts">
         <div class="wide"><dt>Device id</dt><dd><code>{d.id}</code></dd></div>
         <div><dt>Server</dt><dd><ServerCrumb id={d.serverID} to={href('servers', d.serverID)} /></dd></div>
