@@ -1,5 +1,7 @@
 // Numbers and times as a person reads them. Bytes in binary units: the API's "GB" of a data
 // limit is 1,073,741,824 bytes, so the page calls it GiB everywhere.
+import { currentLanguage } from './i18n';
+
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
 
 export function formatBytes(n: number): string {
@@ -17,7 +19,7 @@ export const formatGiB = (gib: number): string => `${gib.toLocaleString()} GiB`;
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(currentLanguage());
 }
 
 export function formatAgo(unixSeconds: number, nowMs = Date.now()): string {
@@ -52,11 +54,11 @@ export function formatRelative(iso: string, nowMs = Date.now()): string {
   const t = Date.parse(iso);
   if (Number.isNaN(t)) return iso;
   const s = Math.round((t - nowMs) / 1000);
-  const rtf = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+  const rtf = new Intl.RelativeTimeFormat(currentLanguage(), { numeric: 'auto' });
   const a = Math.abs(s);
   if (a < 60) return rtf.format(s, 'second');
   if (a < 3600) return rtf.format(Math.round(s / 60), 'minute');
   if (a < 86400) return rtf.format(Math.round(s / 3600), 'hour');
   if (a < 30 * 86400) return rtf.format(Math.round(s / 86400), 'day');
-  return new Date(t).toLocaleDateString();
+  return new Date(t).toLocaleDateString(currentLanguage());
 }

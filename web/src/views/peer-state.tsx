@@ -2,10 +2,11 @@
 // says off and why (the same reason the switch shows), the usage bar turns red at the limit
 // and past it says how far; and the bar of sections that jumps to each part of the page.
 import { formatGiB, GIB, REASONS } from '../format';
+import { t } from '../i18n';
 
 export function StateBadge({ enabled, online, reasons }: { enabled: boolean; online: boolean; reasons: string[] }) {
-  if (!enabled) return <span class="pill off">Off: {reasons.map((r) => REASONS[r] ?? r).join(', ') || REASONS.admin}</span>;
-  return online ? <span class="pill on">Online</span> : <span class="pill">Offline</span>;
+  if (!enabled) return <span class="pill off">{t('state.off', { why: reasons.map((r) => REASONS[r] ?? r).join(', ') || REASONS.admin })}</span>;
+  return online ? <span class="pill on">{t('state.online')}</span> : <span class="pill">{t('state.offline')}</span>;
 }
 
 /** "120 %, over the limit": beside the bar, in words. */
