@@ -94,9 +94,19 @@ t('a German browser gets the page in German, numbers in German', async () => {
   await page.goto(`${d.url}/#/servers/${serverId}`, { waitUntil: 'networkidle0' });
   await drive.waitFor(`document.querySelector('.count')?.textContent === '1–50 von 1.000 Peers'`);
   await drive.accessible('server page in German');
+  const peerId = (await client(d).get(`/api/servers/${serverId}/peers?limit=1`)).json[0].id;
+  await page.goto(`${d.url}/#/peers/${peerId}`, { waitUntil: 'networkidle0' });
+  await drive.waitFor(`document.getElementById('state-h')?.textContent === 'Zustand'`);
+  assert.match(await drive.js<string>(`document.querySelector('.usage-line').textContent`), /^Diesen Monat verbraucht: 0 B \(ohne Limit\)$/);
+  assert.is(await drive.js<string>(`document.querySelector('label[for=switch-enabled]').textContent`), 'Peer an');
+  assert.equal(await drive.js<string[]>(`[...document.querySelectorAll('nav.sections button')].map((b) => b.textContent)`),
+    ['Übersicht', 'Einstellungen', 'Zugriff', 'Zeitplan', 'Datenverkehr', 'Weitergeben']);
+  await drive.accessible('peer page in German');
 });
 
 t('the switch changes the language at once, each passes axe-core, and the choice is kept', async () => {
+  await page.goto(`${d.url}/#/servers/${serverId}`, { waitUntil: 'networkidle0' });
+  await drive.waitFor(`!!document.querySelector('.count')`);
   const expected: Record<string, string> = { fr: 'Vue d’ensemble', es: 'Resumen', 'zh-CN': '概览', en: 'Overview' };
   for (const [lang, overview] of Object.entries(expected)) {
     await page.select('.language select', lang);

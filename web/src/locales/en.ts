@@ -44,6 +44,23 @@ export const en = {
   'state.online': 'Online',
   'state.offline': 'Offline',
   'state.off': 'Off: {why}',
+  'peer.sections': 'Parts of this peer\'s page',
+  'peer.sec.overview': 'Overview',
+  'peer.sec.settings': 'Settings',
+  'peer.sec.access': 'Access',
+  'peer.sec.schedule': 'Schedule',
+  'peer.sec.traffic': 'Traffic',
+  'peer.sec.sharing': 'Sharing',
+  'peer.state': 'State',
+  'peer.lastHandshake': 'Last handshake: {when}',
+  'peer.switch': 'Peer on',
+  'peer.usedMonth': 'Used this month: {used}',
+  'peer.usedOf': '{used} of {limit} ({percent})',
+  'peer.noLimit': '{used} (no limit)',
+  'peer.percent': '{n} %',
+  'peer.overLimit': '{n} %, over the limit',
+  'peer.barLabel': 'Share of the data limit used',
+  'peer.configuration': 'Configuration',
 } as const;
 
 export type MessageKey = keyof typeof en;

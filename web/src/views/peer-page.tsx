@@ -16,6 +16,7 @@ import { notify } from '../notice';
 import { href, navigate } from '../router';
 import type { Device, Peer } from '../types';
 import { SectionNav, StateBadge, UsageBar, usageWords } from './peer-state';
+import { t } from '../i18n';
 import { PeerAccess } from './peer-access';
 import { PeerConf } from './peer-conf';
 import { PeerEdit } from './peer-edit';
@@ -90,8 +91,9 @@ export function PeerPage({ id }: { id: string }) {
     notify(`Peer ${name} deleted`);
     navigate(href('servers', peer.serverID));
   };
-  const sections: [string, string][] = [['peer-overview', 'Overview'], ['edit-h', 'Settings'], ['access-h', 'Access'], ['schedule-h', 'Schedule'], ['traffic-h', 'Traffic']];
-  if (can('operator') && !device.data) sections.push([peer.hasPrivateKey ? 'share-h' : 'mail-h', 'Sharing']);
+  const sections: [string, string][] = [['peer-overview', t('peer.sec.overview')], ['edit-h', t('peer.sec.settings')], ['access-h', t('peer.sec.access')],
+    ['schedule-h', t('peer.sec.schedule')], ['traffic-h', t('peer.sec.traffic')]];
+  if (can('operator') && !device.data) sections.push([peer.hasPrivateKey ? 'share-h' : 'mail-h', t('peer.sec.sharing')]);
   const shown = can('operator') ? sections : sections.filter(([id]) => id === 'peer-overview' || id === 'traffic-h');
   return (
     <>
@@ -103,13 +105,15 @@ export function PeerPage({ id }: { id: string }) {
       <SectionNav sections={shown} />
       <div class="peer-grid" id="peer-overview" tabIndex={-1}>
         <section aria-labelledby="state-h">
-          <h2 id="state-h">State</h2>
+          <h2 id="state-h">{t('peer.state')}</h2>
           <p class="state">
             <StateBadge enabled={enabled} online={online} reasons={peer.disabledReasons} />
-            {' '}Last handshake: {formatAgo(live?.latestHandshake ?? 0)}
+            {' '}{t('peer.lastHandshake', { when: formatAgo(live?.latestHandshake ?? 0) })}
           </p>
-          <Switch peer={{ ...peer, enabled }} field="enabled" label="Peer on" onSaved={setOverride} />
-          <p class="usage-line">Used this month: {formatBytes(used)}{peer.dataLimitGB > 0 ? ` of ${formatGiB(peer.dataLimitGB)} (${usageWords(used, peer.dataLimitGB)})` : ' (no limit)'}</p>
+          <Switch peer={{ ...peer, enabled }} field="enabled" label={t('peer.switch')} onSaved={setOverride} />
+          <p class="usage-line">{t('peer.usedMonth', { used: peer.dataLimitGB > 0
+            ? t('peer.usedOf', { used: formatBytes(used), limit: formatGiB(peer.dataLimitGB), percent: usageWords(used, peer.dataLimitGB) })
+            : t('peer.noLimit', { used: formatBytes(used) }) })}</p>
           {peer.dataLimitGB > 0 && <UsageBar used={used} limitGiB={peer.dataLimitGB} />}
           <dl class="facts">
             <div><dt>Address</dt><dd><code>{peer.ip}</code></dd></div>
@@ -121,7 +125,7 @@ export function PeerPage({ id }: { id: string }) {
           </dl>
         </section>
         <section aria-labelledby="conf-h">
-          <h2 id="conf-h">Configuration</h2>
+          <h2 id="conf-h">{t('peer.configuration')}</h2>
           {!can('operator') ? <p>Configurations are for operators and admins: a viewer sees no private keys.</p>
             : device.data ? <p>This peer is the tunnel of device <a href={href('devices', device.data.id)}><code>{device.data.id.slice(0, 8)}</code></a>:
               the device fetches its own configuration, so it has no QR code, link or mail here.</p>

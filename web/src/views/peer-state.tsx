@@ -12,7 +12,7 @@ export function StateBadge({ enabled, online, reasons }: { enabled: boolean; onl
 /** "120 %, over the limit": beside the bar, in words. */
 export const usageWords = (used: number, limitGiB: number): string => {
   const percent = Math.round((used / (limitGiB * GIB)) * 100);
-  return percent >= 100 ? `${percent} %, over the limit` : `${percent} %`;
+  return t(percent >= 100 ? 'peer.overLimit' : 'peer.percent', { n: percent });
 };
 
 export function UsageBar({ used, limitGiB }: { used: number; limitGiB: number }) {
@@ -20,7 +20,7 @@ export function UsageBar({ used, limitGiB }: { used: number; limitGiB: number })
   const over = percent >= 100;
   return (
     <div class={`usage-bar${over ? ' over' : percent >= 90 ? ' near' : ''}`} role="meter" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.min(percent, 100)}
-      aria-valuetext={`${percent} % of ${formatGiB(limitGiB)}`} aria-label="Share of the data limit used">
+      aria-valuetext={`${percent} % of ${formatGiB(limitGiB)}`} aria-label={t('peer.barLabel')}>
       <div class="fill" style={{ width: `${Math.min(percent, 100)}%` }} />
     </div>
   );
@@ -36,7 +36,7 @@ export function SectionNav({ sections }: { sections: [string, string][] }) {
     el.focus({ preventScroll: true });
   };
   return (
-    <nav class="sections" aria-label="Parts of this peer's page">
+    <nav class="sections" aria-label={t('peer.sections')}>
       <ul>{sections.map(([id, label]) => <li key={id}><button type="button" class="quiet" onClick={() => go(id)}>{label}</button></li>)}</ul>
     </nav>
   );
