@@ -91,6 +91,10 @@ t('a German browser gets the page in German, numbers in German', async () => {
   await drive.waitFor(`document.querySelector('header nav a')?.textContent === 'Übersicht'`);
   assert.equal(await navText(), ['Übersicht', 'Geräte', 'E-Mail', 'Zugang', 'Protokoll']);
   assert.is(await drive.js<string>('document.documentElement.lang'), 'de');
+  await drive.h1Is('Übersicht');
+  await drive.waitFor(`[...document.querySelectorAll('.cards dd')][1]?.textContent === '1.000'`);
+  await drive.hasText('#main table', '0 / 1.000 Peers');
+  await drive.accessible('overview in German');
   await page.goto(`${d.url}/#/servers/${serverId}`, { waitUntil: 'networkidle0' });
   await drive.waitFor(`document.querySelector('.count')?.textContent === '1–50 von 1.000 Peers'`);
   await drive.accessible('server page in German');
