@@ -112,6 +112,45 @@ for (const viewport of [DESKTOP, PHONE]) {
   });
 }
 
+t('the add-peer form: no internet access unless ticked, said so; a blank name refused beside the field', async () => {
+  await page.setViewport(DESKTOP);
+  await go(`servers/${ids.server}/peers/new`);
+  await drive.h1Is('Add a peer');
+  assert.is(await drive.js<boolean>(`document.getElementById('peer-allowInternet').checked`), false);
+  await drive.hasText('#peer-allowInternet-hint', 'Off unless ticked, as in the API');
+  await drive.clickButton('Add peer');
+  assert.match(await drive.fieldError('peer-name'), /^Name must not be blank/);
+  await drive.typeInto('peer-name', 'tablet');
+  await drive.clickButton('Add peer');
+  await drive.h1Is('tablet');
+  const made = (await api.get(`/api/servers/${ids.server}/peers?q=tablet`)).json[0];
+  assert.is(made.allowInternet, false);
+});
+
+t('words: the switch\'s note says what happened, a missing peer offers no "Try again", the focus ring is not the error outline', async () => {
+  await go(`peers/${ids.over}`);
+  await drive.h1Is('over');
+  await page.click('#switch-allowInternet');
+  await drive.hasText('.notice p', 'Internet access allowed');
+  watch.expectFailure('/api/peers/999999');
+  await go('peers/999999');
+  await drive.hasText('.form-error', 'not found');
+  assert.is(await drive.js<boolean>(`[...document.querySelectorAll('button')].some((b) => b.textContent === 'Try again')`), false);
+  await go(`servers/${ids.server}/peers/new`);
+  await drive.h1Is('Add a peer');
+  await page.focus('#peer-name');
+  await page.keyboard.press('Tab');
+  await page.keyboard.down('Shift'); await page.keyboard.press('Tab'); await page.keyboard.up('Shift');
+  const ring = await drive.js<{ style: string; color: string; bad: string }>(`(() => {
+    const el = document.activeElement; const cs = getComputedStyle(el);
+    const probe = document.createElement('span'); probe.style.color = 'var(--bad)'; document.body.append(probe);
+    const bad = getComputedStyle(probe).color; probe.remove();
+    return { style: cs.outlineStyle, color: cs.outlineColor, bad };
+  })()`);
+  assert.is(ring.style, 'dashed');
+  assert.is.not(ring.color, ring.bad);
+});
+
 t('nothing logged an error, broke the CSP or left the origin', () => {
   assert.equal(watch.consoleErrors, []);
   assert.equal(watch.cspViolations, []);
