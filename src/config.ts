@@ -31,6 +31,11 @@ export interface Config {
   kernelAuditS: number;
   /** WGCP_DEVICE_RATE: device API requests a second served before 429; 'auto': twice the fleet's steady rate; 0: no limit. */
   deviceRate: number | 'auto';
+  /**
+   * WGCP_PROVISION_RETRY_WINDOW: seconds after a token's use in which the same token and hwid
+   * get the device's configuration again; 0 (the default, the device contract): never.
+   */
+  provisionRetryWindowS: number;
   /** WGCP_CLOCK_CONFIRM_S: seconds a jumped wall clock must keep step before expiry and the monthly reset act on it (docs/events.md). */
   clockConfirmS: number;
   /** WGCP_PUBLIC_URL: where clients open wgcp (share links are built on it); null: only a Host naming this router is trusted. */
@@ -98,6 +103,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (deviceRate !== 'auto' && (!/^\d+$/.test(deviceRate) || Number(deviceRate) > 1_000_000)) {
     throw new ConfigError(`WGCP_DEVICE_RATE must be "auto" or a whole number of requests a second from 0 (no limit) to 1000000, got "${deviceRate}"`);
   }
+  const retryWindow = nonEmpty(env, 'WGCP_PROVISION_RETRY_WINDOW') ?? '0';
+  if (!/^\d+$/.test(retryWindow) || Number(retryWindow) > 3600) {
+    throw new ConfigError(`WGCP_PROVISION_RETRY_WINDOW must be a whole number of seconds from 0 (off, the device contract) to 3600, got "${retryWindow}"`);
+  }
   const clockConfirm = nonEmpty(env, 'WGCP_CLOCK_CONFIRM_S') ?? '3600';
   if (!/^\d+$/.test(clockConfirm) || Number(clockConfirm) < 1 || Number(clockConfirm) > 604800) {
     throw new ConfigError(`WGCP_CLOCK_CONFIRM_S must be a whole number of seconds from 1 to 604800, got "${clockConfirm}"`);
@@ -140,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditDays: Number(auditDays),
     kernelAuditS: Number(kernelAudit),
     deviceRate: deviceRate === 'auto' ? 'auto' : Number(deviceRate),
+    provisionRetryWindowS: Number(retryWindow),
     clockConfirmS: Number(clockConfirm),
     publicUrl: publicUrl === null ? null : parsePublicUrl(publicUrl),
     logLevel: oneOf('WGCP_LOG_LEVEL', nonEmpty(env, 'WGCP_LOG_LEVEL') ?? 'info', ['error', 'warn', 'info', 'debug'] as const),

@@ -23,7 +23,7 @@ const deviceOp = (summary: string, request: string, response: string, codes: Rec
   summary, security: [], requestBody: { required: true, ...json(ref(request)) },
   responses: { 200: { description: 'success', ...json(ref(response)) }, ...Object.fromEntries(Object.entries(codes).map(([c, d]) => [c, deviceErr(d)])) },
 });
-const deviceIdParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'the device_id' };
+const deviceIdParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: "the device's id (its peer's id), never its device_id" };
 const withDeviceId = (o: Record<string, unknown>) => ({ parameters: [deviceIdParam], ...o });
 
 const op = (summary: string, success: Record<string, unknown>, codes: number[], extra: Record<string, unknown> = {}) =>
@@ -115,7 +115,10 @@ export const openApiDocument = {
       Device: {
         type: 'object', description: 'A provisioned device; each one is a peer of its server (peerID).',
         properties: {
-          id: { ...str, format: 'uuid', readOnly: true }, serverID: { ...int, readOnly: true }, peerID: { ...int, readOnly: true },
+          id: { ...int, readOnly: true, description: "the device's id in routes: its peer's id (a device is a peer of its server)" },
+          uuid: { ...str, format: 'uuid', readOnly: true, description: "the device contract's device_id, a credential (the heartbeat answers the device's keys to whoever sends it): shown to admins only" },
+          uuidPrefix: { ...str, readOnly: true, description: 'the first 8 characters of the device_id, shown to every role' },
+          serverID: { ...int, readOnly: true }, peerID: { ...int, readOnly: true },
           hwid: { ...str, readOnly: true }, ip: { ...str, readOnly: true }, suspended: bool,
           status: { ...str, readOnly: true }, state: { ...str, readOnly: true }, tunnelUp: { type: ['boolean', 'null'], readOnly: true },
           lastHandshake: { type: ['string', 'null'], format: 'date-time', readOnly: true },
@@ -128,7 +131,7 @@ export const openApiDocument = {
       PortForward: {
         type: 'object', required: ['protocol', 'listenPort'],
         properties: {
-          id: { ...int, readOnly: true }, deviceID: { ...str, format: 'uuid', readOnly: true }, protocol: { enum: ['tcp', 'udp'] },
+          id: { ...int, readOnly: true }, deviceID: { ...int, readOnly: true, description: "the device's id" }, protocol: { enum: ['tcp', 'udp'] },
           listenPort: { type: 'integer', minimum: 1, maximum: 65535, description: "the router's port; unique per protocol on the router" },
           targetPort: { type: 'integer', minimum: 1, maximum: 65535, description: "the device's port; defaults to listenPort" },
           createdAt: { ...ts, readOnly: true },
@@ -139,7 +142,7 @@ export const openApiDocument = {
         properties: {
           token: { ...str, format: 'uuid' }, serverID: int, state: { enum: ['unused', 'used', 'expired'] },
           createdAt: ts, expiresAt: ts, usedAt: { type: ['string', 'null'], format: 'date-time' },
-          deviceID: { type: ['string', 'null'], format: 'uuid' },
+          deviceID: { type: ['integer', 'null'], description: "the id of the device that used it; null while unused or once that device is gone" },
         },
       },
       ProvisionRequest: { type: 'object', required: ['token', 'hwid'], properties: { token: { ...str, format: 'uuid' }, hwid: { ...str, maxLength: 128 } } },
@@ -322,15 +325,15 @@ export const openApiDocument = {
     '/api/forwards/{id}': withId({ delete: op('Remove a port forward', { 204: { description: 'removed' } }, [404]) }),
     '/api/v1/provision': {
       post: deviceOp('Device API: exchange a registration token and hwid for the encrypted configuration', 'ProvisionRequest', 'ProvisionResponse', {
-        400: '`invalid token format`, `invalid hardware id`, `token already used`, or malformed JSON',
+        400: '`invalid token format`, `invalid hardware id`, `token already used` (also for the same hwid again, unless WGCP_PROVISION_RETRY_WINDOW is set), or malformed JSON',
         403: '`invalid token` (unknown) or `token expired`', 413: 'body larger than 8 KiB (refused on Content-Length before it is read)',
-        429: 'too many failed attempts from this address, or too many device requests (WGCP_DEVICE_RATE); see Retry-After', 500: '`provisioning failed`',
+        429: 'too many failed attempts from this address, or too many device requests from this address or the fleet (WGCP_DEVICE_RATE); see Retry-After', 500: '`provisioning failed`',
       }),
     },
     '/api/v1/heartbeat': {
       post: deviceOp('Device API: report status and get the current configuration', 'HeartbeatRequest', 'HeartbeatResponse', {
         400: '`invalid device id`, or a status field of the wrong type', 403: '`device is suspended`', 404: '`device not found`',
-        413: 'body larger than 8 KiB (refused on Content-Length before it is read)', 429: 'too many device requests (WGCP_DEVICE_RATE); see Retry-After', 500: '`heartbeat failed`',
+        413: 'body larger than 8 KiB (refused on Content-Length before it is read)', 429: 'too many device requests from this address, this device or the fleet (WGCP_DEVICE_RATE); see Retry-After', 500: '`heartbeat failed`',
       }),
     },
   } as Record<string, Record<string, unknown>>,

@@ -28,13 +28,13 @@ export async function runRegTokenCommand(args: Args, store: Store, out: (s: stri
   switch (verb) {
     case 'create': {
       const token = await createRegToken(runner, serverOption(args, store, true)!, now, { actor });
-      out(wantsJson(args) ? JSON.stringify(presentRegToken(token, now.toISOString()), null, 2) + '\n' : token.token + '\n');
+      out(wantsJson(args) ? JSON.stringify(presentRegToken(token, now.toISOString(), undefined), null, 2) + '\n' : token.token + '\n');
       return;
     }
     case 'list': {
       const server = serverOption(args, store, false);
       const rows = server === undefined ? store.regTokens.list() : store.regTokens.listByServer(server);
-      const listed = rows.map((t) => presentRegToken(t, now.toISOString()));
+      const listed = rows.map((t) => presentRegToken(t, now.toISOString(), t.deviceId === null ? undefined : store.devices.get(t.deviceId)));
       if (wantsJson(args)) out(JSON.stringify(listed, null, 2) + '\n');
       else if (listed.length === 0) out('no registration tokens\n');
       else out(renderTable(['TOKEN', 'SERVER', 'STATE', 'CREATED', 'EXPIRES', 'USED', 'DEVICE'],

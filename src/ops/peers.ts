@@ -8,6 +8,7 @@ import type { ChangeOptions } from './runner';
 import type { PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { peerEventData } from '../views/event-data';
+import { deviceNumber } from '../views/devices-present';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
 import { hasReason, withReason, withoutReason } from './disable-reasons';
 import { badField } from './field-error';
@@ -115,7 +116,7 @@ export function updatePeer(app: App, id: number, input: PeerInput, opts?: Change
     if (next.publicKey !== before.publicKey) {
       // A device's keys are the daemon's to make: it could never learn a key set here.
       const device = store.devices.byPeer(before.id);
-      if (device) throw badField('publicKey', `belongs to device ${device.deviceId}; use POST /api/devices/${device.deviceId}/rotate`);
+      if (device) throw badField('publicKey', `belongs to device ${deviceNumber(device)}; use POST /api/devices/${deviceNumber(device)}/rotate`);
       checkPeerKey(store, server, next.publicKey, before.id);
     }
     if (input.allowAccess !== undefined) checkAllowAccess(store, server, next.allowAccess, before.id);

@@ -127,7 +127,7 @@ export function PeerPage({ id }: { id: string }) {
         <section aria-labelledby="conf-h">
           <h2 id="conf-h">{t('peer.configuration')}</h2>
           {!can('operator') ? <p>Configurations are for operators and admins: a viewer sees no private keys.</p>
-            : device.data ? <p>This peer is the tunnel of device <a href={href('devices', device.data.id)}><code>{device.data.id.slice(0, 8)}</code></a>:
+            : device.data ? <p>This peer is the tunnel of device <a href={href('devices', device.data.id)}><code>{device.data.uuidPrefix}</code></a>:
               the device fetches its own configuration, so it has no QR code, link or mail here.</p>
             : <PeerConf peer={peer} name={name} />}
         </section>
