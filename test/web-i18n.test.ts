@@ -106,6 +106,10 @@ t('a German browser gets the page in German, numbers in German', async () => {
   assert.equal(await drive.js<string[]>(`[...document.querySelectorAll('nav.sections button')].map((b) => b.textContent)`),
     ['Übersicht', 'Einstellungen', 'Zugriff', 'Zeitplan', 'Datenverkehr', 'Weitergeben']);
   await drive.accessible('peer page in German');
+  await page.goto(`${d.url}/#/devices`, { waitUntil: 'networkidle0' });
+  await drive.h1Is('Geräte');
+  await drive.hasText('main p', 'Noch kein Gerät angemeldet.');
+  await drive.accessible('devices in German');
 });
 
 t('the switch changes the language at once, each passes axe-core, and the choice is kept', async () => {

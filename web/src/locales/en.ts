@@ -80,6 +80,18 @@ export const en = {
   'overview.col.trafficShort': 'Traffic',
   'overview.col.kernel': 'Kernel',
   'overview.online': '{online} / {total}',
+  'devices.title': 'Devices',
+  'devices.about': 'A device enrols with a registration token (made on its server\'s page, under Registration tokens) and reports at the interval its agent is set to ({setting}, 30 seconds unless changed); the last heartbeat shows how recent its report is.',
+  'devices.none': 'No device has enrolled yet.',
+  'devices.col.device': 'Device',
+  'devices.col.server': 'Server',
+  'devices.col.address': 'Address',
+  'devices.col.status': 'Status',
+  'devices.col.tunnel': 'Tunnel',
+  'devices.col.heartbeat': 'Last heartbeat',
+  'devices.suspended': 'suspended',
+  'devices.up': 'up',
+  'devices.down': 'down',
 } as const;
 
 export type MessageKey = keyof typeof en;
