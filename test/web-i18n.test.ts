@@ -86,6 +86,9 @@ const navText = () => drive.js<string[]>(`[...document.querySelectorAll('header 
 t('a German browser gets the page in German, numbers in German', async () => {
   await page.goto(`${d.url}/`, { waitUntil: 'networkidle0' });
   await page.waitForSelector('#signin-key');
+  await drive.waitFor(`document.querySelector('main button[type=submit]')?.textContent === 'Anmelden'`);
+  assert.match(await drive.js<string>(`document.querySelector('label[for=signin-key]').textContent`), /^API-Schlüssel oder Zugriffstoken/);
+  await drive.accessible('sign-in in German');
   await page.type('#signin-key', d.key);
   await page.keyboard.press('Enter');
   await drive.waitFor(`document.querySelector('header nav a')?.textContent === 'Übersicht'`);

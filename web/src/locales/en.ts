@@ -92,6 +92,11 @@ export const en = {
   'devices.suspended': 'suspended',
   'devices.up': 'up',
   'devices.down': 'down',
+  'signin.title': 'Sign in',
+  'signin.intro': 'Sign in with an API key or an access token. The first API key is in the file {file} of wgcpd\'s data folder (unless it was revoked: then make a new one with {command}).',
+  'signin.key': 'API key or access token',
+  'signin.button': 'Sign in',
+  'signin.busy': 'Signing in…',
 } as const;
 
 export type MessageKey = keyof typeof en;
