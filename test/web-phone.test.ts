@@ -150,7 +150,7 @@ t('the audit log says each change as a sentence with its fields, when on hover, 
   await drive.hasText('ol.audit li details[open] dd', 'data limit');
   await drive.shot('audit');
   // When and who on a desktop take one line, not three.
-  const lines = await drive.js<number>(`(() => { const p = document.querySelector('ol.audit li .who'); return Math.round(p.getBoundingClientRect().height / parseFloat(getComputedStyle(p).lineHeight)); })()`);
+  const lines = await drive.js<number>(`(() => { const p = document.querySelector('ol.audit li .by'); return Math.round(p.getBoundingClientRect().height / parseFloat(getComputedStyle(p).lineHeight)); })()`);
   assert.is(lines, 1);
   await drive.accessible('audit log');
 });

@@ -7,6 +7,7 @@ import { formatIpv6, parseIpv6 } from '../wg/ipv6';
 import { readSchedule } from './schedule-input';
 import { readLimitMbps } from './limit-input';
 import { FieldErrors } from './field-errors';
+import { readNetworks, readPeerClientOptions } from './client-options-input';
 import { EMAIL, badField, readBool, readInt, readIntArray, readName, readString, readTimestamp, type Body } from './fields';
 
 // 8,388,607 GB is the largest limit whose byte count stays a safe JavaScript integer.
@@ -28,7 +29,10 @@ export function parsePeerInput(body: Body, now: Date): PeerInput {
     dataLimitGB: bad.read(() => readInt(body, 'dataLimitGB', 0, MAX_LIMIT_GB)),
     expiresAt: bad.read(() => readTimestamp(body, 'expiresAt')),
     schedule: bad.read(() => readSchedule(body)),
+    ...bad.read(() => readPeerClientOptions(body)),
   };
+  const networks = bad.read(() => readNetworks(body));
+  if (networks !== undefined) input.networks = networks;
   const downloadLimitMbps = bad.read(() => readLimitMbps(body, 'downloadLimitMbps'));
   if (downloadLimitMbps !== undefined) input.downloadLimitMbps = downloadLimitMbps;
   const uploadLimitMbps = bad.read(() => readLimitMbps(body, 'uploadLimitMbps'));

@@ -54,7 +54,7 @@ export function Audit() {
           {rows.map((e) => (
             <li key={e.id}>
               <p class="what">{auditSentence(e.action, e.targetType, e.targetId, e.summary)}</p>
-              <p class="who">
+              <p class="by">
                 <time dateTime={e.at} title={formatDate(e.at)}>{formatRelative(e.at)}</time>
                 {' · '}{actorText(e)}{e.role ? ` (${e.role})` : ''}{e.address ? ` · from ${e.address}` : ''}
               </p>

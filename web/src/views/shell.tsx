@@ -16,7 +16,7 @@ import { MailSettings } from './mail-settings';
 import { Credentials } from './credentials';
 import { KernelBanner } from './kernel-banner';
 import { Audit } from './audit';
-import { can } from '../role';
+import { can, currentWho } from '../role';
 import { LanguageSwitch, t } from '../i18n';
 
 function view(route: string[]) {
@@ -70,6 +70,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
           </ul>
         </nav>
         <LiveBadge />
+        <span class="who" title={`Signed in as ${currentWho().name}, ${currentWho().role}`}>{currentWho().name} · {currentWho().role}</span>
         <LanguageSwitch />
         <button type="button" class="quiet" onClick={onSignOut}>{t('shell.signOut')}</button>
       </header>
