@@ -31,7 +31,7 @@ export function SignedInList() {
           <tbody>
             {list.data.sessions.map((s) => (
               <tr key={s.id}>
-                <th scope="row" class="name">{s.kind === 'person' ? s.email ?? s.subject : `${s.kind === 'token' ? 'token' : 'key'} ${s.name}`}</th>
+                <td class="name">{s.kind === 'person' ? s.email ?? s.subject : `${s.kind === 'token' ? 'token' : 'key'} ${s.name}`}</td>
                 <Cell label="Role">{s.role}</Cell>
                 <Cell label="Since">{formatDate(s.createdAt)}</Cell>
                 <Cell label="Last seen">{formatDate(s.lastSeenAt)}</Cell>
