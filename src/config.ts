@@ -133,7 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const metricsListen = nonEmpty(env, 'WGCP_METRICS_LISTEN');
   const publicUrl = nonEmpty(env, 'WGCP_PUBLIC_URL');
   const wan = nonEmpty(env, 'WGCP_WAN_INTERFACES');
-  const wanInterfaces = wan === null || wan === 'auto' ? null : wan.split(',').map((s) => s.trim()).filter(Boolean);
+  const wanInterfaces = wanInterfacesOf(wan);
   if (wanInterfaces && (wanInterfaces.length === 0 || wanInterfaces.some((n) => !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$/.test(n)))) {
     throw new ConfigError(`WGCP_WAN_INTERFACES must be "auto" or interface names separated by commas, got "${wan}"`);
   }
@@ -172,4 +172,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pageKeySignIn,
     logLevel: oneOf('WGCP_LOG_LEVEL', nonEmpty(env, 'WGCP_LOG_LEVEL') ?? 'info', ['error', 'warn', 'info', 'debug'] as const),
   };
+}
+
+/** WGCP_WAN_INTERFACES as names, or null for `auto` (or unset): follow the default routes. One reading for wgcpd and `wgcp check`. */
+export function wanInterfacesOf(value: string | null | undefined): string[] | null {
+  const v = value?.trim();
+  return !v || v === 'auto' ? null : v.split(',').map((s) => s.trim()).filter(Boolean);
 }

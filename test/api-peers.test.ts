@@ -181,4 +181,17 @@ t('deletes a peer and frees its address', async () => {
   assert.is(again.status, 201);
 });
 
+t('a body with several bad fields is refused naming each: error and field for the first, errors.<field> for every one', async () => {
+  const r = await api.post(`/api/servers/${sid}/peers`, { name: 'x', email: 'not-mail', ip: '10.50', dataLimitGB: 1.5, allowInternet: 'yes' });
+  assert.is(r.status, 400);
+  // The contract's body: a map of strings, its error and field as before.
+  assert.ok(Object.values(r.json).every((v) => typeof v === 'string'));
+  assert.is(r.json.field, 'allowInternet');
+  assert.is(r.json.error, r.json['errors.allowInternet']);
+  assert.equal(Object.keys(r.json).filter((k) => k.startsWith('errors.')).sort(), ['errors.allowInternet', 'errors.dataLimitGB', 'errors.email', 'errors.ip']);
+  assert.match(r.json['errors.dataLimitGB'], /^dataLimitGB /);
+  assert.match(r.json['errors.ip'], /^ip must be an IPv4 address/);
+  assert.match(r.json['errors.email'], /^email must be an e-mail address/);
+});
+
 t.run();

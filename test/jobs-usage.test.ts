@@ -8,6 +8,7 @@ import { GB } from '../src/data-limit';
 import { counterDelta, planUsageCycle, usageMonth } from '../src/jobs/usage-delta';
 import { collectUsage } from '../src/jobs/usage';
 import { expirePeers, resetIfNewMonth } from '../src/jobs/calendar';
+import { eventually } from './helpers/receiver';
 
 const t = suite('usage, limits, monthly reset and expiry');
 
@@ -297,6 +298,46 @@ t('the schedule collects on its own every WGCP_USAGE_INTERVAL_S seconds', async 
     await new Promise((res) => setTimeout(res, 200));
   }
   await d.stop();
+});
+
+/** The last handshake the event stream's usage message tells the page. */
+const handshakeOf = (d: TestDaemon, id: number) => d.daemon.app.store.usage.snapshot().find((p) => p.id === id)?.latestHandshake;
+
+t('the last handshake is kept while a peer is off and after it is back on, until it handshakes again', async () => {
+  const r = await rig();
+  const { peer } = await peerOn(r);
+  r.k.counters.set(peer.publicKey, { rxBytes: 10, txBytes: 10, latestHandshake: 1_700_000_000 });
+  await collectUsage(r.d.daemon.app);
+  assert.is(handshakeOf(r.d, peer.id), 1_700_000_000);
+  assert.is((await r.api.put(`/api/peers/${peer.id}`, { enabled: false })).status, 200);
+  assert.is(handshakeOf(r.d, peer.id), 1_700_000_000, 'kept while off');
+  assert.is((await r.api.put(`/api/peers/${peer.id}`, { enabled: true })).status, 200);
+  // Back on the interface, the kernel knows no handshake yet.
+  r.k.counters.set(peer.publicKey, { rxBytes: 0, txBytes: 0, latestHandshake: 0 });
+  await collectUsage(r.d.daemon.app);
+  assert.is(handshakeOf(r.d, peer.id), 1_700_000_000, 'kept until a new one');
+  r.k.counters.set(peer.publicKey, { rxBytes: 5, txBytes: 5, latestHandshake: 1_700_000_500 });
+  await collectUsage(r.d.daemon.app);
+  assert.is(handshakeOf(r.d, peer.id), 1_700_000_500);
+  await r.d.stop();
+});
+
+t('a peer switched back on has its handshake read within seconds, not at the next cycle an hour away', async () => {
+  const k = countingKernel();
+  const d = await startTestDaemon({ env: { WGCP_USAGE_INTERVAL_S: '3600' }, options: { kernel: k.kernel } });
+  const api = client(d);
+  try {
+    const sid = (await api.post('/api/servers', { name: 's', endpoint: 'vpn.example.com:51820', mode: 'forward' })).json.id;
+    const peer = (await api.post(`/api/servers/${sid}/peers`, { name: 'p', enabled: false })).json;
+    assert.is((await api.put(`/api/peers/${peer.id}`, { enabled: false })).status, 200);
+    // The start's cycle has run; now the peer comes back and handshakes a moment later.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.is((await api.put(`/api/peers/${peer.id}`, { enabled: true })).status, 200);
+    k.counters.set(peer.publicKey, { rxBytes: 1, txBytes: 1, latestHandshake: 1_700_000_900 });
+    await eventually('the handshake read', () => (handshakeOf(d, peer.id) === 1_700_000_900 ? true : undefined), 5000);
+  } finally {
+    await d.stop();
+  }
 });
 
 t.run();

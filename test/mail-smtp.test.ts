@@ -1,3 +1,4 @@
+import { tunnelFileName } from '../src/views/conf-name';
 import fs from 'node:fs';
 import path from 'node:path';
 import { suiteNeeding } from './helpers/root';
@@ -77,7 +78,7 @@ t("mails the peer's .conf as an attachment (exact bytes) and its QR code inline,
   assert.match(mail.from, /Router VPN/);
   assert.is(mail.authenticated, true);
   const conf = (await api.get(`/api/peers/${peer.id}/config`)).text;
-  const attached = part(mail, (p) => p.filename === `wgcp-peer${peer.id}.conf`)!;
+  const attached = part(mail, (p) => p.filename === tunnelFileName(peer))!;
   assert.ok(attached, 'the .conf is attached');
   assert.is(attached.disposition, 'attachment');
   assert.is(Buffer.from(attached.base64, 'base64').toString('utf8'), conf);

@@ -174,9 +174,11 @@ t('the admin sets roles in the Access view and reads the Audit view', async () =
   assert.is(await role('first-start'), 'admin');
   await page.goto(`${d.url}/#/audit`, { waitUntil: 'networkidle0' });
   await drive.h1Is('Audit log');
-  await drive.hasText('main table', 'share.use');
-  await drive.hasText('main table', 'session.sign-in-failed');
-  await drive.hasText('main table', 'apikey.role');
+  // Each entry is said in words, with what it changed.
+  await drive.hasText('ol.audit .what', 'share link used for peer');
+  await drive.hasText('ol.audit .what', 'failed to sign in');
+  await drive.hasText('ol.audit .what', 'changed the role of API key');
+  await drive.hasText('ol.audit .what', ': viewer -> operator');
   assert.equal(await seriousAxeProblems(page), []);
   assert.equal(watch.cspViolations, []);
   assert.equal(watch.foreign, []);

@@ -70,15 +70,23 @@ t('its files are served with the same headers, cached by content hash, gzipped o
   assert.ok(types.includes('text/javascript; charset=utf-8') && types.includes('text/css; charset=utf-8'), types.join(', '));
 });
 
-t('the script and stylesheet of the first load are at most 60 KiB gzipped, as served', async () => {
+t('the script and stylesheet of the first load are at most 64 KiB gzipped, as served; the catalogues but English\'s are not in it', async () => {
   const page = await call(d.url, 'GET', '/');
   let total = 0;
   for (const asset of assetsOf(page.text).filter((a) => /\.(js|css)$/.test(a))) {
     total += zlib.gzipSync((await call(d.url, 'GET', asset)).bytes, { level: 9 }).length;
   }
   assert.ok(total > 5000, `a first load of ${total} B is too small to be the page`);
-  assert.ok(total <= 60 * 1024, `first load ${total} B gzipped`);
+  assert.ok(total <= 64 * 1024, `first load ${total} B gzipped`);
   assert.is(total, info.firstLoadGzipBytes);
+  // Each other language is a JSON file of its own, fetched only when chosen.
+  const locales = info.files.filter((f) => /^assets\/locale-[\w-]+-[0-9a-f]{12}\.json$/.test(f.name));
+  assert.equal(locales.map((f) => f.name.split('-').slice(1, -1).join('-')).sort(), ['de', 'es', 'fr', 'zh-CN']);
+  assert.ok(locales.every((f) => !f.firstLoad));
+  const de = await call(d.url, 'GET', `/${locales.find((f) => f.name.includes('-de-'))!.name}`);
+  assert.is(de.status, 200);
+  assert.is(de.headers.get('content-type'), 'application/json; charset=utf-8');
+  assert.is(de.json['nav.overview'], 'Übersicht');
 });
 
 t('unknown files and paths out of the folder are 404', async () => {

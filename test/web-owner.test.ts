@@ -192,7 +192,7 @@ t('one unit for data: the limit is asked and shown in GiB, never "GB"', async ()
   assert.is((await api.put(`/api/peers/${ids.peer}`, { dataLimitGB: 50 })).status, 200);
   await go(`peers/${ids.peer}`);
   await drive.h1Is('phone');
-  await drive.hasText('.facts', 'of 50 GiB');
+  await drive.hasText('.usage-line', 'of 50 GiB');
   assert.match(await drive.js<string>(`document.querySelector('label[for="edit-dataLimitGB"]').textContent`), /^Monthly data limit \(GiB\)/);
   assert.not.match(await drive.js<string>('document.body.innerText'), /\bGB\b/);
 });

@@ -230,7 +230,7 @@ t('a peer added and a peer renamed through the API show without a reload', async
   await hasText('#peers', 'phone');
   await api.post(`/api/servers/${ids.server}/peers`, { name: 'laptop-from-the-api' });
   await hasText('#peers', 'laptop-from-the-api');
-  await hasText('.count', 'of 2 peers');
+  await hasText('.count', '2 peers');
   await page.click(`#peers a[href="#/peers/${ids.peer}"]`);
   await h1Is('phone');
   await api.put(`/api/peers/${ids.peer}`, { name: 'phone-renamed' });

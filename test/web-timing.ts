@@ -56,6 +56,7 @@ export async function searchTime(page: Page, q: string, expect: string): Promise
 /** The count line the peers table shows for `total` peers on its first page. */
 export function countLine(total: number, q: string, page = 50): string {
   if (total === 0) return q ? `No peer matches “${q}”.` : 'No peer yet.';
+  if (total <= page) return `${total.toLocaleString('en-US')} ${total === 1 ? 'peer' : 'peers'}`;
   return `Showing 1–${Math.min(page, total).toLocaleString('en-US')} of ${total.toLocaleString('en-US')} peers`;
 }
 

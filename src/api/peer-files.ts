@@ -1,4 +1,5 @@
 // A peer's WireGuard .conf as text and as a QR code PNG holding exactly that text.
+import { tunnelFileName } from '../views/conf-name';
 import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { Route } from '../http/router';
@@ -29,7 +30,7 @@ export function peerFileRoutes(app: App): Route[] {
           status: 200,
           raw: peerConfText(app, peer),
           type: 'text/plain; charset=utf-8',
-          headers: { 'Content-Disposition': `attachment; filename="wgcp-peer${peer.id}.conf"`, 'Cache-Control': 'no-store' },
+          headers: { 'Content-Disposition': `attachment; filename="${tunnelFileName(peer)}"`, 'Cache-Control': 'no-store' },
         };
       },
     },

@@ -1,6 +1,7 @@
 // One-time config links. Operators make, list and revoke them; GET /share/{token} (no
 // sign-in) opens one once. That answer is never cached or stored, sends no Referer on, and
 // is framed by nothing.
+import { tunnelFileName } from '../views/conf-name';
 import type { App } from '../app';
 import type { RequestContext, Route } from '../http/router';
 import { created, noContent, ok, type Reply } from '../http/reply';
@@ -42,7 +43,7 @@ async function openShare(app: App, ctx: RequestContext): Promise<Reply> {
   const conf = peerConfText(app, opening.peer);
   const png = await renderQrPng(conf);
   const name = opening.peer.name || `peer ${opening.peer.id}`;
-  return { status: 200, raw: sharePageHtml(name, `wgcp-peer${opening.peer.id}.conf`, conf, png), type: HTML, headers: SHARE_PAGE_HEADERS };
+  return { status: 200, raw: sharePageHtml(name, tunnelFileName(opening.peer), conf, png), type: HTML, headers: SHARE_PAGE_HEADERS };
 }
 
 export function shareRoutes(app: App): Route[] {

@@ -13,6 +13,7 @@ import { COMPARERS } from '../kernel/reconcile-comparers';
 import type { ReconcileTarget } from '../kernel/reconcile-target';
 import { ServerModel } from '../kernel/model';
 import { detectWanInterfaces } from '../kernel/wan';
+import { wanInterfacesOf } from '../config';
 import { fullPolicy } from '../nft/policy';
 import { ifnameElement } from '../nft/elements';
 import { renderTable } from './table';
@@ -22,7 +23,7 @@ const readOnly = async (): Promise<void> => { throw new Error('wgcp check repair
 /** What the database says the kernel holds, seen through the comparers' target (nothing it may change). */
 function databaseTarget(store: Store): ReconcileTarget {
   const models = store.servers.list().map((server) => ServerModel.of({ server, peers: store.peers.kernelPeersOf(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) }));
-  const wan = process.env.WGCP_WAN_INTERFACES?.split(',').map((s) => s.trim()).filter(Boolean) ?? detectWanInterfaces();
+  const wan = wanInterfacesOf(process.env.WGCP_WAN_INTERFACES) ?? detectWanInterfaces();
   return {
     // A link that is gone is reported whatever runs it.
     driver: 'kernel',

@@ -2,6 +2,7 @@
 // peer's configuration, notices, a test) and one send that turns any SMTP failure into a
 // MailError carrying the server's words. The server's name is resolved here, through the
 // address guard, and nodemailer connects to that checked address (TLS still verifies the name).
+import { tunnelFileName } from '../views/conf-name';
 import net from 'node:net';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport';
 import type Mail from 'nodemailer/lib/mailer';
@@ -73,12 +74,12 @@ export function peerConfigMessage(peer: PeerForMail, to: string, conf: string, q
   return {
     to,
     subject: `Your WireGuard configuration: ${label}`,
-    text: `Your WireGuard configuration for ${label} (${peer.ip}) is attached as wgcp-peer${peer.id}.conf.\n`
+    text: `Your WireGuard configuration for ${label} (${peer.ip}) is attached as ${tunnelFileName(peer)}.\n`
       + 'Import it in the WireGuard app, or scan the QR code in this message.\n',
     html: `<p>Your WireGuard configuration for <b>${escapeHtml(label)}</b> (${escapeHtml(peer.ip)}) is attached.</p>`
       + `<p>Scan this QR code with the WireGuard app:</p><p><img src="cid:${QR_CID}" alt="WireGuard QR code"></p>`,
     attachments: [
-      { filename: `wgcp-peer${peer.id}.conf`, content: conf, contentType: 'text/plain; charset=utf-8' },
+      { filename: tunnelFileName(peer), content: conf, contentType: 'text/plain; charset=utf-8' },
       { filename: 'wireguard-qrcode.png', content: qrPng, contentType: 'image/png', cid: QR_CID, contentDisposition: 'inline' },
     ],
   };

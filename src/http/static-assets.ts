@@ -32,6 +32,7 @@ const TYPES: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml',
   '.png': 'image/png',
+  '.json': 'application/json; charset=utf-8',
 };
 const ASSET_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,80}\.[a-z]{2,4}$/;
 

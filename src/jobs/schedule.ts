@@ -19,6 +19,9 @@ export interface Jobs {
   stop(): Promise<void>;
 }
 
+/** Reads, a second apart, after a peer is switched on: a handshake shows within about 5 s. */
+const BURST_READS = 6;
+
 export interface JobHooks { afterUsage?(cycle: UsageCycle): void }
 
 export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
@@ -95,6 +98,23 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
   };
   atNextMinute();
   usageTick.unref();
+  // A peer switched on (or added, or edited while on) handshakes within seconds: the next
+  // cycle may be a minute away, so the counters are read each second for a few seconds,
+  // and the page shows the handshake as wg does (the usage message follows each cycle).
+  let burst: NodeJS.Timeout | undefined;
+  let burstLeft = 0;
+  const readSoon = (): void => {
+    burstLeft = BURST_READS;
+    if (burst) return;
+    burst = setInterval(() => {
+      if (--burstLeft <= 0) { clearInterval(burst); burst = undefined; }
+      void collectNow();
+    }, 1000);
+    burst.unref();
+  };
+  const unsubscribe = app.events.subscribe((e) => {
+    if ((e.event === 'peerUpdated' || e.event === 'peerCreated') && (e.data.peer as { enabled?: boolean } | undefined)?.enabled) readSoon();
+  });
   const auditTick = setInterval(() => guard('audit prune', () => pruneAudit(app)), AUDIT_PRUNE_EVERY_MS);
   auditTick.unref();
 
@@ -115,6 +135,8 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
     async stop() {
       if (stopped) return;
       stopped = true;
+      unsubscribe();
+      clearInterval(burst);
       clearInterval(usageTick);
       clearTimeout(minuteTick);
       clearInterval(auditTick);

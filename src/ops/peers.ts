@@ -150,9 +150,17 @@ export function updatePeer(app: App, id: number, input: PeerInput, opts?: Change
         event('peerUpdated', server.id, peerEventData(server, next));
         return next;
       },
-      audit: () => ({ targetType: 'peer', targetId: id, summary: { ...input } }),
+      // `was`: each changed field's value before, so the log can say "5 GiB -> 10 GiB".
+      audit: () => ({ targetType: 'peer', targetId: id, summary: { ...input, was: valuesBefore(before, input) } }),
     };
   }, opts);
+}
+
+/** The fields an update names, as they were (enabled: the admin's own switch). */
+function valuesBefore(before: PeerRecord, input: PeerInput): Record<string, unknown> {
+  const was: Record<string, unknown> = {};
+  for (const k of Object.keys(input) as (keyof PeerInput)[]) was[k] = k === 'enabled' ? !hasReason(before, 'admin') : before[k] ?? null;
+  return was;
 }
 
 /** The plan of a delete as every caller makes it (API, expiry, device removal): rows, kernel and peerDeleted. */

@@ -127,7 +127,7 @@ export function updateServer(app: App, id: number, input: ServerInput, opts?: Ch
         event('serverChanged', next.id, serverEventData('updated', next, kernel.serverState(next.id)));
         return next;
       },
-      audit: () => ({ targetType: 'server', targetId: id, summary: { ...input } }),
+      audit: () => ({ targetType: 'server', targetId: id, summary: { ...input, was: Object.fromEntries(Object.keys(input).map((k) => [k, current[k as keyof ServerInput] ?? null])) } }),
     };
   }, opts);
 }

@@ -61,7 +61,7 @@ export const PEER_SORTS = {
   // Never expiring sorts after every date.
   expiresAt: "COALESCE(expires_at, '9999')",
   createdAt: 'created_at',
-  latestHandshake: '(SELECT latest_handshake FROM peer_usage WHERE peer_id = peers.id AND key_tag IS NOT NULL)',
+  latestHandshake: '(SELECT latest_handshake FROM peer_usage WHERE peer_id = peers.id)',
 } as const;
 export type PeerSort = keyof typeof PEER_SORTS;
 

@@ -64,11 +64,14 @@ export class UsageTable {
     // baselines and 10 for the usage, where a call a row took 14 and 20, and statements fed a
     // JSON array 21 and 25 (building, then parsing the text cost more than the calls it saved).
     // One statement a batch writes a peer's usage and its new baseline together (one row).
+    // A peer back on the interface reads 0 until it handshakes: the last known one is kept.
     this.upsertBaselines = new RowBatches(db, (rows) => `INSERT INTO peer_usage (peer_id, usage_bytes, key_tag, rx_bytes, tx_bytes, latest_handshake)
       VALUES ${rows}
       ON CONFLICT (peer_id) DO UPDATE SET usage_bytes = usage_bytes + excluded.usage_bytes, key_tag = excluded.key_tag,
-      rx_bytes = excluded.rx_bytes, tx_bytes = excluded.tx_bytes, latest_handshake = excluded.latest_handshake`, 6);
-    this.forgetStmt = db.prepare('UPDATE peer_usage SET key_tag = NULL, rx_bytes = NULL, tx_bytes = NULL, latest_handshake = 0 WHERE peer_id = ? AND key_tag IS NOT NULL');
+      rx_bytes = excluded.rx_bytes, tx_bytes = excluded.tx_bytes,
+      latest_handshake = CASE WHEN excluded.latest_handshake > 0 THEN excluded.latest_handshake ELSE latest_handshake END`, 6);
+    // The last handshake is kept: the page says when the peer was last seen, not "never".
+    this.forgetStmt = db.prepare('UPDATE peer_usage SET key_tag = NULL, rx_bytes = NULL, tx_bytes = NULL WHERE peer_id = ? AND key_tag IS NOT NULL');
     this.usageAdds = new RowBatches(db, (rows) => `INSERT INTO peer_usage (peer_id, usage_bytes) VALUES ${rows}
       ON CONFLICT (peer_id) DO UPDATE SET usage_bytes = usage_bytes + excluded.usage_bytes`, 2);
     this.overLimitStmt = db.prepare(`SELECT p.id FROM peers p JOIN peer_usage u ON u.peer_id = p.id WHERE p.enabled = 1

@@ -14,9 +14,14 @@ const escapeHtml = (text: string): string =>
 const frame = (title: string, body: string): string => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:36rem;margin:2rem auto;padding:0 1rem;color:#1b1f24}
-img{width:100%;max-width:24rem;image-rendering:pixelated;border:1px solid #ccd}a.button{display:inline-block;padding:.5rem 1rem;background:#1d4ed8;color:#fff;border-radius:.3rem;text-decoration:none}
-pre{white-space:pre-wrap;background:#f3f4f6;padding:.75rem;border-radius:.3rem}</style></head>
+<style>/* The dashboard's look (web/src/style.css): its colours, font, cards and buttons. */
+body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Ubuntu,sans-serif;background:#f6f7f9;color:#1b1f24;margin:0}
+main{max-width:36rem;margin:2rem auto;padding:1rem 1.2rem;background:#fff;border:1px solid #d3d8de;border-radius:8px}
+h1{font-size:1.6rem;margin:.2rem 0 1rem;overflow-wrap:anywhere}h2{font-size:1.2rem;margin:1.5rem 0 .6rem}
+img{display:block;width:100%;max-width:24rem;image-rendering:pixelated;background:#fff;border-radius:6px}
+a.button{display:inline-flex;align-items:center;min-height:2.5rem;padding:.4rem 1rem;background:#1f5f8b;color:#fff;border-radius:6px;text-decoration:none}
+:focus-visible{outline:3px dashed #2563eb;outline-offset:3px}
+pre{white-space:pre-wrap;background:#f3f4f6;padding:.75rem;border-radius:6px}</style></head>
 <body><main>${body}</main></body></html>`;
 
 /** The one-time page: scan the QR code with the WireGuard app, or download the .conf. */

@@ -86,9 +86,10 @@ export async function startNsDaemon(ns: Netns, opts: { dataDir?: string; env?: R
 }
 
 /** `wgcp check` in the daemon's namespaces (it sees the same links and tables): its exit code and what it printed. */
-export function wgcpCheck(d: NsDaemon): { code: number; out: string } {
+export function wgcpCheck(d: NsDaemon, env: string[] = []): { code: number; out: string } {
   try {
-    return { code: 0, out: d.exec(process.execPath, [CLI, '--data-dir', d.dataDir, 'check']) };
+    const argv = [CLI, '--data-dir', d.dataDir, 'check'];
+    return { code: 0, out: env.length ? d.exec('env', [...env, process.execPath, ...argv]) : d.exec(process.execPath, argv) };
   } catch (err) {
     const e = err as { status: number; stdout: string };
     return { code: e.status, out: e.stdout };

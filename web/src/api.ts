@@ -3,6 +3,8 @@
 // anywhere but the sign-in means the session ended, and the app shows the sign-in again.
 
 export class ApiError extends Error {
+  /** Every bad field the API named (its errors.<field> keys), by field. */
+  fields: Record<string, string> = {};
   constructor(readonly status: number, message: string, readonly field?: string, readonly sessionEnded = false) {
     super(message);
   }
@@ -34,14 +36,16 @@ async function send(method: string, path: string, body?: unknown, extraHeaders: 
   if (res.ok) return res;
   let error = `${res.status} ${res.statusText}`;
   let field: string | undefined;
+  const fields: Record<string, string> = {};
   try {
-    const j = (await res.json()) as { error?: unknown; field?: unknown };
+    const j = (await res.json()) as Record<string, unknown>;
     if (typeof j.error === 'string') error = j.error;
     if (typeof j.field === 'string') field = j.field;
+    for (const [k, v] of Object.entries(j)) if (k.startsWith('errors.') && typeof v === 'string') fields[k.slice(7)] = v;
   } catch { /* not JSON: keep the status line */ }
   const ended = res.status === 401 && path !== '/api/session';
   if (ended) sessionEnded();
-  throw new ApiError(res.status, error, field, ended);
+  throw Object.assign(new ApiError(res.status, error, field, ended), { fields });
 }
 
 export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {

@@ -64,7 +64,11 @@ export function useForm<T extends Values>(id: string, initial: T): Form<T> {
         await run();
       } catch (err) {
         if (err instanceof ApiError && err.sessionEnded) setFormError(SESSION_ENDED);
-        else if (err instanceof ApiError && err.field && labels.has(err.field)) show({ [err.field]: withLabel(err.message, err.field, labels.get(err.field)) });
+        else if (err instanceof ApiError && err.field && labels.has(err.field)) {
+          // Every field the API found bad, each beside its field.
+          const all = Object.keys(err.fields).length ? err.fields : { [err.field]: err.message };
+          show(Object.fromEntries(Object.entries(all).filter(([f]) => labels.has(f)).map(([f, m]) => [f, withLabel(m, f, labels.get(f))])));
+        }
         else setFormError(err instanceof ApiError && err.field ? withLabel(err.message, err.field, labels.get(err.field)) : describe(err));
       } finally {
         setBusy(false);

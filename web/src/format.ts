@@ -1,32 +1,31 @@
 // Numbers and times as a person reads them. Bytes in binary units: the API's "GB" of a data
 // limit is 1,073,741,824 bytes, so the page calls it GiB everywhere.
+import { currentLanguage, t } from './i18n';
+
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
 
 export function formatBytes(n: number): string {
   let v = n;
   let i = 0;
   while (v >= 1024 && i < UNITS.length - 1) { v /= 1024; i++; }
-  return `${i === 0 ? v : v.toFixed(v < 10 ? 1 : 0)} ${UNITS[i]}`;
+  const digits = i === 0 ? 0 : v < 10 ? 1 : 0;
+  return `${v.toLocaleString(currentLanguage(), { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${UNITS[i]}`;
 }
 
 export const GIB = 1024 ** 3;
 
 /** A data limit (the API's dataLimitGB) as the page says it: "50 GiB". */
-export const formatGiB = (gib: number): string => `${gib.toLocaleString()} GiB`;
+export const formatGiB = (gib: number): string => `${gib.toLocaleString(currentLanguage())} GiB`;
 
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleString(currentLanguage());
 }
 
 export function formatAgo(unixSeconds: number, nowMs = Date.now()): string {
-  if (!unixSeconds) return 'never';
-  const s = Math.max(0, Math.round(nowMs / 1000 - unixSeconds));
-  if (s < 60) return `${s} s ago`;
-  if (s < 3600) return `${Math.round(s / 60)} min ago`;
-  if (s < 86400) return `${Math.round(s / 3600)} h ago`;
-  return `${Math.round(s / 86400)} days ago`;
+  if (!unixSeconds) return t('peers.never');
+  return formatRelative(new Date(unixSeconds * 1000).toISOString(), nowMs);
 }
 
 export const plural = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString()} ${n === 1 ? one : many}`;
@@ -45,4 +44,18 @@ export function fromLocalInput(value: string): string | null {
   return Number.isNaN(d.getTime()) ? value : d.toISOString();
 }
 
-export const REASONS: Record<string, string> = { admin: 'turned off', suspended: 'device suspended', data_limit: 'over its data limit', schedule: 'outside its schedule' };
+export const REASONS: Record<string, string> = { admin: 'switched off here', suspended: 'device suspended', data_limit: 'over its data limit', schedule: 'outside its schedule' };
+
+/** A past or future time relative to now ("5 minutes ago"), by Intl; the exact time goes in a title. */
+export function formatRelative(iso: string, nowMs = Date.now()): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const s = Math.round((t - nowMs) / 1000);
+  const rtf = new Intl.RelativeTimeFormat(currentLanguage(), { numeric: 'auto' });
+  const a = Math.abs(s);
+  if (a < 60) return rtf.format(s, 'second');
+  if (a < 3600) return rtf.format(Math.round(s / 60), 'minute');
+  if (a < 86400) return rtf.format(Math.round(s / 3600), 'hour');
+  if (a < 30 * 86400) return rtf.format(Math.round(s / 86400), 'day');
+  return new Date(t).toLocaleDateString(currentLanguage());
+}

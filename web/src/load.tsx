@@ -39,7 +39,8 @@ export function LoadError({ error, reload }: { error: string; reload?: () => voi
   return (
     <div class="form-error" role="alert">
       <p>{error}</p>
-      {reload && <button type="button" onClick={reload}>Try again</button>}
+      {/* Not found stays not found: trying again is offered only for what may pass. */}
+      {reload && !/not found/i.test(error) && <button type="button" onClick={reload}>Try again</button>}
     </div>
   );
 }

@@ -1,8 +1,10 @@
 // The audit log (admins): who did what, when and from where, newest first, filtered by
-// actor, target and action, a page at a time.
+// actor, target and action, a page at a time. Each entry is a sentence with what it changed
+// (audit-text.ts), the time relative with the exact time on hover, the raw fields expandable.
 import { useState } from 'preact/hooks';
 import { describe, get } from '../api';
-import { formatDate } from '../format';
+import { auditSentence, changes } from '../audit-text';
+import { formatDate, formatRelative } from '../format';
 import { useTitle } from '../load';
 import type { AuditEntry } from '../types';
 
@@ -13,7 +15,7 @@ const FILTERS = [
   { name: 'action', label: 'Action', hint: 'e.g. share, peer.update' },
 ] as const;
 
-const actorText = (e: AuditEntry) => `${e.actor.kind}${e.actor.id !== null ? ` ${e.actor.id}` : ''}${e.actor.name ? ` (${e.actor.name})` : ''}`;
+const actorText = (e: AuditEntry) => e.actor.name ? `${e.actor.name} (${e.actor.kind}${e.actor.id !== null ? ` ${e.actor.id}` : ''})` : `${e.actor.kind}${e.actor.id !== null ? ` ${e.actor.id}` : ''}`;
 
 export function Audit() {
   useTitle('Audit log');
@@ -48,25 +50,28 @@ export function Audit() {
       {error && <p class="form-error" role="alert">{error}</p>}
       {rows && rows.length === 0 && <p>Nothing recorded matches.</p>}
       {rows && rows.length > 0 && (
-        // Seven columns scroll sideways on a phone: the region takes the keyboard's focus to scroll.
-        <div class="table-wrap" tabIndex={0} role="region" aria-label="Audit log entries">
-          <table>
-            <thead><tr><th scope="col">When</th><th scope="col">Who</th><th scope="col">Role</th><th scope="col">From</th><th scope="col">Action</th><th scope="col">Target</th><th scope="col">Details</th></tr></thead>
-            <tbody>
-              {rows.map((e) => (
-                <tr key={e.id}>
-                  <td>{formatDate(e.at)}</td>
-                  <td>{actorText(e)}</td>
-                  <td>{e.role ?? ''}</td>
-                  <td>{e.address ?? ''}</td>
-                  <th scope="row">{e.action}</th>
-                  <td>{e.targetType}{e.targetId !== null ? ` ${e.targetId}` : ''}</td>
-                  <td><code>{Object.keys(e.summary).length ? JSON.stringify(e.summary) : ''}</code></td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <ol class="audit" aria-label="Audit log entries">
+          {rows.map((e) => (
+            <li key={e.id}>
+              <p class="what">{auditSentence(e.action, e.targetType, e.targetId, e.summary)}</p>
+              <p class="by">
+                <time dateTime={e.at} title={formatDate(e.at)}>{formatRelative(e.at)}</time>
+                {' · '}{actorText(e)}{e.role ? ` (${e.role})` : ''}{e.address ? ` · from ${e.address}` : ''}
+              </p>
+              {Object.keys(e.summary).length > 0 && (
+                <details>
+                  <summary>Details</summary>
+                  <dl class="facts">
+                    <div><dt>Action</dt><dd><code>{e.action}</code></dd></div>
+                    <div><dt>Target</dt><dd>{e.targetType}{e.targetId !== null ? ` ${e.targetId}` : ''}</dd></div>
+                    <div><dt>Exact time</dt><dd>{formatDate(e.at)}</dd></div>
+                    {changes(e.summary).map((c) => <div class="wide" key={c}><dt>Field</dt><dd>{c}</dd></div>)}
+                  </dl>
+                </details>
+              )}
+            </li>
+          ))}
+        </ol>
       )}
       {next !== null && <p><button type="button" onClick={() => load(next)}>Older entries</button></p>}
     </>

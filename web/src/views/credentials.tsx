@@ -15,6 +15,7 @@ import type { Credential, SessionState } from '../types';
 import { TwoFactor } from './two-factor';
 import { SignedInList } from './signed-in';
 import { BackupDownload } from './backup-download';
+import { Cell } from '../cell';
 import { NEW_KEY_HOW } from './sign-in';
 
 const ROLES: { role: Role; text: string }[] = [
@@ -142,17 +143,17 @@ function CredentialSection({ kind }: { kind: Kind }) {
         <p class="hint">Roles: {ROLES.map((r) => r.text).join('; ')}. A change is asked first.</p>
       )}
       {list.data && list.data.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap stack">
           <table>
             <thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Made</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
             <tbody>
               {list.data.map((c) => (
                 <tr key={c.id}>
-                  <td class="name" title={c.name}>{c.name}</td>
-                  <td><RoleSelect id={`${id}-role-${c.id}`} value={c.role} confirm onChange={(next) => { if (next !== c.role) setChanging({ c, next }); }} label={`Role of ${kind.one} ${c.name}`} /></td>
-                  <td>{formatDate(c.createdAt)}</td>
-                  <td>{c.expiresAt ? formatDate(c.expiresAt) : 'never'}</td>
-                  <td>{c.lastUsedAt ? formatDate(c.lastUsedAt) : 'not yet'}</td>
+                  <th scope="row" class="name" title={c.name}>{c.name}</th>
+                  <Cell label="Role"><RoleSelect id={`${id}-role-${c.id}`} value={c.role} confirm onChange={(next) => { if (next !== c.role) setChanging({ c, next }); }} label={`Role of ${kind.one} ${c.name}`} /></Cell>
+                  <Cell label="Made">{formatDate(c.createdAt)}</Cell>
+                  <Cell label="Expires">{c.expiresAt ? formatDate(c.expiresAt) : 'never'}</Cell>
+                  <Cell label="Last used">{c.lastUsedAt ? formatDate(c.lastUsedAt) : 'not yet'}</Cell>
                   <td><button type="button" class="quiet" onClick={() => setRevoking(c)} aria-label={`Revoke ${kind.one} ${c.name}`}>Revoke</button></td>
                 </tr>
               ))}

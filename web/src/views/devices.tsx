@@ -9,31 +9,33 @@ import { LoadError, useLoad, useThrottled, useTitle } from '../load';
 import { serverLabel } from '../names';
 import { href } from '../router';
 import type { Device } from '../types';
+import { Cell } from '../cell';
+import { t } from '../i18n';
 
 export function Devices() {
-  useTitle('Devices');
+  useTitle(t('devices.title'));
   const devices = useLoad(() => get<Device[]>('/api/devices'), []);
   const reload = useThrottled(devices.reload, 1000);
   useLive((e) => { if (e.event.startsWith('device') || e.event === 'peerDeleted') reload(); }, [reload]);
   return (
     <>
-      <h1>Devices</h1>
-      <p>A device enrols with a registration token (made on its server's page, under Registration tokens) and reports every 30 seconds.</p>
+      <h1>{t('devices.title')}</h1>
+      <p>{t('devices.about', { setting: 'heartbeat_interval_s' })}</p>
       <LoadError error={devices.error} reload={devices.reload} />
-      {devices.data && devices.data.length === 0 && <p>No device has enrolled yet.</p>}
+      {devices.data && devices.data.length === 0 && <p>{t('devices.none')}</p>}
       {devices.data && devices.data.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap stack">
           <table>
-            <thead><tr><th scope="col">Device</th><th scope="col">Server</th><th scope="col">Address</th><th scope="col">Status</th><th scope="col">Tunnel</th><th scope="col">Last heartbeat</th></tr></thead>
+            <thead><tr><th scope="col">{t('devices.col.device')}</th><th scope="col">{t('devices.col.server')}</th><th scope="col">{t('devices.col.address')}</th><th scope="col">{t('devices.col.status')}</th><th scope="col">{t('devices.col.tunnel')}</th><th scope="col">{t('devices.col.heartbeat')}</th></tr></thead>
             <tbody>
               {devices.data.map((d) => (
                 <tr key={d.id}>
                   <th scope="row"><a href={href('devices', d.id)}><code>{d.uuidPrefix}</code></a></th>
-                  <td>{serverLabel(d.serverID)}</td>
-                  <td><code>{d.ip}</code></td>
-                  <td>{d.suspended ? <span class="pill off">suspended</span> : d.status || d.state || '—'}</td>
-                  <td>{d.tunnelUp === null ? '—' : d.tunnelUp ? 'up' : 'down'}</td>
-                  <td>{formatDate(d.lastSeenAt)}</td>
+                  <Cell label={t('devices.col.server')}>{serverLabel(d.serverID)}</Cell>
+                  <Cell label={t('devices.col.address')}><code>{d.ip}</code></Cell>
+                  <Cell label={t('devices.col.status')}>{d.suspended ? <span class="pill off">{t('devices.suspended')}</span> : d.status || d.state || '—'}</Cell>
+                  <Cell label={t('devices.col.tunnel')}>{d.tunnelUp === null ? '—' : d.tunnelUp ? t('devices.up') : t('devices.down')}</Cell>
+                  <Cell label={t('devices.col.heartbeat')}>{formatDate(d.lastSeenAt)}</Cell>
                 </tr>
               ))}
             </tbody>

@@ -13,6 +13,7 @@ interface PeerValues { name: string; email: string; ip: string; ip6: string; dat
 /** `expiryShown`: the expiry the form opened with; left as it was, it is not checked again. */
 export function checkPeer(v: PeerValues, expiryShown = ''): Record<string, string> {
   return problems({
+    name: !v.name.trim() && 'must not be blank: name who or what this is',
     email: v.email.trim() && email(v.email),
     ip: v.ip.trim() && ipv4Address(v.ip),
     ip6: v.ip6.trim() && ipv6Address(v.ip6),

@@ -12,7 +12,7 @@ import { ServerCrumb } from './server-crumb';
 
 export function PeerForm({ serverId }: { serverId: string }) {
   useTitle('Add a peer');
-  const form = useForm('peer', { name: '', email: '', ip: '', ip6: '', allowInternet: true, dataLimitGB: '0', expiresAt: '', publicKey: '' });
+  const form = useForm('peer', { name: '', email: '', ip: '', ip6: '', allowInternet: false, dataLimitGB: '0', expiresAt: '', publicKey: '' });
   const submit = form.submit(async () => {
     const v = form.values;
     const body: Record<string, unknown> = { name: v.name, allowInternet: v.allowInternet, dataLimitGB: toInt(v.dataLimitGB || '0') };
@@ -29,7 +29,8 @@ export function PeerForm({ serverId }: { serverId: string }) {
       <form onSubmit={submit} noValidate>
         <TextField form={form} name="name" label="Name" maxLength={64} hint="Who or what this is: a phone, a laptop." />
         <TextField form={form} name="email" label="E-mail" type="email" autoComplete="off" hint="Optional: where its configuration can be mailed." />
-        <Checkbox form={form} name="allowInternet" label="Internet access through this router" />
+        <Checkbox form={form} name="allowInternet" label="Internet access through this router"
+          hint="Off unless ticked, as in the API: a new peer reaches the tunnel only until it is given more." />
         <TextField form={form} name="dataLimitGB" label={LIMIT_LABEL} inputMode="numeric" hint={LIMIT_HINT} />
         <TextField form={form} name="expiresAt" label="Expires" type="datetime-local" hint={EXPIRY_HINT} />
         <details>

@@ -1,19 +1,22 @@
-// A peer: whether it is online and on, its switches (on/off, internet access), its use of
-// its data limit, its QR code and .conf, and below, its settings, who it may reach, mail,
-// delete. It follows the live stream: a change made elsewhere shows at once.
+// A peer: an overview first (its state with the reason it is off, the one on/off switch, its
+// use of its data limit, its QR code and .conf), then its settings, access, schedule,
+// traffic and sharing, each reached from the section bar under the heading without
+// scrolling past the others. It follows the live stream: a change made elsewhere shows at once.
 import { PeerTraffic } from './peer-traffic';
 import { useState } from 'preact/hooks';
 import { api, describe, get } from '../api';
 import { ConfirmDelete } from '../confirm';
 import { describeSchedule } from '../schedule-text';
 import { PeerSchedule } from './peer-schedule';
-import { formatAgo, formatBytes, formatDate, formatGiB, GIB, REASONS } from '../format';
+import { formatAgo, formatBytes, formatDate, formatGiB, REASONS } from '../format';
 import { isOnline, usage, useLive } from '../live';
 import { LoadError, useLoad, useThrottled, useTitle } from '../load';
 import { ServerCrumb } from './server-crumb';
 import { notify } from '../notice';
 import { href, navigate } from '../router';
-import type { Peer } from '../types';
+import type { Device, Peer } from '../types';
+import { SectionNav, StateBadge, UsageBar, usageWords } from './peer-state';
+import { t } from '../i18n';
 import { PeerAccess } from './peer-access';
 import { PeerConf } from './peer-conf';
 import { PeerEdit } from './peer-edit';
@@ -32,20 +35,27 @@ function Switch({ peer, field, label, onSaved }: { peer: Peer; field: 'enabled' 
     try {
       const saved = await api<Peer>('PUT', `/api/peers/${peer.id}`, { [field]: value });
       onSaved(saved);
-      notify(`${label}: ${value ? 'on' : 'off'}`);
+      notify(field === 'enabled' ? (value ? 'Peer switched on' : 'Peer switched off') : (value ? 'Internet access allowed' : 'Internet access stopped'));
     } catch (err) {
       setError(describe(err));
     } finally {
       setBusy(false);
     }
   };
-  // "enabled" is the admin's own switch: other reasons (data limit, suspension) keep the peer off.
-  const checked = field === 'enabled' ? !peer.disabledReasons.includes('admin') : peer.allowInternet;
+  // The switch shows the peer's real state. Off for a reason the switch cannot lift (data
+  // limit, schedule, suspension), it says so beside it and cannot be turned on: only turned
+  // off by the admin too, which keeps it off when that reason ends.
+  const others = field === 'enabled' ? peer.disabledReasons.filter((r) => r !== 'admin') : [];
+  const checked = field === 'enabled' ? peer.enabled : peer.allowInternet;
+  const stuck = others.length > 0;
+  const described = [stuck ? `${id}-why` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
   return (
     <div class="field check">
-      <input type="checkbox" role="switch" id={id} checked={checked} disabled={busy || !can('operator')}
-        aria-describedby={error ? `${id}-error` : undefined} onChange={(e) => change(e.currentTarget.checked)} />
+      <input type="checkbox" role="switch" id={id} checked={checked} disabled={busy || !can('operator') || (stuck && !peer.disabledReasons.includes('admin'))}
+        aria-describedby={described} onChange={(e) => change(e.currentTarget.checked)} />
       <label for={id}>{label}</label>
+      {stuck && <p id={`${id}-why`} class="reason">Off: {others.map((r) => REASONS[r] ?? r).join(', ')}.{' '}
+        {peer.disabledReasons.includes('admin') ? 'It is also switched off here.' : 'It comes back on by itself when that ends.'}</p>}
       {error && <p id={`${id}-error`} class="field-error">{error}</p>}
     </div>
   );
@@ -55,6 +65,8 @@ export function PeerPage({ id }: { id: string }) {
   const [gone, setGone] = useState(false);
   const loaded = useLoad(() => get<Peer>(`/api/peers/${id}`), [id]);
   const [override, setOverride] = useState<Peer | null>(null);
+  // A device's own peer: its keys are the device's, so no QR code, link or mail of them here.
+  const device = useLoad(() => (can('operator') ? get<Device[]>('/api/devices').then((list) => list.find((d) => d.peerID === Number(id)) ?? null) : Promise.resolve(null)), [id]);
   const peer = override && loaded.data && override.updatedAt >= loaded.data.updatedAt ? override : loaded.data;
   const [, setTick] = useState(0);
   const reload = useThrottled(loaded.reload, 300);
@@ -72,13 +84,17 @@ export function PeerPage({ id }: { id: string }) {
   const live = usage.get(peer.id);
   const used = live?.currentDataUsageBytes ?? peer.currentDataUsageBytes;
   const online = isOnline(live?.latestHandshake);
-  const limit = peer.dataLimitGB * GIB;
-  const otherReasons = peer.disabledReasons.filter((r) => r !== 'admin');
+  // The live usage message may be newer than the peer read: its switch state wins then.
+  const enabled = live ? live.enabled : peer.enabled;
   const remove = async () => {
     await api('DELETE', `/api/peers/${peer.id}`);
     notify(`Peer ${name} deleted`);
     navigate(href('servers', peer.serverID));
   };
+  const sections: [string, string][] = [['peer-overview', t('peer.sec.overview')], ['edit-h', t('peer.sec.settings')], ['access-h', t('peer.sec.access')],
+    ['schedule-h', t('peer.sec.schedule')], ['traffic-h', t('peer.sec.traffic')]];
+  if (can('operator') && !device.data) sections.push([peer.hasPrivateKey ? 'share-h' : 'mail-h', t('peer.sec.sharing')]);
+  const shown = can('operator') ? sections : sections.filter(([id]) => id === 'peer-overview' || id === 'traffic-h');
   return (
     <>
       <p class="crumbs"><a href={href()}>Overview</a> / <ServerCrumb id={peer.serverID} to={href('servers', peer.serverID)} /> / {name}</p>
@@ -86,37 +102,48 @@ export function PeerPage({ id }: { id: string }) {
         <h1>{name}</h1>
         {can('admin') && <ConfirmDelete what={`peer ${name}`} onDelete={remove} />}
       </div>
-      <div class="peer-grid">
+      <SectionNav sections={shown} />
+      <div class="peer-grid" id="peer-overview" tabIndex={-1}>
         <section aria-labelledby="state-h">
-          <h2 id="state-h">State</h2>
+          <h2 id="state-h">{t('peer.state')}</h2>
           <p class="state">
-            {peer.enabled ? (online ? <span class="pill on">Online</span> : <span class="pill">Offline</span>) : <span class="pill off">Off</span>}
-            {' '}Last handshake: {formatAgo(live?.latestHandshake ?? 0)}
+            <StateBadge enabled={enabled} online={online} reasons={peer.disabledReasons} />
+            {' '}{t('peer.lastHandshake', { when: formatAgo(live?.latestHandshake ?? 0) })}
           </p>
-          <Switch peer={peer} field="enabled" label="Peer on" onSaved={setOverride} />
-          {otherReasons.length > 0 && <p class="hint">Also off because: {otherReasons.map((r) => REASONS[r] ?? r).join(', ')}.</p>}
-          <Switch peer={peer} field="allowInternet" label="Internet access through this router" onSaved={setOverride} />
+          <Switch peer={{ ...peer, enabled }} field="enabled" label={t('peer.switch')} onSaved={setOverride} />
+          <p class="usage-line">{t('peer.usedMonth', { used: peer.dataLimitGB > 0
+            ? t('peer.usedOf', { used: formatBytes(used), limit: formatGiB(peer.dataLimitGB), percent: usageWords(used, peer.dataLimitGB) })
+            : t('peer.noLimit', { used: formatBytes(used) }) })}</p>
+          {peer.dataLimitGB > 0 && <UsageBar used={used} limitGiB={peer.dataLimitGB} />}
           <dl class="facts">
-            <div><dt>Used this month</dt><dd>{formatBytes(used)}{limit > 0 ? ` of ${formatGiB(peer.dataLimitGB)}` : ' (no limit)'}</dd></div>
             <div><dt>Address</dt><dd><code>{peer.ip}</code></dd></div>
             <div><dt>IPv6 address</dt><dd>{peer.ip6 ? <code>{peer.ip6}</code> : 'none (the server is IPv4 only)'}</dd></div>
+            <div><dt>Internet access</dt><dd>{peer.allowInternet ? 'through this router' : 'no: the tunnel only'}</dd></div>
             <div><dt>Access schedule</dt><dd>{describeSchedule(peer.schedule)}</dd></div>
             <div><dt>Expires</dt><dd>{peer.expiresAt ? `${formatDate(peer.expiresAt)}: then it is deleted with its keys` : 'never'}</dd></div>
             <div class="wide"><dt>Public key</dt><dd><code class="key">{peer.publicKey}</code></dd></div>
           </dl>
-          {limit > 0 && <meter min={0} max={limit} value={Math.min(used, limit)} aria-label="Share of the data limit used">{Math.round((used / limit) * 100)}%</meter>}
         </section>
         <section aria-labelledby="conf-h">
-          <h2 id="conf-h">Configuration</h2>
-          {!can('operator') ? <p>Configurations are for operators and admins: a viewer sees no private keys.</p> : <PeerConf peer={peer} name={name} />}
+          <h2 id="conf-h">{t('peer.configuration')}</h2>
+          {!can('operator') ? <p>Configurations are for operators and admins: a viewer sees no private keys.</p>
+            : device.data ? <p>This peer is the tunnel of device <a href={href('devices', device.data.id)}><code>{device.data.uuidPrefix}</code></a>:
+              the device fetches its own configuration, so it has no QR code, link or mail here.</p>
+            : <PeerConf peer={peer} name={name} />}
         </section>
       </div>
-      <PeerTraffic peerId={peer.id} />
       {can('operator') && <>
-        {peer.hasPrivateKey && <PeerShare peerId={peer.id} />}
         <PeerEdit peer={peer} onSaved={setOverride} />
+        <section aria-labelledby="internet-h">
+          <h2 id="internet-h" class="visually-hidden">Internet access</h2>
+          <Switch peer={peer} field="allowInternet" label="Internet access through this router" onSaved={setOverride} />
+        </section>
         <PeerAccess peer={peer} onSaved={setOverride} />
         <PeerSchedule peer={peer} onSaved={setOverride} />
+      </>}
+      <PeerTraffic peerId={peer.id} />
+      {can('operator') && !device.data && <>
+        {peer.hasPrivateKey && <PeerShare peerId={peer.id} />}
         <PeerMail peer={peer} />
       </>}
     </>

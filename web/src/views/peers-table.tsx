@@ -11,6 +11,8 @@ import { isOnline, usage, useLive } from '../live';
 import { LoadError, useThrottled } from '../load';
 import { href } from '../router';
 import { speedShown } from './peer-speed';
+import { Cell } from '../cell';
+import { t } from '../i18n';
 import type { Peer } from '../types';
 
 const PAGE = 50;
@@ -54,8 +56,8 @@ function Status({ peer }: { peer: Peer }) {
   const live = usage.get(peer.id);
   const enabled = live ? live.enabled : peer.enabled;
   const reason = live ? live.disabledReason : peer.disabledReason;
-  if (!enabled) return <span class="pill off">Off: {REASONS[reason] ?? reason}</span>;
-  return isOnline(live?.latestHandshake) ? <span class="pill on">Online</span> : <span class="pill">Offline</span>;
+  if (!enabled) return <span class="pill off">{t('state.off', { why: REASONS[reason] ?? reason })}</span>;
+  return isOnline(live?.latestHandshake) ? <span class="pill on">{t('state.online')}</span> : <span class="pill">{t('state.offline')}</span>;
 }
 
 export function PeersTable({ serverId, onShown = () => {} }: { serverId: string; onShown?: () => void }) {
@@ -88,34 +90,34 @@ export function PeersTable({ serverId, onShown = () => {} }: { serverId: string;
   return (
     <section aria-labelledby="peers-h">
       <div class="bar">
-        <h2 id="peers-h">Peers</h2>
-        {can('operator') && <a class="button primary" href={href('servers', serverId, 'peers', 'new')}>Add a peer</a>}
+        <h2 id="peers-h">{t('peers.title')}</h2>
+        {can('operator') && <a class="button primary" href={href('servers', serverId, 'peers', 'new')}>{t('peers.add')}</a>}
       </div>
       <div class="field search">
-        <label for="peer-search">Search peers</label>
+        <label for="peer-search">{t('peers.search')}</label>
         <input id="peer-search" type="search" value={text} autoComplete="off" aria-controls={result && result.items.length > 0 ? 'peers' : undefined}
-          placeholder="Name, e-mail, address or key" onInput={(e) => search(e.currentTarget.value)} />
+          placeholder={t('peers.searchHint')} onInput={(e) => search(e.currentTarget.value)} />
       </div>
       <LoadError error={error} reload={reload} />
       <p class="count" role="status">
-        {!result ? 'Loading peers…' : total === 0 ? (result.query.q ? `No peer matches “${result.query.q}”.` : 'No peer yet.')
-          : `Showing ${from.toLocaleString()}–${to.toLocaleString()} of ${total.toLocaleString()} peers`}
+        {!result ? t('peers.loading') : total === 0 ? (result.query.q ? t('peers.noMatch', { q: result.query.q }) : t('peers.none'))
+          : total <= PAGE ? t(total === 1 ? 'peers.count.one' : 'peers.count.many', { n: total }) : t('peers.showing', { from, to, total })}
       </p>
       {result && result.items.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap stack sorts">
           <table id="peers" aria-labelledby="peers-h">
-            <thead><tr>{th('name', 'Name')}{th('ip', 'Address')}{th('latestHandshake', 'Status')}{th('currentDataUsageBytes', 'Used this month')}{th('expiresAt', 'Expires')}<th scope="col">Speed limit</th></tr></thead>
+            <thead><tr>{th('name', t('peers.col.name'))}{th('ip', t('peers.col.address'))}{th('latestHandshake', t('peers.col.status'))}{th('currentDataUsageBytes', t('peers.col.used'))}{th('expiresAt', t('peers.col.expires'))}<th scope="col">{t('peers.col.speed')}</th></tr></thead>
             <tbody>
               {result.items.map((p) => {
                 const used = usage.get(p.id)?.currentDataUsageBytes ?? p.currentDataUsageBytes;
                 return (
                   <tr key={p.id}>
                     <th scope="row" class="name"><a href={href('peers', p.id)} title={p.name || undefined}>{p.name || `peer ${p.id}`}</a></th>
-                    <td><code>{p.ip}</code>{p.ip6 && <><br /><code class="ip6">{p.ip6}</code></>}</td>
-                    <td><Status peer={p} />{p.schedule && <><br /><small class="scheduled" title={describeSchedule(p.schedule)}>on a schedule</small></>}</td>
-                    <td>{formatBytes(used)}{p.dataLimitGB > 0 && ` of ${formatGiB(p.dataLimitGB)}`}</td>
-                    <td>{p.expiresAt ? formatDate(p.expiresAt) : 'never'}</td>
-                    <td>{speedShown(p)}</td>
+                    <Cell label={t('peers.col.address')}><code>{p.ip}</code>{p.ip6 && <><br /><code class="ip6">{p.ip6}</code></>}</Cell>
+                    <Cell label={t('peers.col.status')}><Status peer={p} />{p.schedule && <><br /><small class="scheduled" title={describeSchedule(p.schedule)}>{t('peers.scheduled')}</small></>}</Cell>
+                    <Cell label={t('peers.col.usedShort')}>{formatBytes(used)}{p.dataLimitGB > 0 && ` of ${formatGiB(p.dataLimitGB)}`}</Cell>
+                    <Cell label={t('peers.col.expires')} wideOnly={!p.expiresAt}>{p.expiresAt ? formatDate(p.expiresAt) : t('peers.never')}</Cell>
+                    <Cell label={t('peers.col.speed')} wideOnly>{speedShown(p)}</Cell>
                   </tr>
                 );
               })}
@@ -124,10 +126,10 @@ export function PeersTable({ serverId, onShown = () => {} }: { serverId: string;
         </div>
       )}
       {total > PAGE && result && (
-        <nav class="pager" aria-label="Pages of peers">
-          <button type="button" disabled={result.query.offset === 0} onClick={() => page(Math.max(0, result.query.offset - PAGE))}>Previous page</button>
-          <span>Page {Math.floor(result.query.offset / PAGE) + 1} of {Math.ceil(total / PAGE)}</span>
-          <button type="button" disabled={to >= total} onClick={() => page(result.query.offset + PAGE)}>Next page</button>
+        <nav class="pager" aria-label={t('peers.pages')}>
+          <button type="button" disabled={result.query.offset === 0} onClick={() => page(Math.max(0, result.query.offset - PAGE))}>{t('peers.prev')}</button>
+          <span>{t('peers.page', { page: Math.floor(result.query.offset / PAGE) + 1, pages: Math.ceil(total / PAGE) })}</span>
+          <button type="button" disabled={to >= total} onClick={() => page(result.query.offset + PAGE)}>{t('peers.next')}</button>
         </nav>
       )}
     </section>

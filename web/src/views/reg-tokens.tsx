@@ -1,5 +1,6 @@
 // A server's registration tokens: a device enrols with one (single use, valid 24 h). A new
 // token is shown whole once, with a copy button; the list shows the start of each.
+import { Cell } from '../cell';
 import { useState } from 'preact/hooks';
 import { api, describe, get } from '../api';
 import { formatDate } from '../format';
@@ -48,15 +49,15 @@ export function RegTokens({ serverId }: { serverId: string }) {
       )}
       <LoadError error={list.error} reload={list.reload} />
       {list.data && list.data.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap stack">
           <table>
             <thead><tr><th scope="col">Token</th><th scope="col">State</th><th scope="col">Valid until</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
             <tbody>
               {list.data.map((t) => (
                 <tr key={t.token}>
-                  <td><code>{t.token.slice(0, 8)}…</code></td>
-                  <td>{t.state}{t.deviceID !== null && <> by <a href={href('devices', t.deviceID)}>device {t.deviceID}</a></>}</td>
-                  <td>{formatDate(t.expiresAt)}</td>
+                  <Cell label="Token"><code>{t.token.slice(0, 8)}…</code></Cell>
+                  <Cell label="State">{t.state}{t.deviceID !== null && <> by <a href={href('devices', t.deviceID)}>device {t.deviceID}</a></>}</Cell>
+                  <Cell label="Valid until">{formatDate(t.expiresAt)}</Cell>
                   <td>{t.state === 'unused' && <button type="button" class="quiet" onClick={() => revoke(t)} aria-label={`Revoke token ${t.token.slice(0, 8)}`}>Revoke</button>}</td>
                 </tr>
               ))}

@@ -17,6 +17,7 @@ import { Credentials } from './credentials';
 import { KernelBanner } from './kernel-banner';
 import { Audit } from './audit';
 import { can, currentWho } from '../role';
+import { LanguageSwitch, t } from '../i18n';
 
 function view(route: string[]) {
   const [a, id, sub, more] = route;
@@ -34,13 +35,13 @@ function view(route: string[]) {
   if (a === 'access') return <Credentials />;
   if (a === 'audit' && can('admin')) return <Audit />;
   // A view the role may not use is as absent as an unknown one.
-  return <><h1>Not found</h1><p>Nothing is at this address. <a href={href()}>Go to the overview</a>.</p></>;
+  return <><h1>{t('notFound.title')}</h1><p>{t('notFound.text')} <a href={href()}>{t('notFound.link')}</a>.</p></>;
 }
 
 function LiveBadge() {
   const state = useLiveState();
-  const text = state === 'live' ? 'Live' : state === 'connecting' ? 'Connecting…' : 'Not live';
-  return <span class={`live live-${state}`} title="Changes made elsewhere show here as they happen">{text}</span>;
+  const text = state === 'live' ? t('live.live') : state === 'connecting' ? t('live.connecting') : t('live.offline');
+  return <span class={`live live-${state}`} title={t('live.title')}>{text}</span>;
 }
 
 export function Shell({ onSignOut }: { onSignOut: () => void }) {
@@ -56,21 +57,22 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
   const link = (to: string, text: string, here: boolean) => <li><a href={to} aria-current={here ? 'page' : undefined}>{text}</a></li>;
   return (
     <>
-      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); main.current?.focus(); }}>Skip to content</a>
+      <a class="skip" href="#main" onClick={(e) => { e.preventDefault(); main.current?.focus(); }}>{t('shell.skip')}</a>
       <header class="top">
         <a class="brand" href={href()}>wgcp</a>
-        <nav aria-label="Main">
+        <nav aria-label={t('nav.main')}>
           <ul>
-            {link(href(), 'Overview', section === '' || section === 'servers' || section === 'peers' || section === 'webhooks')}
-            {link(href('devices'), 'Devices', section === 'devices')}
-            {can('admin') && link(href('mail'), 'Mail', section === 'mail')}
-            {link(href('access'), 'Access', section === 'access')}
-            {can('admin') && link(href('audit'), 'Audit', section === 'audit')}
+            {link(href(), t('nav.overview'), section === '' || section === 'servers' || section === 'peers' || section === 'webhooks')}
+            {link(href('devices'), t('nav.devices'), section === 'devices')}
+            {can('admin') && link(href('mail'), t('nav.mail'), section === 'mail')}
+            {link(href('access'), t('nav.access'), section === 'access')}
+            {can('admin') && link(href('audit'), t('nav.audit'), section === 'audit')}
           </ul>
         </nav>
         <LiveBadge />
         <span class="who" title={`Signed in as ${currentWho().name}, ${currentWho().role}`}>{currentWho().name} · {currentWho().role}</span>
-        <button type="button" class="quiet" onClick={onSignOut}>Sign out</button>
+        <LanguageSwitch />
+        <button type="button" class="quiet" onClick={onSignOut}>{t('shell.signOut')}</button>
       </header>
       <KernelBanner route={key} />
       <main id="main" ref={main} tabIndex={-1} key={key}>{view(route)}</main>

@@ -6,6 +6,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from '../api';
 import { FormError, TextField, useForm } from '../form';
 import { useTitle } from '../load';
+import { LanguageSwitch, t } from '../i18n';
 
 export const NEW_KEY_HOW = 'To make a new API key, run wgcp apikey create on the router with the daemon\'s data folder: '
   + 'wgcp apikey create --data-dir /var/lib/wgcp (from a clone, where npm start keeps it: --data-dir ./var).';
@@ -25,21 +26,21 @@ function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
       }
       // "unauthorized" is the API's word; beside the field a person reads this instead.
       if (e.status === 401 && e.field === 'code') throw Object.assign(err as Error, { message: 'This code is wrong or was used already: wait for the next one.' });
-      if (e.status === 401) throw Object.assign(err as Error, { message: 'This key or token is not valid, or no longer.' });
+      if (e.status === 401) throw Object.assign(err as Error, { message: 'This key or token is not valid: it may be mistyped, revoked or expired.' });
       throw err;
     }
     onSignedIn();
   });
   return (
     <form onSubmit={submit} noValidate>
-      <TextField form={form} name="key" label="API key or access token" type="password" autoComplete="current-password" required autoFocus
+      <TextField form={form} name="key" label={t('signin.key')} type="password" autoComplete="current-password" required autoFocus
         hint="Keys and tokens are made with the wgcp command: wgcp apikey create, wgcp token create (with WGCP_DATA_DIR set to the daemon's data folder)." />
       {needsCode && (
         <TextField form={form} name="code" label="Two-factor code" autoComplete="one-time-code" inputMode="numeric" required
           hint="The 6-digit code of your authenticator app, or one of your recovery codes." />
       )}
       <FormError form={form} />
-      <button type="submit" class="primary" disabled={form.busy}>{form.busy ? 'Signing in…' : 'Sign in'}</button>
+      <button type="submit" class="primary" disabled={form.busy}>{form.busy ? t('signin.busy') : t('signin.button')}</button>
     </form>
   );
 }
@@ -51,16 +52,15 @@ const SingleSignOn = ({ ways }: { ways: WaysIn }) => (ways.singleSignOn
   ? <p><a class="button primary" href="api/oidc/login">Sign in with single sign-on</a></p> : null);
 
 export function SignIn({ onSignedIn, note = '', ways }: { onSignedIn: () => void; note?: string; ways: WaysIn }) {
-  useTitle('Sign in');
+  useTitle(t('signin.title'));
   return (
     <main id="main" class="signin">
-      <h1>wgcp</h1>
+      <div class="bar"><h1>wgcp</h1><LanguageSwitch /></div>
       <SingleSignOn ways={ways} />
       {!ways.keySignIn ? null : note ? (
         <div class="form-error" role="alert"><p>{note}</p><p>{NEW_KEY_HOW}</p></div>
       ) : (
-        <p>Sign in with an API key or an access token. The first API key is in the file <code>api-key</code> of wgcpd's data folder
-          (unless it was revoked: then make a new one with <code>wgcp apikey create</code>).</p>
+        <p>{t('signin.intro', { file: '\u0000', command: '\u0001' }).split(/([\u0000\u0001])/).map((part) => (part === '\u0000' ? <code>api-key</code> : part === '\u0001' ? <code>wgcp apikey create</code> : part))}</p>
       )}
       {ways.keySignIn && <SignInForm onSignedIn={onSignedIn} />}
     </main>

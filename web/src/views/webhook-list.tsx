@@ -1,4 +1,5 @@
 // A server's webhooks, and a form to add one.
+import { Cell } from '../cell';
 import { can } from '../role';
 import { useState } from 'preact/hooks';
 import { get } from '../api';
@@ -20,16 +21,16 @@ export function WebhookList({ serverId }: { serverId: string }) {
       <LoadError error={hooks.error} reload={hooks.reload} />
       {hooks.data && hooks.data.length === 0 && <p>No webhook: nothing is told of this server's events.</p>}
       {hooks.data && hooks.data.length > 0 && (
-        <div class="table-wrap">
+        <div class="table-wrap stack">
           <table>
             <thead><tr><th scope="col">Name</th><th scope="col">URL</th><th scope="col">State</th><th scope="col">Events</th></tr></thead>
             <tbody>
               {hooks.data.map((w) => (
                 <tr key={w.id}>
                   <th scope="row"><a href={href('webhooks', w.id)}>{w.name || `webhook ${w.id}`}</a></th>
-                  <td><code>{w.url}</code></td>
-                  <td>{w.isEnabled ? 'enabled' : 'disabled'}{w.isGlobal ? ', every server' : ''}</td>
-                  <td>{w.subscribedActions.length === 0 ? 'all' : w.subscribedActions.join(', ')}</td>
+                  <Cell label="URL"><code class="key">{w.url}</code></Cell>
+                  <Cell label="State">{w.isEnabled ? 'enabled' : 'disabled'}{w.isGlobal ? ', every server' : ''}</Cell>
+                  <Cell label="Events">{w.subscribedActions.length === 0 ? 'all' : w.subscribedActions.join(', ')}</Cell>
                 </tr>
               ))}
             </tbody>

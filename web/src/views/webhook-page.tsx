@@ -1,5 +1,6 @@
 // One webhook: its settings, a test send (the receiver's answer, or why it failed), its
 // delivery log, and delete.
+import { Cell } from '../cell';
 import { can } from '../role';
 import { useState } from 'preact/hooks';
 import { api, describe, get } from '../api';
@@ -58,14 +59,14 @@ export function WebhookPage({ id }: { id: string }) {
         <LoadError error={log.error} reload={log.reload} />
         {log.data && log.data.length === 0 && <p>Nothing sent yet.</p>}
         {log.data && log.data.length > 0 && (
-          <div class="table-wrap">
+          <div class="table-wrap stack">
             <table>
               <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">HTTP</th><th scope="col">Error</th></tr></thead>
               <tbody>
                 {log.data.map((d) => (
                   <tr key={d.id}>
-                    <td>{formatDate(d.timestamp)}</td><td>{d.event}</td><td>{d.attempt}</td>
-                    <td class={d.outcome === 'delivered' ? 'good' : 'bad'}>{d.outcome}</td><td>{d.httpStatus ?? '—'}</td><td>{d.error || '—'}</td>
+                    <Cell label="When">{formatDate(d.timestamp)}</Cell><Cell label="Event">{d.event}</Cell><Cell label="Attempt">{d.attempt}</Cell>
+                    <Cell label="Outcome" class={d.outcome === 'delivered' ? 'good' : 'bad'}>{d.outcome}</Cell><Cell label="HTTP">{d.httpStatus ?? '—'}</Cell><Cell label="Error">{d.error || '—'}</Cell>
                   </tr>
                 ))}
               </tbody>

@@ -1,0 +1,142 @@
+// The page in the owner's language: every catalogue has English's keys, no more, no fewer,
+// with the same {values}; every key is used by a view; in chromium a German browser gets
+// German words and German numbers at once, the switch changes the language (and it is kept
+// after a reload), and each language passes axe-core.
+import fs from 'node:fs';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Browser, Page } from 'puppeteer-core';
+import { client, startTestDaemon, type TestDaemon } from './helpers/daemon';
+import { browserSuite, ensureWebBuilt, launchChromium, REPO, seedPeers, watchPage, type PageWatch } from './web-support';
+import { driver } from './web-drive';
+
+const SRC = path.join(REPO, 'web', 'src');
+const LOCALES = path.join(SRC, 'locales');
+
+/** English's keys and words, read from locales/en.ts as the page's build reads it. */
+function english(): Record<string, string> {
+  const text = fs.readFileSync(path.join(LOCALES, 'en.ts'), 'utf8');
+  return Object.fromEntries([...text.matchAll(/^\s+'([\w.]+)': '((?:[^'\\]|\\.)*)',$/gm)].map((m) => [m[1], m[2]]));
+}
+const values = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+
+const c = suite('message catalogues: complete, and every key used');
+
+c('English has keys, and every other catalogue has exactly them with the same {values}', () => {
+  const en = english();
+  assert.ok(Object.keys(en).length > 20, 'English\'s keys were read');
+  const others = fs.readdirSync(LOCALES).filter((f) => f.endsWith('.json'));
+  assert.equal(others.sort(), ['de.json', 'es.json', 'fr.json', 'zh-CN.json']);
+  for (const f of others) {
+    const words = JSON.parse(fs.readFileSync(path.join(LOCALES, f), 'utf8')) as Record<string, string>;
+    assert.equal(Object.keys(en).filter((k) => !(k in words)), [], `${f} misses these keys`);
+    assert.equal(Object.keys(words).filter((k) => !(k in en)), [], `${f} has keys English has not`);
+    for (const k of Object.keys(en)) assert.equal(values(words[k]), values(en[k]), `${f} ${k}: its {values}`);
+    for (const k of Object.keys(en)) assert.ok(words[k].trim().length > 0, `${f} ${k} is empty`);
+  }
+});
+
+c('every key is used by the page, and every key the page uses is in English', () => {
+  const en = english();
+  const sources: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) { if (e.name !== 'locales') walk(p); } else if (/\.tsx?$/.test(e.name)) sources.push(fs.readFileSync(p, 'utf8'));
+    }
+  };
+  walk(SRC);
+  const all = sources.join('\n');
+  assert.equal(Object.keys(en).filter((k) => !all.includes(`'${k}'`)), [], 'keys no view uses');
+  const used = [...all.matchAll(/\bt\('([\w.]+)'/g)].map((m) => m[1]);
+  assert.equal([...new Set(used)].filter((k) => !(k in en)), [], 'keys used but not in English');
+});
+
+c.run();
+
+const t = browserSuite('the page in the owner\'s language, in chromium');
+let d: TestDaemon;
+let browser: Browser;
+let page: Page;
+let watch: PageWatch;
+let drive: ReturnType<typeof driver>;
+let serverId = 0;
+
+t.before(async () => {
+  ensureWebBuilt();
+  d = await startTestDaemon({ options: { events: { schedule: false } } });
+  serverId = (await client(d).post('/api/servers', { name: 'home', endpoint: 'vpn.example.com:51820', mode: 'forward', address: '10.70.0.1/16' })).json.id;
+  seedPeers(d.daemon.app, serverId, 1000, [10, 70]);
+  browser = await launchChromium();
+  page = await browser.newPage();
+  await page.setViewport({ width: 1280, height: 900 });
+  // A browser set to German (Austria first), as navigator.languages says.
+  await page.evaluateOnNewDocument(`Object.defineProperty(navigator, 'languages', { get: () => ['de-AT', 'de', 'en'] })`);
+  watch = await watchPage(page, d.url);
+  drive = driver(page);
+});
+t.after(async () => {
+  await browser?.close();
+  await d?.stop();
+});
+
+const navText = () => drive.js<string[]>(`[...document.querySelectorAll('header nav a')].map((a) => a.textContent)`);
+
+t('a German browser gets the page in German, numbers in German', async () => {
+  await page.goto(`${d.url}/`, { waitUntil: 'networkidle0' });
+  await page.waitForSelector('#signin-key');
+  await drive.waitFor(`document.querySelector('main button[type=submit]')?.textContent === 'Anmelden'`);
+  assert.match(await drive.js<string>(`document.querySelector('label[for=signin-key]').textContent`), /^API-Schlüssel oder Zugriffstoken/);
+  await drive.accessible('sign-in in German');
+  await page.type('#signin-key', d.key);
+  await page.keyboard.press('Enter');
+  await drive.waitFor(`document.querySelector('header nav a')?.textContent === 'Übersicht'`);
+  assert.equal(await navText(), ['Übersicht', 'Geräte', 'E-Mail', 'Zugang', 'Protokoll']);
+  assert.is(await drive.js<string>('document.documentElement.lang'), 'de');
+  await drive.h1Is('Übersicht');
+  await drive.waitFor(`[...document.querySelectorAll('.cards dd')][1]?.textContent === '1.000'`);
+  await drive.hasText('#main table', '0 / 1.000 Peers');
+  await drive.accessible('overview in German');
+  await page.goto(`${d.url}/#/servers/${serverId}`, { waitUntil: 'networkidle0' });
+  await drive.waitFor(`document.querySelector('.count')?.textContent === '1–50 von 1.000 Peers'`);
+  await drive.accessible('server page in German');
+  const peerId = (await client(d).get(`/api/servers/${serverId}/peers?limit=1`)).json[0].id;
+  await page.goto(`${d.url}/#/peers/${peerId}`, { waitUntil: 'networkidle0' });
+  await drive.waitFor(`document.getElementById('state-h')?.textContent === 'Zustand'`);
+  assert.match(await drive.js<string>(`document.querySelector('.usage-line').textContent`), /^Diesen Monat verbraucht: 0 B \(ohne Limit\)$/);
+  assert.is(await drive.js<string>(`document.querySelector('label[for=switch-enabled]').textContent`), 'Peer an');
+  assert.equal(await drive.js<string[]>(`[...document.querySelectorAll('nav.sections button')].map((b) => b.textContent)`),
+    ['Übersicht', 'Einstellungen', 'Zugriff', 'Zeitplan', 'Datenverkehr', 'Weitergeben']);
+  await drive.accessible('peer page in German');
+  await page.goto(`${d.url}/#/devices`, { waitUntil: 'networkidle0' });
+  await drive.h1Is('Geräte');
+  await drive.hasText('main p', 'Noch kein Gerät angemeldet.');
+  await drive.accessible('devices in German');
+});
+
+t('the switch changes the language at once, each passes axe-core, and the choice is kept', async () => {
+  await page.goto(`${d.url}/#/servers/${serverId}`, { waitUntil: 'networkidle0' });
+  await drive.waitFor(`!!document.querySelector('.count')`);
+  const expected: Record<string, string> = { fr: 'Vue d’ensemble', es: 'Resumen', 'zh-CN': '概览', en: 'Overview' };
+  for (const [lang, overview] of Object.entries(expected)) {
+    await page.select('.language select', lang);
+    await drive.waitFor(`document.querySelector('header nav a')?.textContent === ${JSON.stringify(overview)}`);
+    assert.is(await drive.js<string>('document.documentElement.lang'), lang);
+    await drive.waitFor(`!!document.querySelector('.count')`);
+    await drive.accessible(`server page in ${lang}`);
+  }
+  await page.select('.language select', 'fr');
+  await drive.waitFor(`document.querySelector('header nav a')?.textContent === 'Vue d’ensemble'`);
+  await page.reload({ waitUntil: 'networkidle0' });
+  await drive.waitFor(`document.querySelector('header nav a')?.textContent === 'Vue d’ensemble'`);
+  await drive.waitFor(`/^1–50 sur 1\\s000 pairs$/.test(document.querySelector('.count')?.textContent ?? '')`);
+});
+
+t('nothing logged an error, broke the CSP or left the origin', () => {
+  assert.equal(watch.consoleErrors, []);
+  assert.equal(watch.cspViolations, []);
+  assert.equal(watch.foreign, []);
+});
+
+t.run();

@@ -1,0 +1,160 @@
+// The peer page's state in chromium, at 1280 and 390 px: over its data limit, the badge, the
+// switch and the usage bar say the same (off, why, red past 100 %); the page's sections are
+// reached from its section bar without scrolling past the others; the note after adding a
+// peer never covers its QR code.
+import * as assert from 'uvu/assert';
+import type { Browser, Page } from 'puppeteer-core';
+import { client, startTestDaemon, type TestDaemon } from './helpers/daemon';
+import { browserSuite, ensureWebBuilt, launchChromium, watchPage, type PageWatch } from './web-support';
+import { driver } from './web-drive';
+import { restrictOverLimit } from '../src/jobs/usage';
+
+const t = browserSuite('dashboard in chromium: a peer\'s state agrees with itself, its sections, the note beside the QR code');
+
+let d: TestDaemon;
+let api: ReturnType<typeof client>;
+let browser: Browser;
+let page: Page;
+let watch: PageWatch;
+let drive: ReturnType<typeof driver>;
+const ids = { server: 0, over: 0 };
+const PHONE = { width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
+const DESKTOP = { width: 1280, height: 900 };
+const GIB = 1024 ** 3;
+
+t.before(async () => {
+  ensureWebBuilt();
+  d = await startTestDaemon({ options: { events: { schedule: false } } });
+  api = client(d);
+  ids.server = (await api.post('/api/servers', { name: 'home', endpoint: 'vpn.example.com:51820', mode: 'forward' })).json.id;
+  ids.over = (await api.post(`/api/servers/${ids.server}/peers`, { name: 'over', dataLimitGB: 5 })).json.id;
+  // 6 GiB used of 5: the usage job finds it over its limit and switches it off, as every minute.
+  const app = d.daemon.app;
+  app.store.tx(() => app.store.usage.addUsage([[ids.over, ids.server, 6 * GIB, 0]]));
+  assert.equal(await restrictOverLimit(app), [ids.over]);
+  browser = await launchChromium();
+  page = await browser.newPage();
+  await page.setViewport(DESKTOP);
+  watch = await watchPage(page, d.url);
+  drive = driver(page);
+  await page.goto(`${d.url}/`, { waitUntil: 'networkidle0' });
+  await page.waitForSelector('#signin-key');
+  await page.type('#signin-key', d.key);
+  await page.keyboard.press('Enter');
+  await drive.h1Is('Overview');
+});
+t.after(async () => {
+  await browser?.close();
+  await d?.stop();
+});
+
+const go = async (view: string) => { await page.goto(`${d.url}/#/${view}`, { waitUntil: 'networkidle0' }); };
+
+for (const viewport of [DESKTOP, PHONE]) {
+  t(`at ${viewport.width} px, over its limit the badge, the switch and the bar agree: off, why, red past 100 %`, async () => {
+    await page.setViewport(viewport);
+    await go(`peers/${ids.over}`);
+    await drive.h1Is('over');
+    await drive.waitFor(`!!document.querySelector('.usage-bar')`);
+    const seen = await drive.js<{ badge: string; checked: boolean; disabled: boolean; why: string; whyWeight: string; bar: string; bad: string; line: string; now: string }>(`(() => {
+      const sw = document.getElementById('switch-enabled');
+      const why = document.getElementById('switch-enabled-why');
+      const fill = document.querySelector('.usage-bar .fill');
+      const probe = document.createElement('span'); probe.style.color = 'var(--bad)'; document.body.append(probe);
+      const bad = getComputedStyle(probe).color; probe.remove();
+      return { badge: document.querySelector('.state .pill').textContent, checked: sw.checked, disabled: sw.disabled,
+        why: why ? why.textContent : '', whyWeight: why ? getComputedStyle(why).fontWeight : '', bar: getComputedStyle(fill).backgroundColor, bad,
+        line: document.querySelector('.usage-line').textContent, now: document.querySelector('.usage-bar').getAttribute('aria-valuetext') };
+    })()`);
+    assert.is(seen.badge, 'Off: over its data limit');
+    assert.is(seen.checked, false, 'the switch shows the peer off');
+    assert.ok(seen.disabled, 'it cannot be switched on past its limit');
+    assert.match(seen.why, /^Off: over its data limit\./);
+    assert.ok(Number(seen.whyWeight) >= 600, 'the reason is prominent, not small grey text');
+    assert.is(seen.bar, seen.bad, 'the bar is red');
+    assert.match(seen.line, /6(\.0)? GiB of 5 GiB \(120 %, over the limit\)/);
+    assert.is(seen.now, '120 % of 5 GiB');
+    await drive.accessible(`over-limit peer at ${viewport.width} px`);
+    await drive.shot(viewport === PHONE ? 'peer-over-limit-phone' : 'peer-over-limit');
+  });
+
+  t(`at ${viewport.width} px, each section of the peer page is one click from the top`, async () => {
+    await page.setViewport(viewport);
+    await go(`peers/${ids.over}`);
+    await drive.waitFor(`!!document.querySelector('nav.sections')`);
+    for (const [label, heading] of [['Settings', 'edit-h'], ['Access', 'access-h'], ['Schedule', 'schedule-h'], ['Traffic', 'traffic-h'], ['Sharing', 'share-h'], ['Overview', 'peer-overview']]) {
+      await drive.js(`[...document.querySelectorAll('nav.sections button')].find((b) => b.textContent === ${JSON.stringify(label)}).click()`);
+      const where = await drive.js<{ top: number; navBottom: number; focused: boolean }>(`(() => {
+        const el = document.getElementById(${JSON.stringify(heading)});
+        return { top: el.getBoundingClientRect().top, navBottom: document.querySelector('nav.sections').getBoundingClientRect().bottom, focused: document.activeElement === el };
+      })()`);
+      assert.ok(where.top >= where.navBottom - 1 && where.top < viewport.height / 2, `${label}: its heading at ${where.top} px, the bar ends at ${where.navBottom}`);
+      assert.ok(where.focused, `${label} has the focus`);
+    }
+  });
+
+  t(`at ${viewport.width} px, the note after adding a peer does not cover its QR code`, async () => {
+    await page.setViewport(viewport);
+    await go(`servers/${ids.server}/peers/new`);
+    await drive.h1Is('Add a peer');
+    await drive.typeInto('peer-name', `phone-${viewport.width}`);
+    await drive.clickButton('Add peer');
+    await drive.h1Is(`phone-${viewport.width}`);
+    await drive.waitFor(`!!document.querySelector('.notice p') && document.querySelector('img.qr')?.complete`);
+    const overlap = await drive.js<number>(`(() => {
+      const a = document.querySelector('.notice p').getBoundingClientRect();
+      document.querySelector('img.qr').scrollIntoView({ block: 'nearest' });
+      const b = document.querySelector('img.qr').getBoundingClientRect();
+      const n = document.querySelector('.notice p').getBoundingClientRect();
+      return Math.max(0, Math.min(n.right, b.right) - Math.max(n.left, b.left)) * Math.max(0, Math.min(n.bottom, b.bottom) - Math.max(n.top, b.top));
+    })()`);
+    assert.is(overlap, 0);
+  });
+}
+
+t('the add-peer form: no internet access unless ticked, said so; a blank name refused beside the field', async () => {
+  await page.setViewport(DESKTOP);
+  await go(`servers/${ids.server}/peers/new`);
+  await drive.h1Is('Add a peer');
+  assert.is(await drive.js<boolean>(`document.getElementById('peer-allowInternet').checked`), false);
+  await drive.hasText('#peer-allowInternet-hint', 'Off unless ticked, as in the API');
+  await drive.clickButton('Add peer');
+  assert.match(await drive.fieldError('peer-name'), /^Name must not be blank/);
+  await drive.typeInto('peer-name', 'tablet');
+  await drive.clickButton('Add peer');
+  await drive.h1Is('tablet');
+  const made = (await api.get(`/api/servers/${ids.server}/peers?q=tablet`)).json[0];
+  assert.is(made.allowInternet, false);
+});
+
+t('words: the switch\'s note says what happened, a missing peer offers no "Try again", the focus ring is not the error outline', async () => {
+  await go(`peers/${ids.over}`);
+  await drive.h1Is('over');
+  await page.click('#switch-allowInternet');
+  await drive.hasText('.notice p', 'Internet access allowed');
+  watch.expectFailure('/api/peers/999999');
+  await go('peers/999999');
+  await drive.hasText('.form-error', 'not found');
+  assert.is(await drive.js<boolean>(`[...document.querySelectorAll('button')].some((b) => b.textContent === 'Try again')`), false);
+  await go(`servers/${ids.server}/peers/new`);
+  await drive.h1Is('Add a peer');
+  await page.focus('#peer-name');
+  await page.keyboard.press('Tab');
+  await page.keyboard.down('Shift'); await page.keyboard.press('Tab'); await page.keyboard.up('Shift');
+  const ring = await drive.js<{ style: string; color: string; bad: string }>(`(() => {
+    const el = document.activeElement; const cs = getComputedStyle(el);
+    const probe = document.createElement('span'); probe.style.color = 'var(--bad)'; document.body.append(probe);
+    const bad = getComputedStyle(probe).color; probe.remove();
+    return { style: cs.outlineStyle, color: cs.outlineColor, bad };
+  })()`);
+  assert.is(ring.style, 'dashed');
+  assert.is.not(ring.color, ring.bad);
+});
+
+t('nothing logged an error, broke the CSP or left the origin', () => {
+  assert.equal(watch.consoleErrors, []);
+  assert.equal(watch.cspViolations, []);
+  assert.equal(watch.foreign, []);
+});
+
+t.run();

@@ -1,0 +1,43 @@
+// What the peer page's overview says of a peer's state, so that its parts agree: the badge
+// says off and why (the same reason the switch shows), the usage bar turns red at the limit
+// and past it says how far; and the bar of sections that jumps to each part of the page.
+import { formatGiB, GIB, REASONS } from '../format';
+import { t } from '../i18n';
+
+export function StateBadge({ enabled, online, reasons }: { enabled: boolean; online: boolean; reasons: string[] }) {
+  if (!enabled) return <span class="pill off">{t('state.off', { why: reasons.map((r) => REASONS[r] ?? r).join(', ') || REASONS.admin })}</span>;
+  return online ? <span class="pill on">{t('state.online')}</span> : <span class="pill">{t('state.offline')}</span>;
+}
+
+/** "120 %, over the limit": beside the bar, in words. */
+export const usageWords = (used: number, limitGiB: number): string => {
+  const percent = Math.round((used / (limitGiB * GIB)) * 100);
+  return t(percent >= 100 ? 'peer.overLimit' : 'peer.percent', { n: percent });
+};
+
+export function UsageBar({ used, limitGiB }: { used: number; limitGiB: number }) {
+  const percent = Math.round((used / (limitGiB * GIB)) * 100);
+  const over = percent >= 100;
+  return (
+    <div class={`usage-bar${over ? ' over' : percent >= 90 ? ' near' : ''}`} role="meter" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.min(percent, 100)}
+      aria-valuetext={`${percent} % of ${formatGiB(limitGiB)}`} aria-label={t('peer.barLabel')}>
+      <div class="fill" style={{ width: `${Math.min(percent, 100)}%` }} />
+    </div>
+  );
+}
+
+/** Buttons that bring a section of the page into view and give it the focus (the address is the router's). */
+export function SectionNav({ sections }: { sections: [string, string][] }) {
+  const go = (id: string) => {
+    const el = document.getElementById(id);
+    if (!el) return;
+    el.scrollIntoView({ block: 'start' });
+    if (el.tabIndex < 0 && !el.hasAttribute('tabindex')) el.setAttribute('tabindex', '-1');
+    el.focus({ preventScroll: true });
+  };
+  return (
+    <nav class="sections" aria-label={t('peer.sections')}>
+      <ul>{sections.map(([id, label]) => <li key={id}><button type="button" class="quiet" onClick={() => go(id)}>{label}</button></li>)}</ul>
+    </nav>
+  );
+}
