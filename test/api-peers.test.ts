@@ -188,6 +188,7 @@ t('a body with several bad fields is refused naming each: error and field for th
   assert.ok(Object.values(r.json).every((v) => typeof v === 'string'));
   assert.is(r.json.field, 'allowInternet');
   assert.is(r.json.error, r.json['errors.allowInternet']);
+  assert.is(r.json.code, 'WGCP_FIELD_INVALID');
   assert.equal(Object.keys(r.json).filter((k) => k.startsWith('errors.')).sort(), ['errors.allowInternet', 'errors.dataLimitGB', 'errors.email', 'errors.ip']);
   assert.match(r.json['errors.dataLimitGB'], /^dataLimitGB /);
   assert.match(r.json['errors.ip'], /^ip must be an IPv4 address/);
