@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { prepareKernel, RELEASES, type Kernel, type Release } from './kernel-cache';
+import { cacheRoot, prepareKernel, RELEASES, type Kernel, type Release } from './kernel-cache';
 
 export interface BootOptions {
   release: Release;
@@ -92,11 +92,18 @@ function stage2(opts: BootOptions): string {
  * decompressor's BMI2 `shlx`: "emulation failure", QEMU aborts at once). `accelNote` says why.
  */
 export async function bootAndRun(opts: BootOptions): Promise<BootResult> {
+  prepareKernel(opts.release);
   if (opts.forceTcg || !kvmUsable()) return { ...(await bootOnce(opts, 'tcg')), accelNote: opts.forceTcg ? 'TCG asked for' : '/dev/kvm cannot be opened' };
+  // A failed KVM costs up to the start limit: the verdict is kept beside the kernel, per machine.
+  const verdictFile = path.join(cacheRoot(), opts.release, 'kvm-failed');
+  if (fs.existsSync(verdictFile)) {
+    return { ...(await bootOnce(opts, 'tcg')), accelNote: `TCG: KVM failed with this kernel here before (${fs.readFileSync(verdictFile, 'utf8').trim()}; remove ${verdictFile} to try again)` };
+  }
   const kvm = await bootOnce(opts, 'kvm');
   if (kvm.commandStartMs !== null) return { ...kvm, accelNote: 'KVM' };
   kvm.cleanup();
   const why = /emulation failure|failed to set MSR[^\n]*|KVM[^\n]*/.exec(kvm.console)?.[0] ?? (kvm.timedOut ? 'the guest did not start in time' : 'the guest stopped before the command');
+  fs.writeFileSync(verdictFile, `${why}\n`);
   return { ...(await bootOnce(opts, 'tcg')), accelNote: `KVM failed (${why}), fell back to TCG` };
 }
 
@@ -129,8 +136,8 @@ async function bootOnce(opts: BootOptions, accel: 'kvm' | 'tcg'): Promise<BootRe
   }, 100);
   let timedOut = false;
   const timer = setTimeout(() => { timedOut = true; child.kill('SIGKILL'); }, opts.timeoutMs ?? 10 * 60_000);
-  // A KVM guest that has not started the command in a minute is stuck (TCG starts it in ~10-20 s).
-  const startLimit = accel === 'kvm' ? setTimeout(() => { if (commandStartMs === null) { timedOut = true; child.kill('SIGKILL'); } }, 60_000) : undefined;
+  // A KVM guest that has not started the command in 30 s is stuck (TCG starts it in ~10-20 s).
+  const startLimit = accel === 'kvm' ? setTimeout(() => { if (commandStartMs === null) { timedOut = true; child.kill('SIGKILL'); } }, 30_000) : undefined;
   const spawnError = await new Promise<Error | null>((resolve) => {
     child.once('error', resolve);
     child.once('exit', () => resolve(null));
