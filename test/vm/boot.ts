@@ -4,8 +4,8 @@
 // guest writes reaches the host but the run folder, shared read-write over 9p, where the
 // command's output and exit status come back. The guest powers off when the command ends.
 //
-// KVM when /dev/kvm opens (a few seconds to boot), else TCG, pure emulation (slower, ~30x
-// for Node). Only root can share / over 9p with the files' owners kept.
+// KVM when /dev/kvm opens and is a hardware one (a few seconds to boot), else TCG, pure
+// emulation (slower, ~30x for Node). Only root can share / over 9p with the files' owners kept.
 //
 //   node dist/test/vm/boot.js [--release trixie|bookworm] [--timeout S] [--mem 2G] [--cpus N] [--tcg] -- COMMAND [ARGS...]
 import { spawn } from 'node:child_process';
@@ -56,13 +56,21 @@ export function vmUnavailable(): string | null {
   return null;
 }
 
-export function kvmUsable(): boolean {
+/**
+ * Why KVM cannot run Debian's kernel here, or null when it may. /dev/kvm must open, and be
+ * a hardware KVM (kvm_intel or kvm_amd): cloud VMs may offer kvm_pvm instead (Pagetable-based
+ * VM, nested without hardware support), which boots only PVM-enabled guest kernels; Debian's
+ * dies in its instruction emulator ("kvm-pvm: INTERNAL_ERROR in batch emul").
+ */
+export function kvmUnusable(): string | null {
   try {
     fs.closeSync(fs.openSync('/dev/kvm', 'r+'));
-    return true;
-  } catch {
-    return false;
+  } catch (err) {
+    return `/dev/kvm cannot be opened (${(err as NodeJS.ErrnoException).code})`;
   }
+  if (fs.existsSync('/sys/module/kvm_intel') || fs.existsSync('/sys/module/kvm_amd')) return null;
+  if (fs.existsSync('/sys/module/kvm_pvm')) return '/dev/kvm is kvm_pvm, which boots only PVM guest kernels, not Debian\'s';
+  return null;
 }
 
 const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -93,7 +101,8 @@ function stage2(opts: BootOptions): string {
  */
 export async function bootAndRun(opts: BootOptions): Promise<BootResult> {
   prepareKernel(opts.release);
-  if (opts.forceTcg || !kvmUsable()) return { ...(await bootOnce(opts, 'tcg')), accelNote: opts.forceTcg ? 'TCG asked for' : '/dev/kvm cannot be opened' };
+  const noKvm = opts.forceTcg ? 'TCG asked for' : kvmUnusable();
+  if (noKvm) return { ...(await bootOnce(opts, 'tcg')), accelNote: `TCG: ${noKvm}` };
   // A failed KVM costs up to the start limit: the verdict is kept beside the kernel, per machine.
   const verdictFile = path.join(cacheRoot(), opts.release, 'kvm-failed');
   if (fs.existsSync(verdictFile)) {

@@ -16,9 +16,9 @@ halt() {
   sleep 30
 }
 
-for m in $(cat /modules/order); do
+while read -r m; do
   insmod "/modules/$m" || halt "insmod $m failed"
-done
+done < /modules/order
 
 NINEP=trans=virtio,version=9p2000.L,msize=512000
 mount -t 9p -o "$NINEP,ro,cache=loose" hostroot /host || halt "cannot mount the host's root over 9p"
