@@ -130,7 +130,7 @@ export const CHECKS: Array<[string, () => Promise<void> | void]> = [
     w.d = await startVmDaemon(w.d.dataDir);
     startTimes.push(w.d.startMs);
     assert.is(linkIndex(w.server.interface), index, 'the same link, not made again');
-    assert.ok(pingsSoon(w.clients.b.ns, server6()));
+    assert.ok(pingsSoon(w.clients.a.ns, server6()), 'a → server over IPv6 after the restart');
     assert.is((await w.d.stop()).code, 0);
   }],
 ];
