@@ -15,7 +15,7 @@ export type Release = 'trixie' | 'bookworm';
 export const RELEASES: Record<Release, string> = { trixie: 'Debian 13 trixie', bookworm: 'Debian 12 bookworm' };
 
 /** Bump when what is made below changes, so old caches are made again. */
-const LAYOUT = 4;
+const LAYOUT = 5;
 const MIRROR = process.env.WGCP_VM_MIRROR ?? 'http://deb.debian.org';
 const KEYRING = '/usr/share/keyrings/debian-archive-keyring.gpg';
 /** The modules stage 1 loads by hand: virtio's PCI transport (a module in 6.1, built in since), 9p for the host's root, overlay over it, entropy. */
