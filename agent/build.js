@@ -9,6 +9,7 @@ const path = require('node:path');
 const here = (p) => path.join(__dirname, p);
 const WEBCRYPTO_FILE = 'wgcp-agent-webcrypto.js';
 const common = { bundle: true, platform: 'node', target: 'node18', format: 'cjs', minify: false, legalComments: 'none', logLevel: 'warning' };
+const version = JSON.parse(fs.readFileSync(here('package.json'), 'utf8')).version;
 
 // The agent's import('@peculiar/webcrypto') becomes a require of the file beside it.
 const webcryptoApart = {
@@ -28,5 +29,6 @@ esbuild.build({
   entryPoints: [here('src/main.ts')],
   outfile: here('dist/wgcp-agent.js'),
   banner: { js: '#!/usr/bin/env node' },
+  define: { WGCP_AGENT_VERSION: JSON.stringify(version) },
   plugins: [webcryptoApart],
 }).then(() => fs.chmodSync(here('dist/wgcp-agent.js'), 0o755), (err) => { console.error(err.message); process.exit(1); });

@@ -46,7 +46,9 @@ async function startWgcpd(dataDir: string): Promise<{ child: ChildProcess; api: 
   // WGCP_BENCH_NODE_ARGS passes node flags to the daemon only (for example --cpu-prof).
   const nodeArgs = (process.env.WGCP_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, path.join(__dirname, '..', 'src', 'main.js')], {
-    env: { ...process.env, WGCP_DATA_DIR: dataDir, WGCP_LISTEN: '127.0.0.1:0', WGCP_DEVICE_LISTEN: '127.0.0.1:0', WGCP_KERNEL: 'off', SERVER_SALT: SALT, WGCP_LOG_LEVEL: 'info' },
+    env: { ...process.env, WGCP_DATA_DIR: dataDir, WGCP_LISTEN: '127.0.0.1:0', WGCP_DEVICE_LISTEN: '127.0.0.1:0', WGCP_KERNEL: 'off', SERVER_SALT: SALT, WGCP_LOG_LEVEL: 'info',
+      // The answer path, not the request buckets: wrk from one address would meet its source's bucket.
+      WGCP_DEVICE_RATE: '0' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const waitFor = watchOutput(child);
@@ -70,12 +72,13 @@ async function provisionFleet(api: string, device: string, key: string, n: numbe
     const token = (await json(`${api}/api/servers/${server.id}/tokens`, 'POST', undefined, auth)).token;
     await json(`${device}/api/v1/provision`, 'POST', { token, hwid: `bench-${i}` });
   }
-  const ids = ((await json(`${api}/api/devices`, 'GET', undefined, auth)) as { id: string }[]).map((d) => d.id);
+  // An admin's list: each device's id (its peer's, for the routes) and its device_id (uuid, for heartbeats).
+  const devices = (await json(`${api}/api/devices`, 'GET', undefined, auth)) as { id: number; uuid: string }[];
   // A few forwards, so that forwards_hash is computed over real rows.
-  for (let i = 0; i < Math.min(50, ids.length); i++) {
-    await json(`${api}/api/devices/${ids[i]}/forwards`, 'POST', { protocol: 'tcp', listenPort: 20000 + i, targetPort: 80 }, auth);
+  for (let i = 0; i < Math.min(50, devices.length); i++) {
+    await json(`${api}/api/devices/${devices[i].id}/forwards`, 'POST', { protocol: 'tcp', listenPort: 20000 + i, targetPort: 80 }, auth);
   }
-  return ids;
+  return devices.map((d) => d.uuid);
 }
 
 /** The floor of the HTTP layer: the same listener refusing a bad device_id (400) before any store access. */

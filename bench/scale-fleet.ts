@@ -57,6 +57,12 @@ export class Fleet {
     return { deviceId: config.device_id, ms: a.ms };
   }
 
+  /** The id the device routes take (its peer's) for a device_id, from an admin's list (untimed). */
+  async deviceNumber(deviceId: string): Promise<number> {
+    const list = (await this.client().must('GET', '/api/devices')).json as { id: number; uuid: string }[];
+    return list.find((d) => d.uuid === deviceId)!.id;
+  }
+
   async addDevice(): Promise<void> {
     this.devices.push((await this.provision(`fleet-${++this.seq}`)).deviceId);
   }
@@ -98,12 +104,12 @@ export class Fleet {
     // The change as the dashboard makes it (?peers=none); with the contract's whole answer it is timed apart (wholeAnswerRounds).
     f['server update'].add((await c.must('PUT', `/api/servers/${this.serverId}?peers=none`, { name: `scale ${r}` })).ms);
     const device = this.devices[r % this.devices.length];
-    const fw = await c.must('POST', `/api/devices/${device}/forwards`, { protocol: 'tcp', listenPort: 40000 + (r % 20000), targetPort: 8080 });
+    const fw = await c.must('POST', `/api/devices/${await this.deviceNumber(device)}/forwards`, { protocol: 'tcp', listenPort: 40000 + (r % 20000), targetPort: 8080 });
     f['forward add'].add(fw.ms);
     f['forward delete'].add((await c.must('DELETE', `/api/forwards/${fw.json.id}`)).ms);
     const p = await this.provision(`round-${r}-${++this.seq}`);
     f['device provisioning'].add(p.ms);
-    await c.must('DELETE', `/api/devices/${p.deviceId}`);
+    await c.must('DELETE', `/api/devices/${await this.deviceNumber(p.deviceId)}`);
     for (let b = 0; b < beats; b++) f['heartbeat after a change'].add((await this.heartbeat(this.devices[(r * beats + b) % this.devices.length])).ms);
   }
 
@@ -144,7 +150,7 @@ export class Fleet {
     for (let b = 0; b < beats; b++) await this.heartbeat(this.devices[(i * beats + b) % this.devices.length]);
     if (i % 100 === 0) {
       const p = await this.provision(`churn-${i}-${++this.seq}`);
-      await c.must('DELETE', `/api/devices/${p.deviceId}`);
+      await c.must('DELETE', `/api/devices/${await this.deviceNumber(p.deviceId)}`);
     }
   }
 }

@@ -3,7 +3,8 @@
 # node_modules) and wgcp-agent_<version>_all.deb (the agent's one-file bundle) with dpkg-deb.
 # Usage: build-deb.sh [OUT_DIR]   (default dist/packages)
 # WGCP_VERSION overrides the daemon's version from package.json (CI builds a "newer" one this
-# way), WGCP_AGENT_VERSION the agent's from agent/package.json.
+# way), WGCP_AGENT_VERSION the agent's from agent/package.json (the same version: it follows
+# package.json, test/cli-commands.test.ts checks).
 # WGCP_SKIP_AGENT=1 builds the daemon's deb alone.
 set -euo pipefail
 # Modes of what is packed must not depend on the caller's umask (a test runner may hold 077).
@@ -119,7 +120,7 @@ build_agent_deb() {
   if [ ! -f "$bundle" ]; then
     (cd "$root/agent" && npm ci --no-audit --no-fund --loglevel=error && npm run build) >&2
   fi
-  # The agent has its own version (it reports it with --version); WGCP_VERSION is the daemon's.
+  # The agent's version (it reports it with --version) is the daemon's, kept in agent/package.json too.
   agent_version=${WGCP_AGENT_VERSION:-$(node -p "require('$root/agent/package.json').version")}
   rm -rf "$tree"
   mkdir -p "$tree/DEBIAN" "$tree/usr/lib/wgcp-agent" "$tree/usr/bin" "$tree/usr/lib/systemd/system" \

@@ -31,6 +31,15 @@ export interface Config {
   kernelAuditS: number;
   /** WGCP_DEVICE_RATE: device API requests a second served before 429; 'auto': twice the fleet's steady rate; 0: no limit. */
   deviceRate: number | 'auto';
+  /**
+   * WGCP_PROVISION_RETRY_WINDOW: seconds after a token's use in which the same token and hwid
+   * get the device's configuration again; 0 (the default, the device contract): never.
+   */
+  provisionRetryWindowS: number;
+  /** WGCP_CLOCK_CONFIRM_S: seconds a jumped wall clock must keep step before expiry and the monthly reset act on it (docs/events.md). */
+  clockConfirmS: number;
+  /** WGCP_PUBLIC_URL: where clients open wgcp (share links are built on it); null: only a Host naming this router is trusted. */
+  publicUrl: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -41,6 +50,24 @@ export function parseHostPort(name: string, value: string): HostPort {
   if (!m || port > 65535) throw new ConfigError(`${name} must be host:port (for example 127.0.0.1:8080), got "${value}"`);
   const host = m[1].replace(/^\[|\]$/g, '');
   return { host: host || '0.0.0.0', port };
+}
+
+/**
+ * WGCP_PUBLIC_URL: an http(s) URL with no credentials, query or fragment; a path is a prefix
+ * (a reverse proxy's). Returned without its trailing "/".
+ */
+export function parsePublicUrl(value: string): string {
+  const refuse = (why: string) => new ConfigError(`WGCP_PUBLIC_URL must be an http:// or https:// URL such as https://vpn.example.com (${why}), got ${JSON.stringify(value)}`);
+  if (!/^[\x21-\x7e]+$/.test(value)) throw refuse('printable ASCII without spaces');
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw refuse('not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse('another scheme');
+  if (url.username || url.password || url.search || url.hash || value.includes('?') || value.includes('#')) throw refuse('no user, query or fragment');
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 }
 
 function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
@@ -76,6 +103,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (deviceRate !== 'auto' && (!/^\d+$/.test(deviceRate) || Number(deviceRate) > 1_000_000)) {
     throw new ConfigError(`WGCP_DEVICE_RATE must be "auto" or a whole number of requests a second from 0 (no limit) to 1000000, got "${deviceRate}"`);
   }
+  const retryWindow = nonEmpty(env, 'WGCP_PROVISION_RETRY_WINDOW') ?? '0';
+  if (!/^\d+$/.test(retryWindow) || Number(retryWindow) > 3600) {
+    throw new ConfigError(`WGCP_PROVISION_RETRY_WINDOW must be a whole number of seconds from 0 (off, the device contract) to 3600, got "${retryWindow}"`);
+  }
+  const clockConfirm = nonEmpty(env, 'WGCP_CLOCK_CONFIRM_S') ?? '3600';
+  if (!/^\d+$/.test(clockConfirm) || Number(clockConfirm) < 1 || Number(clockConfirm) > 604800) {
+    throw new ConfigError(`WGCP_CLOCK_CONFIRM_S must be a whole number of seconds from 1 to 604800, got "${clockConfirm}"`);
+  }
   const auditDays = nonEmpty(env, 'WGCP_AUDIT_DAYS') ?? '400';
   if (!/^\d+$/.test(auditDays) || Number(auditDays) < 1 || Number(auditDays) > 36500) {
     throw new ConfigError(`WGCP_AUDIT_DAYS must be a whole number of days from 1 to 36500, got "${auditDays}"`);
@@ -91,6 +126,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (salt !== null && salt.length < 16) throw new ConfigError('SERVER_SALT must be at least 16 characters');
   const deviceListen = nonEmpty(env, 'WGCP_DEVICE_LISTEN');
   const metricsListen = nonEmpty(env, 'WGCP_METRICS_LISTEN');
+  const publicUrl = nonEmpty(env, 'WGCP_PUBLIC_URL');
   const wan = nonEmpty(env, 'WGCP_WAN_INTERFACES');
   const wanInterfaces = wan === null || wan === 'auto' ? null : wan.split(',').map((s) => s.trim()).filter(Boolean);
   if (wanInterfaces && (wanInterfaces.length === 0 || wanInterfaces.some((n) => !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$/.test(n)))) {
@@ -113,6 +149,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     auditDays: Number(auditDays),
     kernelAuditS: Number(kernelAudit),
     deviceRate: deviceRate === 'auto' ? 'auto' : Number(deviceRate),
+    provisionRetryWindowS: Number(retryWindow),
+    clockConfirmS: Number(clockConfirm),
+    publicUrl: publicUrl === null ? null : parsePublicUrl(publicUrl),
     logLevel: oneOf('WGCP_LOG_LEVEL', nonEmpty(env, 'WGCP_LOG_LEVEL') ?? 'info', ['error', 'warn', 'info', 'debug'] as const),
   };
 }

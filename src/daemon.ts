@@ -14,7 +14,7 @@ import { ensureFirstApiKey } from './first-key';
 import { createRequestHandler } from './http/server';
 import { ADMIN_SOCKET_ACTOR, closeAdminSocket, listenAdminSocket } from './http/admin-socket';
 import { CONTROL_BODY_LIMIT } from './http/body';
-import { authenticate } from './http/auth';
+import { authenticate, authenticateHeld, stillHeld } from './http/auth';
 import { controlRoutes } from './api/routes';
 import { deviceApiRoutes } from './api/devices-api';
 import { startJobs } from './jobs/schedule';
@@ -39,7 +39,7 @@ export interface DaemonOptions {
   now?: () => Date;
   kernel?: KernelPlane;
   /** Webhook retry timing and whether the jobs are scheduled (tests drive them by hand). */
-  events?: Omit<EventServiceOptions, 'authenticate'> & { schedule?: boolean };
+  events?: Omit<EventServiceOptions, 'authenticate' | 'stillHeld'> & { schedule?: boolean };
   /** Failed provisioning attempts allowed per source address and window (default 30 in 5 min). */
   provisionLimit?: FailureLimit;
 }
@@ -132,14 +132,19 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     const { schedule, ...eventOptions } = opts.events ?? {};
     const services = startEventServices(app, server, {
       ...eventOptions,
-      authenticate: (headers) => authenticate({ headers }, store, config.apiKey, now().toISOString()),
+      authenticate: (headers) => authenticateHeld({ headers }, store, config.apiKey, now().toISOString()).held,
+      stillHeld: (held) => stillHeld(held, store, config.apiKey, now().toISOString()),
     });
     const jobs = schedule === false ? null : startJobs(app, { afterUsage: () => services.stream.publishUsage() });
     // The kernel kept true: drift made under the daemon is found and repaired (docs/kernel.md).
     const reconciler = schedule === false ? null : startReconciler(app);
 
     const close = async () => {
-      await new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+      // The event streams first: the listener's close() waits for every socket it accepted,
+      // upgraded ones included, and a page holds its stream open for ever.
+      const listenerClosed = new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); });
+      await services.stream.close();
+      await listenerClosed;
       await closeAdminSocket(adminSocket, config.dataDir);
       // The last collection still publishes events, so the consumers stop after the jobs.
       await jobs?.stop();

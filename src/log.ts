@@ -1,4 +1,4 @@
-// One JSON line per event on stdout, for journald. Fields named like secrets are masked
+// One JSON line per event on stdout, for journald (a line of text at a terminal). Fields named like secrets are masked
 // so that a careless caller cannot leak a key into the log.
 import type { LogLevel } from './config';
 
@@ -21,10 +21,20 @@ function mask(fields: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
-export function createLogger(level: LogLevel = 'info', write: (line: string) => void = (l) => process.stdout.write(l)): Logger {
+/** `json` for journald and scripts; `text` for a person at a terminal (wgcpd picks it when stdout is one). */
+export type LogFormat = 'json' | 'text';
+
+/** `01:30:12 warn  the message  key=value …`: the same fields as the JSON line, masked the same. */
+function textLine(time: Date, lvl: LogLevel, msg: string, fields: Record<string, unknown>): string {
+  const rest = Object.entries(fields).map(([k, v]) => ` ${k}=${typeof v === 'string' && !/\s/.test(v) ? v : JSON.stringify(v)}`).join('');
+  return `${time.toISOString().slice(11, 19)} ${lvl.padEnd(5)} ${msg}${rest}\n`;
+}
+
+export function createLogger(level: LogLevel = 'info', write: (line: string) => void = (l) => process.stdout.write(l), format: LogFormat = 'json'): Logger {
   const emit = (lvl: LogLevel) => (msg: string, fields: Record<string, unknown> = {}) => {
     if (ORDER[lvl] > ORDER[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...mask(fields) }) + '\n');
+    const time = new Date();
+    write(format === 'text' ? textLine(time, lvl, msg, mask(fields)) : JSON.stringify({ time: time.toISOString(), level: lvl, msg, ...mask(fields) }) + '\n');
   };
   return { error: emit('error'), warn: emit('warn'), info: emit('info'), debug: emit('debug') };
 }

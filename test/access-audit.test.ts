@@ -122,11 +122,11 @@ t('bad audit queries are 400 naming the parameter', async () => {
   }
 });
 
-t('wgcp audit prints JSON lines oldest first; --after continues from the last one shipped', async () => {
-  const all = await run(process.execPath, [CLI, '--data-dir', d.dataDir, 'audit', '--action', 'test.page']);
+t('wgcp audit --json prints JSON lines oldest first; --after continues from the last one shipped', async () => {
+  const all = await run(process.execPath, [CLI, '--data-dir', d.dataDir, 'audit', '--json', '--action', 'test.page']);
   const lines = all.stdout.trim().split('\n').map((l) => JSON.parse(l));
   assert.equal(lines.map((l) => l.targetId), ['0', '1', '2', '3', '4', '5', '6']);
-  const rest = await run(process.execPath, [CLI, '--data-dir', d.dataDir, 'audit', '--action', 'test.page', '--after', String(lines[4].id)]);
+  const rest = await run(process.execPath, [CLI, '--data-dir', d.dataDir, 'audit', '--json', '--action', 'test.page', '--after', String(lines[4].id)]);
   assert.equal(rest.stdout.trim().split('\n').map((l) => JSON.parse(l).targetId), ['5', '6']);
   const bad = await run(process.execPath, [CLI, '--data-dir', d.dataDir, 'audit', '--since', 'soon']).catch((e) => e);
   assert.is(bad.code, 2);

@@ -3,6 +3,7 @@
 // a code used once, ±1 step of skew accepted and ±2 refused, recovery codes, the failure
 // limit, `wgcp totp reset`, and API keys staying single-factor.
 import { execFile, execFileSync } from 'node:child_process';
+import http from 'node:http';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import * as assert from 'uvu/assert';
@@ -117,6 +118,52 @@ t('wrong codes count as failed sign-ins: past the limit, 429 even with a right c
   assert.is(status, 429);
   assert.is((await signIn({ key, code: oath(clock) })).status, 429);
   clock += 6 * 60_000;
+});
+
+/** A sign-in sent from another loopback address (any 127.x reaches the daemon's 127.0.0.1). */
+function signInFrom(localAddress: string, body: Record<string, unknown>): Promise<number> {
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${d.url}/api/session`, { method: 'POST', localAddress, headers: { ...json, 'Content-Length': Buffer.byteLength(text) } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
+}
+const wrongCode = () => ('000000' === oath(clock) ? '111111' : '000000');
+
+t('signing in with another key between guesses buys no more guesses: the address keeps its count', async () => {
+  clock += 6 * 60_000;
+  const viewer = (await client(d).post('/api/apikeys', { name: 'vera', role: 'viewer' })).json.key;
+  const from = '127.0.0.2';
+  for (let i = 0; i < 9; i++) assert.is(await signInFrom(from, { key, code: wrongCode() }), 401);
+  assert.is(await signInFrom(from, { key: viewer }), 204, 'the viewer signs in');
+  assert.is(await signInFrom(from, { key, code: wrongCode() }), 401, 'the tenth failure of the window');
+  assert.is(await signInFrom(from, { key: viewer }), 429, 'the address is now refused, whatever key');
+  assert.is(await signInFrom(from, { key, code: oath(clock) }), 429);
+});
+
+t('a key\'s wrong codes are counted from every address: past the limit its codes are refused anywhere, other keys still sign in', async () => {
+  clock += 6 * 60_000;
+  const viewer = (await client(d).post('/api/apikeys', { name: 'vic', role: 'viewer' })).json.key;
+  for (let i = 0; i < 5; i++) assert.is(await signInFrom('127.0.0.3', { key, code: wrongCode() }), 401);
+  for (let i = 0; i < 5; i++) assert.is(await signInFrom('127.0.0.4', { key, code: wrongCode() }), 401);
+  assert.is(await signInFrom('127.0.0.5', { key, code: oath(clock) }), 429, 'even the right code, from a fresh address');
+  assert.is(await signInFrom('127.0.0.5', { key: viewer }), 204, 'the fresh address itself is not refused');
+  clock += 5 * 60_000 + 1000;
+  assert.is(await signInFrom('127.0.0.5', { key, code: oath(clock) }), 204, 'after the window');
+});
+
+t('a success forgives its own key\'s failures: the owner who mistyped a code goes on', async () => {
+  clock += 6 * 60_000;
+  const from = '127.0.0.6';
+  for (let i = 0; i < 9; i++) assert.is(await signInFrom(from, { key, code: wrongCode() }), 401);
+  assert.is(await signInFrom(from, { key, code: oath(clock) }), 204);
+  clock += 30_000;
+  for (let i = 0; i < 9; i++) assert.is(await signInFrom(from, { key, code: wrongCode() }), 401, `failure ${i + 1} after the success`);
+  assert.is(await signInFrom(from, { key, code: oath(clock) }), 204);
 });
 
 t('wgcp totp reset (a lost phone): the key signs in without a code again, and the reset is audited', async () => {

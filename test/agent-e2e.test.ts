@@ -8,14 +8,17 @@ import { canRunAsRoot, skip } from './helpers/root';
 import { AGENT_BUNDLE, AgentInstall, newToken, startAgentWorld, type AgentWorld } from './helpers/agent-world';
 import { sh } from './helpers/netns';
 import { startNsDaemon } from './helpers/ns-daemon';
+import { deviceByUuid } from './helpers/device-lookup';
 
 const t = suite('agent end to end with wgcpd');
 let w: AgentWorld;
 let agent: AgentInstall;
 let deviceId: string;
+/** The device's id in the control plane's routes (its peer's); deviceId is the device_id the agent holds. */
+let deviceNo: number;
 let firstToken: string;
 
-const devices = async () => (await w.daemon.api('GET', '/api/devices')).json as { id: string; tunnelUp: boolean; status: string; lastSeenAt: string | null }[];
+const devices = async () => (await w.daemon.api('GET', '/api/devices')).json as { id: number; tunnelUp: boolean; status: string; lastSeenAt: string | null }[];
 const tokens = async () => (await w.daemon.api('GET', `/api/servers/${w.serverId}/tokens`)).json as { token: string; state: string }[];
 const provisionedLines = () => agent.logs().filter((l) => l.msg === 'provisioned').length;
 
@@ -38,15 +41,23 @@ if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
     await agent.waitConnected();
     const status = agent.status();
     deviceId = status.device_id!;
+    deviceNo = (await deviceByUuid((p) => w.daemon.api('GET', p), deviceId)).id;
     assert.is(status.state, 'HEARTBEAT');
     assert.ok(status.last_heartbeat);
     assert.equal((await tokens()).map((x) => x.state), ['used']);
-    const dev = (await w.daemon.api('GET', `/api/devices/${deviceId}`)).json;
+    const dev = (await w.daemon.api('GET', `/api/devices/${deviceNo}`)).json;
     assert.is(dev.tunnelUp, true);
     assert.is(dev.status, 'connected');
     assert.is(dev.state, 'HEARTBEAT');
     assert.ok(Date.now() - Date.parse(dev.lastHandshake) < 60_000, `last_handshake reported: ${dev.lastHandshake}`);
     assert.ok(Date.now() - Date.parse(dev.lastSeenAt) < 10_000);
+  });
+
+  t('status gives the running agent\'s last heartbeat as it holds it, not the hourly one of its state file', async () => {
+    assert.is(agent.status().running, true);
+    // An answered heartbeat reaches the state file once an hour: status must not wait for it.
+    const onDisk = JSON.parse(fs.readFileSync(path.join(agent.stateDir, 'state.json'), 'utf8')).last_heartbeat;
+    await agent.waitFor(() => Date.parse(agent.status().last_heartbeat!) > Date.parse(onDisk), 'a heartbeat newer than the state file in status', 20_000);
   });
 
   t('has a real handshake and carries traffic to the server tunnel address', async () => {
@@ -59,7 +70,7 @@ if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
 
   t('runs a dual-stack tunnel: its IPv6 address, and traffic to the server\'s IPv6 tunnel address', async () => {
     const server = (await w.daemon.api('GET', `/api/servers/${w.serverId}?peers=none`)).json;
-    const device = (await w.daemon.api('GET', `/api/devices/${deviceId}`)).json;
+    const device = (await w.daemon.api('GET', `/api/devices/${deviceNo}`)).json;
     const peer = (await w.daemon.api('GET', `/api/peers/${device.peerID}`)).json;
     assert.ok(peer.ip6, 'the device peer has an IPv6 address');
     assert.match(w.device.exec('ip', ['address', 'show', 'dev', agent.ifname]), `inet6 ${peer.ip6}/128`);
@@ -67,12 +78,12 @@ if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
   });
 
   t('status shows no key; the state file and the log hold none in plaintext', async () => {
-    const dev = (await w.daemon.api('GET', `/api/devices/${deviceId}`)).json;
+    const dev = (await w.daemon.api('GET', `/api/devices/${deviceNo}`)).json;
     const conf = (await w.daemon.api('GET', `/api/peers/${dev.peerID}/config`)).text;
     const keys = [/^PrivateKey = (\S+)$/m, /^PresharedKey = (\S+)$/m].map((re) => re.exec(conf)![1]);
     const hexKeys = keys.map((k) => Buffer.from(k, 'base64').toString('hex'));
     const stored = fs.readFileSync(path.join(agent.stateDir, 'state.json'), 'utf8');
-    assert.equal(Object.keys(agent.status()).sort(), ['device_id', 'display', 'last_heartbeat', 'state']);
+    assert.equal(Object.keys(agent.status()).sort(), ['device_id', 'display', 'last_heartbeat', 'running', 'state']);
     assert.is(fs.statSync(path.join(agent.stateDir, 'state.json')).mode & 0o777, 0o600);
     for (const secret of [...keys, ...hexKeys, firstToken, w.salt]) {
       assert.not.ok(stored.includes(secret), 'secret in the state file');
@@ -82,7 +93,7 @@ if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
 
   t('rebuilds the tunnel when an admin adds a port forward', async () => {
     const rebuildsBefore = agent.logs().filter((l) => l.msg === 'tunnel rebuilt').length;
-    const res = await w.daemon.api('POST', `/api/devices/${deviceId}/forwards`, { protocol: 'tcp', listenPort: 9080, targetPort: 80 });
+    const res = await w.daemon.api('POST', `/api/devices/${deviceNo}/forwards`, { protocol: 'tcp', listenPort: 9080, targetPort: 80 });
     assert.is(res.status, 201, res.text);
     await agent.waitFor(() => agent.logs().filter((l) => l.msg === 'tunnel rebuilt').length > rebuildsBefore, 'a rebuild');
     const reason = agent.logs().filter((l) => l.msg === 'rebuilding the tunnel').pop()!;
@@ -94,7 +105,7 @@ if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
   t('rebuilds with new keys when an admin rotates them', async () => {
     const publicKey = () => { try { return w.device.exec('wg', ['show', agent.ifname, 'public-key']).trim(); } catch { return null; } };
     const before = publicKey();
-    const res = await w.daemon.api('POST', `/api/devices/${deviceId}/rotate`);
+    const res = await w.daemon.api('POST', `/api/devices/${deviceNo}/rotate`);
     assert.is(res.status, 200, res.text);
     await agent.waitFor(() => { const now = publicKey(); return now !== null && now !== before; }, 'the new key in the tunnel', 30_000);
     await agent.waitConnected();
@@ -137,7 +148,7 @@ if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
       await agent.stop('SIGKILL');
       // A forward changed while it was down: the next run rebuilds, and a kill may land in that rebuild.
       if (forwardId === null) {
-        const res = await w.daemon.api('POST', `/api/devices/${deviceId}/forwards`, { protocol: 'udp', listenPort: 9100 + round, targetPort: 53 });
+        const res = await w.daemon.api('POST', `/api/devices/${deviceNo}/forwards`, { protocol: 'udp', listenPort: 9100 + round, targetPort: 53 });
         assert.is(res.status, 201, res.text);
         forwardId = res.json.id;
       } else {
@@ -156,7 +167,7 @@ if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
     assert.ok(agent.ping(w.serverWgIp));
     assert.equal((await tokens()).map((x) => x.state), ['used']);
     assert.is((await devices()).length, 1);
-    const daemonHash = (await w.daemon.api('GET', `/api/devices/${deviceId}`)).json.forwardsHash;
+    const daemonHash = (await w.daemon.api('GET', `/api/devices/${deviceNo}`)).json.forwardsHash;
     await agent.waitFor(() => JSON.parse(fs.readFileSync(path.join(agent.stateDir, 'state.json'), 'utf8')).forwards_hash === daemonHash, 'the stored hash to match the daemon');
     const comms = sh('ip', ['netns', 'pids', w.device.name]).split(/\s+/).filter(Boolean)
       .map((pid) => { try { return fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim(); } catch { return ''; } });
@@ -180,13 +191,16 @@ if (canRunAsRoot('agent end to end', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
     assert.equal((await tokens()).map((x) => x.state), ['used', 'used']);
   });
 
-  t('reports its stop and takes the tunnel down on SIGTERM', async () => {
+  t('reports its stop and takes the tunnel down on SIGTERM; status then says STOPPED, with the last heartbeat it had', async () => {
+    const before = agent.status().last_heartbeat!;
     await agent.stop('SIGTERM');
     assert.is(agent.child!.exitCode, 0);
     const [dev] = await devices();
     assert.is(dev.status, 'stopped');
     assert.throws(() => w.device.exec('ip', ['link', 'show', agent.ifname]));
-    assert.is(agent.status().display, 'disconnected');
+    const after = agent.status();
+    assert.equal([after.running, after.state, after.display], [false, 'STOPPED', 'disconnected']);
+    assert.ok(Date.parse(after.last_heartbeat!) >= Date.parse(before), `the last heartbeat kept at the stop: ${after.last_heartbeat} >= ${before}`);
   });
 }
 

@@ -2,7 +2,9 @@
 // and the device loses power before it saves the answer. A relay in the router namespace
 // passes the agent's request to the real daemon, keeps the daemon's whole answer and tells
 // the test, which then SIGKILLs the agent: the daemon has committed, the agent saved nothing.
-// Restarted with the same configuration, the agent must come up without a new token.
+// By the device contract the token is spent: restarted, the agent is refused and says it
+// needs a new token. With the opt-in retry window (WGCP_PROVISION_RETRY_WINDOW) it comes up
+// with the same token, as the same device.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +14,7 @@ import * as assert from 'uvu/assert';
 import { canRunAsRoot, skip } from './helpers/root';
 import { tempDir } from './helpers/daemon';
 import { AGENT_BUNDLE, AgentInstall, newToken, startAgentWorld, type AgentWorld } from './helpers/agent-world';
+import { startNsDaemon } from './helpers/ns-daemon';
 
 const t = suite('agent: power lost between the provisioning answer and its save');
 let w: AgentWorld;
@@ -75,22 +78,42 @@ if (canRunAsRoot('agent provisioning strand', ['ip', 'nft', 'wg', 'wireguard-go'
     await w?.destroy();
   });
 
-  t('killed after the daemon answered and before it saved, the agent comes back up with the same token, as the same device', async () => {
-    const agent = new AgentInstall(w);
-    const token = await newToken(w);
+  /** Starts the agent through the relay and SIGKILLs it once the daemon has answered; returns the payload it never saved. */
+  async function strand(agent: AgentInstall, token: string): Promise<Record<string, string>> {
+    relayOut = relayOut.split('\n').filter((l) => !l.includes('/api/v1/provision')).join('\n');
     agent.writeConfig(token, { server_url: `https://${w.routerIp}:8444` });
     agent.start();
     const held = await waitFor(() => relayLines().find((l) => l.path === '/api/v1/provision'), 'the daemon\'s provisioning answer');
     await agent.stop('SIGKILL');
     assert.is(held.status, 200, `the daemon answered: ${held.answer}`);
-    const hwid = `e2e-${path.basename(agent.dir)}`;
-    const first = decrypt(JSON.parse(held.answer).encrypted_config, hwid);
-    // The strand: the token is spent, the agent holds nothing.
     const tokens = (await w.daemon.api('GET', `/api/servers/${w.serverId}/tokens`)).json as { token: string; state: string }[];
-    assert.equal(tokens.map((x) => [x.token, x.state]), [[token, 'used']]);
+    assert.equal(tokens.find((x) => x.token === token)?.state, 'used', 'the token is spent');
     const saved = fs.existsSync(path.join(agent.stateDir, 'state.json')) ? JSON.parse(fs.readFileSync(path.join(agent.stateDir, 'state.json'), 'utf8')) : {};
     assert.is(saved.sealed_config ?? null, null, 'the agent saved no configuration before it died');
+    return decrypt(JSON.parse(held.answer).encrypted_config, `e2e-${path.basename(agent.dir)}`);
+  }
 
+  t('by the contract the spent token is refused: restarted, the agent says it needs a new token, and no second device is made', async () => {
+    const agent = new AgentInstall(w);
+    const token = await newToken(w);
+    await strand(agent, token);
+    const before = (await w.daemon.api('GET', '/api/devices')).json.length;
+    agent.writeConfig(token);
+    agent.start();
+    await agent.waitFor(() => agent.output.includes('token already used'), 'the refusal');
+    assert.ok(agent.output.includes('put a new registration token into the configuration file'), agent.output.slice(-2000));
+    await agent.stop('SIGTERM');
+    assert.is((await w.daemon.api('GET', '/api/devices')).json.length, before);
+  });
+
+  t('with WGCP_PROVISION_RETRY_WINDOW the agent comes back up with the same token, as the same device', async () => {
+    await w.daemon.stop();
+    w.daemonEnv.WGCP_PROVISION_RETRY_WINDOW = '600';
+    w.daemon = await startNsDaemon(w.router, { dataDir: w.dataDir, env: w.daemonEnv });
+    const agent = new AgentInstall(w);
+    const token = await newToken(w);
+    const first = await strand(agent, token);
+    const before = (await w.daemon.api('GET', '/api/devices')).json.length;
     // Power back: the same configuration file, the same token, straight to the daemon.
     agent.writeConfig(token);
     agent.start();
@@ -98,19 +121,19 @@ if (canRunAsRoot('agent provisioning strand', ['ip', 'nft', 'wg', 'wireguard-go'
     assert.is(agent.status().device_id, first.device_id, 'the device the first answer named');
     assert.not.ok(agent.output.includes('token already used'), agent.output.slice(-2000));
     assert.ok(agent.ping(w.serverWgIp), 'traffic through the tunnel with the replayed keys');
-    const devices = (await w.daemon.api('GET', '/api/devices')).json as { id: string }[];
-    assert.equal(devices.map((d) => d.id), [first.device_id], 'one device, no second one');
+    assert.is((await w.daemon.api('GET', '/api/devices')).json.length, before, 'no second device');
     await agent.stop('SIGTERM');
   });
 
-  t('a second device presenting the spent token (another hwid) is still refused: the replay is bound to the hwid', async () => {
+  t('a second device presenting the spent token (another hwid) is still refused: the retry is bound to the hwid', async () => {
     const tokens = (await w.daemon.api('GET', `/api/servers/${w.serverId}/tokens`)).json as { token: string }[];
+    const before = (await w.daemon.api('GET', '/api/devices')).json.length;
     const other = new AgentInstall(w);
-    other.writeConfig(tokens[0].token);
+    other.writeConfig(tokens[tokens.length - 1].token);
     other.start();
     await other.waitFor(() => other.output.includes('token already used'), 'the refusal');
     await other.stop('SIGKILL');
-    assert.is((await w.daemon.api('GET', '/api/devices')).json.length, 1);
+    assert.is((await w.daemon.api('GET', '/api/devices')).json.length, before);
   });
 }
 

@@ -46,7 +46,7 @@ t('accepts CLI-made API keys and access tokens in both header styles', async () 
   assert.is(key.code, 0);
   assert.match(key.out.trim(), /^wgk_[A-Za-z0-9_-]{43}$/);
   assert.is((await call(d.url, 'GET', '/api/stats', undefined, { 'wg-control-key': key.out.trim() })).status, 200);
-  const listed = (JSON.parse((await wgcp('apikey', 'list')).out) as { name: string; lastUsedAt: string | null }[]).find((k) => k.name === 'ci')!;
+  const listed = (JSON.parse((await wgcp('apikey', 'list', '--json')).out) as { name: string; lastUsedAt: string | null }[]).find((k) => k.name === 'ci')!;
   assert.match(listed.lastUsedAt!, /^\d{4}-/);
   const token = (await wgcp('token', 'create', '--name', 'dash')).out.trim();
   assert.match(token, /^wgt_/);
@@ -65,12 +65,12 @@ t('stores only hashes of keys and tokens', () => {
 
 t('refuses revoked keys and tokens at once', async () => {
   const key = (await wgcp('apikey', 'create', '--name', 'temp')).out.trim();
-  const id = (JSON.parse((await wgcp('apikey', 'list')).out) as { id: number; name: string }[]).find((k) => k.name === 'temp')!.id;
+  const id = (JSON.parse((await wgcp('apikey', 'list', '--json')).out) as { id: number; name: string }[]).find((k) => k.name === 'temp')!.id;
   assert.is((await call(d.url, 'GET', '/api/stats', undefined, { 'wg-control-key': key })).status, 200);
   assert.is((await wgcp('apikey', 'revoke', String(id))).code, 0);
   assert.is((await call(d.url, 'GET', '/api/stats', undefined, { 'wg-control-key': key })).status, 401);
   const token = (await wgcp('token', 'create', '--name', 'gone')).out.trim();
-  const tid = (JSON.parse((await wgcp('token', 'list')).out) as { id: number; name: string }[]).find((k) => k.name === 'gone')!.id;
+  const tid = (JSON.parse((await wgcp('token', 'list', '--json')).out) as { id: number; name: string }[]).find((k) => k.name === 'gone')!.id;
   assert.is((await wgcp('token', 'revoke', String(tid))).code, 0);
   assert.is((await call(d.url, 'GET', '/api/stats', undefined, { Authorization: `Bearer ${token}` })).status, 401);
   assert.is((await wgcp('token', 'revoke', String(tid))).code, 2);

@@ -25,8 +25,15 @@ t.before(async () => {
 });
 t.after(async () => { await d.stop(); });
 
-// Blank, C0 (NUL, newline, tab), DEL, C1 (NEL), bidi override, embedding and isolates.
-const BAD_NAMES = ['   ', ' ', '\u3000', 'a\u0000b', 'line\nbreak', 'tab\there', 'del\u007f', 'nel\u0085', 'abc\u202Egpj.exe', 'x\u202Ay', 'x\u2066y', 'x\u2069y'];
+// Blank, C0 (NUL, newline, tab), DEL, C1 (NEL), bidi override, embedding and isolates; the
+// invisible ones that look like nothing or like another name: zero-width space, RLM, Arabic
+// letter mark, line and paragraph separators, BOM, the Hangul fillers, no-break and
+// ideographic spaces, soft hyphen, a variation selector, private use, unassigned, a lone surrogate.
+const BAD_NAMES = [
+  '   ', ' ', '\u3000', 'a\u0000b', 'line\nbreak', 'tab\there', 'del\u007f', 'nel\u0085', 'abc\u202Egpj.exe', 'x\u202Ay', 'x\u2066y', 'x\u2069y',
+  'ad\u200Bmin', 'a\u200Fb', 'a\u061Cb', 'a\u2028b', 'a\u2029b', '\uFEFFadmin', '\u3164', 'a\u115Fb', 'a\u1160b', '\uFFA0', 'ad\u00A0min', 'x\u3000y',
+  'ad\u00ADmin', 'a\uFE0Fb', 'a\uE000b', 'a\u0378b', 'a\uD800b',
+];
 
 /** Every request that takes a name, with the field it is in; `name` goes in that field. */
 const NAMED: { what: string; field: string; send: (name: string) => ReturnType<typeof api.post> }[] = [
@@ -45,7 +52,7 @@ const NAMED: { what: string; field: string; send: (name: string) => ReturnType<t
 /** What the daemon holds that a name could have changed. */
 const state = async () => JSON.stringify(await Promise.all(['/api/servers', `/api/peers/${peerId}`, `/api/webhooks/${webhookId}`, '/api/apikeys', '/api/access-tokens', '/api/settings/smtp'].map(async (p) => (await api.get(p)).json)));
 
-t('every name field refuses a blank name and control or text-direction characters: 400 naming the field, nothing stored', async () => {
+t('every name field refuses a blank name and control, format, separator and invisible characters by category: 400 naming the field, nothing stored', async () => {
   const before = await state();
   for (const n of NAMED) {
     for (const name of BAD_NAMES) {
@@ -53,7 +60,7 @@ t('every name field refuses a blank name and control or text-direction character
       const label = `${n.what} ${JSON.stringify(name)}`;
       assert.is(r.status, 400, `${label}: ${r.text}`);
       assert.is(r.json.field, n.field, label);
-      assert.match(r.json.error, new RegExp(`^${n.field} must not (be blank|hold control or text-direction characters)`), label);
+      assert.match(r.json.error, new RegExp(`^${n.field} must not (be blank|hold control, format, separator or invisible characters)`), label);
     }
   }
   assert.is(await state(), before);
@@ -61,8 +68,8 @@ t('every name field refuses a blank name and control or text-direction character
 
 t('the refusal says which character it found', async () => {
   const r = await api.post(`/api/servers/${serverId}/peers`, { name: 'abc\u202Egpj.exe' });
-  assert.is(r.json.error, 'name must not hold control or text-direction characters (it holds U+202E)');
-  assert.is((await api.put(`/api/peers/${peerId}`, { name: 'a\u0000' })).json.error, 'name must not hold control or text-direction characters (it holds U+0000)');
+  assert.is(r.json.error, 'name must not hold control, format, separator or invisible characters (it holds U+202E); ordinary spaces are fine');
+  assert.is((await api.put(`/api/peers/${peerId}`, { name: 'a\u0000' })).json.error, 'name must not hold control, format, separator or invisible characters (it holds U+0000); ordinary spaces are fine');
 });
 
 t('names in any script, with inner spaces, emoji or marks are taken as given', async () => {
@@ -95,7 +102,7 @@ t('import: names from the file lose control and text-direction characters, a bla
   assert.is(r.status, 200, r.text);
   assert.equal(r.json.plan.peers.map((p: { name: string }) => p.name), ['invoicefdp.exe', 'peer 10.63.0.3', 'plain']);
   const notes = (r.json.plan.notes as string[]).join('\n');
-  assert.match(notes, /the name of peer 10\.63\.0\.2 must not hold control or text-direction characters \(it holds U\+202E\): it comes in as "invoicefdp\.exe"/);
+  assert.match(notes, /the name of peer 10\.63\.0\.2 must not hold control, format, separator or invisible characters \(it holds U\+202E\); ordinary spaces are fine: it comes in as "invoicefdp\.exe"/);
   assert.match(notes, /the name of peer 10\.63\.0\.3 must not hold .*: it comes in as "peer 10\.63\.0\.3"/);
 });
 

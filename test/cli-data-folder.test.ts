@@ -65,12 +65,12 @@ t('wgcp init makes the database a fresh folder lacks (as a package does before t
   assert.is(made.code, 0, made.stderr);
   assert.is(made.stdout, `the database is ${path.join(fresh, 'wgcp.db')}\n`);
   assert.is((fs.statSync(path.join(fresh, 'wgcp.db')).mode & 0o777).toString(8), '600');
-  assert.is((await wgcp(fresh, '--data-dir', fresh, 'apikey', 'list')).stdout, '[]\n');
+  assert.is((await wgcp(fresh, '--data-dir', fresh, 'apikey', 'list', '--json')).stdout, '[]\n');
   const key = await wgcp(fresh, '--data-dir', fresh, 'apikey', 'create', '--name', 'first');
   assert.is(key.code, 0, key.stderr);
   assert.match(key.stdout, /^wgk_/);
   assert.is((await wgcp(fresh, '--data-dir', fresh, 'init')).code, 0, 'again: the database is kept');
-  assert.is(JSON.parse((await wgcp(fresh, '--data-dir', fresh, 'apikey', 'list')).stdout).length, 1);
+  assert.is(JSON.parse((await wgcp(fresh, '--data-dir', fresh, 'apikey', 'list', '--json')).stdout).length, 1);
 });
 
 t('--help, -h and help print the usage with the folder rule and exit 0; no command is a usage error (exit 2)', async () => {
@@ -78,14 +78,14 @@ t('--help, -h and help print the usage with the folder rule and exit 0; no comma
   for (const arg of ['--help', '-h', 'help']) {
     const r = await wgcp(here, arg);
     assert.is(r.code, 0, arg);
-    assert.match(r.stdout, /^usage: wgcp \[--data-dir DIR\] COMMAND\n/);
+    assert.match(r.stdout, /^usage: wgcp \[--data-dir DIR\] COMMAND \[options\]\n/);
     assert.match(r.stdout, /else \.\/var when \.\/var\/wgcp\.db exists/);
     assert.match(r.stdout, /`npm run wgcp -- COMMAND`/);
     assert.is(r.stderr, '');
   }
   const none = await wgcp(here);
   assert.is(none.code, 2);
-  assert.match(none.stderr, /^wgcp: usage: wgcp/);
+  assert.match(none.stderr, /^wgcp: no command given\nusage: wgcp/);
 });
 
 t('where the kernel stands after wgcpd starts again: on, off with its reason, failed servers, or not said', () => {

@@ -61,18 +61,20 @@ t.after(async () => { await f.d.stop(); });
 async function newDevice(hwid: string) {
   const r = await f.provision(await f.newToken(), hwid);
   const cfg = pythonDecrypt(r.json.encrypted_config, hwid) as Record<string, string>;
-  return (await f.api.get(`/api/devices/${cfg.device_id}`)).json;
+  return f.deviceOf(cfg.device_id);
 }
 
 const strip = (x: PortForward | null) => x && { protocol: x.protocol, listenPort: x.listenPort, targetIp: x.targetIp, targetPort: x.targetPort, serverId: x.serverId };
 
-t('lists and reads devices; any id that is not a known UUID is 404', async () => {
+t('lists and reads devices by their id (their peer\'s); a device_id, or any other id, is 404', async () => {
   const d = await newDevice('adm-list');
   const list = (await f.api.get('/api/devices')).json;
-  assert.ok(list.some((x: { id: string }) => x.id === d.id));
+  assert.ok(list.some((x: { id: number }) => x.id === d.id));
+  assert.is(d.id, d.peerID);
+  assert.is((await f.api.get(`/api/devices/${d.id}`)).json.uuid, d.uuid);
   assert.is(d.serverID, f.serverId);
   assert.is(d.suspended, false);
-  for (const bad of ['1', 'abc', '8f7e6d5c-4b3a-4291-8a7b-6c5d4e3f2a1b']) {
+  for (const bad of ['0', 'abc', '999999', d.uuid, '8f7e6d5c-4b3a-4291-8a7b-6c5d4e3f2a1b']) {
     const r = await f.api.get(`/api/devices/${bad}`);
     assert.equal([r.status, r.json.error], [404, 'device not found']);
   }
@@ -199,7 +201,7 @@ t('DELETE /api/devices/{id} removes the device, its peer and its forwards, with 
   assert.ok(events.some((e) => e.event === 'peerDeleted'));
   assert.is((await f.api.get('/api/stats')).json.totalDevices, total - 1);
   assert.is((await f.api.del(`/api/devices/${d.id}`)).status, 404);
-  assert.is((await call(f.d.url, 'POST', '/api/v1/heartbeat', { device_id: d.id })).status, 404);
+  assert.is((await call(f.d.url, 'POST', '/api/v1/heartbeat', { device_id: d.uuid })).status, 404);
 });
 
 t('a device peer keeps the keys the daemon made: a publicKey from outside is refused', async () => {
@@ -211,7 +213,7 @@ t('a device peer keeps the keys the daemon made: a publicKey from outside is ref
   assert.is(r.json.field, 'publicKey');
   assert.ok(r.json.error.includes('/rotate'));
   assert.is((await f.api.get(`/api/peers/${peer.id}`)).json.publicKey, peer.publicKey);
-  assert.is((await f.heartbeat({ device_id: d.id })).status, 200);
+  assert.is((await f.heartbeat({ device_id: d.uuid })).status, 200);
 });
 
 t('a server may not take a UDP port that a forward already holds', async () => {
@@ -258,7 +260,7 @@ t('wgcp regtoken create | list | revoke work on the database beside the running 
   const token = out.trim();
   assert.match(token, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   assert.is((await f.provision(token, 'cli-device')).status, 200);
-  assert.is(await run('regtoken', 'list', '--server', String(f.serverId)), 0);
+  assert.is(await run('regtoken', 'list', '--server', String(f.serverId), '--json'), 0);
   const row = (JSON.parse(out) as { token: string; state: string }[]).find((x) => x.token === token)!;
   assert.is(row.state, 'used');
   assert.is(await run('regtoken', 'create', '--server', String(f.serverId)), 0);

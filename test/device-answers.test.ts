@@ -38,7 +38,7 @@ t('an answer is kept while nothing changes and made again after a change', async
   const first = answers.get(id)!;
   assert.is(answers.get(id), first, 'the same kept object');
   assert.equal(first, { suspended: false, body: renderHeartbeatAnswer(id, store().devices.heartbeatView(id)!) });
-  assert.is((await f.api.post(`/api/devices/${id}/rotate`, undefined)).status, 200);
+  assert.is((await f.api.post(`/api/devices/${(await f.deviceOf(id)).id}/rotate`, undefined)).status, 200);
   const second = answers.get(id)!;
   assert.is.not(second, first);
   assert.is.not(JSON.parse(second.body!).private_key, JSON.parse(first.body!).private_key, 'the rotated key is in the new answer');
@@ -71,18 +71,18 @@ t('every kind of admin change reaches the next heartbeat answer', async () => {
   let now = (await beat()).json;
   assert.equal([now.endpoint, now.dns], ['vpn2.example.com:51999', '9.9.9.9'], 'server endpoint and dns');
 
-  const device = (await f.api.get(`/api/devices/${id}`)).json;
+  const device = await f.deviceOf(id);
   assert.is(now.allowed_ips, '10.44.0.0/24');
   assert.is((await f.api.put(`/api/peers/${device.peerID}`, { allowInternet: true })).status, 200);
   now = (await beat()).json;
   assert.is(now.allowed_ips, '0.0.0.0/0, ::/0', "the peer's allowInternet");
 
-  assert.is((await f.api.put(`/api/devices/${id}`, { suspended: true })).status, 200);
+  assert.is((await f.api.put(`/api/devices/${device.id}`, { suspended: true })).status, 200);
   assert.equal((await beat()).json, { error: 'device is suspended' }, 'suspension');
-  assert.is((await f.api.put(`/api/devices/${id}`, { suspended: false })).status, 200);
+  assert.is((await f.api.put(`/api/devices/${device.id}`, { suspended: false })).status, 200);
   assert.is((await beat()).status, 200, 'reinstatement');
 
-  assert.is((await f.api.del(`/api/devices/${id}`)).status, 204);
+  assert.is((await f.api.del(`/api/devices/${device.id}`)).status, 204);
   const gone = await beat();
   assert.equal([gone.status, gone.json], [404, { error: 'device not found' }], 'deletion');
 });

@@ -5,6 +5,7 @@ import * as assert from 'uvu/assert';
 import type { WgcpEvent } from '../src/events/bus';
 import { deviceIdPrefix } from '../src/device/identifiers';
 import { client, startTestDaemon } from './helpers/daemon';
+import { unservedPorts } from './helpers/ports';
 import { HEX64, SALT, deviceFixture, pythonDecrypt, type DeviceFixture } from './device-support';
 
 const t = suiteNeeding('device API: heartbeat', ['python3:cryptography', 'wg']);
@@ -45,7 +46,7 @@ t('records status, state, tunnel_up, last_handshake, the source address and the 
   const cfg = await newDevice('hb-record');
   const r = await f.heartbeat({ device_id: cfg.device_id, status: 'connected', state: 'HEARTBEAT', tunnel_up: true, last_handshake: '2026-11-22T10:59:30+00:00', uptime_s: 99, nested: { x: 1 } });
   assert.is(r.status, 200);
-  let d = (await f.api.get(`/api/devices/${cfg.device_id}`)).json;
+  let d = (await f.api.get(`/api/devices/${(await f.deviceOf(cfg.device_id)).id}`)).json;
   assert.is(d.status, 'connected');
   assert.is(d.state, 'HEARTBEAT');
   assert.is(d.tunnelUp, true);
@@ -54,7 +55,7 @@ t('records status, state, tunnel_up, last_handshake, the source address and the 
   assert.is(d.lastSourceAddress, '127.0.0.1');
   nowMs += 30_000;
   assert.is((await f.heartbeat({ device_id: cfg.device_id.toUpperCase(), tunnel_up: false })).status, 200, 'an upper-case UUID names the same device');
-  d = (await f.api.get(`/api/devices/${cfg.device_id}`)).json;
+  d = (await f.api.get(`/api/devices/${(await f.deviceOf(cfg.device_id)).id}`)).json;
   assert.is(d.tunnelUp, false);
   assert.is(d.status, 'connected', 'fields left out keep their value');
   assert.is(d.lastHandshake, '2026-11-22T10:59:30.000Z');
@@ -73,9 +74,9 @@ t('answers the contract errors with their exact texts: invalid device id, device
   }
   await expectError({ device_id: '8f7e6d5c-4b3a-4291-8a7b-6c5d4e3f2a1b' }, 404, 'device not found');
   const cfg = await newDevice('hb-suspended');
-  assert.is((await f.api.put(`/api/devices/${cfg.device_id}`, { suspended: true })).status, 200);
+  assert.is((await f.api.put(`/api/devices/${(await f.deviceOf(cfg.device_id)).id}`, { suspended: true })).status, 200);
   await expectError({ device_id: cfg.device_id, status: 'connected' }, 403, 'device is suspended');
-  assert.is((await f.api.put(`/api/devices/${cfg.device_id}`, { suspended: false })).status, 200);
+  assert.is((await f.api.put(`/api/devices/${(await f.deviceOf(cfg.device_id)).id}`, { suspended: false })).status, 200);
   assert.is((await f.heartbeat({ device_id: cfg.device_id })).status, 200, 'reinstated');
 });
 
@@ -94,30 +95,32 @@ t('forwards_hash changes exactly when the device\'s forwards change', async () =
   const hash = async () => (await f.heartbeat({ device_id: cfg.device_id })).json.forwards_hash as string;
   const empty = await hash();
   assert.is(await hash(), empty, 'stable without a change');
-  const a = await f.api.post(`/api/devices/${cfg.device_id}/forwards`, { protocol: 'tcp', listenPort: 18080, targetPort: 80 });
-  assert.is(a.status, 201);
+  // Four router ports nothing serves, ascending: the hash sorts by protocol, then listenPort.
+  const [low, mine, others, udp] = unservedPorts(4);
+  const a = await f.api.post(`/api/devices/${(await f.deviceOf(cfg.device_id)).id}/forwards`, { protocol: 'tcp', listenPort: mine, targetPort: 80 });
+  assert.is(a.status, 201, a.text);
   const one = await hash();
-  assert.is(one, sha('[{"protocol":"tcp","listenPort":18080,"targetPort":80}]'));
-  assert.is((await f.api.post(`/api/devices/${other.device_id}/forwards`, { protocol: 'tcp', listenPort: 18081, targetPort: 80 })).status, 201);
+  assert.is(one, sha(`[{"protocol":"tcp","listenPort":${mine},"targetPort":80}]`));
+  assert.is((await f.api.post(`/api/devices/${(await f.deviceOf(other.device_id)).id}/forwards`, { protocol: 'tcp', listenPort: others, targetPort: 80 })).status, 201);
   assert.is(await hash(), one, "another device's forward does not change it");
-  assert.is((await f.api.post(`/api/devices/${cfg.device_id}/forwards`, { protocol: 'udp', listenPort: 15000, targetPort: 5000 })).status, 201);
-  const b = await f.api.post(`/api/devices/${cfg.device_id}/forwards`, { protocol: 'tcp', listenPort: 10443, targetPort: 443 });
+  assert.is((await f.api.post(`/api/devices/${(await f.deviceOf(cfg.device_id)).id}/forwards`, { protocol: 'udp', listenPort: udp, targetPort: 5000 })).status, 201);
+  const b = await f.api.post(`/api/devices/${(await f.deviceOf(cfg.device_id)).id}/forwards`, { protocol: 'tcp', listenPort: low, targetPort: 443 });
   assert.is(b.status, 201);
   const three = await hash();
-  assert.is(three, sha('[{"protocol":"tcp","listenPort":10443,"targetPort":443},{"protocol":"tcp","listenPort":18080,"targetPort":80},{"protocol":"udp","listenPort":15000,"targetPort":5000}]'),
+  assert.is(three, sha(`[{"protocol":"tcp","listenPort":${low},"targetPort":443},{"protocol":"tcp","listenPort":${mine},"targetPort":80},{"protocol":"udp","listenPort":${udp},"targetPort":5000}]`),
     'sorted by protocol then listenPort, keys in the fixed order');
-  assert.is((await f.api.post(`/api/devices/${cfg.device_id}/rotate`, undefined)).status, 200);
+  assert.is((await f.api.post(`/api/devices/${(await f.deviceOf(cfg.device_id)).id}/rotate`, undefined)).status, 200);
   assert.is(await hash(), three, 'a key rotation is not a forward change');
   assert.is((await f.api.del(`/api/forwards/${b.json.id}`)).status, 204);
   assert.is.not(await hash(), three);
-  assert.is((await f.api.get(`/api/devices/${cfg.device_id}`)).json.forwardsHash, await hash(), 'the admin view shows the same hash');
+  assert.is((await f.api.get(`/api/devices/${(await f.deviceOf(cfg.device_id)).id}`)).json.forwardsHash, await hash(), 'the admin view shows the same hash');
 });
 
 const wgPubkey = (hex: string) => execFileSync('wg', ['pubkey'], { input: Buffer.from(hex, 'hex').toString('base64') + '\n', encoding: 'utf8' }).trim();
 
 t('a rotation gives new keys that the next heartbeat delivers', async () => {
   const cfg = await newDevice('hb-rotate');
-  const rotated = await f.api.post(`/api/devices/${cfg.device_id}/rotate`, undefined);
+  const rotated = await f.api.post(`/api/devices/${(await f.deviceOf(cfg.device_id)).id}/rotate`, undefined);
   assert.is(rotated.status, 200);
   const r = (await f.heartbeat({ device_id: cfg.device_id })).json;
   assert.is.not(r.private_key, cfg.private_key);
@@ -131,18 +134,18 @@ t('a rotation gives new keys that the next heartbeat delivers', async () => {
 t('suspending takes the peer off, announces deviceSuspended once; reinstating brings the peer back', async () => {
   const cfg = await newDevice('hb-events');
   events.length = 0;
-  const s = await f.api.put(`/api/devices/${cfg.device_id}`, { suspended: true });
+  const s = await f.api.put(`/api/devices/${(await f.deviceOf(cfg.device_id)).id}`, { suspended: true });
   assert.is(s.json.suspended, true);
   const peer = (await f.api.get(`/api/peers/${s.json.peerID}`)).json;
   assert.equal([peer.enabled, peer.disabledReason], [false, 'suspended']);
-  assert.is((await f.api.put(`/api/devices/${cfg.device_id}`, { suspended: true })).status, 200);
+  assert.is((await f.api.put(`/api/devices/${(await f.deviceOf(cfg.device_id)).id}`, { suspended: true })).status, 200);
   const suspendedEvents = events.filter((e) => e.event === 'deviceSuspended');
   assert.is(suspendedEvents.length, 1, 'only the change is announced');
   assert.is(suspendedEvents[0].action, 7);
   // The device is named by its id's prefix: the whole id is a credential and never leaves in an event.
-  assert.is((suspendedEvents[0].data.device as { idPrefix: string }).idPrefix, deviceIdPrefix(cfg.device_id));
+  assert.is((suspendedEvents[0].data.device as { uuidPrefix: string }).uuidPrefix, deviceIdPrefix(cfg.device_id));
   assert.not.ok(JSON.stringify(suspendedEvents[0]).includes(cfg.device_id), 'no whole device id in the event');
-  const back = await f.api.put(`/api/devices/${cfg.device_id}`, { suspended: false });
+  const back = await f.api.put(`/api/devices/${(await f.deviceOf(cfg.device_id)).id}`, { suspended: false });
   assert.is(back.json.suspended, false);
   assert.is((await f.api.get(`/api/peers/${s.json.peerID}`)).json.enabled, true);
 });
@@ -153,7 +156,7 @@ t('reports are stored: a heartbeat just before a stop is there after the restart
   await f.d.stop();
   f.d = await startTestDaemon({ dataDir: f.d.dataDir, env: { SERVER_SALT: SALT }, options: { now: () => new Date(nowMs) } });
   f.api = client(f.d);
-  const d = (await f.api.get(`/api/devices/${cfg.device_id}`)).json;
+  const d = (await f.api.get(`/api/devices/${(await f.deviceOf(cfg.device_id)).id}`)).json;
   assert.equal([d.status, d.state], ['stopping', 'LAST']);
   assert.is((await f.heartbeat({ device_id: cfg.device_id })).status, 200);
 });

@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { call, client, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { PYTHON3 } from './helpers/root';
 import type { DaemonOptions } from '../src/daemon';
+import { deviceByUuid, type DeviceView } from './helpers/device-lookup';
 
 export const SALT = 'device-suite-salt-0123456789';
 
@@ -15,6 +16,8 @@ export interface DeviceFixture {
   newToken(serverId?: number): Promise<string>;
   provision(token: string, hwid: string): ReturnType<typeof call>;
   heartbeat(body: unknown): ReturnType<typeof call>;
+  /** The device whose device_id this is, as an admin reads it (its `id` names it in routes). */
+  deviceOf(deviceId: string): Promise<DeviceView>;
 }
 
 export async function deviceFixture(opts: { env?: Record<string, string>; options?: DaemonOptions; mode?: 'forward' | 'standalone' } = {}): Promise<DeviceFixture> {
@@ -34,6 +37,7 @@ export async function deviceFixture(opts: { env?: Record<string, string>; option
     },
     provision: (token, hwid) => call(fx.d.url, 'POST', '/api/v1/provision', { token, hwid }),
     heartbeat: (body) => call(fx.d.url, 'POST', '/api/v1/heartbeat', body),
+    deviceOf: (deviceId) => deviceByUuid((p) => fx.api.get(p), deviceId),
   };
   return fx;
 }

@@ -10,6 +10,7 @@ import { linkNamespaces, Netns } from './helpers/netns';
 import { nsRequest, startNsDaemon, type NsDaemon } from './helpers/ns-daemon';
 import { reach, reachBeside, reachSoon, serveTcp, WgClient } from './helpers/wg-client';
 import { SALT, pythonDecrypt } from './device-support';
+import { deviceByUuid } from './helpers/device-lookup';
 
 const t = suite('device API on a real router: payload-built tunnel, DNAT forwards, rotation, suspension');
 
@@ -30,7 +31,7 @@ function confFromPayload(p: Tunnel): string {
     `AllowedIPs = ${p.allowed_ips}`, `Endpoint = ${p.endpoint}`, 'PersistentKeepalive = 25', ''].join('\n');
 }
 
-interface World { router: Netns; outside: Netns; daemon: NsDaemon; device: WgClient; deviceId: string; hwid: string; payload: Tunnel; forwardId: number }
+interface World { router: Netns; outside: Netns; daemon: NsDaemon; device: WgClient; deviceId: string; deviceNo: number; hwid: string; payload: Tunnel; forwardId: number }
 const w = {} as World;
 
 /** A port the router itself serves on its WAN side: the control beside a closed forward port. */
@@ -45,7 +46,7 @@ async function reachWithin(ns: Netns, host: string, port: number, ms: number): P
   }
   return null;
 }
-const devicePeerKey = async () => (await w.daemon.api('GET', `/api/peers/${(await w.daemon.api('GET', `/api/devices/${w.deviceId}`)).json.peerID}`)).json.publicKey as string;
+const devicePeerKey = async () => (await w.daemon.api('GET', `/api/peers/${(await w.daemon.api('GET', `/api/devices/${w.deviceNo}`)).json.peerID}`)).json.publicKey as string;
 const bringUp = (p: Tunnel) => w.device.up(confFromPayload(p), p.allowed_ips.split(',').map((s) => s.trim()));
 
 if (canRunAsRoot('device tunnel netns')) {
@@ -69,6 +70,7 @@ if (canRunAsRoot('device tunnel netns')) {
     assert.is(prov.status, 200, prov.text);
     const payload = pythonDecrypt(prov.json.encrypted_config, w.hwid) as unknown as Tunnel & { device_id: string };
     w.deviceId = payload.device_id;
+    w.deviceNo = (await deviceByUuid((p) => w.daemon.api('GET', p), w.deviceId)).id;
     w.payload = payload;
     await bringUp(payload);
     await serveTcp(w.device.ns, 7000, 'device');
@@ -86,7 +88,7 @@ if (canRunAsRoot('device tunnel netns')) {
     assert.ok(await reachSoon(w.router, w.payload.internal_ip, 7000), 'the router reaches the device service through the tunnel');
     const hb = await heartbeat({ device_id: w.deviceId, status: 'connected', tunnel_up: true });
     assert.is(hb.status, 200, hb.text);
-    const shown = (await w.daemon.api('GET', `/api/devices/${w.deviceId}`)).json;
+    const shown = (await w.daemon.api('GET', `/api/devices/${w.deviceNo}`)).json;
     assert.is(shown.lastSourceAddress, '172.16.9.2');
     assert.is(shown.tunnelUp, true);
   });
@@ -94,7 +96,7 @@ if (canRunAsRoot('device tunnel netns')) {
   t('a port forward is a DNAT from the router port to the device tunnel address, reached by real traffic', async () => {
     assert.is(await reachBeside(w.outside, [ROUTER_OUTSIDE, 9191], ROUTER_PORT()), null, 'closed before the forward exists');
     const before = (await heartbeat({ device_id: w.deviceId })).json.forwards_hash;
-    const fwd = await w.daemon.api('POST', `/api/devices/${w.deviceId}/forwards`, { protocol: 'tcp', listenPort: 9191, targetPort: 7000 });
+    const fwd = await w.daemon.api('POST', `/api/devices/${w.deviceNo}/forwards`, { protocol: 'tcp', listenPort: 9191, targetPort: 7000 });
     assert.is(fwd.status, 201, fwd.text);
     w.forwardId = fwd.json.id;
     const got = await reachSoon(w.outside, ROUTER_OUTSIDE, 9191);
@@ -102,14 +104,14 @@ if (canRunAsRoot('device tunnel netns')) {
     const after = (await heartbeat({ device_id: w.deviceId })).json.forwards_hash;
     assert.is.not(after, before);
     assert.is(after, crypto.createHash('sha256').update('[{"protocol":"tcp","listenPort":9191,"targetPort":7000}]').digest('hex'));
-    const udp = await w.daemon.api('POST', `/api/devices/${w.deviceId}/forwards`, { protocol: 'udp', listenPort: 9192, targetPort: 7001 });
+    const udp = await w.daemon.api('POST', `/api/devices/${w.deviceNo}/forwards`, { protocol: 'udp', listenPort: 9192, targetPort: 7001 });
     assert.is(udp.status, 201, udp.text);
     assert.ok(w.router.exec('nft', ['list', 'map', 'inet', 'wgcp', 'port_forwards']).includes(`udp . 9192 : ${w.payload.internal_ip} . 7001`));
     assert.is((await w.daemon.api('DELETE', `/api/forwards/${udp.json.id}`)).status, 204);
   });
 
   t('a key rotation cuts the old keys off; the keys from the next heartbeat bring the tunnel back', async () => {
-    assert.is((await w.daemon.api('POST', `/api/devices/${w.deviceId}/rotate`)).status, 200);
+    assert.is((await w.daemon.api('POST', `/api/devices/${w.deviceNo}/rotate`)).status, 200);
     // Re-applying the old configuration starts a fresh handshake, which the router must refuse.
     await bringUp(w.payload);
     // The tunnel itself is what is refused: no other path to compare with; the rotation is checked by the keys that follow.
@@ -123,12 +125,12 @@ if (canRunAsRoot('device tunnel netns')) {
   });
 
   t('suspension takes the device off the router and refuses its heartbeat; reinstating restores both', async () => {
-    assert.is((await w.daemon.api('PUT', `/api/devices/${w.deviceId}`, { suspended: true })).status, 200);
+    assert.is((await w.daemon.api('PUT', `/api/devices/${w.deviceNo}`, { suspended: true })).status, 200);
     assert.equal([(await heartbeat({ device_id: w.deviceId })).status, (await heartbeat({ device_id: w.deviceId })).json], [403, { error: 'device is suspended' }]);
     const key = await devicePeerKey();
     assert.not.ok(w.daemon.exec('wg', ['show', 'wgcp1', 'peers']).includes(key), 'the peer left the interface');
     assert.is(await reachBeside(w.outside, [ROUTER_OUTSIDE, 9191], ROUTER_PORT()), null);
-    assert.is((await w.daemon.api('PUT', `/api/devices/${w.deviceId}`, { suspended: false })).status, 200);
+    assert.is((await w.daemon.api('PUT', `/api/devices/${w.deviceNo}`, { suspended: false })).status, 200);
     assert.ok(w.daemon.exec('wg', ['show', 'wgcp1', 'peers']).includes(key), 'the peer is back');
     // The device changes nothing: its tunnel heals by WireGuard's own handshake retry.
     assert.ok(await reachWithin(w.outside, ROUTER_OUTSIDE, 9191, 40_000));
@@ -136,7 +138,7 @@ if (canRunAsRoot('device tunnel netns')) {
   });
 
   t('deleting the device removes its peer and its forward from the kernel', async () => {
-    assert.is((await w.daemon.api('DELETE', `/api/devices/${w.deviceId}`)).status, 204);
+    assert.is((await w.daemon.api('DELETE', `/api/devices/${w.deviceNo}`)).status, 204);
     assert.not.ok(w.router.exec('nft', ['list', 'map', 'inet', 'wgcp', 'port_forwards']).includes('9191'));
     assert.is(w.daemon.exec('wg', ['show', 'wgcp1', 'peers']).trim(), '');
     assert.is(await reachBeside(w.outside, [ROUTER_OUTSIDE, 9191], ROUTER_PORT()), null);

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { NO_PRESHARED_KEY } from '../src/import/plan';
+import { NO_PRESHARED_KEY, checkPlan } from '../src/import/plan';
 import { planText, planView } from '../src/import/plan-text';
 import { planFromBytes, planFromFile } from '../src/import/source';
 import { planWgQuick } from '../src/import/wg-quick-plan';
@@ -144,6 +144,19 @@ t('a file that is not what its source says is refused: another database, JSON wi
   assert.throws(() => planFromBytes('wg-easy', Buffer.from('not json'), null, {}, NOW), /is not JSON/);
   assert.throws(() => planFromFile('wg-quick', other, {}, NOW), /is a SQLite database, not a wg-quick config/);
   assert.throws(() => planFromBytes('wg-quick', Buffer.from(dualStack), null, { endpoint: 'no port' }, NOW), /endpoint must be host:port/);
+});
+
+t('every plan, whatever its source, keeps the rule of each server and peer value that the API keeps, before anything is made', () => {
+  const plan = planWgQuick(dualStack, 'wg0.conf', { endpoint: 'vpn.example.com:51820' });
+  const refused = (change: (p: typeof plan) => void, why: RegExp) => {
+    const copy = { ...plan, server: { ...plan.server }, peers: plan.peers.map((p) => ({ ...p })) };
+    change(copy);
+    assert.throws(() => checkPlan(copy), (e: Error & { field?: string }) => e.field === 'file' && why.test(e.message));
+  };
+  refused((p) => { p.server.endpoint = 'vpn.example.com\nPostUp = x:51820'; }, /the server's endpoint "vpn\.example\.com\\nPostUp = x:51820" must be host:port/);
+  refused((p) => { p.server.dns = '1.1.1.1\nPostUp = x'; }, /the server's dns .* must be one or more IP addresses/);
+  refused((p) => { p.server.interface = 'wg0\n'; }, /the server's interface/);
+  refused((p) => { p.peers[0].privateKey = 'x\ny'; }, /its privateKey "x\\ny" must be a WireGuard key/);
 });
 
 t.run();

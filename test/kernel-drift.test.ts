@@ -249,8 +249,8 @@ t('wgcp check prints the difference without repairing it (exit 1), and exit 0 on
     process.kill(w.d.pid, 'SIGCONT');
   }
   assert.is(found.code, 1, found.out);
-  assert.match(found.out, /^peer\t.*1 peers missing/m);
-  assert.match(found.out, /^nft\t.*1 elements missing/m);
+  assert.match(found.out, /^peer +.*1 peers missing/m);
+  assert.match(found.out, /^nft +.*1 elements missing/m);
   assert.not.match(found.out, new RegExp(w.peer.publicKey.replace(/[+/]/g, '.')), 'no key printed');
   await eventually('the daemon repaired both', () => (check().code === 0 ? true : undefined), 15_000);
 });

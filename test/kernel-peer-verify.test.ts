@@ -4,6 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { repairOpsFor } from '../src/kernel/peer-verify';
 import { SECRET_FILE } from '../src/kernel/command';
+import { NO_PRESHARED_KEY } from '../src/wg/keys';
 
 const t = suite('kernel: a peer read back after a killed tool');
 
@@ -34,6 +35,10 @@ t('a peer missing from the interface is set again, its preshared key through a f
 t('a peer held with other addresses or another preshared key is set again', () => {
   assert.is(repairOpsFor('wg0', head + line('10.1.0.9/32'), KEY, peer).length, 1);
   assert.is(repairOpsFor('wg0', head + line('10.1.0.7/32,fd00:1::7/128', 'b3RoZXI='), KEY, peer).length, 1);
+});
+
+t('a peer without a preshared key, which the dump prints as (none), needs nothing', () => {
+  assert.equal(repairOpsFor('wg0', head + line('10.1.0.7/32,fd00:1::7/128', '(none)'), KEY, { ...peer, presharedKey: NO_PRESHARED_KEY }), []);
 });
 
 t('nothing held and nothing wanted needs nothing', () => {

@@ -163,8 +163,8 @@ t('devices by status; heartbeats and provisions by result', async () => {
   assert.is((await f.provision('00000000-0000-4000-8000-000000000000', 'metrics-hw-2')).status, 403);
   assert.is((await f.provision('not-a-token', 'metrics-hw-3')).status, 400);
   const device = (await api.get('/api/devices')).json.find((x: { hwid: string }) => x.hwid === 'metrics-hw-1');
-  assert.is((await f.heartbeat({ device_id: device.id, status: 'connected' })).status, 200);
-  assert.is((await f.heartbeat({ device_id: device.id, status: 'connected' })).status, 200);
+  assert.is((await f.heartbeat({ device_id: device.uuid, status: 'connected' })).status, 200);
+  assert.is((await f.heartbeat({ device_id: device.uuid, status: 'connected' })).status, 200);
   assert.is((await f.heartbeat({ device_id: 'nope' })).status, 400);
   assert.is((await f.heartbeat({ device_id: '11111111-1111-4111-8111-111111111111' })).status, 404);
   // The heartbeat writer stores reports on its timer; this is what that timer does.
@@ -176,7 +176,7 @@ t('devices by status; heartbeats and provisions by result', async () => {
   assert.is(valueOf(lines, 'wgcp_device_provisions_total', { result: 'error' }), 0);
   assert.is(valueOf(lines, 'wgcp_device_heartbeats_total', { result: 'ok' }), 2);
   assert.is(valueOf(lines, 'wgcp_device_heartbeats_total', { result: 'rejected' }), 2);
-  assert.not.ok(text.includes(device.id), 'no device id anywhere');
+  assert.not.ok(text.includes(device.uuid), 'no device id anywhere');
   assert.is((await api.put(`/api/devices/${device.id}`, { suspended: true })).status, 200);
   assert.is(valueOf((await scrape()).lines, 'wgcp_devices', { status: 'suspended' }), 1);
 });

@@ -24,7 +24,7 @@ t.after(async () => { await f.d.stop(); });
 
 let hw = 0;
 /** A provisioned device and its peer's id. */
-async function device(): Promise<{ deviceId: string; peerId: number }> {
+async function device(): Promise<{ deviceId: number; peerId: number }> {
   const token = await f.newToken();
   const hwid = `reasons-${++hw}`;
   const r = await f.provision(token, hwid);
@@ -34,7 +34,7 @@ async function device(): Promise<{ deviceId: string; peerId: number }> {
 }
 
 const peer = async (id: number) => (await f.api.get(`/api/peers/${id}`)).json;
-const suspend = (deviceId: string, suspended: boolean) => f.api.put(`/api/devices/${deviceId}`, { suspended });
+const suspend = (deviceId: number, suspended: boolean) => f.api.put(`/api/devices/${deviceId}`, { suspended });
 
 async function overLimit(peerId: number): Promise<void> {
   assert.is((await f.api.put(`/api/peers/${peerId}`, { dataLimitGB: 1 })).status, 200);

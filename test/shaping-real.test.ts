@@ -187,7 +187,7 @@ t('a map element deleted by hand is seen by wgcp check, put back by the audit, a
     process.kill(w.d.pid, 'SIGCONT');
   }
   assert.is(found.code, 1, found.out);
-  assert.match(found.out, new RegExp(`^shaping\t${w.ifname}: bandwidth limits: 1 limit not applied`, 'm'));
+  assert.match(found.out, new RegExp(`^shaping +${w.ifname}: bandwidth limits: 1 limit not applied`, 'm'));
   assert.not.match(found.out, w.peers.a.ip, 'no address printed');
   await eventually('the element is back', () => (listed().includes(`${w.peers.a.ip} : `) ? true : undefined), 20_000);
   assert.ok(await repairs() > before, 'the repair is counted as kind shaping');

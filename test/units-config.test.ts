@@ -16,6 +16,7 @@ t('uses the embedded defaults when nothing is set, for every setting', () => {
     dataDir: '/var/lib/wgcp', listen: { host: '127.0.0.1', port: 8080 }, deviceListen: null, metricsListen: null,
     tlsCert: null, tlsKey: null, apiKey: null, serverSalt: null, kernel: 'auto', usageIntervalS: 60,
     heartbeatCache: 10000, heartbeatFlushS: 300, wanInterfaces: null, logLevel: 'info', auditDays: 400, kernelAuditS: 900, deviceRate: 'auto',
+    provisionRetryWindowS: 0, clockConfirmS: 3600, publicUrl: null,
   });
 });
 
@@ -25,6 +26,7 @@ t('reads every variable, each into its own setting', () => {
     WGCP_TLS_CERT: '/c.pem', WGCP_TLS_KEY: '/k.pem', WGCP_API_KEY: 'a-long-enough-api-key', SERVER_SALT: 'a-long-enough-salt',
     WGCP_KERNEL: 'off', WGCP_USAGE_INTERVAL_S: '5', WGCP_HEARTBEAT_CACHE: '0', WGCP_HEARTBEAT_FLUSH_S: '7',
     WGCP_WAN_INTERFACES: 'eth0, wan.2', WGCP_LOG_LEVEL: 'debug', WGCP_AUDIT_DAYS: '30', WGCP_KERNEL_AUDIT_S: '120', WGCP_DEVICE_RATE: '40',
+    WGCP_PROVISION_RETRY_WINDOW: '600', WGCP_CLOCK_CONFIRM_S: '600', WGCP_PUBLIC_URL: 'https://vpn.example.com/wgcp/',
   };
   assert.equal(Object.keys(env).sort(), readVariables(), 'the test sets every variable config.ts reads');
   // The whole object: a setting the test does not name, or one left at its default, fails.
@@ -33,6 +35,7 @@ t('reads every variable, each into its own setting', () => {
     metricsListen: { host: '127.0.0.2', port: 9100 }, tlsCert: '/c.pem', tlsKey: '/k.pem', apiKey: 'a-long-enough-api-key',
     serverSalt: 'a-long-enough-salt', kernel: 'off', usageIntervalS: 5, heartbeatCache: 0, heartbeatFlushS: 7,
     wanInterfaces: ['eth0', 'wan.2'], logLevel: 'debug', auditDays: 30, kernelAuditS: 120, deviceRate: 40,
+    provisionRetryWindowS: 600, clockConfirmS: 600, publicUrl: 'https://vpn.example.com/wgcp',
   });
 });
 
@@ -50,6 +53,8 @@ t('refuses bad values with a message naming the variable', () => {
     [{ WGCP_API_KEY: 'short' }, 'WGCP_API_KEY'], [{ SERVER_SALT: 'short' }, 'SERVER_SALT'],
     [{ WGCP_METRICS_LISTEN: 'nowhere' }, 'WGCP_METRICS_LISTEN'], [{ WGCP_HEARTBEAT_FLUSH_S: '0' }, 'WGCP_HEARTBEAT_FLUSH_S'],
     [{ WGCP_WAN_INTERFACES: 'eth0,bad name' }, 'WGCP_WAN_INTERFACES'], [{ WGCP_TLS_KEY: '/k.pem' }, 'WGCP_TLS_CERT'],
+    [{ WGCP_PROVISION_RETRY_WINDOW: '10m' }, 'WGCP_PROVISION_RETRY_WINDOW'], [{ WGCP_PROVISION_RETRY_WINDOW: '3601' }, 'WGCP_PROVISION_RETRY_WINDOW'],
+    [{ WGCP_CLOCK_CONFIRM_S: '0' }, 'WGCP_CLOCK_CONFIRM_S'], [{ WGCP_CLOCK_CONFIRM_S: '1h' }, 'WGCP_CLOCK_CONFIRM_S'],
   ];
   for (const [env, name] of cases) {
     assert.throws(() => loadConfig(env), (e: Error) => e instanceof ConfigError && e.message.includes(name), JSON.stringify(env));

@@ -2,8 +2,8 @@
 // `nft -j list` shows it against the policy, and the monitor's reading of nft's lines.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { generateKeyPair, generatePresharedKey } from '../src/wg/keys';
-import { peerDrift, peerRepairOps, wantedPeers } from '../src/kernel/reconcile-peers';
+import { NO_PRESHARED_KEY, generateKeyPair, generatePresharedKey } from '../src/wg/keys';
+import { peerDrift, peerRepair, wantedPeers } from '../src/kernel/reconcile-peers';
 import { expectedStructure, nftDrift, parseTable } from '../src/kernel/reconcile-nft';
 import { generationPid, wgcpTableOf } from '../src/kernel/nft-monitor';
 import { countersOfDump } from '../src/kernel/peer-counters';
@@ -32,7 +32,7 @@ t('a dump that holds exactly the enabled peers is no drift, whatever the order o
   assert.is(peerDrift(dumpOf(line(a, { allowed: `${a.ip6}/128,${a.ip}/32` }), line(b)), wantedPeers([a, b])), null);
 });
 
-t('finds missing, wrong, keepalive and foreign peers, and repairs each with its own wg set', () => {
+t('finds missing, wrong, keepalive and foreign peers, and repairs them in one batch: one removal call and one addconf', () => {
   const [a, b, c, d] = [peer(1), peer(2, 'fd00::3'), peer(3), peer(4)];
   const stranger = generateKeyPair().publicKey;
   const dump = dumpOf(line(b, { allowed: `${b.ip}/32` }), line(c, { keepalive: '25' }), line(d, { psk: '(none)' }), [stranger, '(none)', '(none)', '10.8.0.99/32', '0', '0', '0', 'off'].join('\t'));
@@ -41,11 +41,26 @@ t('finds missing, wrong, keepalive and foreign peers, and repairs each with its 
   assert.equal(drift.wrong.map((p) => p.id).sort(), [2, 4]);
   assert.equal(drift.keepalive, [c.publicKey]);
   assert.equal(drift.extra, [stranger]);
-  const ops = peerRepairOps('wgcp1', drift);
-  assert.is(ops.length, 5, 'one call per drifted peer: O(k), not a resync');
-  assert.equal(ops[0].args, ['set', 'wgcp1', 'peer', stranger, 'remove']);
-  assert.ok(ops.some((o) => o.args.includes(a.publicKey) && o.secret === `${a.presharedKey}\n`));
-  assert.ok(ops.some((o) => o.args.join(' ').endsWith(`${c.publicKey} persistent-keepalive off`)));
+  const repair = peerRepair('wgcp1', drift);
+  assert.equal(repair.removals.map((o) => o.args), [['set', 'wgcp1', 'peer', stranger, 'remove']]);
+  const sections = repair.conf!.split('[Peer]').slice(1);
+  assert.is(sections.length, 4, 'three drifted peers and one keepalive, each a section of the same file');
+  assert.ok(sections.some((x) => x.includes(a.publicKey) && x.includes(`PresharedKey = ${a.presharedKey}`) && x.includes(`AllowedIPs = ${a.ip}/32`)));
+  assert.ok(sections.some((x) => x.includes(c.publicKey) && x.includes('PersistentKeepalive = off') && !x.includes('AllowedIPs')));
+});
+
+t('a peer without a preshared key (the zero key) is no drift: the dump prints it as (none)', () => {
+  const a = { ...peer(1), presharedKey: NO_PRESHARED_KEY };
+  const b = peer(2);
+  const wanted = wantedPeers([a, b]);
+  assert.is(peerDrift(dumpOf(line(a, { psk: '(none)' }), line(b)), wanted), null);
+  for (const slice of [0, 1, 2, 3]) {
+    const check = { wanted, drifted: false, slice };
+    countersOfDump(dumpOf(line(a, { psk: '(none)' }), line(b)), check);
+    assert.is(check.drifted, false, `slice ${slice}`);
+  }
+  // A preshared key where none is held is drift.
+  assert.equal(peerDrift(dumpOf(line(a, { psk: generatePresharedKey() }), line(b)), wanted)!.wrong.map((p) => p.id), [1]);
 });
 
 t('the usage cycle\'s parser tells, in its own pass, whether a dump differs at all', () => {
@@ -152,6 +167,25 @@ t('a repair that keeps failing waits 5 s, then twice as long each time up to 5 m
   assert.is(b.failed(f, 0), 300_000);
   b.clear(f);
   assert.is(b.waiting(f, 1), false);
+});
+
+t('a failing repair is said once a reason, and forgotten when a compare of its kind no longer finds it', () => {
+  const b = new RepairBackoff();
+  const f = { kind: 'ipv6', serverId: 1, interface: 'wgcp1' } as Finding;
+  const other = { kind: 'ipv6', serverId: 2, interface: 'wgcp2' } as Finding;
+  assert.is(b.saidBefore(f, 'read-only'), false);
+  b.failed(f, 0, 'read-only');
+  b.failed(other, 0, 'read-only');
+  assert.is(b.saidBefore(f, 'read-only'), true);
+  assert.is(b.saidBefore(f, 'another reason'), false, 'a new reason is said again');
+  b.failed(f, 5_000, 'read-only');
+  assert.equal(b.list().find((x) => x.serverId === 1), { kind: 'ipv6', serverId: 1, interface: 'wgcp1', reason: 'read-only', since: new Date(0).toISOString(), attempts: 2, nextRetryAt: new Date(15_000).toISOString() });
+  assert.equal(b.settle('link', null, []), [], 'a compare of another kind forgets nothing');
+  assert.equal(b.settle('ipv6', new Set([2]), []).map((x) => x.serverId), [2], 'only the servers compared');
+  assert.equal(b.settle('ipv6', null, [f]), [], 'still drifted: kept');
+  assert.equal(b.list().map((x) => x.serverId), [1]);
+  assert.is(b.clear(f), true);
+  assert.equal(b.list(), []);
 });
 
 t('a kernel link that is gone is made again with its peers; under wireguard-go its supervisor does that, not the comparer', async () => {

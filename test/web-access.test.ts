@@ -112,6 +112,27 @@ t('an operator makes a one-time link on the peer page; another tab opens it once
   await drive.hasText('ul.shares li', 'used');
 });
 
+t('an operator cannot bring a peer\'s expiry nearer, told beside the field; other settings of that peer save', async () => {
+  // An expiry with seconds, which the form shows to the minute: saving the name must not send it back sooner.
+  assert.is((await client(d).put(`/api/peers/${peerId}`, { expiresAt: '2035-01-01T10:00:17.500Z' })).status, 200);
+  await page.reload({ waitUntil: 'networkidle0' });
+  await drive.hasText('#edit-expiresAt-hint', 'Only an admin may set one');
+  await drive.setValue('edit-name', 'anna-phone-2');
+  await drive.clickButton('Save settings');
+  await eventually('the name saved', async () => ((await client(d).get(`/api/peers/${peerId}`)).json.name === 'anna-phone-2' ? true : undefined));
+  await drive.setValue('edit-expiresAt', '2031-06-30T18:00');
+  await drive.clickButton('Save settings');
+  assert.match(await drive.fieldError('edit-expiresAt'), /needs role admin/);
+  assert.is((await client(d).get(`/api/peers/${peerId}`)).json.expiresAt, '2035-01-01T10:00:17.500Z');
+  await drive.setValue('edit-name', 'anna-phone');
+  await drive.setValue('edit-expiresAt', '');
+  await drive.clickButton('Save settings');
+  await eventually('the name back, the expiry cleared', async () => {
+    const p = (await client(d).get(`/api/peers/${peerId}`)).json;
+    return p.name === 'anna-phone' && p.expiresAt === null ? true : undefined;
+  });
+});
+
 t('a viewer sees peers without configs and without the controls to change them', async () => {
   await signOut();
   await signInTyping(keys.viewer);
@@ -132,10 +153,25 @@ t('the admin sets roles in the Access view and reads the Audit view', async () =
   await drive.h1Is('Overview');
   await page.goto(`${d.url}/#/access`, { waitUntil: 'networkidle0' });
   await drive.waitFor(`document.querySelector('select[aria-label="Role of API key viewer-key"]')`);
-  await page.select('select[aria-label="Role of API key viewer-key"]', 'operator');
   const api = client(d);
-  const role = async () => ((await api.get('/api/apikeys')).json as { name: string; role: string }[]).find((k) => k.name === 'viewer-key')?.role;
-  await eventually('the role saved', async () => ((await role()) === 'operator' ? true : undefined));
+  const role = async (name: string) => ((await api.get('/api/apikeys')).json as { name: string; role: string }[]).find((k) => k.name === name)?.role;
+  // A role change is asked first: the menu shows the stored role until the answer.
+  await page.select('select[aria-label="Role of API key viewer-key"]', 'operator');
+  await drive.hasText('dialog[open]', 'Make the API key “viewer-key” operator?');
+  assert.is(await drive.js<string>(`document.querySelector('select[aria-label="Role of API key viewer-key"]').value`), 'viewer');
+  assert.equal(await seriousAxeProblems(page), [], 'the Access view with its question open');
+  await drive.clickButton('Cancel');
+  await drive.waitFor(`!document.querySelector('dialog[open]')`);
+  assert.is(await role('viewer-key'), 'viewer', 'cancelled: nothing changed');
+  await page.select('select[aria-label="Role of API key viewer-key"]', 'operator');
+  await drive.clickButton('Yes, make it operator');
+  await eventually('the role saved', async () => ((await role('viewer-key')) === 'operator' ? true : undefined));
+  // The first-start key is the only admin: demoting it is refused, and said in the dialog.
+  await page.select('select[aria-label="Role of API key first-start"]', 'viewer');
+  await drive.clickButton('Yes, make it viewer');
+  await drive.hasText('dialog[open] [role=alert]', 'would leave no admin');
+  await drive.clickButton('Cancel');
+  assert.is(await role('first-start'), 'admin');
   await page.goto(`${d.url}/#/audit`, { waitUntil: 'networkidle0' });
   await drive.h1Is('Audit log');
   await drive.hasText('main table', 'share.use');

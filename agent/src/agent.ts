@@ -62,6 +62,9 @@ export class Agent {
 
   get current(): AgentRecord { return this.record; }
 
+  /** The record as it stands, or null before run() has read it (`status` asks through its socket). */
+  get snapshot(): AgentRecord | null { return this.record ?? null; }
+
   stop(): void { this.stopper.abort(); }
 
   private get stopping(): boolean { return this.stopper.signal.aborted; }
@@ -249,6 +252,9 @@ export class Agent {
       }
     }
     if (this.tunnelTouched) await this.tunnel.down().catch((err) => this.log.warn('tunnel teardown failed', { error: (err as Error).message }));
+    // One write a stop: the time of the last heartbeat, held back by the hourly rule, is
+    // kept exact for `status` and the next start.
+    if (this.written === null || JSON.stringify(this.record) !== JSON.stringify(this.written)) this.persist(this.record);
     this.log.info('agent stopped', { state: this.record.state });
   }
 }

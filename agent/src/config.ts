@@ -107,3 +107,25 @@ export function endpointUrl(base: URL, route: string): URL {
   const prefix = base.pathname.endsWith('/') ? base.pathname : base.pathname + '/';
   return new URL(prefix + route.replace(/^\//, ''), base);
 }
+
+/**
+ * What `status` needs of the file: the state folder, taken without reading the files the
+ * configuration names (an unreadable ca_file or hwid_file must not hide where the agent
+ * stands), and the problem the whole file has, if any.
+ */
+export function statusConfig(file: string): { stateDir: string; problem: string | null } {
+  const text = readFile(file, 'configuration file');
+  let value: any;
+  try { value = JSON.parse(text); } catch (err) {
+    throw new ConfigError(`${file} is not valid JSON: ${(err as Error).message}`);
+  }
+  const stateDir = value?.state_dir ?? '/var/lib/wgcp-agent';
+  if (typeof stateDir !== 'string' || !path.isAbsolute(stateDir)) throw new ConfigError(`${file}: "state_dir" must be an absolute path`);
+  try {
+    parseConfig(value);
+    return { stateDir, problem: null };
+  } catch (err) {
+    if (err instanceof ConfigError) return { stateDir, problem: `${file}: ${err.message}` };
+    throw err;
+  }
+}

@@ -2,14 +2,15 @@
 // systemd and procd) until SIGTERM or SIGINT.
 import { Agent } from './agent';
 import { systemClock } from './clock';
-import { ConfigError, loadConfigFile } from './config';
+import { ConfigError, loadConfigFile, statusConfig } from './config';
 import { claim, release } from './lock';
 import { createLogger } from './log';
 import { ensureStateDir } from './persist';
 import { statusReport } from './status';
+import { serveStatus } from './status-socket';
 import { WgTunnel } from './tunnel';
+import { VERSION } from './version';
 
-export const VERSION = '1.0.0';
 const USAGE = 'usage: wgcp-agent run --config FILE\n       wgcp-agent status --config FILE\n       wgcp-agent --version\n';
 
 function configArg(args: string[]): string {
@@ -25,19 +26,26 @@ async function main(argv: string[]): Promise<number> {
   if (command === '--version') { process.stdout.write(`${VERSION}\n`); return 0; }
   if (command !== 'run' && command !== 'status') { process.stderr.write(USAGE); return command === '--help' ? 0 : 2; }
   const file = configArg(rest);
-  const config = loadConfigFile(file);
   if (command === 'status') {
-    process.stdout.write(JSON.stringify(statusReport(config.state_dir)) + '\n');
+    const { stateDir, problem } = statusConfig(file);
+    const report = await statusReport(stateDir);
+    process.stdout.write(JSON.stringify(problem === null ? report : { ...report, config_problem: problem }) + '\n');
     return 0;
   }
+  const config = loadConfigFile(file);
   ensureStateDir(config.state_dir);
   claim(config.state_dir);
   const log = createLogger(undefined, process.env.WGCP_AGENT_DEBUG === '1');
   const agent = new Agent({ configFile: file, config, log, clock: systemClock, makeTunnel: (c) => new WgTunnel(c.interface, log) });
   for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => agent.stop());
+  const status = await serveStatus(config.state_dir, () => agent.snapshot).catch((err: Error) => {
+    log.warn('status cannot ask this agent (its socket could not be made): it reads the state file', { error: err.message });
+    return null;
+  });
   try {
     await agent.run();
   } finally {
+    await status?.close();
     release(config.state_dir);
   }
   return 0;

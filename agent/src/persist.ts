@@ -43,7 +43,7 @@ export function loadRecord(dir: string): Loaded {
     return { record: initialRecord(), problem: `cannot read ${STATE_FILE}: ${(err as Error).message}` };
   }
   try {
-    return { record: checkRecord(JSON.parse(text)), problem: null };
+    return { record: parseRecord(JSON.parse(text)), problem: null };
   } catch (err) {
     return { record: initialRecord(), problem: `${STATE_FILE} is unreadable (${(err as Error).message}); starting fresh` };
   }
@@ -51,7 +51,8 @@ export function loadRecord(dir: string): Loaded {
 
 const nullable = (v: unknown, kind: 'string' | 'boolean'): boolean => v === null || typeof v === kind;
 
-function checkRecord(v: any): AgentRecord {
+/** A record read from disk or from the running agent (status-socket.ts): checked field by field. */
+export function parseRecord(v: any): AgentRecord {
   const ok = v && v.version === 1 && STATES.includes(v.state)
     && nullable(v.sealed_config, 'string') && nullable(v.device_id, 'string') && nullable(v.forwards_hash, 'string')
     && nullable(v.last_heartbeat, 'string') && nullable(v.last_heartbeat_ok, 'boolean') && nullable(v.last_error, 'string')

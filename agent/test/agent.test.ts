@@ -235,6 +235,18 @@ t('does not rewrite the state file for answered heartbeats that change nothing e
   await h.stop();
 });
 
+t('writes the last heartbeat it had when it stops (one write), so that status tells it after the stop', async () => {
+  const h = harness(server, server.addToken());
+  h.start();
+  await h.waitFor(() => hb() >= 2 && h.agent.current.last_heartbeat_ok === true, 'answered heartbeats');
+  const file = path.join(h.stateDir, STATE_FILE);
+  const answered = hb();
+  await h.waitFor(() => hb() >= answered + 2, 'two more answered heartbeats');
+  assert.ok(h.agent.current.last_heartbeat! > JSON.parse(fs.readFileSync(file, 'utf8')).last_heartbeat, 'held back by the hourly rule meanwhile');
+  await h.stop();
+  assert.is(JSON.parse(fs.readFileSync(file, 'utf8')).last_heartbeat, h.agent.current.last_heartbeat);
+});
+
 t('retries a tunnel that fails to come up', async () => {
   const h = harness(server, server.addToken());
   h.tunnel.failUps = 2;

@@ -52,9 +52,11 @@ t('keeps @peculiar/webcrypto in a file of its own, loaded only where Node has no
   assert.is(Buffer.concat([decipher.update(sealed.subarray(0, sealed.length - 16)), decipher.final()]).toString(), 'beside');
 });
 
-t('prints its version', () => {
+t("prints its version: the one of agent/package.json, which is wgcp's (package.json)", () => {
+  const version = (file: string) => JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', file), 'utf8')).version as string;
   const r = cli('--version');
-  assert.equal([r.status, r.stdout], [0, '1.0.0\n']);
+  assert.equal([r.status, r.stdout], [0, `${version('package.json')}\n`]);
+  assert.is(version('package.json'), version('../package.json'));
 });
 
 t('prints usage and exits 2 on an unknown command or a missing --config', () => {
@@ -72,11 +74,20 @@ t('exits 2 naming the key of a bad configuration', () => {
   assert.match(r.stderr, `${file}: "interface" must be 1 to 15`);
 });
 
-t('reports a never-started agent as BOOT and disconnected', () => {
+t('reports a never-started agent as STOPPED and disconnected', () => {
   const { file } = configFile();
   const r = cli('status', '--config', file);
   assert.is(r.status, 0);
-  assert.equal(JSON.parse(r.stdout), { state: 'BOOT', display: 'disconnected', device_id: null, last_heartbeat: null });
+  assert.equal(JSON.parse(r.stdout), { running: false, state: 'STOPPED', display: 'disconnected', device_id: null, last_heartbeat: null });
+});
+
+t('status works with a ca_file it cannot read, and names that problem (run would stop on it)', () => {
+  const { file } = configFile({ ca_file: '/nonexistent/ca.pem' });
+  const r = cli('status', '--config', file);
+  assert.is(r.status, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout), { running: false, state: 'STOPPED', display: 'disconnected', device_id: null, last_heartbeat: null,
+    config_problem: `${file}: "ca_file": cannot read /nonexistent/ca.pem: ENOENT` });
+  assert.is(cli('run', '--config', file).status, 2);
 });
 
 t('runs in the foreground, shows a failing provisioning in status, and stops on SIGTERM', async () => {
@@ -89,7 +100,7 @@ t('runs in the foreground, shows a failing provisioning in status, and stops on 
   try {
     await until(() => out.includes('"to":"APP_RETRY"'), 10_000, 'APP_RETRY');
     const status = JSON.parse(cli('status', '--config', file).stdout);
-    assert.equal(status, { state: 'APP_RETRY', display: 'failed', device_id: null, last_heartbeat: null });
+    assert.equal(status, { running: true, state: 'APP_RETRY', display: 'failed', device_id: null, last_heartbeat: null });
     assert.match(out, 'HTTP 403: invalid token');
     const second = cli('run', '--config', file);
     assert.is(second.status, 1);
@@ -97,7 +108,7 @@ t('runs in the foreground, shows a failing provisioning in status, and stops on 
     child.kill('SIGTERM');
     const code = await new Promise((r) => child.on('exit', r));
     assert.is(code, 0);
-    assert.is(JSON.parse(cli('status', '--config', file).stdout).display, 'disconnected');
+    assert.equal(JSON.parse(cli('status', '--config', file).stdout), { running: false, state: 'STOPPED', display: 'disconnected', device_id: null, last_heartbeat: null });
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     await server.close();

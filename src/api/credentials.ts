@@ -35,7 +35,7 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
         const what = kind === 'apikey' ? 'API key' : 'access token';
         const id = parseId(ctx.params.id, what);
         const role = required(oneOf<Role>(await ctx.body(), 'role', ROLES), 'role');
-        const changed = await setCredentialRole(app.runner, ctx.actor!, kind, id, role);
+        const changed = await setCredentialRole(app.runner, ctx.actor!, kind, id, role, app.now());
         if (changed === null) throw createError(404, `${what} not found`);
         app.log.info(`${what} role changed`, { id, role });
         return ok(changed);
@@ -45,7 +45,7 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
       method: 'DELETE', path: `${base}/:id`, auth: 'control',
       async handler(ctx) {
         const what = kind === 'apikey' ? 'API key' : 'access token';
-        if (!await revokeCredential(app.runner, kind, parseId(ctx.params.id, what), { actor: ctx.actor })) throw createError(404, `${what} not found`);
+        if (!await revokeCredential(app.runner, kind, parseId(ctx.params.id, what), app.now(), { actor: ctx.actor })) throw createError(404, `${what} not found`);
         app.log.info(`${what} revoked`, { id: Number(ctx.params.id) });
         return noContent();
       },

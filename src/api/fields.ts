@@ -92,4 +92,4 @@ export function parseId(text: string, what: string): number {
 }
 
 export { HOSTNAME };
-export const EMAIL = /^[^\s@"<>(),;:\\]{1,64}@[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/;
+export { EMAIL } from '../ops/value-rules';

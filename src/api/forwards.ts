@@ -2,24 +2,27 @@
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { created, noContent, ok } from '../http/reply';
-import { getDevice } from '../ops/devices';
 import { addForward, removeForward } from '../ops/forwards';
 import { presentForward } from '../views/devices-present';
 import { parseId } from './fields';
 import { parseForwardInput } from './forwards-input';
+import { deviceFromPath } from './lookups';
 
 export function forwardRoutes(app: App): Route[] {
   return [
     {
       method: 'GET', path: '/api/devices/:id/forwards', auth: 'control',
-      handler: (ctx) => ok(app.store.forwards.listByDevice(getDevice(app, ctx.params.id).deviceId).map(presentForward)),
+      handler(ctx) {
+        const device = deviceFromPath(app, ctx.params.id);
+        return ok(app.store.forwards.listByDevice(device.deviceId).map((f) => presentForward(f, device)));
+      },
     },
     {
       method: 'POST', path: '/api/devices/:id/forwards', auth: 'control',
       async handler(ctx) {
-        const deviceId = getDevice(app, ctx.params.id).deviceId;
+        const device = deviceFromPath(app, ctx.params.id);
         const input = parseForwardInput(await ctx.body());
-        return created(presentForward(await addForward(app, deviceId, input, { actor: ctx.actor })));
+        return created(presentForward(await addForward(app, device.deviceId, input, { actor: ctx.actor }), device));
       },
     },
     {

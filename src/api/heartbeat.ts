@@ -1,7 +1,9 @@
 // POST /api/v1/heartbeat: records what the device reports and answers its current tunnel
 // configuration (keys may have rotated) with the forwards_hash it compares to its own.
 // The hot path of the daemon: the answer text is kept per device until the data changes
-// (device/heartbeat-answers), and the report is written behind the answer.
+// (device/heartbeat-answers), and the report is written behind the answer. The request
+// buckets are drawn as device/admission says: the source's first, the device's and the
+// fleet's once the device is known and not suspended.
 import createError, { isHttpError } from 'http-errors';
 import type { App } from '../app';
 import type { Route } from '../http/router';
@@ -17,15 +19,18 @@ export function heartbeatRoute(app: App): Route {
     method: 'POST', path: '/api/v1/heartbeat', auth: 'none', bodyLimit: DEVICE_BODY_LIMIT,
     async handler(ctx) {
       try {
+        const { answers, heartbeats, admission } = deviceContext(app);
+        const source = sourceAddress(ctx.req);
+        admission.fromSource(source);
         const input = readHeartbeat(await ctx.body());
-        const { answers, heartbeats } = deviceContext(app);
         const answer = answers.get(input.deviceId);
         if (!answer) throw createError(404, 'device not found');
         if (answer.suspended) throw createError(403, 'device is suspended');
+        admission.passedChecks(input.deviceId);
         if (answer.body === null) throw new Error(`the peer of device ${deviceIdPrefix(input.deviceId)}… has no stored private key (was its publicKey replaced?)`);
         heartbeats.record(input.deviceId, {
           status: input.status, state: input.state, tunnelUp: input.tunnelUp, lastHandshake: input.lastHandshake,
-          seenAt: app.now().toISOString(), source: sourceAddress(ctx.req),
+          seenAt: app.now().toISOString(), source,
         });
         return okJsonText(answer.body);
       } catch (err) {

@@ -51,7 +51,7 @@ export const accessApiPaths = {
     post: {
       summary: "A one-time link to the peer's config and QR code, opened without signing in",
       requestBody: { required: false, ...json({ type: 'object', properties: { expiresInHours: { type: 'integer', minimum: 1, maximum: 168, default: 24 } } }) },
-      responses: { 201: { description: 'made; the url holds the token, shown only here', ...json({ type: 'object', properties: { id: int, url: str, expiresAt: ts } }) }, 400: error('bad expiresInHours'), 404: error('peer not found'), 409: error('the peer has no stored private key'), ...std },
+      responses: { 201: { description: 'made; the url holds the token, shown only here', ...json({ type: 'object', properties: { id: int, url: str, expiresAt: ts } }) }, 400: error('bad expiresInHours; or, with WGCP_PUBLIC_URL unset, a Host header that names no address or name of this router (`field` is `Host`): no link is made'), 404: error('peer not found'), 409: error('the peer has no stored private key'), ...std },
     },
   },
   '/api/peers/{id}/shares': {

@@ -13,22 +13,26 @@ const err = (description: string) => ({ description, ...json(ref('Error')) });
 const idParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' } };
 const errors = (...codes: number[]) => Object.fromEntries(codes.map((c) => [String(c), err(ERROR_TEXT[c])]));
 const ERROR_TEXT: Record<number, string> = {
-  400: 'invalid request; `field` names the bad field', 401: 'missing or wrong credentials',
+  400: 'invalid request; `field` names the bad field (a body nested deeper than 32 levels is 400 too)', 401: 'missing or wrong credentials',
   403: 'the role of the credentials is below the one this route needs (`role` names it)',
   404: 'not found', 413: 'body larger than 1 MiB', 500: 'service failure',
 };
-// The device contract's own responses: no credentials, fixed error texts, 64 KiB bodies.
+// The device contract's own responses: no credentials, fixed error texts, 8 KiB bodies.
 const deviceErr = (description: string) => ({ description, ...json(ref('DeviceError')) });
 const deviceOp = (summary: string, request: string, response: string, codes: Record<number, string>) => ({
   summary, security: [], requestBody: { required: true, ...json(ref(request)) },
   responses: { 200: { description: 'success', ...json(ref(response)) }, ...Object.fromEntries(Object.entries(codes).map(([c, d]) => [c, deviceErr(d)])) },
 });
-const deviceIdParam = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: 'the device_id' };
+const deviceIdParam = { name: 'id', in: 'path', required: true, schema: { type: 'string' }, description: "the device's id (its peer's id), never its device_id" };
 const withDeviceId = (o: Record<string, unknown>) => ({ parameters: [deviceIdParam], ...o });
 
 const op = (summary: string, success: Record<string, unknown>, codes: number[], extra: Record<string, unknown> = {}) =>
   ({ summary, ...extra, responses: { ...success, ...errors(401, 403, ...codes, 500) } });
 const withId = (o: Record<string, unknown>) => ({ parameters: [idParam], ...o });
+/** An operation whose 403 also covers a change that deletes (src/ops/deletion-rights.ts). */
+const deletionRight = (o: { responses: Record<string, unknown> }, why: string) => ({ ...o, responses: { ...o.responses, 403: err(why) } });
+/** A role change or revocation of a key or token: refused when it would leave no admin (src/ops/last-admin.ts). */
+const keepsAdmin = (o: { responses: Record<string, unknown> }) => ({ ...o, responses: { ...o.responses, 409: err('it is the last live admin key or token: the change would leave no admin') } });
 const body = (name: string) => ({ requestBody: { required: true, ...json(ref(name)) } });
 
 const str = { type: 'string' };
@@ -88,11 +92,14 @@ export const openApiDocument = {
       Webhook: {
         type: 'object', required: ['url'],
         properties: {
-          id: { ...int, readOnly: true }, serverID: { ...int, readOnly: true }, name: str, url: str,
+          id: { ...int, readOnly: true }, serverID: { ...int, readOnly: true }, name: str,
+          url: { ...str, description: 'whole for admins; other roles see its scheme and host, the rest "********" (e.g. https://hooks.slack.com/********)' },
           isEnabled: bool, isGlobal: bool, verifySSL: bool,
           subscribedActions: { type: 'array', items: { type: 'integer', minimum: 1, maximum: 9 } },
-          template: { enum: ['default', 'slack', 'discord', 'custom'] }, defaultPayload: str, customBody: str,
-          customHeaders: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 } },
+          template: { enum: ['default', 'slack', 'discord', 'custom'] },
+          defaultPayload: { ...str, description: 'other roles than admin see "********" when set' },
+          customBody: { ...str, description: 'other roles than admin see "********" when set' },
+          customHeaders: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 }, description: 'UTF-8 of a JSON object of header names to values; other roles than admin see each value as "********"' },
           secret: { ...str, description: 'write-only; shown as "********" when set' },
           createdAt: { ...ts, readOnly: true }, updatedAt: { ...ts, readOnly: true },
         },
@@ -108,7 +115,10 @@ export const openApiDocument = {
       Device: {
         type: 'object', description: 'A provisioned device; each one is a peer of its server (peerID).',
         properties: {
-          id: { ...str, format: 'uuid', readOnly: true }, serverID: { ...int, readOnly: true }, peerID: { ...int, readOnly: true },
+          id: { ...int, readOnly: true, description: "the device's id in routes: its peer's id (a device is a peer of its server)" },
+          uuid: { ...str, format: 'uuid', readOnly: true, description: "the device contract's device_id, a credential (the heartbeat answers the device's keys to whoever sends it): shown to admins only" },
+          uuidPrefix: { ...str, readOnly: true, description: 'the first 8 characters of the device_id, shown to every role' },
+          serverID: { ...int, readOnly: true }, peerID: { ...int, readOnly: true },
           hwid: { ...str, readOnly: true }, ip: { ...str, readOnly: true }, suspended: bool,
           status: { ...str, readOnly: true }, state: { ...str, readOnly: true }, tunnelUp: { type: ['boolean', 'null'], readOnly: true },
           lastHandshake: { type: ['string', 'null'], format: 'date-time', readOnly: true },
@@ -121,7 +131,7 @@ export const openApiDocument = {
       PortForward: {
         type: 'object', required: ['protocol', 'listenPort'],
         properties: {
-          id: { ...int, readOnly: true }, deviceID: { ...str, format: 'uuid', readOnly: true }, protocol: { enum: ['tcp', 'udp'] },
+          id: { ...int, readOnly: true }, deviceID: { ...int, readOnly: true, description: "the device's id" }, protocol: { enum: ['tcp', 'udp'] },
           listenPort: { type: 'integer', minimum: 1, maximum: 65535, description: "the router's port; unique per protocol on the router" },
           targetPort: { type: 'integer', minimum: 1, maximum: 65535, description: "the device's port; defaults to listenPort" },
           createdAt: { ...ts, readOnly: true },
@@ -132,7 +142,7 @@ export const openApiDocument = {
         properties: {
           token: { ...str, format: 'uuid' }, serverID: int, state: { enum: ['unused', 'used', 'expired'] },
           createdAt: ts, expiresAt: ts, usedAt: { type: ['string', 'null'], format: 'date-time' },
-          deviceID: { type: ['string', 'null'], format: 'uuid' },
+          deviceID: { type: ['integer', 'null'], description: "the id of the device that used it; null while unused or once that device is gone" },
         },
       },
       ProvisionRequest: { type: 'object', required: ['token', 'hwid'], properties: { token: { ...str, format: 'uuid' }, hwid: { ...str, maxLength: 128 } } },
@@ -174,10 +184,14 @@ export const openApiDocument = {
       Health: {
         type: 'object',
         properties: {
-          status: { enum: ['ok', 'degraded'], description: 'degraded (still 200) while changes are stored but not all applied: the kernel backend is off, or a server could not be brought up' },
+          status: { enum: ['ok', 'degraded'], description: 'degraded (still 200) while changes are stored but not all applied: the kernel backend is off, a server could not be brought up, or a repair of the kernel keeps failing' },
           reasons: { type: 'array', items: str, description: 'why the status is degraded, one sentence each; absent when ok' },
           kernel: { enum: ['on', 'off'] }, version: str, kernelReason: { ...str, description: 'why the kernel backend is off; absent when on' },
           failures: { type: 'array', description: 'servers that could not be brought up; absent when none', items: { type: 'object', properties: { serverID: int, interface: str, reason: str, since: ts, attempts: int, nextRetryAt: ts } } },
+          failingRepairs: {
+            type: 'array', description: 'repairs of kernel drift that keep failing (retried with back-off); absent when none',
+            items: { type: 'object', properties: { kind: { enum: ['peer', 'link', 'nft', 'ipv6', 'shaping'] }, serverID: { type: ['integer', 'null'] }, interface: { type: ['string', 'null'] }, reason: str, since: ts, attempts: int, nextRetryAt: ts } },
+          },
         },
       },
     },
@@ -217,14 +231,15 @@ export const openApiDocument = {
     }),
     '/api/peers/{id}': withId({
       get: op('Read a peer', { 200: { description: 'the peer', ...json(ref('Peer')) } }, [404]),
-      put: op('Update a peer', { 200: { description: 'updated', ...json(ref('Peer')) } }, [400, 404, 413], body('Peer')),
+      put: deletionRight(op('Update a peer', { 200: { description: 'updated', ...json(ref('Peer')) } }, [400, 404, 413], body('Peer')),
+        'the role is below the route\'s, or (`field` expiresAt, `role` admin) an expiry set or brought nearer: that schedules a deletion'),
       delete: op('Delete a peer', { 204: { description: 'deleted' } }, [404]),
     }),
     '/api/peers/{id}/config': withId({
-      get: op('WireGuard .conf of a peer', { 200: { description: '.conf text', content: { 'text/plain': { schema: str } } } }, [404]),
+      get: op('WireGuard .conf of a peer (500, naming the field, when a stored value holds a control character: refused, never printed)', { 200: { description: '.conf text', content: { 'text/plain': { schema: str } } } }, [404]),
     }),
     '/api/peers/{id}/qrcode': withId({
-      get: op('QR code PNG of the .conf', { 200: { description: 'PNG', content: { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } } }, [404]),
+      get: op('QR code PNG of the .conf (500 as for the .conf when a stored value holds a control character)', { 200: { description: 'PNG', content: { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } } }, [404]),
     }),
     '/api/servers/{id}/stats': withId({ get: op('Server statistics', { 200: { description: 'counts', ...json(ref('Stats')) } }, [404]) }),
     '/api/servers/{id}/webhooks': withId({
@@ -264,7 +279,8 @@ export const openApiDocument = {
     },
     '/api/events': {
       get: op('WebSocket stream of events (the webhook envelope as JSON) and usage snapshots. Credentials as for the API, '
-        + 'or an access token offered as a Sec-WebSocket-Protocol value (with "wgcp" beside it, which the server then selects)', {
+        + 'or an access token offered as a Sec-WebSocket-Protocol value (with "wgcp" beside it, which the server then selects). '
+        + 'Closed with code 4401 when the key, token or session that opened it ends (revoked, expired, signed out)', {
         101: { description: 'switching to WebSocket' },
         426: err('a plain GET: connect with Upgrade: websocket'),
       }, []),
@@ -277,12 +293,18 @@ export const openApiDocument = {
       get: op('List API keys (never their secrets)', { 200: { description: 'API keys by id', ...json({ type: 'array', items: ref('Credential') }) } }, []),
       post: op('Make an API key; the answer holds it once, as `key`', { 201: { description: 'made', ...json(ref('NewCredential')) } }, [400, 413], { requestBody: { required: false, ...json({ type: 'object', properties: { name: str } }) } }),
     },
-    '/api/apikeys/{id}': withId({ put: op('Change the role of an API key (its sessions follow at once)', { 200: { description: 'changed', ...json(ref('Credential')) } }, [400, 404], body('RoleChange')), delete: op('Revoke an API key (its sessions end with it)', { 204: { description: 'revoked' } }, [404]) }),
+    '/api/apikeys/{id}': withId({
+      put: keepsAdmin(op('Change the role of an API key (its sessions follow at once)', { 200: { description: 'changed', ...json(ref('Credential')) } }, [400, 404], body('RoleChange'))),
+      delete: keepsAdmin(op('Revoke an API key (its sessions end with it)', { 204: { description: 'revoked' } }, [404])),
+    }),
     '/api/access-tokens': {
       get: op('List access tokens (never their secrets)', { 200: { description: 'access tokens by id', ...json({ type: 'array', items: ref('Credential') }) } }, []),
       post: op('Make an access token; the answer holds it once, as `token`', { 201: { description: 'made', ...json(ref('NewCredential')) } }, [400, 413], { requestBody: { required: false, ...json({ type: 'object', properties: { name: str, expiresInDays: { type: 'integer', minimum: 1, maximum: 36500 } } }) } }),
     },
-    '/api/access-tokens/{id}': withId({ put: op('Change the role of an access token (its sessions follow at once)', { 200: { description: 'changed', ...json(ref('Credential')) } }, [400, 404], body('RoleChange')), delete: op('Revoke an access token (its sessions end with it)', { 204: { description: 'revoked' } }, [404]) }),
+    '/api/access-tokens/{id}': withId({
+      put: keepsAdmin(op('Change the role of an access token (its sessions follow at once)', { 200: { description: 'changed', ...json(ref('Credential')) } }, [400, 404], body('RoleChange'))),
+      delete: keepsAdmin(op('Revoke an access token (its sessions end with it)', { 204: { description: 'revoked' } }, [404])),
+    }),
     '/api/tokens/{token}': {
       parameters: [{ name: 'token', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
       delete: op('Revoke a registration token', { 204: { description: 'revoked' } }, [404]),
@@ -291,7 +313,7 @@ export const openApiDocument = {
     '/api/devices/{id}': withDeviceId({
       get: op('Read a device', { 200: { description: 'the device', ...json(ref('Device')) } }, [404]),
       put: op('Suspend or reinstate a device', { 200: { description: 'updated', ...json(ref('Device')) } }, [400, 404, 413], body('DeviceUpdate')),
-      delete: op('Delete a device and its peer', { 204: { description: 'deleted' } }, [404]),
+      delete: deletionRight(op('Delete a device and its peer', { 204: { description: 'deleted' } }, [404]), 'below admin: removing a device deletes its peer'),
     }),
     '/api/devices/{id}/rotate': withDeviceId({
       post: op("Give the device's peer new keys (the device gets them at its next heartbeat)", { 200: { description: 'the device', ...json(ref('Device')) } }, [404]),
@@ -303,15 +325,15 @@ export const openApiDocument = {
     '/api/forwards/{id}': withId({ delete: op('Remove a port forward', { 204: { description: 'removed' } }, [404]) }),
     '/api/v1/provision': {
       post: deviceOp('Device API: exchange a registration token and hwid for the encrypted configuration', 'ProvisionRequest', 'ProvisionResponse', {
-        400: '`invalid token format`, `invalid hardware id`, `token already used`, or malformed JSON',
-        403: '`invalid token` (unknown) or `token expired`', 413: 'body larger than 64 KiB',
-        429: 'too many failed attempts from this address, or too many device requests (WGCP_DEVICE_RATE); see Retry-After', 500: '`provisioning failed`',
+        400: '`invalid token format`, `invalid hardware id`, `token already used` (also for the same hwid again, unless WGCP_PROVISION_RETRY_WINDOW is set), or malformed JSON',
+        403: '`invalid token` (unknown) or `token expired`', 413: 'body larger than 8 KiB (refused on Content-Length before it is read)',
+        429: 'too many failed attempts from this address, or too many device requests from this address or the fleet (WGCP_DEVICE_RATE); see Retry-After', 500: '`provisioning failed`',
       }),
     },
     '/api/v1/heartbeat': {
       post: deviceOp('Device API: report status and get the current configuration', 'HeartbeatRequest', 'HeartbeatResponse', {
         400: '`invalid device id`, or a status field of the wrong type', 403: '`device is suspended`', 404: '`device not found`',
-        413: 'body larger than 64 KiB', 429: 'too many device requests (WGCP_DEVICE_RATE); see Retry-After', 500: '`heartbeat failed`',
+        413: 'body larger than 8 KiB (refused on Content-Length before it is read)', 429: 'too many device requests from this address, this device or the fleet (WGCP_DEVICE_RATE); see Retry-After', 500: '`heartbeat failed`',
       }),
     },
   } as Record<string, Record<string, unknown>>,

@@ -1,7 +1,9 @@
 // POST /api/v1/provision: a one-time token and a hardware id in, the device's tunnel
 // configuration out, encrypted for that hwid. Failed attempts count against the source
 // address; past the limit its failures get 429 until the window ends. A good token still
-// provisions from a blocked address (a whole NAT shares it) and clears the count.
+// provisions from a blocked address (a whole NAT shares it) and clears the count. The
+// request buckets are drawn as device/admission says: the source's first, the fleet's once
+// the body is well formed and names a token that exists and is unspent.
 import createError, { isHttpError } from 'http-errors';
 import type { IncomingMessage } from 'node:http';
 import type { App } from '../app';
@@ -13,7 +15,7 @@ import { deviceIdPrefix } from '../device/identifiers';
 import { limiterKey } from '../device/failure-limiter';
 import { deviceContext } from '../device/context';
 import { deviceTunnel, tunnelSource } from '../views/devices-present';
-import { provisionDevice, readProvisionBody } from '../ops/provision-device';
+import { provisionDevice, readProvisionBody, tokenUnspent } from '../ops/provision-device';
 
 
 /** The client's address, with IPv4-mapped IPv6 shown as plain IPv4. */
@@ -25,23 +27,33 @@ export function provisionRoute(app: App): Route {
   return {
     method: 'POST', path: '/api/v1/provision', auth: 'none', bodyLimit: DEVICE_BODY_LIMIT,
     async handler(ctx) {
-      const { salt, limiter } = deviceContext(app);
+      const { salt, limiter, admission } = deviceContext(app);
       const source = sourceAddress(ctx.req);
       const counted = limiterKey(source);
-      let done;
-      try {
-        const { token, hwid } = readProvisionBody(await ctx.body());
-        done = await provisionDevice(app, token, hwid, source, { actor: { kind: 'device', id: null, name: 'device', role: null, address: source } });
-      } catch (err) {
+      admission.fromSource(source);
+      const failed = (err: unknown): Error => {
         if (isHttpError(err) && err.status < 500) {
           // A blocked address learns nothing more about why its attempts fail.
           const wait = limiter.blockedFor(counted);
           limiter.recordFailure(counted);
-          if (wait > 0) throw createError(429, 'too many failed provisioning attempts; try again later', { headers: { 'Retry-After': String(wait) } });
-          throw err;
+          if (wait > 0) return createError(429, 'too many failed provisioning attempts; try again later', { headers: { 'Retry-After': String(wait) } });
+          return err;
         }
         app.log.error('provisioning failed', { requestId: ctx.requestId, error: err instanceof Error ? err.message : String(err) });
-        throw createError(500, 'provisioning failed');
+        return createError(500, 'provisioning failed');
+      };
+      let input;
+      try {
+        input = readProvisionBody(await ctx.body());
+      } catch (err) {
+        throw failed(err);
+      }
+      if (tokenUnspent(app, input.token)) admission.passedChecks(null);
+      let done;
+      try {
+        done = await provisionDevice(app, input.token, input.hwid, source, { actor: { kind: 'device', id: null, name: 'device', role: null, address: source } });
+      } catch (err) {
+        throw failed(err);
       }
       limiter.recordSuccess(counted);
       const { server, device, peer, replaced, replay } = done;

@@ -16,7 +16,7 @@ export function regTokenRoutes(app: App): Route[] {
       handler(ctx) {
         const server = serverFromPath(app, ctx.params.id);
         const now = app.now().toISOString();
-        return ok(store.regTokens.listByServer(server.id).map((t) => presentRegToken(t, now)));
+        return ok(store.regTokens.listByServer(server.id).map((t) => presentRegToken(t, now, t.deviceId === null ? undefined : store.devices.get(t.deviceId))));
       },
     },
     {
@@ -27,7 +27,7 @@ export function regTokenRoutes(app: App): Route[] {
         const now = app.now();
         const token = await createRegToken(app.runner, server.id, now, { actor: ctx.actor });
         app.log.info('registration token created', { serverId: server.id, expiresAt: token.expiresAt });
-        return created(presentRegToken(token, now.toISOString()));
+        return created(presentRegToken(token, now.toISOString(), undefined));
       },
     },
     {

@@ -2,10 +2,12 @@
 // router refuses a caller below it (403 naming the role), the OpenAPI document shows it as
 // `x-wgcp-role`, and a route missing here is admin's (the role suite fails on it).
 // viewer: reads, without private keys, configs, registration tokens or the backup.
-// operator: also peers (not their deletion), configs, QR codes, share links, devices, tokens.
+// operator: also peers (not their deletion, nor a device's), configs, QR codes, share links,
+// devices, tokens.
 // admin: everything, including servers, webhooks, SMTP, keys, backup, restore, import, audit.
 import type { Route } from '../http/router';
 import type { Role } from '../store/roles';
+import { PEER_DELETE_ROLE } from '../ops/deletion-rights';
 
 export const ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'GET /api/openapi.json': 'viewer',
@@ -18,7 +20,7 @@ export const ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'POST /api/servers/:id/peers': 'operator',
   'GET /api/peers/:id': 'viewer',
   'PUT /api/peers/:id': 'operator',
-  'DELETE /api/peers/:id': 'admin',
+  'DELETE /api/peers/:id': PEER_DELETE_ROLE,
   'GET /api/peers/:id/config': 'operator',
   'GET /api/peers/:id/qrcode': 'operator',
   'POST /api/peers/:id/email': 'operator',
@@ -47,7 +49,8 @@ export const ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'GET /api/devices': 'viewer',
   'GET /api/devices/:id': 'viewer',
   'PUT /api/devices/:id': 'operator',
-  'DELETE /api/devices/:id': 'operator',
+  // Removing a device removes its peer: a deletion.
+  'DELETE /api/devices/:id': PEER_DELETE_ROLE,
   'POST /api/devices/:id/rotate': 'operator',
   'GET /api/devices/:id/forwards': 'viewer',
   'POST /api/devices/:id/forwards': 'operator',

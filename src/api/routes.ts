@@ -1,5 +1,7 @@
 // Every route of the daemon, in one table: the router matches it and the OpenAPI test
 // compares it with the document.
+import { storageReasons } from '../ops/storage-health';
+import { clockReasons } from '../jobs/clock-watch';
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { ok } from '../http/reply';
@@ -33,13 +35,18 @@ import { totpRoutes } from './totp';
 
 /**
  * Liveness: 200 while the API serves. `degraded` when changes are stored but not (all)
- * applied: the kernel backend is off, or a server could not be brought up; `reasons` says why.
+ * applied: the kernel backend is off, a server could not be brought up, or a repair of the
+ * kernel keeps failing; `reasons` says why.
  */
 function health(app: App) {
   const failures = app.kernel.failures().map((f) => ({ serverID: f.serverId, interface: f.interface, reason: f.reason, since: f.since, attempts: f.attempts, nextRetryAt: f.nextRetryAt }));
+  const failingRepairs = (app.kernel.failingRepairs?.() ?? []).map((f) => ({ kind: f.kind, serverID: f.serverId, interface: f.interface, reason: f.reason, since: f.since, attempts: f.attempts, nextRetryAt: f.nextRetryAt }));
   const reasons = [
     ...(app.kernel.state === 'off' ? [`the kernel backend is off: changes are stored but not applied${app.kernel.reason ? ` (${app.kernel.reason})` : ''}`] : []),
     ...failures.map((f) => `server ${f.serverID} (${f.interface}) is down: ${f.reason}`),
+    ...failingRepairs.map((f) => `the kernel's ${f.kind} drift${f.interface ? ` on ${f.interface}` : ''} cannot be repaired: ${f.reason}`),
+    ...storageReasons(app.config.dataDir, app.runner.writeFailure),
+    ...clockReasons(app),
   ];
   return {
     status: reasons.length ? 'degraded' : 'ok',
@@ -47,6 +54,7 @@ function health(app: App) {
     ...(app.kernel.reason ? { kernelReason: app.kernel.reason } : {}),
     ...(reasons.length ? { reasons } : {}),
     ...(failures.length ? { failures } : {}),
+    ...(failingRepairs.length ? { failingRepairs } : {}),
     version: VERSION,
   };
 }

@@ -1,16 +1,16 @@
 // A server body as the API takes it: types, ranges and formats. The rules that need the
 // other servers are the operation's (ops/server-rules.ts).
 import type { ServerInput } from '../ops/servers';
-import { endpointPort } from '../ops/server-rules';
-import { parseCidr, parseIpv4, isHostOf } from '../wg/ipv4';
-import { formatCidr6, formatIpv6, isHostOf6, parseCidr6, parseIpv6 } from '../wg/ipv6';
+import { SERVER_VALUE_RULES } from '../ops/value-rules';
+import { parseIpv4 } from '../wg/ipv4';
+import { formatCidr6, formatIpv6, parseCidr6, parseIpv6 } from '../wg/ipv6';
 import { badField, oneOf, readInt, readName, readString, type Body } from './fields';
 import { INTERFACE_NAME, INTERFACE_NAME_RULE } from '../wg/interface-name';
 
-// No leading '-' or '.': the name reaches `ip` and `wg` as an argument.
-
-function isIpAddress(text: string): boolean {
-  return parseIpv4(text) !== null || parseIpv6(text) !== null;
+/** Refuses a given value that breaks its stored rule (ops/value-rules.ts): 400 naming the field. */
+function keepRule(field: string, value: unknown): void {
+  const problem = value === undefined ? null : SERVER_VALUE_RULES[field](value);
+  if (problem) throw badField(field, problem);
 }
 
 export function parseServerInput(body: Body): ServerInput {
@@ -25,26 +25,10 @@ export function parseServerInput(body: Body): ServerInput {
     dns: readString(body, 'dns', { max: 200 }),
     mtu: body.mtu === null ? null : readInt(body, 'mtu', 1280, 9000),
   };
-  if (input.endpoint !== undefined && endpointPort(input.endpoint) === null) {
-    throw badField('endpoint', 'must be host:port, such as vpn.example.com:51820 or 203.0.113.7:51820');
-  }
-  if (input.address !== undefined) {
-    const c = parseCidr(input.address);
-    if (!c || c.prefix < 8 || c.prefix > 30 || !isHostOf(c, c.ip)) {
-      throw badField('address', 'must be the server tunnel address with its prefix, such as 10.8.0.1/24 (prefix 8 to 30)');
-    }
-  }
-  if (typeof input.address6 === 'string') {
-    const c = parseCidr6(input.address6);
-    if (!c || c.prefix < 16 || c.prefix > 124 || !isHostOf6(c, c.ip)) {
-      throw badField('address6', 'must be the server IPv6 tunnel address with its prefix, such as fd12:3456:789a:1::1/64 (prefix 16 to 124), or null');
-    }
-    input.address6 = formatCidr6(c);
-  }
+  for (const field of ['endpoint', 'address', 'address6', 'dns'] as const) keepRule(field, input[field]);
+  if (typeof input.address6 === 'string') input.address6 = formatCidr6(parseCidr6(input.address6)!);
   if (input.dns !== undefined) {
-    const parts = input.dns.split(',').map((s) => s.trim());
-    if (parts.some((p) => !isIpAddress(p))) throw badField('dns', 'must be one or more IP addresses separated by commas');
-    input.dns = parts.map((p) => (parseIpv4(p) !== null ? p : formatIpv6(parseIpv6(p)!))).join(', ');
+    input.dns = input.dns.split(',').map((s) => s.trim()).map((p) => (parseIpv4(p) !== null ? p : formatIpv6(parseIpv6(p)!))).join(', ');
   }
   return input;
 }

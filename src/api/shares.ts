@@ -1,7 +1,6 @@
 // One-time config links. Operators make, list and revoke them; GET /share/{token} (no
 // sign-in) opens one once. That answer is never cached or stored, sends no Referer on, and
 // is framed by nothing.
-import type { TLSSocket } from 'node:tls';
 import type { App } from '../app';
 import type { RequestContext, Route } from '../http/router';
 import { created, noContent, ok, type Reply } from '../http/reply';
@@ -10,6 +9,7 @@ import { deadSharePageHtml, presentShare, sharePageHtml, deadShareText } from '.
 import { parseId, readInt } from './fields';
 import { optionalBody } from './optional-body';
 import { peerConfText, renderQrPng } from './peer-files';
+import { shareBase } from './share-origin';
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -24,12 +24,6 @@ export const SHARE_PAGE_HEADERS: Record<string, string> = {
 };
 
 const HTML = 'text/html; charset=utf-8';
-
-/** The address the link is reached at: this request's own origin. */
-function originOf(ctx: RequestContext): string {
-  const secure = (ctx.req.socket as TLSSocket).encrypted === true;
-  return `${secure ? 'https' : 'http'}://${ctx.req.headers.host ?? 'localhost'}`;
-}
 
 async function openShare(app: App, ctx: RequestContext): Promise<Reply> {
   const token = ctx.params.token;
@@ -58,9 +52,11 @@ export function shareRoutes(app: App): Route[] {
       async handler(ctx) {
         const body = await optionalBody(ctx);
         const hours = readInt(body, 'expiresInHours', 1, SHARE_MAX_HOURS) ?? SHARE_DEFAULT_HOURS;
+        // Before the link is made: a Host that names no address of this router makes none.
+        const base = shareBase(app.config, ctx.req);
         const { share, token } = await createShare(app, ctx.actor!, parseId(ctx.params.id, 'peer'), hours);
         app.log.info('share link created', { peerID: share.peerId, shareID: share.id, expiresAt: share.expiresAt });
-        return created({ id: share.id, url: `${originOf(ctx)}/share/${token}`, expiresAt: share.expiresAt });
+        return created({ id: share.id, url: `${base}/share/${token}`, expiresAt: share.expiresAt });
       },
     },
     {

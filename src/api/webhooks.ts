@@ -8,6 +8,7 @@ import type { WebhookRecord } from '../store/webhooks';
 import { guardFacts } from '../net/own-listeners';
 import { parseId } from './fields';
 import { presentWebhook } from '../views/present';
+import { webhookSight } from '../views/webhook-sight';
 import { serverFromPath } from './lookups';
 import { parseWebhookInput } from './webhook-input';
 import { createWebhook, deleteWebhook, updateWebhook } from '../ops/webhooks';
@@ -23,26 +24,26 @@ export function webhookRoutes(app: App): Route[] {
   return [
     {
       method: 'GET', path: '/api/servers/:id/webhooks', auth: 'control',
-      handler: (ctx) => ok(store.webhooks.listByServer(serverFromPath(app, ctx.params.id).id).map(presentWebhook)),
+      handler: (ctx) => ok(store.webhooks.listByServer(serverFromPath(app, ctx.params.id).id).map((w) => presentWebhook(w, webhookSight(ctx.actor?.role)))),
     },
     {
       method: 'POST', path: '/api/servers/:id/webhooks', auth: 'control',
       async handler(ctx) {
         const server = serverFromPath(app, ctx.params.id);
         const input = parseWebhookInput(await ctx.body(), guardFacts());
-        return created(presentWebhook(await createWebhook(app, server.id, input, { actor: ctx.actor })));
+        return created(presentWebhook(await createWebhook(app, server.id, input, { actor: ctx.actor }), webhookSight(ctx.actor?.role)));
       },
     },
     {
       method: 'GET', path: '/api/webhooks/:id', auth: 'control',
-      handler: (ctx) => ok(presentWebhook(findWebhook(app, ctx.params.id))),
+      handler: (ctx) => ok(presentWebhook(findWebhook(app, ctx.params.id), webhookSight(ctx.actor?.role))),
     },
     {
       method: 'PUT', path: '/api/webhooks/:id', auth: 'control',
       async handler(ctx) {
         const id = findWebhook(app, ctx.params.id).id;
         const input = parseWebhookInput(await ctx.body(), guardFacts());
-        return ok(presentWebhook(await updateWebhook(app, id, input, { actor: ctx.actor })));
+        return ok(presentWebhook(await updateWebhook(app, id, input, { actor: ctx.actor }), webhookSight(ctx.actor?.role)));
       },
     },
     {

@@ -7,6 +7,11 @@ import { MIGRATIONS } from '../store/migrations';
 import { backfillIpv6 } from '../store/ipv6-backfill';
 import { BackupRefused, WGCP_APPLICATION_ID } from './format';
 import { readMeta, type BackupMeta } from './snapshot';
+import { EMAIL, PEER_VALUE_RULES, SERVER_VALUE_RULES, firstBadValue, quoted } from '../ops/value-rules';
+
+const LINE_BREAKING = /[\p{Cc}\p{Zl}\p{Zp}]/u;
+const restoredName = (v: unknown): string | null => (typeof v !== 'string' ? 'must be text' : LINE_BREAKING.test(v) ? 'must not hold a control character or a line separator' : null);
+import { HOSTNAME } from '../wg/hostname';
 
 export interface CheckedBackup {
   /** Schema version the backup was written with, and the one it holds now. */
@@ -45,6 +50,39 @@ function inspect(db: DB): { version: number } {
   return { version };
 }
 
+// The values a backup's rows carry reach every client's .conf, `ip`/`wg`/`nft`/`tc`, mail
+// headers and logs, as the API's would: they keep the same rules (ops/value-rules.ts). A
+// backup edited by hand, or made by an older wgcp that let such a value in, is refused whole.
+// Names are held to less than the name rule: a backup of last year may hold a name today's
+// rule refuses (an emoji with U+FE0F) but harmless where it goes; a name that breaks a line
+// (a log line, a mail header) is refused.
+const SERVER_ROWS = `SELECT id, name, endpoint, interface, address, address6, listen_port AS listenPort, dns, mtu,
+  private_key AS privateKey, public_key AS publicKey FROM servers`;
+const PEER_ROWS = 'SELECT id, name, email, ip, ip6, public_key AS publicKey, private_key AS privateKey, preshared_key AS presharedKey FROM peers';
+const NAMED_ROWS = [['webhooks', 'name'], ['credentials', 'name'], ['smtp_settings', 'from_name']] as const;
+
+function checkValues(db: DB): void {
+  const refuse = (what: string, field: string, value: unknown, why: string) => {
+    throw new BackupRefused(`the backup's ${what} has a ${field} that wgcp refuses: ${quoted(value)} ${why}; nothing was restored`);
+  };
+  for (const [table, sql, what] of [[SERVER_VALUE_RULES, SERVER_ROWS, 'server'], [PEER_VALUE_RULES, PEER_ROWS, 'peer']] as const) {
+    const rules = { ...table, name: restoredName };
+    for (const row of db.prepare(sql).iterate() as Iterable<Record<string, unknown>>) {
+      const bad = firstBadValue(rules, row);
+      if (bad) refuse(`${what} ${row.id}`, bad.field, row[bad.field], bad.message);
+    }
+  }
+  for (const [table, column] of NAMED_ROWS) {
+    for (const row of db.prepare(`SELECT rowid AS id, ${column} AS v FROM ${table}`).iterate() as Iterable<{ id: number; v: unknown }>) {
+      const problem = restoredName(row.v);
+      if (problem) refuse(`${table} row ${row.id}`, column, row.v, problem);
+    }
+  }
+  const smtp = db.prepare('SELECT server, from_email AS fromEmail FROM smtp_settings').get() as { server: string; fromEmail: string } | undefined;
+  if (smtp?.server && !HOSTNAME.test(smtp.server) && !/^[0-9a-fA-F:.]+$/.test(smtp.server)) refuse('mail settings', 'server', smtp.server, 'must be a host name or IP address');
+  if (smtp?.fromEmail && !EMAIL.test(smtp.fromEmail)) refuse('mail settings', 'from_email', smtp.fromEmail, 'must be an e-mail address');
+}
+
 /** Checks the staged copy at `file` and brings its schema to this program's; throws BackupRefused. */
 export function checkAndMigrate(file: string): CheckedBackup {
   let db: DB;
@@ -68,6 +106,7 @@ export function checkAndMigrate(file: string): CheckedBackup {
     } catch (err) {
       throw new BackupRefused(`the backup's schema version ${version} could not be brought to ${MIGRATIONS.length}: ${(err as Error).message}`);
     }
+    checkValues(db);
     const count = (table: string) => (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
     return { schemaFrom: version, schemaTo: MIGRATIONS.length, servers: count('servers'), peers: count('peers'), meta: readMeta(db) };
   } finally {

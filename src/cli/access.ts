@@ -1,10 +1,13 @@
 // `wgcp totp reset ID` (a lost phone: the key or token signs in on the page without a code
-// again, and can enrol anew) and `wgcp audit` (the audit log as JSON lines, oldest first,
-// for shipping elsewhere: `--after ID` continues from the last line shipped).
+// again, and can enrol anew) and `wgcp audit` (the audit log, oldest first: a table for
+// people, or with --json one JSON object a line for shipping elsewhere: `--after ID`
+// continues from the last line shipped).
 import type { Store } from '../store/store';
 import { resetTotp } from '../ops/totp';
 import { readAuditQuery } from '../access/audit-query';
-import { UsageError, stringOption, type Args } from './args';
+import { UsageError, stringOption, wantsJson, type Args } from './args';
+import { renderTable, shortTime } from './table';
+import type { AuditRow } from '../store/audit';
 
 export function runTotpCommand(args: Args, store: Store, out: (s: string) => void): void {
   const [, verb, id] = args.words;
@@ -30,10 +33,25 @@ export function runAuditCommand(args: Args, store: Store, out: (s: string) => vo
   } catch (err) {
     throw new UsageError(`--${(err as Error).message}`);
   }
+  const json = wantsJson(args);
+  let any = false;
   for (;;) {
     const { entries, nextCursor } = store.audit.list(query.filter, query.page);
-    for (const e of entries) out(JSON.stringify(e) + '\n');
-    if (nextCursor === null) return;
+    // The table is laid out a page (1,000 rows) at a time: a long log never waits whole in memory.
+    if (json) for (const e of entries) out(JSON.stringify(e) + '\n');
+    else if (entries.length) out(auditTable(entries, !any));
+    any ||= entries.length > 0;
+    if (nextCursor === null) break;
     query.page.after = nextCursor;
   }
+  if (!json && !any) out('no audit entries\n');
+}
+
+const summaryText = (s: Record<string, unknown>): string => Object.entries(s).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ');
+
+function auditTable(entries: AuditRow[], withHeader: boolean): string {
+  const text = renderTable(['ID', 'WHEN (UTC)', 'WHO', 'ACTION', 'TARGET', 'WHAT'], entries.map((e) => [
+    e.id, shortTime(e.at), `${e.actor.kind}${e.actor.id === null ? '' : `:${e.actor.id}`} ${e.actor.name}`.trim(), e.action,
+    e.targetType ? `${e.targetType}${e.targetId === null ? '' : `:${e.targetId}`}` : null, summaryText(e.summary)]), [0]);
+  return withHeader ? text : text.slice(text.indexOf('\n') + 1);
 }

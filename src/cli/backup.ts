@@ -1,6 +1,8 @@
 // `wgcp backup [--out FILE] [--passphrase-file F]`: a consistent snapshot of the daemon's
 // database (SQLite's online backup, safe while wgcpd writes), written 0600, encrypted with
-// scrypt + AES-256-GCM when a passphrase file is given. `--out -` writes to stdout.
+// scrypt + AES-256-GCM when a passphrase file is given. `--out -` writes to stdout. Without
+// --out it goes into the data folder's backups/ (0700), never the working folder: a clone's
+// root is where `git add -A` would pick up every private key of the router.
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -29,12 +31,22 @@ export function openLive(dataDir: string): Database.Database {
   return db;
 }
 
+export const BACKUPS_FOLDER = 'backups';
+
+/** `<dataDir>/backups/wgcp-backup-<time>.db|.wgcpenc`, the folder made owner-only if missing. */
+function defaultBackupFile(dataDir: string, now: Date, encrypted: boolean): string {
+  const dir = path.join(dataDir, BACKUPS_FOLDER);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  return path.join(dir, backupFileName(now, encrypted));
+}
+
 export async function runBackupCommand(args: Args, dataDir: string, out: (s: string) => void, note: (s: string) => void): Promise<number> {
   const passphrase = readPassphraseFile(stringOption(args, 'passphrase-file'));
   const now = new Date();
-  const target = stringOption(args, 'out') ?? backupFileName(now, passphrase !== null);
-  const toStdout = target === '-';
+  const given = stringOption(args, 'out');
   const db = openLive(dataDir);
+  const target = given ?? defaultBackupFile(dataDir, now, passphrase !== null);
+  const toStdout = target === '-';
   let backup;
   try {
     backup = await createBackup(db, dataDir, now, passphrase);
@@ -57,7 +69,7 @@ export async function runBackupCommand(args: Args, dataDir: string, out: (s: str
       fs.renameSync(partial, target);
     }
     const say = toStdout ? note : out;
-    say(`wrote ${toStdout ? 'the backup to stdout' : target} (${bytes} bytes, ${backup.encrypted ? 'encrypted with scrypt + AES-256-GCM' : 'not encrypted'})\n`);
+    say(`wrote ${toStdout ? 'the backup to stdout' : path.resolve(target)} (${bytes} bytes, ${backup.encrypted ? 'encrypted with scrypt + AES-256-GCM' : 'not encrypted'})\n`);
     say(`it holds every private key and secret of this router (mode 0600): keep it where only you can read it${backup.encrypted ? '' : ', or give --passphrase-file'}\n`);
     return 0;
   } finally {

@@ -15,6 +15,7 @@ import { ServerModel } from '../kernel/model';
 import { detectWanInterfaces } from '../kernel/wan';
 import { fullPolicy } from '../nft/policy';
 import { ifnameElement } from '../nft/elements';
+import { renderTable } from './table';
 
 const readOnly = async (): Promise<void> => { throw new Error('wgcp check repairs nothing'); };
 
@@ -54,20 +55,19 @@ async function shapingFindings(store: Store): Promise<string[]> {
   return out;
 }
 
-/** Prints each difference (no keys); resolves to the exit code: 0 none, 1 some. */
-export async function runCheckCommand(store: Store, out: (s: string) => void): Promise<number> {
+/** Prints each difference (no keys), as a table or with `json` as JSON; resolves to the exit code: 0 none, 1 some. */
+export async function runCheckCommand(store: Store, out: (s: string) => void, json = false): Promise<number> {
   const target = databaseTarget(store);
-  let found = 0;
+  const differences: { kind: string; summary: string }[] = [];
   for (const c of COMPARERS) {
-    for (const f of await c.inspect(target, null)) {
-      found++;
-      out(`${f.kind}\t${f.summary}\n`);
-    }
+    for (const f of await c.inspect(target, null)) differences.push({ kind: f.kind, summary: f.summary });
   }
-  for (const summary of await shapingFindings(store)) {
-    found++;
-    out(`shaping\t${summary}\n`);
+  for (const summary of await shapingFindings(store)) differences.push({ kind: 'shaping', summary });
+  const found = differences.length;
+  if (json) out(JSON.stringify({ same: found === 0, differences }, null, 2) + '\n');
+  else {
+    if (found) out(renderTable(['KIND', 'DIFFERENCE'], differences.map((d) => [d.kind, d.summary])));
+    out(found === 0 ? 'the kernel holds what the database says\n' : `${found} difference${found === 1 ? '' : 's'}: wgcpd repairs them (docs/kernel.md, "Drift")\n`);
   }
-  out(found === 0 ? 'the kernel holds what the database says\n' : `${found} difference${found === 1 ? '' : 's'}: wgcpd repairs them (docs/kernel.md, "Drift")\n`);
   return found === 0 ? 0 : 1;
 }

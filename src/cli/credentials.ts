@@ -4,7 +4,9 @@ import type { CredentialKind } from '../store/credentials';
 import type { Store } from '../store/store';
 import { createCredential, listCredentials, revokeCredential } from '../ops/credentials';
 import { nameProblem } from '../ops/name-rule';
-import { UsageError, stringOption, type Args } from './args';
+import { UsageError, stringOption, wantsJson, type Args } from './args';
+import { renderTable, shortTime } from './table';
+import type { CredentialInfo } from '../store/credentials';
 import { isRole, type Role } from '../store/roles';
 import { setCredentialRole } from '../ops/credential-roles';
 import { cliRunner } from '../ops/cli-runner';
@@ -14,6 +16,14 @@ import { KernelOff } from '../kernel/plane';
 function roleArg(text: string | undefined): Role {
   if (!isRole(text)) throw new UsageError('the role must be admin, operator or viewer');
   return text;
+}
+
+/** The list for people; `--json` gives the same records as the API. */
+function credentialTable(kind: CredentialKind, listed: CredentialInfo[]): string {
+  if (listed.length === 0) return `no ${kind === 'apikey' ? 'API keys' : 'access tokens'}\n`;
+  const tokens = kind === 'token';
+  const header = ['ID', 'NAME', 'ROLE', 'CREATED', 'LAST USED', ...(tokens ? ['EXPIRES'] : [])];
+  return renderTable(header, listed.map((c) => [c.id, c.name, c.role, shortTime(c.createdAt), shortTime(c.lastUsedAt), ...(tokens ? [shortTime(c.expiresAt) ?? 'never'] : [])]), [0]);
 }
 
 export async function runCredentialCommand(kind: CredentialKind, args: Args, store: Store, out: (s: string) => void): Promise<void> {
@@ -34,23 +44,26 @@ export async function runCredentialCommand(kind: CredentialKind, args: Args, sto
         expiresInDays = Number(days);
       }
       const role = roleArg(stringOption(args, 'role') ?? 'admin');
-      out((await createCredential(runner, kind, name, now, expiresInDays, role, { actor })).secret + '\n');
+      const made = await createCredential(runner, kind, name, now, expiresInDays, role, { actor });
+      out(wantsJson(args) ? JSON.stringify(made, null, 2) + '\n' : made.secret + '\n');
       return;
     }
-    case 'list':
-      out(JSON.stringify(listCredentials(store, kind), null, 2) + '\n');
+    case 'list': {
+      const listed = listCredentials(store, kind);
+      out(wantsJson(args) ? JSON.stringify(listed, null, 2) + '\n' : credentialTable(kind, listed));
       return;
+    }
     case 'role': {
       const role = args.words[3];
       if (!arg || !/^\d+$/.test(arg) || role === undefined) throw new UsageError(`usage: wgcp ${kind} role ID admin|operator|viewer`);
-      const changed = await setCredentialRole(runner, actor, kind, Number(arg), roleArg(role));
+      const changed = await setCredentialRole(runner, actor, kind, Number(arg), roleArg(role), now);
       if (changed === null) throw new UsageError(`no ${kind} with id ${arg}`);
       out(`${kind} ${arg} is now ${role}\n`);
       return;
     }
     case 'revoke': {
       if (!arg || !/^\d+$/.test(arg)) throw new UsageError(`usage: wgcp ${kind} revoke ID`);
-      if (!await revokeCredential(runner, kind, Number(arg), { actor })) throw new UsageError(`no ${kind} with id ${arg}`);
+      if (!await revokeCredential(runner, kind, Number(arg), now, { actor })) throw new UsageError(`no ${kind} with id ${arg}`);
       out(`revoked ${kind} ${arg}\n`);
       return;
     }

@@ -5,6 +5,7 @@ import { UsageError, type Args } from './args';
 import { runBackupCommand } from './backup';
 import { runImportCommand } from './import';
 import { runRestoreCommand } from './restore';
+import { visible } from '../ops/value-rules';
 
 export type DataCommand = 'backup' | 'restore' | 'import';
 
@@ -16,7 +17,9 @@ export async function runDataCommand(command: DataCommand, args: Args, dataDir: 
     return await runImportCommand(args, dataDir, out);
   } catch (err) {
     const refused = err instanceof UsageError || err instanceof BackupRefused || isRefusal(err);
-    note(`wgcp ${command}: ${refused && !(err instanceof UsageError) ? 'refused: ' : ''}${err instanceof Error ? err.message : String(err)}\n`);
+    const message = err instanceof Error ? err.message : String(err);
+    // A refusal may quote the file (a wg-quick line): shown escaped, so it acts on no terminal.
+    note(`wgcp ${command}: ${refused && !(err instanceof UsageError) ? 'refused: ' : ''}${err instanceof UsageError ? message : visible(message)}\n`);
     return refused ? 2 : 1;
   }
 }

@@ -5,10 +5,11 @@ import path from 'node:path';
 import { DB_FILE } from '../store/db';
 import { Store } from '../store/store';
 import { VERSION } from '../version';
-import { UsageError, parseArgs, stringOption } from './args';
+import { UsageError, parseArgs, stringOption, wantsJson, type Args } from './args';
+import { COMMAND_NAMES, commandHelp, globalHelp, nearestCommand, optionNames } from './help';
 import { runCredentialCommand } from './credentials';
 import { runDataCommand } from './data-commands';
-import { DATA_DIR_RULE, chooseDataDir, requireDatabase } from './data-dir';
+import { chooseDataDir, requireDatabase } from './data-dir';
 import { runRegTokenCommand } from './regtokens';
 import { runServe } from './serve';
 import { runTlsCommand } from './tls';
@@ -16,23 +17,24 @@ import { runTopCommand } from './top';
 import { runAuditCommand, runTotpCommand } from './access';
 import { runCheckCommand } from './check';
 
-const USAGE = `usage: wgcp [--data-dir DIR] COMMAND
-  serve                                   run the daemon in the foreground
-  init                                    make the data folder's database if missing (wgcpd makes it too)
-  apikey create [--name NAME] [--role R] | list | role ID R | revoke ID   R: admin, operator, viewer
-  token  create [--name NAME] [--role R] [--expires-in-days N] | list | role ID R | revoke ID
-  totp reset ID                           remove the two-factor sign-in of a key or token (a lost phone)
-  audit [--actor K[:ID]] [--target T[:ID]] [--action A] [--since T] [--until T] [--after ID]   JSON lines
-  regtoken create --server ID | list [--server ID] | revoke TOKEN   device registration tokens
-  top [--limit N] [--json]                the busiest peers of the last hour (traffic history)
-  check                                   compare the kernel with the database, repair nothing; exit 1: they differ
-  tls init [--out-dir DIR] [--cn NAME] [--san DNS:x,IP:y] [--days N] [--force]   self-signed pair
-  backup [--out FILE|-] [--passphrase-file F]   a consistent snapshot, 0600; it holds every secret
-  restore FILE [--passphrase-file F]            replaces the state (the old one is kept); exit 2: refused
-  import wg-quick|wg-easy FILE [--name NAME] [--endpoint HOST:PORT] [--mode M] [--interface IF] [--dry-run]
-  help, --help, -h                        print this
-  --version                               print the version
-${DATA_DIR_RULE}`;
+/** The version line, or with --json an object (wgcpd, wgcp and wgcp-agent are released together: one version). */
+function printVersion(json: boolean, out: (s: string) => void): number {
+  out(json ? `${JSON.stringify({ version: VERSION })}\n` : `wgcp ${VERSION}\n`);
+  return 0;
+}
+
+/** Refuses an option the command does not take, so that a typo never passes silently. */
+function checkOptions(command: string, args: Args): void {
+  const known = optionNames(command);
+  for (const name of args.options.keys()) {
+    if (!known.includes(name)) throw new UsageError(`unknown option --${name} for wgcp ${command}; \`wgcp ${command} --help\` lists its options`);
+  }
+}
+
+function unknownCommand(word: string): UsageError {
+  const near = nearestCommand(word);
+  return new UsageError(`unknown command '${word}'${near ? `: did you mean '${near}'?` : ''}\n\`wgcp --help\` lists the commands`);
+}
 
 /**
  * Runs one command: its exit code, now or (for the commands that change something or take a
@@ -41,9 +43,25 @@ ${DATA_DIR_RULE}`;
 export function dispatch(argv: string[], out: (s: string) => void = (s) => process.stdout.write(s)): number | Promise<number> {
   const args = parseArgs(argv);
   try {
-    if (args.options.has('version')) { out(`wgcp ${VERSION}\n`); return 0; }
     const command = args.words[0];
-    if (args.options.has('help') || args.words.includes('-h') || command === 'help') { out(`${USAGE}\n`); return 0; }
+    const askedHelp = args.options.has('help') || args.words.includes('-h');
+    if (command === undefined) {
+      if (args.options.has('version')) return printVersion(args.options.has('json'), out);
+      if (askedHelp) { out(globalHelp()); return 0; }
+      throw new UsageError(`no command given\n${globalHelp()}`);
+    }
+    if (command === 'help' || command === '-h') {
+      const topic = args.words[1];
+      if (topic === undefined && args.options.has('help')) { out(commandHelp('help')); return 0; }
+      if (topic === undefined || topic === '-h') { out(globalHelp()); return 0; }
+      if (!COMMAND_NAMES.includes(topic)) throw unknownCommand(topic);
+      out(commandHelp(topic));
+      return 0;
+    }
+    if (!COMMAND_NAMES.includes(command)) throw unknownCommand(command);
+    if (askedHelp) { out(commandHelp(command)); return 0; }
+    checkOptions(command, args);
+    if (command === 'version') return printVersion(wantsJson(args), out);
     const dataDir = chooseDataDir(stringOption(args, 'data-dir'), process.env, process.cwd());
     if (command === 'serve') {
       runServe(dataDir);
@@ -60,11 +78,10 @@ export function dispatch(argv: string[], out: (s: string) => void = (s) => proce
       out(`the database is ${path.join(dataDir, DB_FILE)}\n`);
       return 0;
     }
-    if (!['apikey', 'token', 'regtoken', 'top', 'totp', 'audit', 'check'].includes(command)) throw new UsageError(USAGE);
     process.umask(0o077);
     requireDatabase(dataDir);
     const store = Store.open(dataDir);
-    if (command === 'check') return runCheckCommand(store, out).catch((err: unknown) => failure(err)).finally(() => store.close());
+    if (command === 'check') return runCheckCommand(store, out, wantsJson(args)).catch((err: unknown) => failure(err)).finally(() => store.close());
     if (command === 'regtoken' || command === 'apikey' || command === 'token') {
       // Changes: made through the change runner, so they end asynchronously.
       const change = command === 'regtoken' ? runRegTokenCommand(args, store, out) : runCredentialCommand(command, args, store, out);

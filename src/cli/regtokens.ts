@@ -6,7 +6,8 @@ import { cliRunner } from '../ops/cli-runner';
 import { CLI_ACTOR } from '../ops/runner';
 import { KernelOff } from '../kernel/plane';
 import { presentRegToken } from '../views/devices-present';
-import { UsageError, stringOption, type Args } from './args';
+import { UsageError, stringOption, wantsJson, type Args } from './args';
+import { renderTable, shortTime } from './table';
 
 export const REGTOKEN_USAGE = 'usage: wgcp regtoken create --server ID | list [--server ID] | revoke TOKEN';
 
@@ -27,13 +28,17 @@ export async function runRegTokenCommand(args: Args, store: Store, out: (s: stri
   switch (verb) {
     case 'create': {
       const token = await createRegToken(runner, serverOption(args, store, true)!, now, { actor });
-      out(token.token + '\n');
+      out(wantsJson(args) ? JSON.stringify(presentRegToken(token, now.toISOString(), undefined), null, 2) + '\n' : token.token + '\n');
       return;
     }
     case 'list': {
       const server = serverOption(args, store, false);
       const rows = server === undefined ? store.regTokens.list() : store.regTokens.listByServer(server);
-      out(JSON.stringify(rows.map((t) => presentRegToken(t, now.toISOString())), null, 2) + '\n');
+      const listed = rows.map((t) => presentRegToken(t, now.toISOString(), t.deviceId === null ? undefined : store.devices.get(t.deviceId)));
+      if (wantsJson(args)) out(JSON.stringify(listed, null, 2) + '\n');
+      else if (listed.length === 0) out('no registration tokens\n');
+      else out(renderTable(['TOKEN', 'SERVER', 'STATE', 'CREATED', 'EXPIRES', 'USED', 'DEVICE'],
+        listed.map((t) => [t.token, t.serverID, t.state, shortTime(t.createdAt), shortTime(t.expiresAt), shortTime(t.usedAt), t.deviceID]), [1]));
       return;
     }
     case 'revoke': {

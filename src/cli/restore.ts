@@ -3,10 +3,10 @@
 // socket (kernel, events and page at once, no restart). A backup with another router's
 // device salt is applied during a SIGHUP reload instead: the daemon reads the salt at start.
 // A refused file changes nothing: exit 2.
-import fs from 'node:fs';
 import path from 'node:path';
 import { PENDING_FILE, applyPendingRestore, forgetRestoreResult, readRestoreResult, stageRestore, stagedSaltDiffers, type RestoreResult } from '../ops/restore';
 import { askDaemon } from './daemon-socket';
+import { discardStaged, writeRestoreOwner } from '../backup/restore-owner';
 import { reloadDaemon, runningDaemon } from '../backup/daemon-reload';
 import { kernelOutcome, readKernelReport } from '../backup/daemon-kernel';
 import { UsageError, stringOption, type Args } from './args';
@@ -44,6 +44,8 @@ export async function runRestoreCommand(args: Args, dataDir: string, out: (s: st
     if (answer) throw new Error(`wgcpd did not apply the restore: ${answer.json?.error ?? `status ${answer.status}`}; the database is as it was`);
   }
   out(`wgcpd (pid ${pid}) is running: it applies the restore as it starts again (SIGHUP)${stagedSaltDiffers(dataDir) ? ", to take the backup's device salt" : ''}\n`);
+  // Asked: the daemon applies the copy at this SIGHUP only while this command runs.
+  writeRestoreOwner(dataDir, true);
   const outcome = await reloadDaemon(dataDir, pid);
   const result = readRestoreResult(dataDir);
   if (result?.ok) {
@@ -54,6 +56,6 @@ export async function runRestoreCommand(args: Args, dataDir: string, out: (s: st
     }
     throw new Error(`restored, but wgcpd ${outcome === 'stopped' ? 'stopped while starting again' : 'did not start again within 60 s'}: see its log`);
   }
-  fs.rmSync(path.join(dataDir, PENDING_FILE), { force: true });
+  discardStaged(dataDir, PENDING_FILE);
   throw new Error(`wgcpd did not apply the restore${result?.error ? `: ${result.error}` : outcome === 'stopped' ? ': it stopped (see its log)' : ''}; the database is as it was`);
 }

@@ -4,7 +4,8 @@
 import type { Store } from '../store/store';
 import { HistoryTable } from '../history/table';
 import { bucketStart, TIERS, unixSeconds } from '../history/tiers';
-import { UsageError, stringOption, type Args } from './args';
+import { UsageError, stringOption, wantsJson, type Args } from './args';
+import { renderTable } from './table';
 
 export interface TopLine { peerId: number; name: string; server: string; rxBytes: number; txBytes: number }
 
@@ -35,17 +36,14 @@ export function renderTop(lines: readonly TopLine[], from: Date, to: Date): stri
   const hhmm = (d: Date) => d.toISOString().slice(11, 16);
   const head = `busiest peers ${hhmm(from)}-${hhmm(to)} UTC (received and sent by the router; the last 5 minutes are not in yet)\n`;
   if (lines.length === 0) return `${head}no traffic\n`;
-  const rows = [['PEER', 'NAME', 'SERVER', 'RECEIVED', 'SENT', 'TOTAL'],
-    ...lines.map((l) => [String(l.peerId), l.name, l.server, humanBytes(l.rxBytes), humanBytes(l.txBytes), humanBytes(l.rxBytes + l.txBytes)])];
-  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
-  const right = new Set([0, 3, 4, 5]);
-  return head + rows.map((r) => r.map((c, i) => (right.has(i) ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join('  ').trimEnd()).join('\n') + '\n';
+  return head + renderTable(['PEER', 'NAME', 'SERVER', 'RECEIVED', 'SENT', 'TOTAL'],
+    lines.map((l) => [l.peerId, l.name, l.server, humanBytes(l.rxBytes), humanBytes(l.txBytes), humanBytes(l.rxBytes + l.txBytes)]), [0, 3, 4, 5]);
 }
 
 export function runTopCommand(args: Args, store: Store, out: (s: string) => void, now = new Date()): void {
   const limitText = stringOption(args, 'limit') ?? '10';
   if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1) throw new UsageError('--limit must be a whole number from 1 to 9999');
-  const json = args.options.get('json') === true;
+  const json = wantsJson(args);
   const to = bucketStart(unixSeconds(now), TIERS[0].seconds);
   const from = to - 3600;
   const lines = topPeers(store, from, Number(limitText));

@@ -1,5 +1,6 @@
 // What the device API needs beyond the App: the SERVER_SALT, the limiter of failed
-// provisioning attempts, the queue of heartbeat reports and the kept heartbeat answers.
+// provisioning attempts, the queue of heartbeat reports, the kept heartbeat answers and
+// the request buckets (admission.ts).
 // One context per App, so both listeners share them.
 import { performance } from 'node:perf_hooks';
 import type { App } from '../app';
@@ -7,26 +8,34 @@ import { DEFAULT_PROVISION_LIMIT, FailureLimiter, type FailureLimit } from '../d
 import { loadServerSalt } from '../device/server-salt';
 import { HeartbeatWriter } from '../device/heartbeat-writer';
 import { HeartbeatAnswers } from '../device/heartbeat-answers';
-import { fleetLimit, RequestBucket } from '../device/request-bucket';
+import { fleetLimit, RequestBucket, type BucketLimit } from '../device/request-bucket';
+import { DeviceAdmission } from '../device/admission';
 
-export interface DeviceContext { salt: string; limiter: FailureLimiter; heartbeats: HeartbeatWriter; answers: HeartbeatAnswers; bucket: RequestBucket | null }
+export interface DeviceContext { salt: string; limiter: FailureLimiter; heartbeats: HeartbeatWriter; answers: HeartbeatAnswers; admission: DeviceAdmission }
 
 /** The floor of the automatic device request rate (a small fleet still gets a real burst). */
 const AUTO_FLOOR_PER_S = 50;
 /** How often the automatic rate looks at the number of devices again. */
 const FLEET_RECOUNT_MS = 60_000;
 
-function deviceBucket(app: App): RequestBucket | null {
+/** The fleet's limit: WGCP_DEVICE_RATE, or with `auto` from the number of devices; null when 0. */
+function fleetLimitOf(app: App): (() => BucketLimit) | null {
   const rate = app.config.deviceRate;
   if (rate === 0) return null;
-  // Real elapsed time (not the App's clock, which tests move): the bucket measures load.
-  if (rate !== 'auto') return new RequestBucket(() => ({ ratePerS: rate, burst: 2 * rate }), () => performance.now());
+  if (rate !== 'auto') return () => ({ ratePerS: rate, burst: 2 * rate });
   let counted = { at: -Infinity, limit: fleetLimit(0, AUTO_FLOOR_PER_S) };
-  return new RequestBucket(() => {
+  return () => {
     const now = performance.now();
     if (now - counted.at >= FLEET_RECOUNT_MS) counted = { at: now, limit: fleetLimit(app.store.devices.count(), AUTO_FLOOR_PER_S) };
     return counted.limit;
-  }, () => performance.now());
+  };
+}
+
+function deviceAdmission(app: App): DeviceAdmission {
+  // Real elapsed time (not the App's clock, which tests move): the buckets measure load.
+  const now = () => performance.now();
+  const limit = fleetLimitOf(app);
+  return new DeviceAdmission(limit && { bucket: new RequestBucket(limit, now), limit }, now);
 }
 
 const contexts = new WeakMap<App, DeviceContext>();
@@ -40,7 +49,7 @@ export function attachDeviceContext(app: App, salt: string, limit: FailureLimit 
     limiter: new FailureLimiter(limit, () => app.now().getTime()),
     heartbeats: new HeartbeatWriter(app.store, app.log, app.config.heartbeatFlushS * 1000),
     answers: new HeartbeatAnswers(app.store, app.config.heartbeatCache),
-    bucket: deviceBucket(app),
+    admission: deviceAdmission(app),
   };
   contexts.set(app, ctx);
   return ctx;

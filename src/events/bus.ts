@@ -44,9 +44,31 @@ export function hears(hook: Pick<WebhookRecord, 'subscribedActions' | 'isEnabled
   return true;
 }
 
+/** Told the ids of keys and tokens whose access a committed change ended (revoked). */
+export type AccessEndedListener = (credentialIds: readonly number[]) => void;
+
 export class EventBus {
   private readonly listeners = new Set<EventListener>();
+  private readonly accessListeners = new Set<AccessEndedListener>();
   constructor(private readonly log: Logger, readonly now: () => Date = () => new Date()) {}
+
+  /** Access that ended is no event (no webhook, no outbox row): only what holds it open (the live stream) hears it. */
+  onAccessEnded(listener: AccessEndedListener): () => void {
+    this.accessListeners.add(listener);
+    return () => this.accessListeners.delete(listener);
+  }
+
+  /** After the commit of a change that revoked credentials. */
+  announceAccessEnded(credentialIds: readonly number[]): void {
+    if (credentialIds.length === 0) return;
+    for (const l of this.accessListeners) {
+      try {
+        l(credentialIds);
+      } catch (err) {
+        this.log.error('access-ended listener failed', { error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+  }
 
   subscribe(listener: EventListener): () => void {
     this.listeners.add(listener);

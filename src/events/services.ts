@@ -10,6 +10,9 @@ import { WebhookDispatcher, type DispatcherOptions } from './webhooks';
 
 export interface EventServiceOptions extends DispatcherOptions {
   authenticate: StreamOptions['authenticate'];
+  stillHeld: StreamOptions['stillHeld'];
+  /** How often an open stream's credential is looked at again (default 2 s). */
+  streamRecheckMs?: number;
 }
 
 export interface EventServices {
@@ -26,11 +29,12 @@ export function startEventServices(app: App, server: http.Server, opts: EventSer
   warnIfPlainHttp(app.log, server, 'WGCP_LISTEN', false);
   const webhooks = new WebhookDispatcher(app, opts);
   const mail = new MailNotices(app);
-  const stream = new EventStream(app, { authenticate: opts.authenticate });
+  const stream = new EventStream(app, { authenticate: opts.authenticate, stillHeld: opts.stillHeld, recheckMs: opts.streamRecheckMs });
   const unsubscribe = [
     app.events.subscribe((e) => webhooks.onEvent(e)),
     app.events.subscribe((e) => mail.onEvent(e)),
     app.events.subscribe((e) => stream.onEvent(e)),
+    app.events.onAccessEnded((ids) => stream.accessEnded(ids)),
   ];
   const onUpgrade = (req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer) => stream.handleUpgrade(req, socket, head);
   server.on('upgrade', onUpgrade);
@@ -40,7 +44,7 @@ export function startEventServices(app: App, server: http.Server, opts: EventSer
     webhooks, mail, stream,
     async stop() {
       server.off('upgrade', onUpgrade);
-      stream.close();
+      await stream.close();
       for (const u of unsubscribe) u();
       await webhooks.stop();
       await mail.stop();

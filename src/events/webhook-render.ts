@@ -72,7 +72,7 @@ export function summaryLine(env: Envelope): string {
   const server = env.data.server as Record<string, unknown> | undefined;
   let what = '';
   if (peer) what = `${peer.name ? `${String(peer.name)} ` : ''}(${String(peer.ip ?? `peer ${String(peer.id)}`)})`;
-  else if (device) what = `device ${String(device.idPrefix ?? '')}`;
+  else if (device) what = `device ${String(device.uuidPrefix ?? device.idPrefix ?? '')}`;
   else if (server) what = `${String(server.name ?? '')}`.trim();
   return `wgcp: ${TITLES[env.event] ?? env.event}${what ? `: ${what}` : ''} on server ${env.serverID}`;
 }

@@ -38,18 +38,32 @@ function sessionActor(store: Store, credentialId: number | null, address: string
 }
 
 /**
+ * What a request was let in with, for what stays open after it (the live stream): the
+ * configured key, a stored key or token, or a page session (and the credential it was opened with).
+ */
+export type HeldCredential =
+  | { kind: 'configured' }
+  | { kind: 'stored'; credentialId: number }
+  | { kind: 'session'; value: string; credentialId: number | null };
+
+/**
  * The caller, or 401 unless the request carries a live credential; 403 when that credential
  * is the session cookie on a state-changing request (or a WebSocket upgrade) from another origin.
  */
 export function authenticate(req: AuthRequest, store: Store, configuredKey: string | null, now: string): Actor {
+  return authenticateHeld(req, store, configuredKey, now).actor;
+}
+
+/** As authenticate, also saying which credential let the request in. */
+export function authenticateHeld(req: AuthRequest, store: Store, configuredKey: string | null, now: string): { actor: Actor; held: HeldCredential } {
   const address = req.socket?.remoteAddress ?? null;
   const key = req.headers['wg-control-key'];
   if (typeof key === 'string' && key !== '') {
-    if (equalsConfiguredKey(key, configuredKey)) return { kind: 'apikey', id: null, name: CONFIGURED_KEY_NAME, role: 'admin', address, credentialKind: 'apikey' };
+    if (equalsConfiguredKey(key, configuredKey)) return { actor: { kind: 'apikey', id: null, name: CONFIGURED_KEY_NAME, role: 'admin', address, credentialKind: 'apikey' }, held: { kind: 'configured' } };
     const c = store.credentials.match('apikey', key, now);
     if (c !== null) {
       store.credentials.touch(c.id, now);
-      return { kind: 'apikey', id: c.id, name: c.name, role: c.role, address, credentialKind: 'apikey' };
+      return { actor: { kind: 'apikey', id: c.id, name: c.name, role: c.role, address, credentialKind: 'apikey' }, held: { kind: 'stored', credentialId: c.id } };
     }
   }
   const auth = req.headers.authorization;
@@ -57,7 +71,7 @@ export function authenticate(req: AuthRequest, store: Store, configuredKey: stri
     const c = store.credentials.match('token', bearerValue(auth), now);
     if (c !== null) {
       store.credentials.touch(c.id, now);
-      return { kind: 'token', id: c.id, name: c.name, role: c.role, address, credentialKind: 'token' };
+      return { actor: { kind: 'token', id: c.id, name: c.name, role: c.role, address, credentialKind: 'token' }, held: { kind: 'stored', credentialId: c.id } };
     }
   }
   const session = sessionCookieValue(req.headers.cookie);
@@ -65,9 +79,21 @@ export function authenticate(req: AuthRequest, store: Store, configuredKey: stri
   const actor = live === null ? null : sessionActor(store, live.credentialId, address);
   if (actor !== null) {
     if (needsOriginCheck(req.method, req.headers)) requireSameOrigin(req.headers);
-    return actor;
+    return { actor, held: { kind: 'session', value: session!, credentialId: live!.credentialId } };
   }
   throw createError(401, 'unauthorized');
+}
+
+/**
+ * Whether what let a request in still would: the key or token not revoked nor expired, the
+ * session not signed out nor ended. Looks only; counts as no use.
+ */
+export function stillHeld(held: HeldCredential, store: Store, configuredKey: string | null, now: string): boolean {
+  if (held.kind === 'configured') return configuredKey !== null;
+  if (held.kind === 'session' && !sessionTable(store).isLive(held.value, configuredKey, now)) return false;
+  if (held.credentialId === null) return true;
+  const c = store.credentials.get(held.credentialId);
+  return c !== null && (c.expiresAt === null || c.expiresAt > now);
 }
 
 /** 403 naming the role needed, unless the actor's role allows it. */

@@ -25,10 +25,11 @@ export const pageApiPaths = {
       requestBody: { required: true, ...json({ type: 'object', required: ['key'], properties: { key: { type: 'string' }, code: { type: 'string', description: 'the two-factor code (or a recovery code), when the key has two-factor sign-in on' } } }) },
       responses: {
         204: { description: 'signed in', headers: { 'Set-Cookie': cookie } },
-        400: error('no key, or not a string'),
+        400: error('no key, or not a string; or a body nested deeper than 32 levels'),
         401: error('not a live API key or access token (`field` is `key`); or a two-factor code missing, wrong or used (`field` is `code`)'),
         403: error('sent from another site'),
-        429: error('too many failed sign-ins from this address; see Retry-After'),
+        413: error('body larger than 4 KiB: refused on Content-Length before it is read, or as soon as a chunked body passes it'),
+        429: error('too many failed sign-ins from this address, or too many wrong codes for this key from anywhere; see Retry-After'),
       },
     },
     get: {

@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Logger } from '../log';
 import { findRoute, type Route, type RequestContext } from './router';
-import { readJsonBody } from './body';
+import { DEVICE_BODY_LIMIT, PUBLIC_BODY_LIMIT, readJsonBody } from './body';
 import { sendError } from './errors';
 import { JSON_TYPE, type Reply } from './reply';
 import { requireRole, type Actor } from './auth';
@@ -50,7 +50,20 @@ function send(req: IncomingMessage, res: ServerResponse, reply: Reply, requestId
   res.end(req.method === 'HEAD' ? undefined : payload);
 }
 
+/**
+ * The body a route takes. A route without credentials takes PUBLIC_BODY_LIMIT unless it says
+ * less or (the device API) up to DEVICE_BODY_LIMIT: anyone can send it, before any check.
+ */
+export function bodyLimitOf(route: Route, listenerLimit: number): number {
+  if (route.auth === 'control') return route.bodyLimit ?? listenerLimit;
+  const limit = route.bodyLimit ?? Math.min(listenerLimit, PUBLIC_BODY_LIMIT);
+  if (limit > DEVICE_BODY_LIMIT) throw new Error(`route ${route.method} ${route.path} takes no credentials but asks for a ${limit}-byte body (at most ${DEVICE_BODY_LIMIT})`);
+  return limit;
+}
+
 export function createRequestHandler(opts: HandlerOptions): RequestListener {
+  // Checked once, at start: a table that would let anyone post a large body does not start.
+  for (const route of opts.routes) bodyLimitOf(route, opts.bodyLimit);
   return (req, res) => {
     const requestId = nextRequestId();
     let routePath = '(none)';
@@ -71,7 +84,7 @@ export function createRequestHandler(opts: HandlerOptions): RequestListener {
         // A route without a role in the table is admin's: a forgotten entry fails closed.
         requireRole(actor, route.role ?? 'admin');
       }
-      const ctx: RequestContext = { req, res, params, query, requestId, actor, body: () => readJsonBody(req, route.bodyLimit ?? opts.bodyLimit) };
+      const ctx: RequestContext = { req, res, params, query, requestId, actor, body: () => readJsonBody(req, bodyLimitOf(route, opts.bodyLimit)) };
       const reply = await route.handler(ctx);
       if (!res.headersSent && !res.writableEnded) send(req, res, reply, requestId);
     })().catch((err) => sendError(res, err, requestId, opts.log));

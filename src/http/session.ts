@@ -1,6 +1,7 @@
 // /api/session: the dashboard signs in with an API key or access token and gets a session
 // cookie (store/sessions.ts keeps it hashed); GET tells whether the cookie is live; DELETE
-// signs out. Failed sign-ins are limited per source address.
+// signs out. Failed sign-ins are limited per source address and per credential
+// (sign-in-limiter.ts: a success forgives only its own credential's failures).
 import crypto from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import createError from 'http-errors';
@@ -14,12 +15,15 @@ import { recordSignIn, recordSignInFailure } from '../ops/sign-ins';
 import type { Role } from '../store/roles';
 import { hashSecret } from '../store/credentials';
 import { sessionTable, sha256Hex, type SessionGrant } from '../store/sessions';
-import { FailureLimiter, limiterKey, type FailureLimit } from '../device/failure-limiter';
+import { limiterKey } from '../device/failure-limiter';
+import { SignInLimiter, type SignInLimit } from './sign-in-limiter';
 import { isSameOrigin } from './same-origin';
 import { sessionClearCookie, sessionCookieValue, sessionSetCookie } from './session-cookie';
 
-/** Failed sign-ins allowed per source address in a window; past it, 429 until the window ends. */
-export const SIGN_IN_LIMIT: FailureLimit = { failures: 10, windowMs: 5 * 60_000, maxAddresses: 10_000 };
+/** Failed sign-ins allowed per source address, and wrong codes per credential, in a window; past it, 429 until the window ends. */
+export const SIGN_IN_LIMIT: SignInLimit = { failures: 10, windowMs: 5 * 60_000, maxAddresses: 10_000 };
+
+const tooMany = (wait: number) => createError(429, `too many failed sign-ins: try again in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
 
 const isTls = (ctx: RequestContext): boolean => (ctx.req.socket as TLSSocket).encrypted === true;
 const NO_STORE = { 'Cache-Control': 'no-store' };
@@ -60,15 +64,15 @@ function refuseForeignSignIn(ctx: RequestContext): void {
   }
 }
 
-export function sessionRoutes(app: App, limit: FailureLimit = SIGN_IN_LIMIT): Route[] {
-  const limiter = new FailureLimiter(limit, () => app.now().getTime());
+export function sessionRoutes(app: App, limit: SignInLimit = SIGN_IN_LIMIT): Route[] {
+  const limiter = new SignInLimiter(limit, () => app.now().getTime());
   const sessions = () => sessionTable(app.store);
 
   async function signIn(ctx: RequestContext): Promise<Reply> {
     refuseForeignSignIn(ctx);
     const address = limiterKey(ctx.req.socket.remoteAddress ?? '');
-    const wait = limiter.blockedFor(address);
-    if (wait > 0) throw createError(429, `too many failed sign-ins: try again in ${wait} s`, { headers: { 'Retry-After': String(wait) } });
+    const wait = limiter.addressBlockedFor(address);
+    if (wait > 0) throw tooMany(wait);
     const body = await ctx.body();
     const presented = readKey(body);
     const code = readCode(body);
@@ -76,7 +80,7 @@ export function sessionRoutes(app: App, limit: FailureLimit = SIGN_IN_LIMIT): Ro
     const source = ctx.req.socket.remoteAddress ?? null;
     const grant = grantOf(app, presented, now);
     if (grant === null) {
-      limiter.recordFailure(address);
+      limiter.recordFailure(address, null);
       recordSignInFailure(app, { kind: 'page', id: null, name: '', role: null, address: source }, 'unknown key');
       app.log.warn('dashboard sign-in refused', { address: ctx.req.socket.remoteAddress });
       throw createError(401, 'unauthorized', { field: 'key' });
@@ -89,14 +93,17 @@ export function sessionRoutes(app: App, limit: FailureLimit = SIGN_IN_LIMIT): Ro
         recordSignInFailure(app, actor, 'two-factor code missing');
         throw createError(401, 'two-factor code required', { field: 'code' });
       }
+      // Codes of a key that has had too many wrong ones are not tried, from any address.
+      const credentialWait = limiter.credentialBlockedFor(grant.credentialId);
+      if (credentialWait > 0) throw tooMany(credentialWait);
       if (!spendSecondFactor(app.store, grant.credentialId!, code, app.now())) {
-        limiter.recordFailure(address);
+        limiter.recordFailure(address, grant.credentialId);
         recordSignInFailure(app, actor, 'wrong two-factor code');
         app.log.warn('dashboard sign-in refused: wrong two-factor code', { address: ctx.req.socket.remoteAddress });
         throw createError(401, 'wrong or used two-factor code', { field: 'code' });
       }
     }
-    limiter.recordSuccess(address);
+    limiter.recordSuccess(address, grant.credentialId);
     recordSignIn(app, actor);
     if (grant.credentialId !== null) app.store.credentials.touch(grant.credentialId, now);
     const value = sessions().open(grant, now);

@@ -6,6 +6,7 @@ import type { ServerMode } from '../store/servers';
 import { badField } from '../ops/field-error';
 import { HOSTNAME } from '../wg/hostname';
 import { FORBIDDEN_IN_NAMES, nameProblem } from '../ops/name-rule';
+import { PEER_VALUE_RULES, SERVER_VALUE_RULES, firstBadValue, quoted, visible } from '../ops/value-rules';
 import { formatIpv4, isHostOf, networkOf, parseCidr, parseIpv4 } from '../wg/ipv4';
 import { formatCidr6, formatIpv6, hostAt6, isHostOf6, parseCidr6, parseIpv6 } from '../wg/ipv6';
 import { isWireGuardKey, publicKeyOf } from '../wg/keys';
@@ -58,8 +59,8 @@ export interface ImportOptions {
   interface?: string;
 }
 
-/** WireGuard's "no preshared key": all zeros, as `wg` shows it. A client without one keeps working. */
-export const NO_PRESHARED_KEY = Buffer.alloc(32).toString('base64');
+/** A client without a preshared key keeps working without one (src/wg/keys.ts). */
+export { NO_PRESHARED_KEY } from '../wg/keys';
 
 /** The refusal of the file's contents: 400 naming `file`. */
 export const badFile = (message: string): Error => badField('file', message);
@@ -107,11 +108,15 @@ export function serverKeys(privateKey: string | undefined, where: string): { pri
 }
 
 /**
- * Refuses a plan that breaks a rule on its own: peer keys that are not keys or repeat,
- * addresses outside the server's subnets or taken twice, a client with the server's key.
+ * Refuses a plan that breaks a rule on its own: a value that breaks its field's rule (the
+ * rules the API keeps, ops/value-rules.ts: a host that is no host, which would put lines
+ * into every client's .conf), peer keys that are not keys or repeat, addresses outside the
+ * server's subnets or taken twice, a client with the server's key.
  */
 export function checkPlan(plan: ImportPlan): void {
   const { server } = plan;
+  const badServer = firstBadValue(SERVER_VALUE_RULES, { ...server, interface: server.interface ?? undefined });
+  if (badServer) throw badFile(`the server's ${badServer.field} ${quoted((server as unknown as Record<string, unknown>)[badServer.field])} ${badServer.message}`);
   const subnet = parseCidr(server.address)!;
   const prefix6 = server.address6 ? parseCidr6(server.address6) : null;
   const keys = new Set<string>([server.publicKey]);
@@ -121,6 +126,8 @@ export function checkPlan(plan: ImportPlan): void {
     const who = `peer "${p.name}"`;
     if (!isWireGuardKey(p.publicKey)) throw badFile(`${who}: the public key is not a WireGuard key`);
     if (!isWireGuardKey(p.presharedKey)) throw badFile(`${who}: the preshared key is not a WireGuard key`);
+    const bad = firstBadValue(PEER_VALUE_RULES, { ...p });
+    if (bad) throw badFile(`peer ${quoted(p.name)}: its ${bad.field} ${quoted((p as unknown as Record<string, unknown>)[bad.field])} ${bad.message}`);
     if (keys.has(p.publicKey)) throw badFile(`${who}: the public key ${p.publicKey} is used twice (or is the server's)`);
     keys.add(p.publicKey);
     if (!isHostOf(subnet, parseIpv4(p.ip)!)) throw badFile(`${who}: ${p.ip} is not a host of the server subnet ${server.address}`);
@@ -169,6 +176,9 @@ export function fillIpv6(plan: ImportPlan): void {
 /** The last steps every source takes: IPv6 addresses where missing, the mode's note, the checks. */
 export function finishPlan(plan: ImportPlan): ImportPlan {
   keepNameRule(plan);
+  // The plan is printed by the CLI and shown by the page: what the file said is quoted, never acted on.
+  plan.notes = plan.notes.map(visible);
+  plan.notCarried = plan.notCarried.map(visible);
   fillIpv6(plan);
   if (plan.server.mode === 'forward' && plan.peers.length > 1) {
     plan.notes.push('forward mode: wgcp isolates peers from one another (allowAccess opens a way); --mode standalone leaves the packet filter to the router');
@@ -178,13 +188,14 @@ export function finishPlan(plan: ImportPlan): ImportPlan {
 }
 
 /**
- * Names from a file keep wgcp's name rule (ops/name-rule.ts) too: a name with control or
- * text-direction characters comes in without them, a blank one as "peer <address>"; said in the plan.
+ * Names from a file keep wgcp's name rule (ops/name-rule.ts) too: a name with control, format,
+ * separator or invisible characters comes in without them, a blank one as "peer <address>"; said in the plan.
  */
 function keepNameRule(plan: ImportPlan): void {
   const fix = (name: string, fallback: string, who: string): string => {
     if (nameProblem(name) === null) return name;
-    const cleaned = name.replace(new RegExp(FORBIDDEN_IN_NAMES.source, 'gu'), '').trim();
+    // Other spaces (U+00A0, U+3000) become the ordinary one, so words stay apart.
+    const cleaned = name.replace(/(?! )\p{Zs}/gu, ' ').replace(new RegExp(FORBIDDEN_IN_NAMES.source, 'gu'), '').trim();
     const kept = cleaned && nameProblem(cleaned) === null ? cleaned : fallback;
     plan.notes.push(`${who} ${nameProblem(name)}: it comes in as "${kept}"`);
     return kept;

@@ -10,6 +10,7 @@ import {
   serverKeys, withOptions, type ImportOptions, type ImportPlan, type PlannedPeer,
 } from './plan';
 import type { Row, WgEasyRows } from './wg-easy-v15-read';
+import { ENDPOINT_RULE, endpointPort, quoted } from '../ops/value-rules';
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
@@ -86,7 +87,12 @@ export function planWgEasyDb(rows: WgEasyRows, options: ImportOptions, now: Date
   const config = rows.userConfigs.find((u) => u.id === ifname) ?? {};
   const host = str(config.host);
   const configPort = Number(config.port) || port;
-  const endpoint = options.endpoint ?? (host ? `${host.includes(':') ? `[${host}]` : host}:${configPort}` : endpointFor(options, port, plan.notes, 'the wg-easy database holds no host'));
+  const fromHost = host ? `${host.includes(':') ? `[${host}]` : host}:${configPort}` : null;
+  // The host becomes the Endpoint line of every client's .conf: it is a host name or an address, or the import stops.
+  if (options.endpoint === undefined && fromHost !== null && endpointPort(fromHost) === null) {
+    throw badFile(`user_configs_table: host ${quoted(host)} with port ${quoted(config.port)} is not a host name or IP address and a port (${ENDPOINT_RULE}); give --endpoint to set it`);
+  }
+  const endpoint = options.endpoint ?? fromHost ?? endpointFor(options, port, plan.notes, 'the wg-easy database holds no host');
   const dnsList = jsonList(config.default_dns);
   const dns = (dnsList ?? []).map((d) => ipv4Text(d) ?? ipv6Text(d)).filter((d): d is string => d !== null);
   const mtu = typeof iface.mtu === 'number' && iface.mtu >= 1280 && iface.mtu <= 9000 ? iface.mtu : null;

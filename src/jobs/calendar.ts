@@ -1,5 +1,6 @@
-// The calendar jobs: the monthly usage reset and peer expiry. Both read the app's clock,
-// so tests drive them with an injected one.
+// The calendar jobs: the monthly usage reset and peer expiry. Both act on the time they are
+// given: the schedule gives its clock watch's (clock-watch.ts: a jump of the wall clock is
+// waited out); by default the app's clock, so tests drive them with an injected one.
 import type { App } from '../app';
 import { expirePeer } from '../ops/peers';
 import { jobActor } from '../ops/runner';
@@ -13,8 +14,8 @@ import { usageMonth } from './usage-delta';
  * restrictions lifted (admin disables stay). Runs from the 00:00-on-the-1st schedule and
  * at every start and cycle, so a daemon that was down at midnight still resets.
  */
-export async function resetIfNewMonth(app: App): Promise<boolean> {
-  const month = usageMonth(app.now());
+export async function resetIfNewMonth(app: App, at: Date = app.now()): Promise<boolean> {
+  const month = usageMonth(at);
   if (storedUsageMonth(app.store) === month) return false;
   const { outcome, stored } = await startUsageMonth(app, month, { actor: jobActor('monthly reset') });
   // A clock behind the stored month (a router without RTC before NTP) never resets usage.
@@ -26,9 +27,9 @@ export async function resetIfNewMonth(app: App): Promise<boolean> {
 }
 
 /** Deletes peers past expiresAt as a normal delete (kernel, rules, peerDeleted) that also records peerExpired. */
-export async function expirePeers(app: App): Promise<number[]> {
+export async function expirePeers(app: App, at: Date = app.now()): Promise<number[]> {
   const done: number[] = [];
-  const now = app.now().toISOString();
+  const now = at.toISOString();
   for (const id of app.store.usage.expired(now)) {
     try {
       const gone = await expirePeer(app, id, now, { actor: jobActor('expiry') });

@@ -16,7 +16,7 @@ import type { Comparer, DriftKind, Finding, ReconcileTarget } from '../kernel/re
 import type { ReconcileObserver } from '../kernel/live-reconcile-target';
 import { recordRestored, repairKernel, type RepairResult } from '../ops/kernel-repair';
 import { metricsOf } from '../metrics/context';
-import { RETRY_FIRST_MS, RETRY_MAX_MS } from '../kernel/failed-servers';
+import { RepairBackoff } from '../kernel/repair-backoff';
 
 export const LINK_CHECK_MS = 2_000;
 
@@ -24,6 +24,8 @@ export const LINK_CHECK_MS = 2_000;
 interface Reconcilable {
   reconcileTarget(observe: ReconcileObserver): ReconcileTarget;
   ownNftPids(): (number | null)[];
+  /** Where failed repairs wait, kept by the plane so that /healthz and /metrics show them. */
+  readonly repairBackoff: RepairBackoff;
 }
 
 const reconcilers = new WeakMap<App, Reconciler>();
@@ -35,7 +37,7 @@ export class Reconciler {
   /** Each server's slice of peers whose attributes the last cycle compared. */
   private readonly slices = new Map<number, number>();
   /** Repairs that failed wait before they are tried again, as a failed server does: never a tight loop. */
-  private readonly backoff = new RepairBackoff();
+  private readonly backoff: RepairBackoff;
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly monitor: NftMonitor;
   private tail: Promise<unknown> = Promise.resolve();
@@ -44,6 +46,7 @@ export class Reconciler {
   private readonly waitingPasses = new Map<string, Promise<void>>();
 
   constructor(private readonly app: App, plane: Reconcilable) {
+    this.backoff = plane.repairBackoff;
     this.target = plane.reconcileTarget({
       check: (serverId) => this.checkOf(serverId),
       checked: (serverId, drifted) => { if (drifted) this.pendingPeers.add(serverId); },
@@ -121,11 +124,17 @@ export class Reconciler {
           // Each compare in a turn of its own: the daemon answers between them.
           await new Promise((resolve) => setImmediate(resolve));
           this.metrics(c.kind);
-          if ((await c.inspect(this.target, servers)).some((f) => !this.backoff.waiting(f))) drifted.push(c);
+          const found = await c.inspect(this.target, servers);
+          this.settled(c.kind, servers, found);
+          if (found.some((f) => !this.backoff.waiting(f))) drifted.push(c);
         }
         comparers = drifted;
       }
-      if (comparers.length > 0 && !this.stopped) this.report(await repairKernel(this.app, this.target, comparers, servers, (f) => this.backoff.waiting(f)));
+      if (comparers.length > 0 && !this.stopped) {
+        this.report(await repairKernel(this.app, this.target, comparers, servers, {
+          waiting: (f) => this.backoff.waiting(f), saidBefore: (f, error) => this.backoff.saidBefore(f, error),
+        }));
+      }
     } catch (err) {
       this.app.log.warn('a kernel compare failed; tried again on the next pass', { error: err instanceof Error ? err.message : String(err) });
     }
@@ -158,30 +167,29 @@ export class Reconciler {
       for (const [k, v] of Object.entries(f.counts)) counts[k] = (counts[k] ?? 0) + v;
     }
     if (repaired.length) this.app.log.warn('kernel drift repaired', { repairs: repaired.reduce((n, f) => n + f.items, 0), ...kinds, ...counts });
-    for (const f of repaired) this.backoff.clear(f);
+    for (const f of repaired) {
+      if (this.backoff.clear(f)) this.app.log.info('a kernel repair that kept failing holds now', { kind: f.kind, interface: f.interface });
+    }
+    // Said once a reason: a repair that cannot succeed waits its back-off in silence, shown in /healthz and /metrics.
     for (const { finding, error } of failed) {
-      const waitMs = this.backoff.failed(finding);
-      this.app.log.error('a kernel drift could not be repaired; tried again later', { kind: finding.kind, interface: finding.interface, error, retryInMs: waitMs });
+      const first = !this.backoff.saidBefore(finding, error);
+      const waitMs = this.backoff.failed(finding, Date.now(), error);
+      const fields = { kind: finding.kind, interface: finding.interface, error, retryInMs: waitMs };
+      if (first) this.app.log.error('a kernel drift cannot be repaired: tried again with back-off (up to 5 minutes), said again only if the reason changes', fields);
+      else this.app.log.debug('a kernel drift still cannot be repaired', fields);
+    }
+  }
+
+  /** Failing repairs whose drift a compare no longer finds (someone else put it right) are forgotten. */
+  private settled(kind: DriftKind, servers: ReadonlySet<number> | null, found: readonly Finding[]): void {
+    for (const gone of this.backoff.settle(kind, servers, found)) {
+      this.app.log.info('a kernel drift that could not be repaired is gone', { kind: gone.kind, interface: gone.interface });
     }
   }
 }
 
-/** Per kind and server, the wait after a failed repair: 5 s doubling to 5 minutes, as for a failed server. */
-export class RepairBackoff {
-  private readonly entries = new Map<string, { until: number; delayMs: number }>();
-  private static key(f: Finding): string { return `${f.kind}:${f.serverId ?? 'table'}`; }
-
-  waiting(f: Finding, now = Date.now()): boolean { return (this.entries.get(RepairBackoff.key(f))?.until ?? 0) > now; }
-
-  failed(f: Finding, now = Date.now()): number {
-    const old = this.entries.get(RepairBackoff.key(f));
-    const delayMs = old ? Math.min(old.delayMs * 2, RETRY_MAX_MS) : RETRY_FIRST_MS;
-    this.entries.set(RepairBackoff.key(f), { until: now + delayMs, delayMs });
-    return delayMs;
-  }
-
-  clear(f: Finding): void { this.entries.delete(RepairBackoff.key(f)); }
-}
+/** Kept where the plane can show it (/healthz, /metrics); here for the suites that import it from the reconciler. */
+export { RepairBackoff };
 
 /** Starts the reconciler where the kernel is driven; null where it is off. */
 export function startReconciler(app: App): Reconciler | null {

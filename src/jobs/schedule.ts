@@ -10,6 +10,7 @@ import { expirePeers, resetIfNewMonth } from './calendar';
 import { collectUsage, type UsageCycle } from './usage';
 import { AUDIT_PRUNE_EVERY_MS, pruneAudit } from './audit-prune';
 import { startAccessSchedules, type AccessScheduler } from './access-schedules';
+import { ClockWatch, attachClockWatch } from './clock-watch';
 
 export interface Jobs {
   /** Runs one usage cycle now (also what the interval runs); one already under way is joined. */
@@ -33,17 +34,33 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
   let minuteJobs: Promise<unknown> = Promise.resolve();
   const calendar = (): void => {
     minuteJobs = minuteJobs.then(async () => {
-      await guard('monthly reset', () => resetIfNewMonth(app));
-      await guard('expiry', () => expirePeers(app));
+      const at = clock.now();
+      await guard('monthly reset', () => resetIfNewMonth(app, at));
+      await guard('expiry', () => expirePeers(app, at));
+      app.log.debug('calendar jobs ran', { at: at.toISOString(), clockJumpWaited: clock.pending() !== null });
     });
   };
+  // A jump of the wall clock is waited out (clock-watch.ts); the calendar runs at once when
+  // one is seen (on the clock before it) and when one is confirmed (on the new clock).
+  const clock = new ClockWatch(() => app.now(), app.config.clockConfirmS * 1000, {
+    jumped: (j) => {
+      app.log.warn('the wall clock jumped: peer expiry and the monthly reset wait until it is confirmed', { offsetS: Math.round(j.offsetMs / 1000), trustedTime: j.seenAt, confirmAfterS: app.config.clockConfirmS });
+      calendar();
+    },
+    undone: (j) => app.log.warn('the wall clock is back from its jump: nothing acted on it', { offsetS: Math.round(j.offsetMs / 1000) }),
+    confirmed: (j) => {
+      app.log.warn('the wall clock jump is confirmed: peer expiry and the monthly reset follow the wall clock again', { offsetS: Math.round(j.offsetMs / 1000) });
+      calendar();
+    },
+  });
+  attachClockWatch(app, clock);
   // The counters are read without holding the event loop, so a cycle can still be under
   // way when the next tick comes: it is joined, never run twice at once.
   let running: Promise<UsageCycle | null> | null = null;
   const collectNow = (): Promise<UsageCycle | null> => {
     running ??= (async () => {
       try {
-        await guard('monthly reset', () => resetIfNewMonth(app));
+        await guard('monthly reset', () => resetIfNewMonth(app, clock.now()));
         const cycle = await collectUsage(app);
         hooks.afterUsage?.(cycle);
         return cycle;
@@ -60,6 +77,7 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
   const intervalMs = app.config.usageIntervalS * 1000;
   let lastRun = performance.now();
   const usageTick = setInterval(() => {
+    clock.check();
     // Half a tick of slack so that a 1 s interval does not skip a beat on timer jitter.
     if (performance.now() - lastRun < intervalMs - 500) return;
     lastRun = performance.now();
@@ -82,7 +100,7 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
 
   // At start: a new month may have begun while the daemon was down, peers may have expired,
   // and counters are read at once so an interface restarted with the daemon loses little.
-  minuteJobs = guard('expiry', () => expirePeers(app));
+  minuteJobs = guard('expiry', () => expirePeers(app, clock.now()));
   void guard('audit prune', () => pruneAudit(app));
   void collectNow();
   // Access schedules: their state is recomputed now, then each boundary is met by its own timer.

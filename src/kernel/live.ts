@@ -24,6 +24,7 @@ import { applyPeerChange } from './peer-change';
 import { PeerReadBack } from './peer-read-back';
 import { ReconcilerHooks, type ReconcileObserver } from './live-reconcile-target';
 import { ServerLinks } from './server-links';
+import { RepairBackoff, type FailingRepair } from './repair-backoff';
 import { Shaper } from '../shaping/shaper';
 
 export class KernelLive implements KernelPlane {
@@ -45,6 +46,8 @@ export class KernelLive implements KernelPlane {
   private readonly links: ServerLinks;
   private readonly readBack: PeerReadBack;
   private readonly reconciler = new ReconcilerHooks();
+  /** The reconciler's repairs that failed, waiting their back-off (shown in /healthz and /metrics). */
+  readonly repairBackoff = new RepairBackoff();
   private closed = false;
 
   /** `wanInterfaces`: the operator's WAN names, or null to follow the default routes. */
@@ -74,8 +77,13 @@ export class KernelLive implements KernelPlane {
     }
     const models = states.map(ServerModel.of);
     this.servers.clear();
+    for (const m of models) this.servers.set(m.server.id, m);
+    // Fail-closed: the table, with its drops, before any tunnel is up or holds a peer, so no
+    // packet crosses an interface that wgcp's policy does not judge yet. A server whose name
+    // a link of the router's holds is left out (its bring-up fails: that link is not wgcp's).
+    const tabled = models.filter((m) => !isForeignLink(m.server.interface));
+    await applyBatch(this.wholeTable(tabled));
     for (const m of models) {
-      this.servers.set(m.server.id, m);
       try {
         await this.links.bringUp(m, true);
       } catch (err) {
@@ -83,13 +91,19 @@ export class KernelLive implements KernelPlane {
         this.markFailed(m, err);
       }
     }
-    const policy = fullPolicy(models.filter((m) => !this.failed.has(m.server.id)));
-    for (const w of this.wan.current()) policy.wan.add(w);
-    await applyBatch(renderTable(policy));
+    // A server that failed holds nothing: the table is loaded again without it.
+    if (tabled.some((m) => this.failed.has(m.server.id))) await applyBatch(this.wholeTable(models.filter((m) => !this.failed.has(m.server.id))));
     this.log.info('kernel reconciled', { servers: models.length, failed: this.failed.list().length, peers: models.reduce((n, m) => n + m.peers.size, 0), wireguard: this.driver.kind });
   }
 
   isForeignLink(name: string): boolean { return isForeignLink(name); }
+
+  /** The whole `inet wgcp` table of these servers, with the WAN set as followed now. */
+  private wholeTable(models: ServerModel[]): string {
+    const policy = fullPolicy(models);
+    for (const w of this.wan.current()) policy.wan.add(w);
+    return renderTable(policy);
+  }
 
   serverState(serverId: number): ServerKernelState {
     const failure = this.failed.get(serverId);
@@ -99,6 +113,8 @@ export class KernelLive implements KernelPlane {
   }
 
   failures(): ServerFailure[] { return this.failed.list(); }
+
+  failingRepairs(): FailingRepair[] { return this.repairBackoff.list(); }
 
   /** One peer's change (src/kernel/peer-change.ts); the model follows once it holds. */
   async applyPeer(change: PeerChange): Promise<void> {
@@ -214,11 +230,14 @@ export class KernelLive implements KernelPlane {
   private async retryServer(serverId: number): Promise<void> {
     const m = this.servers.get(serverId);
     if (!m || !this.failed.has(serverId)) return;
+    const slice = serverSlice(m);
+    const empty = emptyElements();
     try {
-      await this.links.bringUpNew(m);
-      const slice = serverSlice(m);
-      const empty = emptyElements();
-      await runSteps([{ what: `server ${serverId} filter`, run: () => this.nft.apply(diff(empty, slice)) }], this.log);
+      // Its filter first, as at start-up: the interface carries nothing the table does not judge.
+      await runSteps([
+        { what: `server ${serverId} filter`, run: () => this.nft.apply(diff(empty, slice)), undo: () => this.nft.apply(diff(slice, empty)) },
+        { what: `interface ${m.server.interface}`, run: () => this.links.bringUpNew(m) },
+      ], this.log);
       this.failed.clear(serverId);
       this.log.info('server is up after an earlier failure', { serverID: serverId, interface: m.server.interface });
     } catch (err) {

@@ -26,7 +26,8 @@ function count(text: string, from: number, to: number, what: string): number {
  * anything differs; src/kernel/reconcile-peers.ts finds what, when it does.
  */
 export interface DumpCheck {
-  wanted: ReadonlyMap<string, { peer: { presharedKey: string }; allowed: string }>;
+  /** By public key: the preshared key and allowed IPs as the dump should print them. */
+  wanted: ReadonlyMap<string, { psk: string; allowed: string }>;
   drifted: boolean;
   /**
    * Every peer's presence is compared each cycle; its preshared key, allowed IPs and keepalive
@@ -63,7 +64,7 @@ export function countersOfDump(text: string, check?: DumpCheck): Map<string, Pee
         const w = check.wanted.get(key);
         if (!w) check.drifted = true;
         else if (line % ATTRIBUTE_SLICES !== check.slice) { /* its attributes: another cycle */ }
-        else if (!same(text, tabs[0] + 1, tabs[1], w.peer.presharedKey) || !same(text, tabs[6] + 1, end, 'off')) check.drifted = true;
+        else if (!same(text, tabs[0] + 1, tabs[1], w.psk) || !same(text, tabs[6] + 1, end, 'off')) check.drifted = true;
         // The same allowed IPs in another order are no drift.
         else if (!same(text, tabs[2] + 1, tabs[3], w.allowed)) check.drifted = sortedList(text.slice(tabs[2] + 1, tabs[3])) !== sortedList(w.allowed);
       }

@@ -3,6 +3,7 @@
 // each connection to its socket is served on its own. So the peer is read back later and
 // put right from the model. Pure: the calls that make a dump hold the model's peer.
 import type { KernelPeer } from '../store/peers';
+import { presharedKeyAsShown } from '../wg/keys';
 import { allowedIpOf, peerOps, peerRemoveArgs, type PeerOp } from '../wg/uapi-conf';
 
 const sorted = (list: string): string => list.split(',').map((s) => s.trim()).filter(Boolean).sort().join(',');
@@ -14,6 +15,6 @@ export function repairOpsFor(ifname: string, dump: string, key: string, wanted: 
   if (!line) return live ? peerOps(ifname, null, live) : [];
   if (!live) return [{ args: peerRemoveArgs(ifname, key) }];
   const [, psk, , allowed] = line.split('\t');
-  if (sorted(allowed ?? '') !== sorted(allowedIpOf(live)) || psk !== live.presharedKey) return peerOps(ifname, null, live);
+  if (sorted(allowed ?? '') !== sorted(allowedIpOf(live)) || psk !== presharedKeyAsShown(live.presharedKey)) return peerOps(ifname, null, live);
   return [];
 }

@@ -5,6 +5,7 @@ import type { KernelPeer, PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import type { KernelRepairNote } from '../store/kernel-repairs';
 import type { ServerFailure } from './failed-servers';
+import type { FailingRepair } from './repair-backoff';
 
 export interface PeerChange {
   server: ServerRecord;
@@ -74,6 +75,8 @@ export interface KernelPlane {
   serverState(serverId: number): ServerKernelState;
   /** Servers that could not be brought up, with the reason. */
   failures(): ServerFailure[];
+  /** Repairs of drift that keep failing (retried with back-off), with why; absent or empty: none. */
+  failingRepairs?(): FailingRepair[];
   applyServer(change: ServerChange): Promise<void>;
   applyPeer(change: PeerChange): Promise<void>;
   /** Many peers' changes as one kernel batch (a boundary of access schedules); absent: the runner applies them one by one. */

@@ -3,12 +3,12 @@
 // holds. Nothing outside wgcp's own links and the `inet wgcp` table is read or touched.
 import fs from 'node:fs';
 import path from 'node:path';
-import { run } from './command';
+import { SECRET_FILE, run } from './command';
 import { dumpInterface } from '../wg/link';
 import { linkInfo } from '../wg/link-owner';
-import { enableIpv6Forwarding } from '../wg/ipv6-forwarding';
-import type { PeerOp } from '../wg/uapi-conf';
-import { peerDrift, peerDriftCounts, peerRepairOps, wantedOfModel } from './reconcile-peers';
+import { enableIpv6Forwarding, ipv6ForwardingState } from '../wg/ipv6-forwarding';
+import { peerDrift, peerDriftCounts, peerRepair, wantedOfModel, type PeerRepair } from './reconcile-peers';
+import { runWgBatch } from './peer-batch';
 import { nftDrift, parseTable } from './reconcile-nft';
 import type { Comparer, Finding, ReconcileTarget } from './reconcile-target';
 import { hasDrift } from '../shaping/compare';
@@ -18,8 +18,14 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 
 const picked = (t: ReconcileTarget, servers: ReadonlySet<number> | null): ServerModel[] => t.upServers().filter((m) => !servers || servers.has(m.server.id));
 
-async function runOps(ops: PeerOp[]): Promise<void> {
-  for (const op of ops) await run('wg', op.args, { secret: op.secret });
+/**
+ * A peer repair as one batch: foreign peers removed (many to a `wg set`), then every drifted
+ * peer in one `wg addconf` read from a private file. 6,000 peers are two tool runs, not 6,000.
+ */
+async function runPeerRepair(ifname: string, r: PeerRepair): Promise<void> {
+  if (r.removals.length) await runWgBatch(ifname, r.removals);
+  // A whole interface's worth (10,000 peers) takes wireguard-go about 2 s, as a bring-up's syncconf.
+  if (r.conf !== null) await run('wg', ['addconf', ifname, SECRET_FILE], { secret: r.conf, timeoutMs: 60_000 });
 }
 
 /** Peers of each interface, from a fresh `wg show dump` (the usage cycle's dump is the cheap first look). */
@@ -38,11 +44,11 @@ export const peerComparer: Comparer = {
       const drift = peerDrift(dump, wantedOfModel(m));
       if (!drift) continue;
       const counts = peerDriftCounts(drift);
-      const ops = peerRepairOps(ifname, drift);
+      const repair = peerRepair(ifname, drift);
       out.push({
-        kind: 'peer', serverId: m.server.id, interface: ifname, counts, items: ops.length,
+        kind: 'peer', serverId: m.server.id, interface: ifname, counts, items: drift.missing.length + drift.wrong.length + drift.keepalive.length + drift.extra.length,
         summary: `${ifname}: ${drift.missing.length} peers missing, ${drift.wrong.length} with other keys or allowed IPs, ${drift.keepalive.length} with a keepalive, ${drift.extra.length} not wgcp's`,
-        repair: () => runOps(ops),
+        repair: () => runPeerRepair(ifname, repair),
       });
     }
     return out;
@@ -80,26 +86,17 @@ export const linkComparer: Comparer = {
   },
 };
 
-const readSysctl = (file: string): string | null => {
-  try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch {
-    return null;
-  }
-};
-
-/** IPv6 forwarding on forward-mode interfaces with an IPv6 address, where wgcp turns it on. */
+/**
+ * IPv6 forwarding on forward-mode interfaces with an IPv6 address, where the kernel has a
+ * per-interface switch and it is off. Forwarding on router-wide is taken as it is.
+ */
 export const ipv6Comparer: Comparer = {
   kind: 'ipv6',
   async inspect(t, servers) {
     const out: Finding[] = [];
     for (const m of picked(t, servers)) {
       const { server } = m;
-      if (server.mode !== 'forward' || server.address6 === null) continue;
-      const dir = path.join('/proc/sys/net/ipv6/conf', server.interface);
-      if (!fs.existsSync(dir)) continue;
-      const force = readSysctl(path.join(dir, 'force_forwarding'));
-      if (readSysctl(path.join(dir, 'forwarding')) === '1' && (force === null || force === '1')) continue;
+      if (server.mode !== 'forward' || server.address6 === null || ipv6ForwardingState(server.interface) !== 'off') continue;
       out.push({
         kind: 'ipv6', serverId: server.id, interface: server.interface, counts: { ipv6Forwarding: 1 }, items: 1,
         summary: `${server.interface}: IPv6 forwarding is off`, repair: async () => { enableIpv6Forwarding(server.interface); },

@@ -1,10 +1,13 @@
 // The peers of one interface against what wgcp holds for it: from the `wg show <if> dump`
 // the usage cycle already read (no second read). Compared are the key, the preshared key,
 // the allowed IPs (both families) and the keepalive (wgcp sets none); the endpoint is the
-// peer's own and never compared. Pure; a match costs one string a peer (its key).
+// peer's own and never compared. A peer without a preshared key (the zero key, as an import
+// of wg-quick gives) is `(none)` in the dump: compared as such, never drift. Pure; a match
+// costs one string a peer (its key).
 import type { KernelPeer } from '../store/peers';
 import type { ServerModel } from './model';
-import { allowedIpOf, livePeers, peerRemoveArgs, peerSetArgs, type PeerOp } from '../wg/uapi-conf';
+import { presharedKeyAsShown } from '../wg/keys';
+import { allowedIpOf, livePeers, peerRemoveArgs, renderPeersConf, type PeerOp } from '../wg/uapi-conf';
 
 export interface PeerDrift {
   /** Peers wgcp holds that the interface lacks. */
@@ -22,14 +25,16 @@ const tabs = new Int32Array(8);
 
 const sortedList = (list: string): string => list.split(',').map((s) => s.trim()).filter(Boolean).sort().join(',');
 
-/** The peers an interface should hold, by public key, with the allowed IPs as `wg` shows them. */
-export function wantedPeers(peers: Iterable<KernelPeer>): Map<string, { peer: KernelPeer; allowed: string }> {
-  const out = new Map<string, { peer: KernelPeer; allowed: string }>();
-  for (const p of livePeers(peers)) out.set(p.publicKey, { peer: p, allowed: allowedIpOf(p) });
+/** A peer as its `wg show dump` line should show it: its preshared key and allowed IPs as `wg` prints them. */
+export interface WantedPeer { peer: KernelPeer; psk: string; allowed: string }
+export type WantedPeers = Map<string, WantedPeer>;
+
+/** The peers an interface should hold, by public key. */
+export function wantedPeers(peers: Iterable<KernelPeer>): WantedPeers {
+  const out: WantedPeers = new Map();
+  for (const p of livePeers(peers)) out.set(p.publicKey, { peer: p, psk: presharedKeyAsShown(p.presharedKey), allowed: allowedIpOf(p) });
   return out;
 }
-
-export type WantedPeers = Map<string, { peer: KernelPeer; allowed: string }>;
 const kept = new WeakMap<object, { revision: number; wanted: WantedPeers }>();
 
 /**
@@ -49,7 +54,7 @@ function same(text: string, from: number, to: number, wanted: string): boolean {
 }
 
 /** What differs between a dump and the wanted peers; null when nothing does. */
-export function peerDrift(dump: string, wanted: Map<string, { peer: KernelPeer; allowed: string }>): PeerDrift | null {
+export function peerDrift(dump: string, wanted: WantedPeers): PeerDrift | null {
   const drift: PeerDrift = { missing: [], wrong: [], keepalive: [], extra: [] };
   const seen = new Set<string>();
   let start = dump.indexOf('\n') + 1;
@@ -65,7 +70,7 @@ export function peerDrift(dump: string, wanted: Map<string, { peer: KernelPeer; 
       else {
         seen.add(key);
         const keepEnd = found === 8 ? tabs[7] : end;
-        if (!same(dump, tabs[0] + 1, tabs[1], w.peer.presharedKey)) drift.wrong.push(w.peer);
+        if (!same(dump, tabs[0] + 1, tabs[1], w.psk)) drift.wrong.push(w.peer);
         else if (!same(dump, tabs[2] + 1, tabs[3], w.allowed) && sortedList(dump.slice(tabs[2] + 1, tabs[3])) !== sortedList(w.allowed)) drift.wrong.push(w.peer);
         if (!same(dump, tabs[6] + 1, keepEnd, 'off')) drift.keepalive.push(key);
       }
@@ -76,12 +81,24 @@ export function peerDrift(dump: string, wanted: Map<string, { peer: KernelPeer; 
   return drift.missing.length + drift.wrong.length + drift.keepalive.length + drift.extra.length > 0 ? drift : null;
 }
 
-/** The `wg set` calls that put an interface right: O(drifted peers), never a whole sync. */
-export function peerRepairOps(ifname: string, drift: PeerDrift): PeerOp[] {
-  const ops: PeerOp[] = drift.extra.map((key) => ({ args: peerRemoveArgs(ifname, key) }));
-  for (const p of [...drift.missing, ...drift.wrong]) ops.push({ args: peerSetArgs(ifname, p), secret: p.presharedKey + '\n' });
-  for (const key of drift.keepalive) ops.push({ args: ['set', ifname, 'peer', key, 'persistent-keepalive', 'off'] });
-  return ops;
+/**
+ * What puts an interface right, as a batch whatever the number of drifted peers: the foreign
+ * peers' removals (`wg set … peer K remove …`, no secret) and one `wg addconf` of the drifted
+ * peers' sections (its preshared keys in a private file, never on a command line). A
+ * `[Peer]` section of addconf replaces the peer's allowed IPs, so it is the peer as wgcp holds it.
+ */
+export interface PeerRepair {
+  removals: PeerOp[];
+  /** The `wg addconf` text; null when only removals are needed. Holds secrets. */
+  conf: string | null;
+}
+
+export function peerRepair(ifname: string, drift: PeerDrift): PeerRepair {
+  const removals = drift.extra.map((key) => ({ args: peerRemoveArgs(ifname, key) }));
+  const peers = [...drift.missing, ...drift.wrong];
+  const held = new Set(peers.map((p) => p.publicKey));
+  const keepaliveOnly = drift.keepalive.filter((key) => !held.has(key));
+  return { removals, conf: peers.length + keepaliveOnly.length > 0 ? renderPeersConf(peers, keepaliveOnly) : null };
 }
 
 /** Counts for the log and the event (never keys). */

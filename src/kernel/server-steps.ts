@@ -18,9 +18,10 @@ export function createSteps(m: ServerModel, { links, nft }: ServerStepParts): St
   const ifname = m.server.interface;
   const empty = emptyElements();
   const slice = serverSlice(m);
+  // The filter first (fail-closed): the new interface carries no packet the table does not judge.
   return [
-    { what: `interface ${ifname}`, run: () => links.bringUpNew(m), undo: () => links.remove(ifname) },
     ...batchSteps(nft, diff(empty, slice), diff(slice, empty), `server ${m.server.id} filter`),
+    { what: `interface ${ifname}`, run: () => links.bringUpNew(m), undo: () => links.remove(ifname) },
   ];
 }
 
@@ -39,21 +40,22 @@ export function updateSteps(old: ServerModel, next: ServerModel, parts: ServerSt
   const { links, nft } = parts;
   const was = old.server;
   const after = next.server;
-  const steps: Step[] = [];
-  if (was.interface !== after.interface) {
-    // The old interface goes first: the new one takes over its listen port.
-    steps.push({ what: `interface ${was.interface}`, run: () => links.remove(was.interface), undo: () => links.bringUpNew(old) });
-    steps.push({ what: `interface ${after.interface}`, run: () => links.bringUpNew(next), undo: () => links.remove(after.interface) });
-  } else {
-    steps.push(...linkSteps(was, after, parts.log));
-  }
   // While the mode stays, peers and forwards put the same elements in the table: only the
   // server's own can differ, so the filter's part of such an update costs O(1), not O(peers).
   const slice = (m: ServerModel) => (was.mode === after.mode ? serverSlice({ server: m.server, peers: new Map(), forwards: new Map() }) : serverSlice(m));
   const sliceWas = slice(old);
   const sliceNext = slice(next);
-  steps.push(...batchSteps(nft, diff(sliceWas, sliceNext), diff(sliceNext, sliceWas), `server ${after.id} filter`));
-  return steps;
+  const filter = batchSteps(nft, diff(sliceWas, sliceNext), diff(sliceNext, sliceWas), `server ${after.id} filter`);
+  if (was.interface !== after.interface) {
+    // The old interface goes first (the new one takes over its listen port); the filter names
+    // the new one before it is up (fail-closed, as a create).
+    return [
+      { what: `interface ${was.interface}`, run: () => links.remove(was.interface), undo: () => links.bringUpNew(old) },
+      ...filter,
+      { what: `interface ${after.interface}`, run: () => links.bringUpNew(next), undo: () => links.remove(after.interface) },
+    ];
+  }
+  return [...linkSteps(was, after, parts.log), ...filter];
 }
 
 /** What changed of an interface that keeps its name: port, addresses, IPv6 forwarding, MTU. */

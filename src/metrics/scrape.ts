@@ -7,6 +7,7 @@ import type { Exposition } from './exposition';
 import { metricsOf } from './context';
 import { readStoreSnapshot } from './scrape-read';
 import { readLoopDelay } from './loop-delay';
+import { DRIFT_KINDS } from '../kernel/reconcile-target';
 
 export interface ScrapeAnswer { contentType: string; text: string }
 
@@ -28,7 +29,9 @@ export function scrape(app: App): Promise<ScrapeAnswer> {
   const made = (async () => {
     try {
       const e = loadExposition();
-      const daemon = { kernelOn: app.kernel.state === 'on', failedServerIds: app.kernel.failures().map((f) => f.serverId), loopDelay: readLoopDelay() };
+      const failingRepairs: Record<string, number> = Object.fromEntries(DRIFT_KINDS.map((k) => [k, 0]));
+      for (const f of app.kernel.failingRepairs?.() ?? []) failingRepairs[f.kind] += 1;
+      const daemon = { kernelOn: app.kernel.state === 'on', failedServerIds: app.kernel.failures().map((f) => f.serverId), failingRepairs, loopDelay: readLoopDelay() };
       const data = { ...(await readStoreSnapshot(app.store.db)), now: Math.floor(app.now().getTime() / 1000), tally: metricsOf(app), daemon };
       return { contentType: e.contentType, text: await e.render(data) };
     } finally {

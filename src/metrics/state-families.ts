@@ -9,6 +9,8 @@ export interface DaemonState {
   kernelOn: boolean;
   /** Servers the kernel could not bring up (retried). */
   failedServerIds: number[];
+  /** Repairs of kernel drift that keep failing, by kind (every kind, 0 when none). */
+  failingRepairs: Record<string, number>;
   loopDelay: LoopDelayWindow;
 }
 
@@ -39,6 +41,11 @@ export const STATE_FAMILIES: readonly Family[] = [
       const failed = new Set(d.daemon.failedServerIds);
       return d.serverIds.map((id) => ({ labels: { server: String(id) }, value: failed.has(id) ? 1 : 0 }));
     },
+  },
+  {
+    name: 'wgcp_kernel_repair_failing', type: 'gauge', labelNames: ['kind'],
+    help: 'Repairs of kernel drift of this kind that keep failing (retried with back-off up to 5 minutes; /healthz says why), else 0. Every kind has a series.',
+    samples: (d) => Object.entries(d.daemon.failingRepairs).map(([kind, n]) => ({ labels: { kind }, value: n })),
   },
   ...(['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'] as const).map(loopFamily),
 ];

@@ -5,11 +5,10 @@ import createError from 'http-errors';
 import type { App } from '../app';
 import { deviceContext } from '../device/context';
 import { forwardsHash } from '../device/forwards-hash';
-import { isUuid } from '../device/identifiers';
 import type { DeviceRecord } from '../store/devices';
 import type { PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
-import { presentDevice } from '../views/devices-present';
+import { presentDevice, type DeviceReader } from '../views/devices-present';
 import { peerEventData } from '../views/event-data';
 import type { Store } from '../store/store';
 import type { ChangeOptions, Commit } from './runner';
@@ -17,10 +16,13 @@ import { generateKeyPair, generatePresharedKey } from '../wg/keys';
 import { hasReason, withReason, withoutReason } from './disable-reasons';
 import { planPeerDelete } from './peers';
 
-/** Heartbeat reports are written behind their answers: whoever reads a device stores pending ones first. */
-export function getDevice(app: App, idText: string): DeviceRecord {
+/**
+ * A device by its control-plane id (its peer's id; never its device_id, a credential).
+ * Heartbeat reports are written behind their answers: whoever reads a device stores pending ones first.
+ */
+export function getDevice(app: App, id: number): DeviceRecord {
   deviceContext(app).heartbeats.flush();
-  const device = isUuid(idText) ? app.store.devices.get(idText.toLowerCase()) : undefined;
+  const device = app.store.devices.byPeer(id);
   if (!device) throw createError(404, 'device not found');
   return device;
 }
@@ -30,8 +32,8 @@ export function listDevices(app: App): DeviceRecord[] {
   return app.store.devices.list();
 }
 
-export function showDevice(app: App, d: DeviceRecord) {
-  return presentDevice(d, app.store.peers.get(d.peerId), forwardsHash(app.store.forwards.listByDevice(d.deviceId)));
+export function showDevice(app: App, d: DeviceRecord, reader: DeviceReader) {
+  return presentDevice(d, app.store.peers.get(d.peerId), forwardsHash(app.store.forwards.listByDevice(d.deviceId)), reader);
 }
 
 /**
@@ -98,7 +100,7 @@ export function deleteDevice(app: App, deviceId: string, opts?: ChangeOptions): 
   }, opts);
 }
 
-/** A device as its events show it (its id is cut to a prefix when the event is recorded). */
+/** A device as its events show it: as to any reader but an admin (a prefix of its device_id). */
 export function deviceEventData(store: Store, d: DeviceRecord) {
-  return presentDevice(d, store.peers.get(d.peerId), forwardsHash(store.forwards.listByDevice(d.deviceId)));
+  return presentDevice(d, store.peers.get(d.peerId), forwardsHash(store.forwards.listByDevice(d.deviceId)), null);
 }

@@ -28,8 +28,26 @@ export function repairNotes(found: readonly Finding[], upServerIds: readonly num
   return notes;
 }
 
-/** `waiting(f)`: a finding whose repair failed lately and waits its back-off; left for a later pass. */
-export function repairKernel(app: App, target: ReconcileTarget, comparers: readonly Comparer[], servers: ReadonlySet<number> | null, waiting: (f: Finding) => boolean = () => false): Promise<RepairResult> {
+export interface RepairOptions {
+  /** A finding whose repair failed lately and waits its back-off: left for a later pass. */
+  waiting?(f: Finding): boolean;
+  /** A failure already said (same finding, same reason): no second audit row. */
+  saidBefore?(f: Finding, error: string): boolean;
+}
+
+/**
+ * The audit row of a repair: the kinds repaired, and the repairs that failed for a reason not
+ * said before (a repair that cannot succeed is written once, not at each retry).
+ */
+function auditOf(r: RepairResult, saidBefore: (f: Finding, error: string) => boolean) {
+  const failed = r.failed.filter((x) => !saidBefore(x.finding, x.error)).map((x) => ({ kind: x.finding.kind, interface: x.finding.interface, reason: x.error }));
+  if (r.repaired.length === 0 && failed.length === 0) return null;
+  return { targetType: 'kernel', targetId: null, summary: { ...(r.repaired.length ? kernelDriftEventData(r.repaired).kinds : {}), ...(failed.length ? { failed } : {}) } };
+}
+
+export function repairKernel(app: App, target: ReconcileTarget, comparers: readonly Comparer[], servers: ReadonlySet<number> | null, opts: RepairOptions = {}): Promise<RepairResult> {
+  const waiting = opts.waiting ?? (() => false);
+  const saidBefore = opts.saidBefore ?? (() => false);
   const result: RepairResult = { repaired: [], failed: [] };
   return app.runner.run('kernel.repair', () => ({
     kernel: [{
@@ -58,7 +76,7 @@ export function repairKernel(app: App, target: ReconcileTarget, comparers: reado
       for (const [serverId, found] of byServer) event('kernelDrift', serverId, kernelDriftEventData(found));
       return result;
     },
-    audit: (r) => (r.repaired.length === 0 ? null : { targetType: 'kernel', targetId: null, summary: kernelDriftEventData(r.repaired).kinds }),
+    audit: (r) => auditOf(r, saidBefore),
   }), { actor: RECONCILER_ACTOR });
 }
 

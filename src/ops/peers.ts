@@ -8,9 +8,11 @@ import type { ChangeOptions } from './runner';
 import type { PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { peerEventData } from '../views/event-data';
+import { deviceNumber } from '../views/devices-present';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
 import { hasReason, withReason, withoutReason } from './disable-reasons';
 import { badField } from './field-error';
+import { bringsDeletionNearer, requirePeerDeleteRight } from './deletion-rights';
 import { forwardsOfPeerChange } from './forwards-follow';
 import { withScheduleState } from './schedule-state';
 import type { Schedule } from '../schedule/rules';
@@ -108,12 +110,13 @@ export function updatePeer(app: App, id: number, input: PeerInput, opts?: Change
     const before = getPeer({ store }, id);
     const server = store.servers.get(before.serverId)!;
     const next = mergePeer(before, input, app.now().toISOString());
+    if (bringsDeletionNearer(before.expiresAt, next.expiresAt)) requirePeerDeleteRight(opts?.actor, 'expiresAt', 'an expiry deletes the peer');
     if (next.ip !== before.ip) checkPeerIp(store, server, next.ip, before.id);
     if (next.ip6 !== before.ip6 && next.ip6 !== null) checkPeerIp6(store, server, next.ip6, before.id);
     if (next.publicKey !== before.publicKey) {
       // A device's keys are the daemon's to make: it could never learn a key set here.
       const device = store.devices.byPeer(before.id);
-      if (device) throw badField('publicKey', `belongs to device ${device.deviceId}; use POST /api/devices/${device.deviceId}/rotate`);
+      if (device) throw badField('publicKey', `belongs to device ${deviceNumber(device)}; use POST /api/devices/${deviceNumber(device)}/rotate`);
       checkPeerKey(store, server, next.publicKey, before.id);
     }
     if (input.allowAccess !== undefined) checkAllowAccess(store, server, next.allowAccess, before.id);

@@ -2,9 +2,10 @@
 // the device's peer (or new keys for a known hwid); the kernel takes the peer; the commit
 // spends the token with one atomic UPDATE, writes the peer and the device and records the
 // events. A failure anywhere leaves the token unspent and the kernel as it was.
-// A device that lost power after the daemon answered but before it saved the answer comes
-// back with the same token: within REPLAY_WINDOW_MS the same token and hwid get the device's
-// configuration again (rebuilt from the rows the daemon keeps anyway; nothing new is stored).
+// A used token is 400 `token already used`, as the device contract's table says. Outside
+// the contract, an admin may open a retry window (WGCP_PROVISION_RETRY_WINDOW): a device
+// that lost power before it saved the answer gets the same configuration again, rebuilt
+// from the rows the daemon keeps anyway, while nothing has changed the device since.
 import crypto from 'node:crypto';
 import createError from 'http-errors';
 import type { App } from '../app';
@@ -30,9 +31,6 @@ export interface Provisioned {
   replay: boolean;
 }
 
-/** How long after a token was spent the same token and hwid get the same answer again. */
-export const REPLAY_WINDOW_MS = 10 * 60_000;
-
 // Least privilege, as for any new peer: the device routes only the server's subnet into
 // its tunnel (forwarded connections still work: the router masquerades them into the tunnel).
 // An admin may set allowInternet on the device's peer for a full tunnel.
@@ -50,18 +48,34 @@ const sameHwid = (a: string, b: string): boolean =>
 
 /**
  * The device a spent token provisioned, when this request is that device retrying within
- * the window: same token, same hwid, the device and its keyed peer still there.
+ * the opt-in window: same token, same hwid, and the device and its peer exactly as that
+ * provisioning left them. A suspension or reinstatement (the device's updatedAt), a key
+ * rotation or any other change of its peer (the peer's updatedAt), a later provisioning
+ * of the same hwid (provisionedAt) or a deletion end the window for good.
  */
-function replayOf(store: Store, token: string, hwid: string, nowMs: number): Provisioned | null {
+function replayOf(store: Store, token: string, hwid: string, nowMs: number, windowMs: number): Provisioned | null {
+  if (windowMs <= 0) return null;
   const rec = store.regTokens.get(token);
   if (!rec || rec.usedAt === null || rec.deviceId === null) return null;
-  if (nowMs - Date.parse(rec.usedAt) >= REPLAY_WINDOW_MS) return null;
+  if (nowMs - Date.parse(rec.usedAt) >= windowMs) return null;
   const device = store.devices.get(rec.deviceId);
   if (!device || device.serverId !== rec.serverId || !sameHwid(device.hwid, hwid)) return null;
   const peer = store.peers.get(device.peerId);
   const server = store.servers.get(device.serverId);
-  if (!peer || !server || peer.privateKey === null) return null;
+  if (!peer || !server || peer.privateKey === null || device.suspended) return null;
+  const untouched = device.provisionedAt === rec.usedAt && device.updatedAt === rec.usedAt && peer.updatedAt === rec.usedAt;
+  if (!untouched) return null;
   return { server, device, peer: peer as PeerRecord & { privateKey: string }, replaced: null, replay: true };
+}
+
+/**
+ * A cheap read before provisioning takes its turn: whether the token exists and is unspent,
+ * so that unknown or spent tokens (a flood, or one leaked token sent again and again) never
+ * draw from the fleet's request bucket (device/admission).
+ */
+export function tokenUnspent(app: App, token: string): boolean {
+  const rec = app.store.regTokens.get(token);
+  return rec !== undefined && rec.usedAt === null;
 }
 
 /** Why a token cannot be spent now, in the contract's order; null when it can. */
@@ -78,7 +92,7 @@ export function provisionDevice(app: App, token: string, hwid: string, source: s
   return app.runner.run('device.provision', (store) => {
     const refusal = tokenRefusal(store, token, now);
     if (refusal) {
-      const replay = replayOf(store, token, hwid, Date.parse(now));
+      const replay = replayOf(store, token, hwid, Date.parse(now), app.config.provisionRetryWindowS * 1000);
       // Nothing changes: an empty commit, audited so that a replay is on record.
       if (replay) return { commit: () => replay, audit: (r) => ({ targetType: 'device', targetId: r.device.deviceId.slice(0, 8), summary: { replay: true } }) };
       throw refusal;
@@ -114,7 +128,7 @@ export function provisionDevice(app: App, token: string, hwid: string, source: s
         const peerData = peerEventData(server, peer);
         event(before ? 'peerUpdated' : 'peerCreated', server.id, peerData);
         const hash = forwardsHash(store.forwards.listByDevice(deviceId));
-        event('deviceProvisioned', server.id, { device: presentDevice(device, peer, hash), peer: peerData.peer, reprovisioned: before !== null, source });
+        event('deviceProvisioned', server.id, { device: presentDevice(device, peer, hash, null), peer: peerData.peer, reprovisioned: before !== null, source });
         return { server, device, peer, replaced: before, replay: false };
       },
     };

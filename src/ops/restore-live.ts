@@ -19,6 +19,7 @@ import { serverEventData } from '../views/event-data';
 import { foreignLinkError } from '../wg/link-owner';
 import type { ChangeOptions, KernelChange } from './runner';
 import { PENDING_FILE, RESULT_FILE, fileStamp, saltOfCopyDiffers, writeStateFile, type RestoreResult } from './restore';
+import { discardStaged, stagedState } from '../backup/restore-owner';
 
 const SCHEMA = 'restore_copy';
 
@@ -56,6 +57,8 @@ export interface LiveRestore { before: string; servers: number; peers: number; f
 export async function restoreStaged(app: App, opts?: ChangeOptions): Promise<LiveRestore> {
   const { dataDir } = app.config;
   const pending = path.join(dataDir, PENDING_FILE);
+  // A copy whose `wgcp restore` is gone was abandoned: applied when asked, or never.
+  if (stagedState(dataDir, PENDING_FILE) === 'abandoned') discardStaged(dataDir, PENDING_FILE);
   if (!fs.existsSync(pending)) throw createError(409, 'no restore is staged: run wgcp restore FILE on the router');
   const now = app.now();
   const result: RestoreResult = { ok: false, at: now.toISOString(), before: null, files: [] };
@@ -99,7 +102,7 @@ export async function restoreStaged(app: App, opts?: ChangeOptions): Promise<Liv
   } finally {
     if (attached) app.store.db.prepare(`DETACH DATABASE ${SCHEMA}`).run();
     copyDb.close();
-    fs.rmSync(pending, { force: true });
+    discardStaged(dataDir, PENDING_FILE);
     writeSecretFile(path.join(dataDir, RESULT_FILE), JSON.stringify(result) + '\n');
   }
 }

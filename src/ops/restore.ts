@@ -14,6 +14,7 @@ import { decryptFile } from '../backup/cipher';
 import { BackupRefused, backupKind, checkSqliteSize } from '../backup/format';
 import { onlineCopy, privateTempFile, readMeta, stripMeta } from '../backup/snapshot';
 import { checkAndMigrate, type CheckedBackup } from '../backup/verify';
+import { discardStaged, writeRestoreOwner } from '../backup/restore-owner';
 
 /** The checked copy waiting to be applied. */
 export const PENDING_FILE = `${DB_FILE}.restore-pending`;
@@ -68,6 +69,8 @@ export async function stageRestore(dataDir: string, file: string, passphrase: st
       fs.chmodSync(tmp, 0o600);
     }
     const checked = checkAndMigrate(tmp);
+    // The owner first: a copy found without a live owner is abandoned (backup/restore-owner.ts).
+    writeRestoreOwner(dataDir, false);
     fs.renameSync(tmp, path.join(dataDir, PENDING_FILE));
     return checked;
   } finally {
@@ -194,7 +197,7 @@ export async function applyPendingRestore(dataDir: string, now: Date): Promise<R
     result.error = err instanceof Error ? err.message : String(err);
     throw err;
   } finally {
-    fs.rmSync(pending, { force: true });
+    discardStaged(dataDir, PENDING_FILE);
     writeSecretFile(path.join(dataDir, RESULT_FILE), JSON.stringify(result) + '\n');
   }
 }

@@ -7,11 +7,13 @@
 //              a failure undoes what this change applied and ends it: nothing is stored.
 //   3. commit  the rows and the change's events (their outbox rows) in one transaction;
 //              if it fails, the kernel delta is undone and the change fails whole.
-//   4. announce  the committed events go to the live consumers.
+//   4. announce  the committed events go to the live consumers (and access the change
+//              ended, to what holds it open).
 //
 // Because changes never overlap, what the plan read is still true when it commits. Reads
 // (the API's GETs, heartbeats' answers) never wait for a change. The order lives here and
 // only here: an operation supplies a plan, never its own transaction or kernel call.
+import { isStorageFailure, type WriteFailure } from './storage-health';
 import createError, { isHttpError } from 'http-errors';
 import type { EventBus, EventName, WgcpEvent } from '../events/bus';
 import type { ForwardChange, KernelPlane, PeerChange, ServerChange } from '../kernel/plane';
@@ -35,6 +37,8 @@ export interface KernelRepair { what: string; run(): Promise<void> }
 export interface Commit {
   store: Store;
   event(name: EventName, serverId: number, data: Record<string, unknown>): void;
+  /** The change ends this key's or token's access: after the commit, what it holds open (the live stream) is closed. */
+  accessEnded(credentialId: number): void;
 }
 
 /** What the audit log says of a change: what it acted on and a summary (secret-named fields are dropped). */
@@ -92,6 +96,8 @@ export class ChangeRunner {
   private pending = 0;
   /** Changes committed so far (for tests and metrics). */
   committed = 0;
+  /** The last commit the storage refused (a full disk), until a change commits again: /healthz shows it. */
+  writeFailure: WriteFailure | null = null;
 
   constructor(private readonly store: Store, private readonly kernel: KernelPlane, private readonly bus: EventBus, private readonly log: Logger) {
     kernel.setSerializer?.((what, work) => this.serialize(what, work));
@@ -148,12 +154,18 @@ export class ChangeRunner {
       clearTimeout(slow);
     }
     let events: WgcpEvent[] = [];
+    let ended: number[] = [];
     let result: R;
     try {
       result = store.tx(() => {
         events = [];
+        ended = [];
         const at = this.bus.now();
-        const r = planned.commit({ store, event: (name, serverId, data) => { events.push(recordEvent(store, at, name, serverId, data)); } });
+        const r = planned.commit({
+          store,
+          event: (name, serverId, data) => { events.push(recordEvent(store, at, name, serverId, data)); },
+          accessEnded: (credentialId) => { ended.push(credentialId); },
+        });
         // The audit row is the change's own: written in its transaction, or the change fails.
         if (planned.audit !== false) {
           const note = planned.audit ? planned.audit(r) : { targetType: action.split('.')[0], targetId: idOf(r) };
@@ -163,11 +175,17 @@ export class ChangeRunner {
       });
     } catch (err) {
       await this.undo(action, applied);
-      this.log.error('a change could not be committed; its kernel step was undone', { action, error: message(err) });
+      const code = isStorageFailure(err);
+      if (code) this.writeFailure = { at: this.bus.now().toISOString(), code, message: message(err) };
+      // A rule that can only be judged on the rows as written (the last admin) refuses here: a refusal, not a failure.
+      if (isHttpError(err) && err.status < 500) this.log.info('a change was refused at its commit', { action, status: err.status, error: message(err) });
+      else this.log.error('a change could not be committed; its kernel step was undone', { action, error: message(err) });
       throw isHttpError(err) ? err : createError(500, `the change could not be stored: ${message(err)}`);
     }
     this.committed++;
+    this.writeFailure = null;
     this.bus.announce(events);
+    this.bus.announceAccessEnded(ended);
     return result;
   }
 

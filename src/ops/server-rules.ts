@@ -2,19 +2,10 @@
 // subnets are each held by one server only, and a subnet keeps its peers' addresses.
 import type { Store } from '../store/store';
 import type { ServerRecord } from '../store/servers';
-import { HOSTNAME } from '../wg/hostname';
 import { parseCidr, parseIpv4, isHostOf, networkOf, broadcastOf, formatIpv4, type Cidr } from '../wg/ipv4';
 import { badField } from './field-error';
 
-export function endpointPort(endpoint: string): number | null {
-  const m = /^(\[[0-9A-Fa-f:.]+\]|[^:\[\]]+):(\d{1,5})$/.exec(endpoint);
-  if (!m) return null;
-  const host = m[1];
-  const port = Number(m[2]);
-  if (port < 1 || port > 65535) return null;
-  if (!host.startsWith('[') && parseIpv4(host) === null && !HOSTNAME.test(host)) return null;
-  return port;
-}
+export { endpointPort } from './value-rules';
 
 const overlaps = (a: Cidr, b: Cidr): boolean => networkOf(a) <= broadcastOf(b) && networkOf(b) <= broadcastOf(a);
 

@@ -5,6 +5,7 @@ import createError from 'http-errors';
 import type { App } from '../app';
 import type { ServerMode, ServerRecord } from '../store/servers';
 import { presentServer } from '../views/present';
+import type { WebhookSight } from '../views/webhook-sight';
 import { peerEventData, serverEventData } from '../views/event-data';
 import type { ChangeOptions } from './runner';
 import { generateKeyPair } from '../wg/keys';
@@ -35,12 +36,13 @@ export function getServer(app: Pick<App, 'store'>, id: number): ServerRecord {
 }
 
 /**
- * The server as the API and the events show it: with its peers, webhooks and kernel state.
+ * The server as the API shows it: with its peers, kernel state and webhooks (as `sight`,
+ * the caller's role, lets them be seen: views/webhook-sight.ts).
  * `withPeers: false` leaves the peers out (and does not read them): a page of servers at
  * 10,000 peers is then a few hundred bytes, not megabytes.
  */
-export function showServer(app: App, s: ServerRecord, opts: { withPeers?: boolean } = {}) {
-  const shown = presentServer(s, opts.withPeers === false ? [] : app.store.peers.listByServer(s.id), app.store.webhooks.listByServer(s.id), app.kernel.serverState(s.id));
+export function showServer(app: App, s: ServerRecord, sight: WebhookSight, opts: { withPeers?: boolean } = {}) {
+  const shown = presentServer(s, opts.withPeers === false ? [] : app.store.peers.listByServer(s.id), app.store.webhooks.listByServer(s.id), app.kernel.serverState(s.id), sight);
   if (opts.withPeers !== false) return shown;
   const { peers: _left, ...rest } = shown;
   return rest;

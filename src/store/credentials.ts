@@ -34,6 +34,7 @@ export class CredentialTable {
   private readonly countStmt;
   private readonly roleStmt;
   private readonly getStmt;
+  private readonly adminsStmt;
 
   constructor(db: DB) {
     const cols = 'id, kind, name, role, created_at AS createdAt, expires_at AS expiresAt, last_used_at AS lastUsedAt';
@@ -47,6 +48,7 @@ export class CredentialTable {
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM credentials WHERE kind = ?');
     this.roleStmt = db.prepare('UPDATE credentials SET role = ? WHERE kind = ? AND id = ?');
     this.getStmt = db.prepare(`SELECT ${cols} FROM credentials WHERE id = ?`);
+    this.adminsStmt = db.prepare(`SELECT COUNT(*) AS n FROM credentials WHERE role = 'admin' AND (expires_at IS NULL OR expires_at > ?)`);
   }
 
   /** Makes a credential and returns its secret; only the hash is kept. */
@@ -60,6 +62,8 @@ export class CredentialTable {
   count(kind: CredentialKind): number { return (this.countStmt.get(kind) as { n: number }).n; }
   revoke(kind: CredentialKind, id: number): boolean { return this.deleteStmt.run(kind, id).changes > 0; }
   get(id: number): CredentialInfo | null { return (this.getStmt.get(id) as CredentialInfo | undefined) ?? null; }
+  /** Keys and unexpired tokens with the admin role. */
+  liveAdminCount(now: string): number { return (this.adminsStmt.get(now) as { n: number }).n; }
   /** False when no credential of that kind has this id. */
   setRole(kind: CredentialKind, id: number, role: Role): boolean { return this.roleStmt.run(role, kind, id).changes > 0; }
 

@@ -6,8 +6,12 @@ import type { Store } from './store';
 
 export const SESSION_IDLE_MS = 30 * 60_000;
 export const SESSION_MAX_MS = 12 * 60 * 60_000;
-/** Live sessions kept at most; past it the least recently used go first. */
-export const SESSION_MAX_COUNT = 100;
+/**
+ * Live sessions kept at most per key or token (WGCP_API_KEY's together); past it that
+ * credential's least recently used go first. Per credential, never for the whole router:
+ * one viewer opening many sessions must not sign anyone else out.
+ */
+export const SESSION_MAX_PER_CREDENTIAL = 20;
 
 /** What a session was opened with: a stored key or token (its id), or the configured WGCP_API_KEY (null). */
 export interface SessionGrant { credentialId: number | null; keyHash: string; expiresAt: string | null }
@@ -39,8 +43,8 @@ export class SessionTable {
     this.touchStmt = db.prepare(`UPDATE sessions SET last_seen_at = @now WHERE id = @id
       AND last_seen_at < strftime('%Y-%m-%dT%H:%M:%fZ', @now, '-60 seconds')`);
     this.pruneStmt = db.prepare('DELETE FROM sessions WHERE expires_at <= ? OR last_seen_at <= ?');
-    this.trimStmt = db.prepare(`DELETE FROM sessions WHERE id NOT IN
-      (SELECT id FROM sessions ORDER BY last_seen_at DESC, id DESC LIMIT ?)`);
+    this.trimStmt = db.prepare(`DELETE FROM sessions WHERE credential_id IS @credential AND id NOT IN
+      (SELECT id FROM sessions WHERE credential_id IS @credential ORDER BY last_seen_at DESC, id DESC LIMIT @keep)`);
   }
 
   /** Opens a session and returns the cookie value; only its hash is kept. */
@@ -52,7 +56,7 @@ export class SessionTable {
     this.store.telemetryTx(() => {
       this.pruneStmt.run(now, plusMs(now, -SESSION_IDLE_MS));
       this.insertStmt.run(sha256Hex(value), grant.credentialId, grant.keyHash, now, now, expiresAt);
-      this.trimStmt.run(SESSION_MAX_COUNT);
+      this.trimStmt.run({ credential: grant.credentialId, keep: SESSION_MAX_PER_CREDENTIAL });
     });
     return value;
   }
@@ -62,13 +66,24 @@ export class SessionTable {
    * ended, or it was opened with a configured key that is no longer the configured one.
    */
   use(value: string, configuredKey: string | null, now: string): LiveSession | null {
+    const row = this.liveRow(value, configuredKey, now);
+    if (!row) return null;
+    this.store.telemetryTx(() => this.touchStmt.run({ now, id: row.id }));
+    return { credentialId: row.credentialId, createdAt: row.createdAt, lastSeenAt: now, expiresAt: row.expiresAt, idleExpiresAt: plusMs(now, SESSION_IDLE_MS) };
+  }
+
+  /** Whether the session is live, without counting this look as a use (what holds it open asks). */
+  isLive(value: string, configuredKey: string | null, now: string): boolean {
+    return this.liveRow(value, configuredKey, now) !== null;
+  }
+
+  private liveRow(value: string, configuredKey: string | null, now: string) {
     const row = this.byHash.get(sha256Hex(value)) as ({ id: number; credentialId: number | null; keyHash: string } & Omit<SessionInfo, 'idleExpiresAt'>) | undefined;
     if (!row) return null;
     const idleEnd = plusMs(row.lastSeenAt, SESSION_IDLE_MS);
     if (row.expiresAt <= now || idleEnd <= now) return null;
     if (row.credentialId === null && (configuredKey === null || sha256Hex(configuredKey) !== row.keyHash)) return null;
-    this.store.telemetryTx(() => this.touchStmt.run({ now, id: row.id }));
-    return { credentialId: row.credentialId, createdAt: row.createdAt, lastSeenAt: now, expiresAt: row.expiresAt, idleExpiresAt: plusMs(now, SESSION_IDLE_MS) };
+    return row;
   }
 
   /** Ends a session (sign-out). */

@@ -1,18 +1,40 @@
-// Device records as the two APIs show them: the admin view (camel-cased like the rest of
-// the control plane) and the tunnel fields of the device contract (snake_case, hex keys).
+// Device records as the two APIs show them: the control plane's view (camel-cased like the
+// rest of it) and the tunnel fields of the device contract (snake_case, hex keys).
+// A device_id is a credential: whoever sends it to the heartbeat gets the device's private
+// key. So the control plane names a device by its `id` (its peer's id, which is not secret)
+// and shows the device_id, as `uuid`, to admins alone; everyone else, and every event, sees
+// its first 8 characters (`uuidPrefix`). `deviceUuidFields` is that one rule.
 import type { DeviceRecord, HeartbeatView } from '../store/devices';
 import type { ForwardRecord } from '../store/forwards';
 import type { PeerRecord } from '../store/peers';
 import type { RegTokenRecord } from '../store/regtokens';
 import type { ServerRecord } from '../store/servers';
+import type { Role } from '../store/roles';
+import { deviceIdPrefix } from '../device/identifiers';
 import { peerAllowedIps } from '../wg/conf';
 import { formatIpv4, parseCidr } from '../wg/ipv4';
 import { keyToHex } from '../wg/keys';
 import { formatIpv6, formatNetwork6, parseCidr6 } from '../wg/ipv6';
 
-export function presentDevice(d: DeviceRecord, peer: PeerRecord | undefined, hash: string) {
+/** Who reads a view: a role, or null for what leaves the daemon in events and logs. */
+export type DeviceReader = Role | null;
+
+/** The device_id as a reader may see it: whole for an admin, its prefix for everyone. */
+export function deviceUuidFields(deviceId: string, reader: DeviceReader): { uuidPrefix: string; uuid?: string } {
+  return reader === 'admin' ? { uuidPrefix: deviceIdPrefix(deviceId), uuid: deviceId } : { uuidPrefix: deviceIdPrefix(deviceId) };
+}
+
+/**
+ * A device's id in the control plane: its peer's id. A device is a peer of its server, one
+ * peer a device for the device's whole life (a known hwid keeps its peer), and peer ids are
+ * never given again.
+ */
+export const deviceNumber = (d: Pick<DeviceRecord, 'peerId'>): number => d.peerId;
+
+export function presentDevice(d: DeviceRecord, peer: PeerRecord | undefined, hash: string, reader: DeviceReader) {
   return {
-    id: d.deviceId,
+    id: deviceNumber(d),
+    ...deviceUuidFields(d.deviceId, reader),
     serverID: d.serverId,
     peerID: d.peerId,
     hwid: d.hwid,
@@ -31,13 +53,15 @@ export function presentDevice(d: DeviceRecord, peer: PeerRecord | undefined, has
   };
 }
 
-export function presentForward(f: ForwardRecord) {
-  return { id: f.id, deviceID: f.deviceId, protocol: f.protocol, listenPort: f.listenPort, targetPort: f.targetPort, createdAt: f.createdAt };
+/** `device`: the forward's device (its id, never its device_id). */
+export function presentForward(f: ForwardRecord, device: Pick<DeviceRecord, 'peerId'>) {
+  return { id: f.id, deviceID: deviceNumber(device), protocol: f.protocol, listenPort: f.listenPort, targetPort: f.targetPort, createdAt: f.createdAt };
 }
 
-export function presentRegToken(t: RegTokenRecord, now: string) {
+/** `device`: the device that used the token, if it is still there (deviceID null otherwise). */
+export function presentRegToken(t: RegTokenRecord, now: string, device: Pick<DeviceRecord, 'peerId'> | undefined) {
   const state = t.usedAt !== null ? 'used' : t.expiresAt <= now ? 'expired' : 'unused';
-  return { token: t.token, serverID: t.serverId, state, createdAt: t.createdAt, expiresAt: t.expiresAt, usedAt: t.usedAt, deviceID: t.deviceId };
+  return { token: t.token, serverID: t.serverId, state, createdAt: t.createdAt, expiresAt: t.expiresAt, usedAt: t.usedAt, deviceID: device ? deviceNumber(device) : null };
 }
 
 /** What the tunnel fields are made of: the device's peer and its server, as the heartbeat's one read gives them. */

@@ -4,8 +4,9 @@ import type { ServerRecord } from '../store/servers';
 import type { ServerKernelState } from '../kernel/plane';
 import type { SmtpRecord } from '../store/smtp';
 import type { WebhookRecord } from '../store/webhooks';
+import { MASK, webhookAsSeen, type WebhookSight } from './webhook-sight';
 
-export const MASK = '********';
+export { MASK };
 
 /** The contract's single `disabledReason`: the first reason in canonical order, or "". */
 const primaryReason = (reasons: readonly string[]): string => reasons[0] ?? '';
@@ -36,7 +37,9 @@ export function presentPeer(p: PeerRecord) {
   };
 }
 
-export function presentWebhook(w: WebhookRecord) {
+/** A webhook as `sight` (webhook-sight.ts: by the caller's role) lets it be seen. */
+export function presentWebhook(stored: WebhookRecord, sight: WebhookSight) {
+  const w = webhookAsSeen(stored, sight);
   return {
     id: w.id,
     serverID: w.serverId,
@@ -63,7 +66,7 @@ export function presentKernelState(k: ServerKernelState) {
   return { kernelState: k.state, kernelFailure: { reason: k.reason, since: k.since, attempts: k.attempts, nextRetryAt: k.nextRetryAt }, lastKernelRepair };
 }
 
-export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: WebhookRecord[], kernel: ServerKernelState) {
+export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: WebhookRecord[], kernel: ServerKernelState, sight: WebhookSight) {
   return {
     id: s.id,
     name: s.name,
@@ -78,7 +81,7 @@ export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: We
     mtu: s.mtu,
     ...presentKernelState(kernel),
     peers: peers.map(presentPeer),
-    webhooks: webhooks.map(presentWebhook),
+    webhooks: webhooks.map((w) => presentWebhook(w, sight)),
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
   };
@@ -90,6 +93,6 @@ export function presentSmtp(s: SmtpRecord) {
 
 /** A server as events show it: its own fields and kernel state, never its peers or its webhooks (their urls, headers and secrets). */
 export function presentServerSummary(s: ServerRecord, kernel: ServerKernelState) {
-  const { peers: _peers, webhooks: _webhooks, ...summary } = presentServer(s, [], [], kernel);
+  const { peers: _peers, webhooks: _webhooks, ...summary } = presentServer(s, [], [], kernel, 'outline');
   return summary;
 }

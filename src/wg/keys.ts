@@ -34,6 +34,15 @@ export function publicKeyOf(privateKeyB64: string): string {
 
 export function generatePresharedKey(): string { return crypto.randomBytes(32).toString('base64'); }
 
+/**
+ * WireGuard's "no preshared key": 32 zero bytes (a wg-quick peer without `PresharedKey`).
+ * `wg` takes it to mean none and prints `(none)` for it: a state, not a key to compare.
+ */
+export const NO_PRESHARED_KEY = Buffer.alloc(32).toString('base64');
+
+/** A preshared key as `wg show dump` prints it: `(none)` for the zero key, else the key. */
+export const presharedKeyAsShown = (key: string): string => (key === NO_PRESHARED_KEY ? '(none)' : key);
+
 /** True for the base64 text of exactly 32 bytes, as `wg` prints keys. */
 export function isWireGuardKey(text: string): boolean {
   return /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/.test(text);

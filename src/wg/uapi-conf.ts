@@ -32,6 +32,21 @@ export function renderInterfaceConf(server: ServerRecord, peers: Iterable<Kernel
   return lines.join('\n') + '\n';
 }
 
+/**
+ * `wg addconf` text of whole peers (each with its keepalive off, as wgcp holds every peer)
+ * and of peers whose keepalive alone is put off. No `[Interface]`: nothing else changes.
+ * Holds secrets.
+ */
+export function renderPeersConf(peers: Iterable<KernelPeer>, keepaliveOff: Iterable<string> = []): string {
+  const lines: string[] = [];
+  for (const p of peers) {
+    lines.push('[Peer]', `PublicKey = ${checkedKey(p.publicKey, `public key of peer ${p.id}`)}`,
+      `PresharedKey = ${checkedKey(p.presharedKey, `preshared key of peer ${p.id}`)}`, `AllowedIPs = ${allowedIpOf(p)}`, 'PersistentKeepalive = off', '');
+  }
+  for (const key of keepaliveOff) lines.push('[Peer]', `PublicKey = ${checkedKey(key, 'peer public key')}`, 'PersistentKeepalive = off', '');
+  return lines.join('\n');
+}
+
 /** `wg set` arguments that put one peer on an interface; its preshared key is read from a private file. */
 export function peerSetArgs(ifname: string, peer: KernelPeer): string[] {
   return ['set', ifname, 'peer', checkedKey(peer.publicKey, `public key of peer ${peer.id}`), 'preshared-key', SECRET_FILE, 'allowed-ips', allowedIpOf(peer)];

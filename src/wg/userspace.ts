@@ -1,6 +1,7 @@
 // wireguard-go as supervised children of the daemon, for kernels without WireGuard: one
 // `wireguard-go -f <if>` a server, restarted with backoff if it dies, after which the
-// owner re-applies the interface (the new process starts empty).
+// owner re-applies the interface (the new process starts empty). Each ends with the daemon,
+// even a killed one (parent-death.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,6 +9,7 @@ import path from 'node:path';
 import type { Logger } from '../log';
 import { sleep, succeeds } from '../kernel/command';
 import { checkIfname, type LinkDriver } from './link';
+import { parentDeathPrefix } from './parent-death';
 import { deleteOwnLink, foreignLinkError, isForeignLink, linkExists, markOwnLink } from './link-owner';
 
 export const SOCKET_DIR = '/var/run/wireguard';
@@ -122,7 +124,10 @@ export class UserspaceDriver implements LinkDriver {
     const fd = fs.openSync(stderrFile, 'w', 0o600);
     let child: ChildProcess;
     try {
-      child = spawn(this.binary, ['-f', ifname], {
+      // PR_SET_PDEATHSIG is kept across exec and fires when the spawning thread ends:
+      // Node spawns from its main thread, which lives as long as the process.
+      const [cmd, ...args] = [...parentDeathPrefix(), this.binary, '-f', ifname];
+      child = spawn(cmd, args, {
         env: { ...process.env, WG_PROCESS_FOREGROUND: '1', LOG_LEVEL: 'error' },
         stdio: ['ignore', 'ignore', fd],
       });

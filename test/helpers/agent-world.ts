@@ -99,7 +99,7 @@ export class AgentInstall {
     await exited;
   }
 
-  status(): { state: string; display: string; device_id: string | null; last_heartbeat: string | null } {
+  status(): { running: boolean; state: string; display: string; device_id: string | null; last_heartbeat: string | null } {
     const r = spawnSync(process.execPath, [AGENT_BUNDLE, 'status', '--config', this.configFile], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`status failed: ${r.stderr}`);
     return JSON.parse(r.stdout);

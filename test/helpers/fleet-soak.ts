@@ -180,8 +180,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakFigures> {
       writes = { at: Date.now(), bytes: writeBytes(w.daemon.pid) };
       const listed = await peerIds(w);
       // Every device answered since the restart: the oldest "last answered" is past it.
+      // Waited for, however long a loaded machine takes (the simulator's end stops the wait);
+      // how long it took is a figure (bench/soak.ts reports it), not a test bound.
       let answered = NaN;
-      for (const end = up + (o.intervalS * 1.1 + 30) * 1000; Date.now() < end; await sleep(200)) {
+      for (; sim.exitCode === null; await sleep(200)) {
         // (Seen through the simulator's line of each second: up to a second late.)
         if (simLast && (simLast as SimFigures).oldestOk > up) { answered = (Date.now() - up) / 1000; break; }
       }

@@ -8,6 +8,9 @@ import { promisify } from 'node:util';
 import type { Netns } from './netns';
 import { sh } from './netns';
 import { tempDir } from './daemon';
+import { PID_FILE } from '../../src/backup/daemon-reload';
+
+const readOr = (file: string): string => { try { return fs.readFileSync(file, 'utf8'); } catch { return ''; } };
 
 const run = promisify(execFile);
 const MAIN = path.join(__dirname, '../../src/main.js');
@@ -15,6 +18,8 @@ const CLI = path.join(__dirname, '../../src/cli/main.js');
 const FETCH = path.join(__dirname, 'ns-fetch.js');
 // A fixed script (no caller text in it): a private tmpfs on /run/wireguard, then the command.
 const PRIVATE_RUN = 'mkdir -p /run/wireguard && mount -t tmpfs wgcp-test-run /run/wireguard && exec "$@"';
+// As under systemd's ProtectKernelTunables=yes: /proc/sys read-only for the daemon alone.
+const READ_ONLY_SYSCTL = 'mount --bind /proc/sys /proc/sys && mount -o remount,ro,bind /proc/sys && ';
 
 export interface NsAnswer { status: number; text: string; json: any }
 
@@ -41,25 +46,27 @@ export async function nsRequest(ns: Netns, url: string, method: string, headers:
   return { ...res, json };
 }
 
-/** Starts wgcpd in `ns` listening on 127.0.0.1:8080 there; resolves once /healthz answers. */
-export async function startNsDaemon(ns: Netns, opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<NsDaemon> {
+/** Starts wgcpd in `ns` listening on 127.0.0.1:8080 there; resolves once it has started (its pid file) and /healthz answers. */
+export async function startNsDaemon(ns: Netns, opts: { dataDir?: string; env?: Record<string, string>; readOnlySysctl?: boolean } = {}): Promise<NsDaemon> {
   const dataDir = opts.dataDir ?? tempDir('wgcp-ns-');
   const env = { ...process.env, WGCP_DATA_DIR: dataDir, WGCP_LISTEN: '127.0.0.1:8080', WGCP_KERNEL: 'on', WGCP_LOG_LEVEL: 'info', ...opts.env };
   const child: ChildProcess = spawn('ip', ['netns', 'exec', ns.name, 'unshare', '--mount', '--propagation', 'private', '--',
-    'sh', '-c', PRIVATE_RUN, 'sh', process.execPath, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    'sh', '-c', (opts.readOnlySysctl ? READ_ONLY_SYSCTL : '') + PRIVATE_RUN, 'sh', process.execPath, MAIN], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
   child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = 'http://127.0.0.1:8080';
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`wgcpd exited with ${child.exitCode} before it was ready:\n${out}`);
-    const res = await nsRequest(ns, `${url}/healthz`, 'GET', {}).catch(() => null);
-    if (res && res.status === 200) break;
-    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`wgcpd did not become ready:\n${out}`); }
-    await new Promise((r) => setTimeout(r, 100));
+  // Ready is when wgcpd writes its own pid to its pid file (after it listens, src/main.ts): a
+  // file read, not a request spawned every 100 ms, and no deadline a loaded machine misses.
+  // A file left by a killed daemon names another pid. A hung start ends with the file's timeout.
+  const pidFile = path.join(dataDir, PID_FILE);
+  while (readOr(pidFile).trim() !== String(child.pid)) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`wgcpd exited with ${child.exitCode ?? child.signalCode} before it was ready:\n${out}`);
+    await new Promise((r) => setTimeout(r, 50));
   }
+  const health = await nsRequest(ns, `${url}/healthz`, 'GET', {});
+  if (health.status !== 200) { child.kill('SIGKILL'); throw new Error(`wgcpd wrote its pid file but /healthz answered ${health.status}:\n${out}`); }
   const key = fs.readFileSync(path.join(dataDir, 'api-key'), 'utf8').trim();
   const pid = child.pid!;
   return {

@@ -43,16 +43,16 @@ export interface Delivery {
   id: number; webhookID: number; deliveryID: number | null; event: string; attempt: number; outcome: string;
   httpStatus: number | null; error: string; durationMs: number | null; timestamp: string;
 }
-/** schema Device */
+/** schema Device: `uuid` (the device_id, a credential) is there for admins only */
 export interface Device {
-  id: string; serverID: number; peerID: number; hwid: string; ip: string; suspended: boolean; status: string; state: string;
+  id: number; uuid?: string; uuidPrefix: string; serverID: number; peerID: number; hwid: string; ip: string; suspended: boolean; status: string; state: string;
   tunnelUp: boolean | null; lastHandshake: string | null; lastSeenAt: string | null; lastSourceAddress: string | null;
   forwardsHash: string; provisionedAt: string; createdAt: string; updatedAt: string;
 }
 /** schema PortForward */
-export interface Forward { id: number; deviceID: string; protocol: 'tcp' | 'udp'; listenPort: number; targetPort: number; createdAt: string }
+export interface Forward { id: number; deviceID: number; protocol: 'tcp' | 'udp'; listenPort: number; targetPort: number; createdAt: string }
 /** schema RegistrationToken */
-export interface RegToken { token: string; serverID: number; state: 'unused' | 'used' | 'expired'; createdAt: string; expiresAt: string; usedAt: string | null; deviceID: string | null }
+export interface RegToken { token: string; serverID: number; state: 'unused' | 'used' | 'expired'; createdAt: string; expiresAt: string; usedAt: string | null; deviceID: number | null }
 /** schema SMTPSettings */
 export interface Smtp {
   id?: number; enabled: boolean; server: string; port: number; useAuth: boolean; useTLS: boolean; username: string;
@@ -64,6 +64,7 @@ export interface Credential { id: number; kind: 'apikey' | 'token'; name: string
 export interface Health {
   status?: 'ok' | 'degraded'; reasons?: string[]; kernel?: 'on' | 'off'; kernelReason?: string; version?: string;
   failures?: { serverID: number; interface: string; reason: string; since: string; attempts: number; nextRetryAt: string }[];
+  failingRepairs?: { kind: 'peer' | 'link' | 'nft' | 'ipv6' | 'shaping'; serverID: number | null; interface: string | null; reason: string; since: string; attempts: number; nextRetryAt: string }[];
 }
 /** answer of GET /api/peers/{id}/usage */
 export interface UsageSeries { step: '5m' | '1h' | '1d'; points: { t: string; rxBytes: number; txBytes: number }[] }

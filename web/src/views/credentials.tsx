@@ -10,7 +10,7 @@ import { withLabel } from '../form';
 import { formatDate } from '../format';
 import { LoadError, useLoad, useTitle } from '../load';
 import { notify } from '../notice';
-import { can, type Role } from '../role';
+import { can, currentWho, type Role } from '../role';
 import type { Credential, SessionState } from '../types';
 import { TwoFactor } from './two-factor';
 import { BackupDownload } from './backup-download';
@@ -22,10 +22,22 @@ const ROLES: { role: Role; text: string }[] = [
   { role: 'viewer', text: 'viewer: reads only' },
 ];
 
-function RoleSelect({ id, value, onChange, label }: { id: string; value: Role; onChange: (r: Role) => void; label: string }) {
+/**
+ * The role menu. `confirm`: the choice is only asked for, so the menu goes back to the
+ * stored role until the question is answered (the list reloads with the new one).
+ */
+function RoleSelect({ id, value, onChange, label, confirm = false }: { id: string; value: Role; onChange: (r: Role) => void; label: string; confirm?: boolean }) {
+  // In a list row the menu is narrow: it shows the role's name alone, so it is never cut
+  // to nothing; what each role may do is said above the list.
+  const text = (r: { role: Role; text: string }) => (confirm ? r.role : r.text);
   return (
-    <select id={id} value={value} aria-label={label} onChange={(e) => onChange((e.target as HTMLSelectElement).value as Role)}>
-      {ROLES.map((r) => <option key={r.role} value={r.role}>{r.text}</option>)}
+    <select id={id} value={value} aria-label={label} onChange={(e) => {
+      const menu = e.target as HTMLSelectElement;
+      const next = menu.value as Role;
+      if (confirm) menu.value = value;
+      onChange(next);
+    }}>
+      {ROLES.map((r) => <option key={r.role} value={r.role}>{text(r)}</option>)}
     </select>
   );
 }
@@ -48,6 +60,7 @@ function CredentialSection({ kind }: { kind: Kind }) {
   const [days, setDays] = useState('');
   const [revoking, setRevoking] = useState<Credential | null>(null);
   const [role, setRole] = useState<Role>('admin');
+  const [changing, setChanging] = useState<{ c: Credential; next: Role } | null>(null);
   const id = kind.secretField;
   let input: HTMLInputElement | null = null;
   const create = async (e: Event) => {
@@ -68,11 +81,15 @@ function CredentialSection({ kind }: { kind: Kind }) {
       setError(err instanceof ApiError && err.field ? withLabel(err.message, err.field, LABELS[err.field]) : describe(err));
     }
   };
+  // Asked first (the dialog below): one slip of the menu could take a key's rights away,
+  // your own included. A refusal (the last admin: 409) shows in the dialog.
   const changeRole = async (c: Credential, next: Role) => {
-    setError('');
-    await api('PUT', `${kind.path}/${c.id}`, { role: next }).then(() => notify(`${c.name} is now ${next}`), (err) => setError(describe(err)));
+    await api('PUT', `${kind.path}/${c.id}`, { role: next });
+    setChanging(null);
+    notify(`${c.name} is now ${next}`);
     list.reload();
   };
+  const mine = (c: Credential) => currentWho().credentialID === c.id && currentWho().kind === c.kind;
   const revoke = async (c: Credential) => {
     await api('DELETE', `${kind.path}/${c.id}`);
     // Revoking ends the sessions opened with it: when this page's was one, say so on the sign-in page.
@@ -121,6 +138,9 @@ function CredentialSection({ kind }: { kind: Kind }) {
       )}
       <LoadError error={list.error} reload={list.reload} />
       {list.data && list.data.length > 0 && (
+        <p class="hint">Roles: {ROLES.map((r) => r.text).join('; ')}. A change is asked first.</p>
+      )}
+      {list.data && list.data.length > 0 && (
         <div class="table-wrap">
           <table>
             <thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Made</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
@@ -128,7 +148,7 @@ function CredentialSection({ kind }: { kind: Kind }) {
               {list.data.map((c) => (
                 <tr key={c.id}>
                   <td class="name" title={c.name}>{c.name}</td>
-                  <td><RoleSelect id={`${id}-role-${c.id}`} value={c.role} onChange={(r) => changeRole(c, r)} label={`Role of ${kind.one} ${c.name}`} /></td>
+                  <td><RoleSelect id={`${id}-role-${c.id}`} value={c.role} confirm onChange={(next) => { if (next !== c.role) setChanging({ c, next }); }} label={`Role of ${kind.one} ${c.name}`} /></td>
                   <td>{formatDate(c.createdAt)}</td>
                   <td>{c.expiresAt ? formatDate(c.expiresAt) : 'never'}</td>
                   <td>{c.lastUsedAt ? formatDate(c.lastUsedAt) : 'not yet'}</td>
@@ -138,6 +158,13 @@ function CredentialSection({ kind }: { kind: Kind }) {
             </tbody>
           </table>
         </div>
+      )}
+      {changing && (
+        <ConfirmDialog title={`Make the ${kind.one} “${changing.c.name}” ${changing.next}?`} yes={`Yes, make it ${changing.next}`}
+          onYes={() => changeRole(changing.c, changing.next)} onClose={() => setChanging(null)}>
+          <p>It is {changing.c.role} now; it will be {ROLES.find((r) => r.role === changing.next)!.text}. Its page sessions change at once.</p>
+          {mine(changing.c) && changing.next !== 'admin' && <p><strong>You signed in with this {kind.one}: you will lose what only {changing.c.role === 'admin' ? 'an admin' : 'an operator'} may do</strong>, and cannot give it back yourself.</p>}
+        </ConfirmDialog>
       )}
       {revoking && (
         <ConfirmDialog title={`Revoke the ${kind.one} “${revoking.name}”?`} yes="Yes, revoke" onYes={() => revoke(revoking)} onClose={() => setRevoking(null)}>

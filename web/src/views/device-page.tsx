@@ -11,7 +11,6 @@ import { ServerCrumb } from './server-crumb';
 import { notify } from '../notice';
 import { href, navigate } from '../router';
 import type { Device } from '../types';
-import { shortId } from './devices';
 import { Forwards } from './forwards';
 
 function Action({ text, run }: { text: string; run: () => Promise<void> }) {
@@ -30,8 +29,8 @@ export function DevicePage({ id }: { id: string }) {
   const reload = useThrottled(device.reload, 500);
   useLive((e) => { if (e.event.startsWith('device') || e.event === 'peerUpdated') reload(); }, [reload]);
   const d = device.data;
-  useTitle(`Device ${shortId(id)}`);
-  if (!d) return <><h1>Device <code>{shortId(id)}</code></h1><LoadError error={device.error} reload={device.reload} /></>;
+  useTitle(d ? `Device ${d.uuidPrefix}` : 'Device');
+  if (!d) return <><h1>Device</h1><LoadError error={device.error} reload={device.reload} /></>;
   const suspend = async (value: boolean) => {
     await api('PUT', `/api/devices/${d.id}`, { suspended: value });
     notify(value ? 'Device suspended' : 'Device reinstated');
@@ -49,10 +48,10 @@ export function DevicePage({ id }: { id: string }) {
   };
   return (
     <>
-      <p class="crumbs"><a href={href('devices')}>Devices</a> / <code>{shortId(d.id)}</code></p>
-      <div class="bar"><h1>Device <code>{shortId(d.id)}</code></h1><ConfirmDelete what="this device and its peer" label="Remove" onDelete={remove} /></div>
+      <p class="crumbs"><a href={href('devices')}>Devices</a> / <code>{d.uuidPrefix}</code></p>
+      <div class="bar"><h1>Device <code>{d.uuidPrefix}</code></h1>{/* removing a device removes its peer: admins only */}{can('admin') && <ConfirmDelete what="this device and its peer" label="Remove" onDelete={remove} />}</div>
       <dl class="facts">
-        <div class="wide"><dt>Device id</dt><dd><code>{d.id}</code></dd></div>
+        {d.uuid && <div class="wide"><dt>Device id (a secret: it gets the device's keys)</dt><dd><code>{d.uuid}</code></dd></div>}
         <div><dt>Server</dt><dd><ServerCrumb id={d.serverID} to={href('servers', d.serverID)} /></dd></div>
         <div><dt>Peer</dt><dd><a href={href('peers', d.peerID)}>{d.ip}</a></dd></div>
         <div><dt>Status</dt><dd>{d.suspended ? 'suspended' : d.status || '—'}</dd></div>

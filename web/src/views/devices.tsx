@@ -1,5 +1,7 @@
 // Devices (agents that enrolled with a registration token): their status and last
-// heartbeat; each links to its page for suspend, forwards and key rotation.
+// heartbeat; each links to its page for suspend, forwards and key rotation. A device is
+// named by the first 8 characters of its device_id: the whole id is a credential, which
+// the API shows to admins alone (on the device's page).
 import { get } from '../api';
 import { formatDate } from '../format';
 import { useLive } from '../live';
@@ -7,8 +9,6 @@ import { LoadError, useLoad, useThrottled, useTitle } from '../load';
 import { serverLabel } from '../names';
 import { href } from '../router';
 import type { Device } from '../types';
-
-export const shortId = (id: string) => id.slice(0, 8);
 
 export function Devices() {
   useTitle('Devices');
@@ -28,7 +28,7 @@ export function Devices() {
             <tbody>
               {devices.data.map((d) => (
                 <tr key={d.id}>
-                  <th scope="row"><a href={href('devices', d.id)}><code>{shortId(d.id)}</code></a></th>
+                  <th scope="row"><a href={href('devices', d.id)}><code>{d.uuidPrefix}</code></a></th>
                   <td>{serverLabel(d.serverID)}</td>
                   <td><code>{d.ip}</code></td>
                   <td>{d.suspended ? <span class="pill off">suspended</span> : d.status || d.state || '—'}</td>

@@ -6,7 +6,7 @@ import { LoadError, useLoad } from '../load';
 import { notify } from '../notice';
 import type { Forward } from '../types';
 
-export function Forwards({ deviceId }: { deviceId: string }) {
+export function Forwards({ deviceId }: { deviceId: number }) {
   const list = useLoad(() => get<Forward[]>(`/api/devices/${deviceId}/forwards`), [deviceId]);
   const form = useForm('fwd', { protocol: 'tcp', listenPort: '', targetPort: '' });
   const submit = form.submit(async () => {

@@ -6,7 +6,8 @@ import { fromLocalInput, toLocalInput } from '../format';
 import { FormError, TextField, toInt, useForm } from '../form';
 import { notify } from '../notice';
 import type { Peer } from '../types';
-import { checkPeer, EXPIRY_HINT, LIMIT_HINT, LIMIT_LABEL } from './peer-fields';
+import { checkPeer, EXPIRY_HINT, EXPIRY_HINT_OPERATOR, LIMIT_HINT, LIMIT_LABEL } from './peer-fields';
+import { can } from '../role';
 import { DOWNLOAD_LABEL, mbpsOf, SPEED_HINT, speedLimit, UPLOAD_LABEL } from './peer-speed';
 
 const valuesOf = (p: Peer) => ({ name: p.name, email: p.email, ip: p.ip, ip6: p.ip6 ?? '', dataLimitGB: String(p.dataLimitGB), expiresAt: toLocalInput(p.expiresAt),
@@ -24,9 +25,12 @@ export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => 
   const submit = form.submit(async () => {
     const v = form.values;
     const body: Record<string, unknown> = {
-      name: v.name, email: v.email.trim(), ip: v.ip.trim(), dataLimitGB: toInt(v.dataLimitGB || '0'), expiresAt: fromLocalInput(v.expiresAt),
+      name: v.name, email: v.email.trim(), ip: v.ip.trim(), dataLimitGB: toInt(v.dataLimitGB || '0'),
       downloadLimitMbps: mbpsOf(v.downloadLimitMbps), uploadLimitMbps: mbpsOf(v.uploadLimitMbps),
     };
+    // The expiry is sent only when changed: the form shows minutes, the stored time may have
+    // seconds, and an expiry brought nearer needs the role that may delete (docs/access.md).
+    if (v.expiresAt !== shown.current.expiresAt) body.expiresAt = fromLocalInput(v.expiresAt);
     // The IPv6 address is sent only when changed (the API cannot clear it: it follows the server's prefix).
     if (v.ip6.trim() && v.ip6.trim() !== (peer.ip6 ?? '')) body.ip6 = v.ip6.trim();
     const saved = await api<Peer>('PUT', `/api/peers/${peer.id}`, body);
@@ -46,7 +50,7 @@ export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => 
         <TextField form={form} name="ip" label="Address" />
         {peer.ip6 !== null && <TextField form={form} name="ip6" label="IPv6 address" />}
         <TextField form={form} name="dataLimitGB" label={LIMIT_LABEL} inputMode="numeric" hint={LIMIT_HINT} />
-        <TextField form={form} name="expiresAt" label="Expires" type="datetime-local" hint={EXPIRY_HINT} />
+        <TextField form={form} name="expiresAt" label="Expires" type="datetime-local" hint={can('admin') ? EXPIRY_HINT : EXPIRY_HINT_OPERATOR} />
         <TextField form={form} name="downloadLimitMbps" label={DOWNLOAD_LABEL} inputMode="text" hint={SPEED_HINT} />
         <TextField form={form} name="uploadLimitMbps" label={UPLOAD_LABEL} inputMode="text" />
         <FormError form={form} />

@@ -5,6 +5,8 @@ import { email, future, ipv4Address, ipv6Address, problems, wholeNumber, wireGua
 export const LIMIT_LABEL = 'Monthly data limit (GiB)';
 export const LIMIT_HINT = '1 GiB is 1,073,741,824 bytes. 0 means no limit.';
 export const EXPIRY_HINT = 'When this time passes, the peer and its keys are deleted (not only switched off). Empty: never.';
+/** On an existing peer, below admin: an expiry is a deletion, which only an admin may schedule or bring nearer. */
+export const EXPIRY_HINT_OPERATOR = `${EXPIRY_HINT} Only an admin may set one or make it sooner; you may postpone or clear it.`;
 
 interface PeerValues { name: string; email: string; ip: string; ip6: string; dataLimitGB: string; expiresAt: string; publicKey?: string }
 

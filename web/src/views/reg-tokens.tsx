@@ -5,6 +5,7 @@ import { api, describe, get } from '../api';
 import { formatDate } from '../format';
 import { LoadError, useLoad } from '../load';
 import { notify } from '../notice';
+import { href } from '../router';
 import type { RegToken } from '../types';
 import { copyField as copy } from '../copy';
 
@@ -54,7 +55,7 @@ export function RegTokens({ serverId }: { serverId: string }) {
               {list.data.map((t) => (
                 <tr key={t.token}>
                   <td><code>{t.token.slice(0, 8)}…</code></td>
-                  <td>{t.state}{t.deviceID ? ` by ${t.deviceID.slice(0, 8)}` : ''}</td>
+                  <td>{t.state}{t.deviceID !== null && <> by <a href={href('devices', t.deviceID)}>device {t.deviceID}</a></>}</td>
                   <td>{formatDate(t.expiresAt)}</td>
                   <td>{t.state === 'unused' && <button type="button" class="quiet" onClick={() => revoke(t)} aria-label={`Revoke token ${t.token.slice(0, 8)}`}>Revoke</button>}</td>
                 </tr>
