@@ -26,13 +26,20 @@ const server4 = '10.77.0.1';
 const server6 = (): string => w.server.address6.split('/')[0];
 const linkIndex = (ifname: string): string => fs.readFileSync(`/sys/class/net/${ifname}/ifindex`, 'utf8').trim();
 const sysctl = (key: string): string | null => { try { return fs.readFileSync(`/proc/sys/${key.replace(/\./g, '/')}`, 'utf8').trim(); } catch { return null; } };
-const until = async (what: string, ok: () => boolean, limitMs = 60_000): Promise<void> => {
+const until = async (what: string, ok: () => boolean | Promise<boolean>, limitMs = 60_000): Promise<void> => {
   const deadline = Date.now() + limitMs;
-  while (!ok()) {
+  while (!(await ok())) {
     if (Date.now() > deadline) throw new Error(`never: ${what}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 };
+
+/** A counter of wgcpd's /metrics for one kind (0 before its first count). */
+async function metric(name: string, kind: string): Promise<number> {
+  const res = await w.d.api('GET', '/metrics');
+  assert.is(res.status, 200, res.text);
+  return Number(new RegExp(`^${name}\\{kind="${kind}"\\} (\\d+)`, 'm').exec(res.text)?.[1] ?? 0);
+}
 
 async function addPeer(name: 'a' | 'b', index: number, body: Record<string, unknown>): Promise<void> {
   const res = await w.d.api('POST', `/api/servers/${w.server.id}/peers`, { name, ...body });
@@ -73,19 +80,24 @@ export const CHECKS: Array<[string, () => Promise<void> | void]> = [
   }],
   ['this kernel has no per-interface force_forwarding: with all.forwarding 0 the log says IPv6 is not forwarded, and a peer\'s IPv6 does not leave while its IPv4 does', () => {
     assert.is(sysctl(`net.ipv6.conf.${w.server.interface}.force_forwarding`), null, 'a kernel before 6.17');
-    assert.is(sysctl(`net.ipv6.conf.${w.server.interface}.forwarding`), '1', 'wgcp turned on what it can');
+    // Before 6.17 an interface's own `forwarding` routes nothing: wgcp writes nothing there.
+    assert.is(sysctl(`net.ipv6.conf.${w.server.interface}.forwarding`), '0', 'nothing written where no per-interface switch exists');
     assert.is(sysctl('net.ipv6.conf.all.forwarding'), '0');
     assert.match(w.d.output(), /IPv6 from this tunnel is not forwarded: the kernel has no per-interface force_forwarding/);
     assert.ok(pingsSoon(w.clients.a.ns, INTERNET), 'IPv4 to the WAN host, masqueraded');
     assert.is(pingsBeside(w.clients.a.ns, INTERNET6, server6()), false, 'IPv6 is not routed');
   }],
   ['with the operator\'s all.forwarding=1 a peer reaches the WAN host over IPv6 too, and no repair follows', async () => {
-    const repairsBefore = (w.d.output().match(/kernel drift repaired|could not be repaired/g) ?? []).length;
+    const repairsBefore = await metric('wgcp_kernel_drift_repairs_total', 'ipv6');
+    const repairLines = (): number => (w.d.output().match(/kernel drift repaired|could not be repaired/g) ?? []).length;
+    const linesBefore = repairLines();
     w.router.exec('sysctl', ['-q', '-w', 'net.ipv6.conf.all.forwarding=1']);
+    const checksBefore = await metric('wgcp_kernel_drift_checks_total', 'ipv6');
     assert.ok(pingsSoon(w.clients.a.ns, INTERNET6), 'IPv6 to the WAN host');
-    // Three link checks (every 2 s) pass over the fallback's state without calling it drift.
-    await new Promise((r) => setTimeout(r, 7000));
-    assert.is((w.d.output().match(/kernel drift repaired|could not be repaired/g) ?? []).length, repairsBefore, w.d.output().slice(-2000));
+    // Three compares of IPv6 forwarding (every 2 s) pass over the fallback's state without calling it drift.
+    await until('three IPv6 forwarding compares', async () => await metric('wgcp_kernel_drift_checks_total', 'ipv6') >= checksBefore + 3);
+    assert.is(await metric('wgcp_kernel_drift_repairs_total', 'ipv6'), repairsBefore, w.d.output().slice(-2000));
+    assert.is(repairLines(), linesBefore, w.d.output().slice(-2000));
   }],
   ['peers are isolated from each other in both families until allowAccess says so, then one way only', async () => {
     assert.is(pingsBeside(w.clients.a.ns, w.peers.b.ip, server4), false, 'a → b over IPv4');
