@@ -78,7 +78,7 @@ export const CHECKS: Array<[string, () => Promise<void> | void]> = [
     const dump = w.router.exec('wg', ['show', w.server.interface, 'latest-handshakes']);
     assert.match(dump, new RegExp(`${w.peers.a.publicKey.replace(/[+/]/g, '\\$&')}\\t[1-9]`), dump);
   }],
-  ['this kernel has no per-interface force_forwarding: with all.forwarding 0 the log says IPv6 is not forwarded, and a peer\'s IPv6 does not leave while its IPv4 does', () => {
+  ['this kernel has no per-interface force_forwarding: with all.forwarding 0 the log says IPv6 is not forwarded, a peer\'s IPv6 does not leave while its IPv4 does, and the reconciler takes that for no drift', async () => {
     assert.is(sysctl(`net.ipv6.conf.${w.server.interface}.force_forwarding`), null, 'a kernel before 6.17');
     // Before 6.17 an interface's own `forwarding` routes nothing: wgcp writes nothing there.
     assert.is(sysctl(`net.ipv6.conf.${w.server.interface}.forwarding`), '0', 'nothing written where no per-interface switch exists');
@@ -86,6 +86,11 @@ export const CHECKS: Array<[string, () => Promise<void> | void]> = [
     assert.match(w.d.output(), /IPv6 from this tunnel is not forwarded: the kernel has no per-interface force_forwarding/);
     assert.ok(pingsSoon(w.clients.a.ns, INTERNET), 'IPv4 to the WAN host, masqueraded');
     assert.is(pingsBeside(w.clients.a.ns, INTERNET6, server6()), false, 'IPv6 is not routed');
+    // Nothing to repair there: three compares of IPv6 forwarding (every 2 s) leave it alone.
+    const checksBefore = await metric('wgcp_kernel_drift_checks_total', 'ipv6');
+    await until('three IPv6 forwarding compares', async () => await metric('wgcp_kernel_drift_checks_total', 'ipv6') >= checksBefore + 3);
+    assert.is(await metric('wgcp_kernel_drift_repairs_total', 'ipv6'), 0, 'no IPv6 forwarding repair');
+    assert.is(await metric('wgcp_kernel_repair_failing', 'ipv6'), 0, 'no failing IPv6 forwarding repair');
   }],
   ['with the operator\'s all.forwarding=1 a peer reaches the WAN host over IPv6 too, and no repair follows', async () => {
     const repairsBefore = await metric('wgcp_kernel_drift_repairs_total', 'ipv6');
