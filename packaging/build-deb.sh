@@ -64,6 +64,7 @@ build_daemon_deb() {
   install -m 0600 "$here/deb/wgcp/wgcpd.env" "$tree/etc/wgcp/wgcpd.env"
   install -m 0644 "$root/systemd/wgcpd.service" "$tree/usr/lib/systemd/system/wgcpd.service"
   install -D -m 0644 "$here/deb/wireguard-tmpfiles.conf" "$tree/usr/lib/tmpfiles.d/wgcp.conf"
+  install -D -m 0644 "$here/deb/wgcp/sysctl.conf" "$tree/usr/lib/sysctl.d/60-wgcp.conf"
   gzip -9n <"$here/man/wgcp.1" >"$tree/usr/share/man/man1/wgcp.1.gz"
   write_docs "$tree" wgcp "$version"
   gzip -9n <"$root/README.md" >"$tree/usr/share/doc/wgcp/README.md.gz"

@@ -1,5 +1,6 @@
 // Daemon configuration from the environment (DESIGN.md section 7), validated once at start.
 import path from 'node:path';
+import { loadOidcSettings, OidcSettingsError, type OidcSettings } from './access/oidc-settings';
 
 export type KernelMode = 'on' | 'off' | 'auto';
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
@@ -40,6 +41,10 @@ export interface Config {
   clockConfirmS: number;
   /** WGCP_PUBLIC_URL: where clients open wgcp (share links are built on it); null: only a Host naming this router is trusted. */
   publicUrl: string | null;
+  /** WGCP_OIDC_*: single sign-on for the page (docs/access.md); null: off. */
+  oidc: OidcSettings | null;
+  /** WGCP_PAGE_KEY_SIGN_IN: whether the page's sign-in takes a key or token (off only with single sign-on; API keys in headers and the CLI are never affected). */
+  pageKeySignIn: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -132,6 +137,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (wanInterfaces && (wanInterfaces.length === 0 || wanInterfaces.some((n) => !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}$/.test(n)))) {
     throw new ConfigError(`WGCP_WAN_INTERFACES must be "auto" or interface names separated by commas, got "${wan}"`);
   }
+  const parsedPublicUrl = publicUrl === null ? null : parsePublicUrl(publicUrl);
+  let oidc: OidcSettings | null;
+  try {
+    oidc = loadOidcSettings((name) => nonEmpty(env, name), parsedPublicUrl);
+  } catch (err) {
+    if (err instanceof OidcSettingsError) throw new ConfigError(err.message);
+    throw err;
+  }
+  const pageKeySignIn = oneOf('WGCP_PAGE_KEY_SIGN_IN', nonEmpty(env, 'WGCP_PAGE_KEY_SIGN_IN') ?? 'on', ['on', 'off'] as const) === 'on';
+  // Without single sign-on the page would have no way in at all.
+  if (!pageKeySignIn && oidc === null) throw new ConfigError('WGCP_PAGE_KEY_SIGN_IN=off needs single sign-on (WGCP_OIDC_ISSUER): the page would have no sign-in left');
   return {
     dataDir: path.resolve(nonEmpty(env, 'WGCP_DATA_DIR') ?? '/var/lib/wgcp'),
     listen: parseHostPort('WGCP_LISTEN', nonEmpty(env, 'WGCP_LISTEN') ?? '127.0.0.1:8080'),
@@ -151,7 +167,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     deviceRate: deviceRate === 'auto' ? 'auto' : Number(deviceRate),
     provisionRetryWindowS: Number(retryWindow),
     clockConfirmS: Number(clockConfirm),
-    publicUrl: publicUrl === null ? null : parsePublicUrl(publicUrl),
+    publicUrl: parsedPublicUrl,
+    oidc,
+    pageKeySignIn,
     logLevel: oneOf('WGCP_LOG_LEVEL', nonEmpty(env, 'WGCP_LOG_LEVEL') ?? 'info', ['error', 'warn', 'info', 'debug'] as const),
   };
 }

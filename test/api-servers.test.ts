@@ -19,7 +19,7 @@ t('creates a server with defaults filled in and its private key kept secret', as
   assert.is(s.interface, `wgcp${s.id}`);
   assert.is(s.address, '10.1.0.1/24');
   assert.is(s.listenPort, 51820);
-  assert.is(s.dns, '10.1.0.1');
+  assert.is(s.dns, 'auto', 'the router\'s resolver when one listens on the tunnel address');
   assert.is(s.mtu, null);
   assert.match(s.publicKey, /^[A-Za-z0-9+/]{43}=$/);
   assert.equal(s.peers, []);

@@ -54,6 +54,8 @@ const HANDLER_WRITES_TODAY = [
   // Sign-in bookkeeping (a key's last use, dashboard sessions) written by the HTTP layer itself.
   'http/auth -> CredentialTable.touch', 'http/auth -> SessionTable.use',
   'http/session -> CredentialTable.touch', 'http/session -> SessionTable.open', 'http/session -> SessionTable.use', 'http/session -> SessionTable.close',
+  // Single sign-on's callback opens the person's session as the key sign-in does.
+  'http/oidc -> SessionTable.open',
 ];
 
 const WRITES_OUTSIDE_OPS_TODAY = [

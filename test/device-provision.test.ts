@@ -50,7 +50,7 @@ t('answers encrypted_config that an independent AES-GCM (Python cryptography) de
   assert.is(payload.internal_ip, peer.ip);
   assert.is(payload.server_wg_ip, '10.44.0.1');
   assert.is(payload.endpoint, 'vpn.example.com:51820');
-  assert.is(payload.dns, '10.44.0.1');
+  assert.is(payload.dns, '', 'no resolver listens on 10.44.0.1: none (dns `auto`)');
   assert.is(payload.allowed_ips, '10.44.0.0/24');
 });
 

@@ -145,10 +145,13 @@ t('names from a file lose their control characters, and the plan shows what the 
   for (const line of said.split('\n')) assert.not.match(line, /[\u0000-\u001f]/);
 });
 
+const FIELD_OF: Record<string, string> = { preshared_key: 'presharedKey', client_dns: 'dns', client_allowed_ips: 'clientAllowedIPs' };
+
 t('a backup whose server endpoint was edited to hold a PostUp line is refused by `wgcp restore`, the data folder unchanged', async () => {
   const file = path.join(dir, 'good.db');
   assert.is((await wgcp(d.dataDir, 'backup', '--out', file)).code, 0);
-  for (const [column, table, value] of [['endpoint', 'servers', `${HOSTILE_HOST}:51820`], ['dns', 'servers', `1.1.1.1\n${HOOK}`], ['preshared_key', 'peers', `x\n${HOOK}`], ['name', 'peers', 'phone\nPostUp = x']]) {
+  for (const [column, table, value] of [['endpoint', 'servers', `${HOSTILE_HOST}:51820`], ['dns', 'servers', `1.1.1.1\n${HOOK}`], ['preshared_key', 'peers', `x\n${HOOK}`], ['name', 'peers', 'phone\nPostUp = x'],
+    ['client_dns', 'peers', `1.1.1.1\n${HOOK}`], ['client_allowed_ips', 'peers', `10.0.0.0/8\n${HOOK}`]]) {
     const bad = path.join(dir, `bad-${column}.db`);
     fs.copyFileSync(file, bad);
     const db = new Database(bad);
@@ -157,7 +160,7 @@ t('a backup whose server endpoint was edited to hold a PostUp line is refused by
     const target = tempDir('wgcp-hostile-restore-');
     const r = await wgcp(target, 'restore', bad);
     assert.is(r.code, 2, `${column}: ${r.stdout}${r.stderr}`);
-    assert.match(r.stderr, new RegExp(`refused: the backup's (server|peer) 1 has a ${column === 'preshared_key' ? 'presharedKey' : column} that wgcp refuses`), column);
+    assert.match(r.stderr, new RegExp(`refused: the backup's (server|peer) 1 has a ${FIELD_OF[column] ?? column} that wgcp refuses`), column);
     assert.equal(fs.readdirSync(target), [], `${column}: nothing staged or written`);
   }
 });

@@ -233,6 +233,25 @@ t('IPv6 forwarding turned off on the interface is turned on again', async () => 
   await eventually('forwarding is on', () => (w.d.exec('sysctl', ['-n', `net.ipv6.conf.${w.ifname}.force_forwarding`]).trim() === '1' ? true : undefined), 20_000);
 });
 
+t('router-wide IPv6 forwarding (all.forwarding=1, the Debian package\'s sysctl.d) is found on: the interface\'s own flag is not written, nothing is repaired', async () => {
+  const flag = () => w.d.exec('sysctl', ['-n', `net.ipv6.conf.${w.ifname}.force_forwarding`]).trim();
+  w.d.exec('sysctl', ['-q', '-w', 'net.ipv6.conf.all.forwarding=1']);
+  try {
+    w.d.exec('sysctl', ['-q', '-w', `net.ipv6.conf.${w.ifname}.force_forwarding=0`]);
+    const [repaired, checked] = [await repairs('ipv6'), await checks('ipv6')];
+    // Passes of the 2 s link and forwarding check (the fourth begun, so three ended): each would have written the flag.
+    await eventually('three more ipv6 checks', async () => ((await checks('ipv6')) >= checked + 4 ? true : undefined), 20_000);
+    assert.is(flag(), '0', 'the daemon wrote nothing in /proc/sys');
+    assert.is(await repairs('ipv6'), repaired);
+    const c = check();
+    assert.is(c.code, 0, c.out);
+  } finally {
+    // Turning all.forwarding off resets every force_forwarding: the daemon turns its own on again.
+    w.d.exec('sysctl', ['-q', '-w', 'net.ipv6.conf.all.forwarding=0']);
+    await eventually('forwarding is on', () => (flag() === '1' ? true : undefined), 20_000);
+  }
+});
+
 t('wgcp check prints the difference without repairing it (exit 1), and exit 0 once the daemon has', async () => {
   const clean = check();
   assert.is(clean.code, 0, clean.out);

@@ -1,5 +1,5 @@
 // wgcp's own code a router may never need (the import readers and planner, the backup
-// writer, the OpenAPI document, node:https) is loaded at its first use, not at start: each
+// writer, the OpenAPI document, node:https, single sign-on's client) is loaded at its first use, not at start: each
 // is checked absent after a start and present after its first request (docs/performance.md).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -21,6 +21,8 @@ t('a started daemon serving servers and peers has loaded none of them', async ()
   const sid = (await api.post('/api/servers', { name: 's', endpoint: 'vpn.example.com:51820', mode: 'forward' })).json.id;
   assert.is((await api.post(`/api/servers/${sid}/peers`, { name: 'phone' })).status, 201);
   for (const m of LAZY) assert.is(loaded(m), false, `${m} is not loaded`);
+  // Single sign-on's client (and the ESM openid-client it imports) waits for the first sign-in by it.
+  assert.is(loaded('/dist/src/http/oidc-client.js'), false, 'the OIDC client is not loaded');
   assert.ok(loaded('/dist/src/api/import.js') && loaded('/dist/src/api/backup.js'), 'their routes are');
 });
 

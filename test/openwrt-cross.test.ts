@@ -12,6 +12,9 @@ import * as assert from 'uvu/assert';
 import { canRun } from './helpers/root';
 import { mustRun, REPO_ROOT, runCommand } from './packaging-container';
 
+// The build folder is named by the feed Makefile's PKG_VERSION (the package's version).
+const PKG_VERSION = /^PKG_VERSION:=(\S+)$/m.exec(fs.readFileSync(path.join(REPO_ROOT, 'openwrt', 'wgcp', 'Makefile'), 'utf8'))![1];
+
 const tempDir = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 const t = suite('openwrt: better-sqlite3 cross-compiled for aarch64 by the feed Makefile');
 const STUB = path.join(REPO_ROOT, 'packaging', 'openwrt-sdk-stub');
@@ -30,7 +33,7 @@ if (canRun('openwrt cross build', ['make', 'npm', 'readelf', 'aarch64-linux-gnu-
     assert.match(out, /CXX="aarch64-linux-gnu-g\+\+"/);
     assert.match(out, /CXXFLAGS="[^"]*-fPIC/);
     assert.match(out, /npm_config_arch=arm64/);
-    const addon = path.join(work, 'build', 'wgcp-0.1.0', 'dist', 'pkgbuild', 'app', 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
+    const addon = path.join(work, 'build', `wgcp-${PKG_VERSION}`, 'dist', 'pkgbuild', 'app', 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node');
     const header = await mustRun('readelf', ['-h', addon]);
     assert.match(header, /Machine:\s+AArch64/);
     assert.match(header, /Class:\s+ELF64/);

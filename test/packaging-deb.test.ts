@@ -77,7 +77,8 @@ if (runs) {
     const text = (await member(deb(), 'etc/wgcp/wgcpd.env')).toString();
     const named = [...text.matchAll(/^#?([A-Z_]+)=/gm)].map((m) => m[1]).sort();
     assert.equal(named, ['SERVER_SALT', 'WGCP_API_KEY', 'WGCP_AUDIT_DAYS', 'WGCP_DATA_DIR', 'WGCP_DEVICE_LISTEN', 'WGCP_DEVICE_RATE', 'WGCP_HEARTBEAT_CACHE', 'WGCP_HEARTBEAT_FLUSH_S', 'WGCP_KERNEL', 'WGCP_KERNEL_AUDIT_S', 'WGCP_LISTEN',
-      'WGCP_LOG_LEVEL', 'WGCP_METRICS_LISTEN', 'WGCP_PROVISION_RETRY_WINDOW', 'WGCP_PUBLIC_URL', 'WGCP_TLS_CERT', 'WGCP_TLS_KEY', 'WGCP_USAGE_INTERVAL_S', 'WGCP_WAN_INTERFACES']);
+      'WGCP_LOG_LEVEL', 'WGCP_METRICS_LISTEN', 'WGCP_OIDC_CLIENT_ID', 'WGCP_OIDC_CLIENT_SECRET_FILE', 'WGCP_OIDC_ISSUER', 'WGCP_OIDC_ROLES', 'WGCP_OIDC_SCOPES',
+      'WGCP_PAGE_KEY_SIGN_IN', 'WGCP_PROVISION_RETRY_WINDOW', 'WGCP_PUBLIC_URL', 'WGCP_TLS_CERT', 'WGCP_TLS_KEY', 'WGCP_USAGE_INTERVAL_S', 'WGCP_WAN_INTERFACES']);
     const active = Object.fromEntries([...text.matchAll(/^([A-Z_]+)=(.*)$/gm)].map((m) => [m[1], m[2]]));
     assert.is(loadConfig(active).dataDir, '/var/lib/wgcp');
     // The commented TLS settings, once uncommented together, are accepted too.

@@ -152,7 +152,8 @@ if (runs) {
     mapped.set('data_dir', 'WGCP_DATA_DIR');
     for (const option of options.filter((o) => o !== 'enabled')) assert.ok(mapped.has(option), `option ${option} is passed on`);
     assert.equal([...mapped.values()].sort(), ['SERVER_SALT', 'WGCP_API_KEY', 'WGCP_AUDIT_DAYS', 'WGCP_DATA_DIR', 'WGCP_DEVICE_LISTEN', 'WGCP_DEVICE_RATE', 'WGCP_HEARTBEAT_CACHE', 'WGCP_HEARTBEAT_FLUSH_S', 'WGCP_KERNEL', 'WGCP_KERNEL_AUDIT_S', 'WGCP_LISTEN',
-      'WGCP_LOG_LEVEL', 'WGCP_METRICS_LISTEN', 'WGCP_PROVISION_RETRY_WINDOW', 'WGCP_PUBLIC_URL', 'WGCP_TLS_CERT', 'WGCP_TLS_KEY', 'WGCP_USAGE_INTERVAL_S', 'WGCP_WAN_INTERFACES']);
+      'WGCP_LOG_LEVEL', 'WGCP_METRICS_LISTEN', 'WGCP_OIDC_CLIENT_ID', 'WGCP_OIDC_CLIENT_SECRET_FILE', 'WGCP_OIDC_ISSUER', 'WGCP_OIDC_ROLES', 'WGCP_OIDC_SCOPES',
+      'WGCP_PAGE_KEY_SIGN_IN', 'WGCP_PROVISION_RETRY_WINDOW', 'WGCP_PUBLIC_URL', 'WGCP_TLS_CERT', 'WGCP_TLS_KEY', 'WGCP_USAGE_INTERVAL_S', 'WGCP_WAN_INTERFACES']);
   });
 
   t('the maintainer scripts are OpenWrt\'s default ones plus the Makefile\'s prerm; every script shipped is shellcheck-clean', async () => {

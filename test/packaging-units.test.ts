@@ -29,6 +29,8 @@ const SCRIPTS = [
   'packaging/deb/wgcp/postinst', 'packaging/deb/wgcp/prerm', 'packaging/deb/wgcp/postrm', 'packaging/deb/wgcp/wgcp',
   'packaging/deb/wgcp-agent/postinst', 'packaging/deb/wgcp-agent/prerm', 'packaging/deb/wgcp-agent/postrm', 'packaging/deb/wgcp-agent/wgcp-agent',
   'packaging/check-elf.sh',
+  // The stand-ins of OpenWrt's rc.common, functions.sh and procd.sh (test/openwrt-procd.test.ts).
+  'test/fixtures/openwrt/rc-procd.sh',
   // The OpenWrt feed's scripts (test/openwrt-feed.test.ts checks that none is left out).
   'openwrt/wgcp/files/wgcpd.init', 'openwrt/wgcp/files/wgcp.cli', 'openwrt/wgcp/files/wgcp.uci-defaults',
   'openwrt/wgcp/files/fw4-include.sh', 'openwrt/wgcp/files/cleanup.sh', 'openwrt/wgcp-agent/files/wgcp-agent.init',

@@ -9,14 +9,18 @@ const t = suite('configuration from the environment');
 // Every variable config.ts reads, as its source names them: a variable added there and not
 // here fails the test below.
 const CONFIG_SOURCE = fs.readFileSync(path.join(__dirname, '../../src/config.ts'), 'utf8');
-const readVariables = (): string[] => [...new Set([...CONFIG_SOURCE.matchAll(/nonEmpty\(env, '([A-Z0-9_]+)'\)/g)].map((m) => m[1]))].sort();
+// Single sign-on's settings are read by src/access/oidc-settings.ts, through `get('…')`.
+const OIDC_SOURCE = fs.readFileSync(path.join(__dirname, '../../src/access/oidc-settings.ts'), 'utf8');
+const readVariables = (): string[] => [...new Set([...CONFIG_SOURCE.matchAll(/nonEmpty\(env, '([A-Z0-9_]+)'\)/g), ...OIDC_SOURCE.matchAll(/get\('([A-Z0-9_]+)'\)/g)].map((m) => m[1]))].sort();
+const SECRET_FILE = path.join(fs.mkdtempSync('/tmp/wgcp-config-'), 'oidc-secret');
+fs.writeFileSync(SECRET_FILE, 'the-client-secret\n', { mode: 0o600 });
 
 t('uses the embedded defaults when nothing is set, for every setting', () => {
   assert.equal(loadConfig({}), {
     dataDir: '/var/lib/wgcp', listen: { host: '127.0.0.1', port: 8080 }, deviceListen: null, metricsListen: null,
     tlsCert: null, tlsKey: null, apiKey: null, serverSalt: null, kernel: 'auto', usageIntervalS: 60,
     heartbeatCache: 10000, heartbeatFlushS: 300, wanInterfaces: null, logLevel: 'info', auditDays: 400, kernelAuditS: 900, deviceRate: 'auto',
-    provisionRetryWindowS: 0, clockConfirmS: 3600, publicUrl: null,
+    provisionRetryWindowS: 0, clockConfirmS: 3600, publicUrl: null, oidc: null, pageKeySignIn: true,
   });
 });
 
@@ -27,6 +31,8 @@ t('reads every variable, each into its own setting', () => {
     WGCP_KERNEL: 'off', WGCP_USAGE_INTERVAL_S: '5', WGCP_HEARTBEAT_CACHE: '0', WGCP_HEARTBEAT_FLUSH_S: '7',
     WGCP_WAN_INTERFACES: 'eth0, wan.2', WGCP_LOG_LEVEL: 'debug', WGCP_AUDIT_DAYS: '30', WGCP_KERNEL_AUDIT_S: '120', WGCP_DEVICE_RATE: '40',
     WGCP_PROVISION_RETRY_WINDOW: '600', WGCP_CLOCK_CONFIRM_S: '600', WGCP_PUBLIC_URL: 'https://vpn.example.com/wgcp/',
+    WGCP_OIDC_ISSUER: 'https://id.example.com/realms/office', WGCP_OIDC_CLIENT_ID: 'wgcp', WGCP_OIDC_CLIENT_SECRET_FILE: SECRET_FILE,
+    WGCP_OIDC_SCOPES: 'email groups', WGCP_OIDC_ROLES: 'admin=groups:a;viewer=email_domain:example.com', WGCP_PAGE_KEY_SIGN_IN: 'off',
   };
   assert.equal(Object.keys(env).sort(), readVariables(), 'the test sets every variable config.ts reads');
   // The whole object: a setting the test does not name, or one left at its default, fails.
@@ -36,6 +42,12 @@ t('reads every variable, each into its own setting', () => {
     serverSalt: 'a-long-enough-salt', kernel: 'off', usageIntervalS: 5, heartbeatCache: 0, heartbeatFlushS: 7,
     wanInterfaces: ['eth0', 'wan.2'], logLevel: 'debug', auditDays: 30, kernelAuditS: 120, deviceRate: 40,
     provisionRetryWindowS: 600, clockConfirmS: 600, publicUrl: 'https://vpn.example.com/wgcp',
+    oidc: {
+      issuer: 'https://id.example.com/realms/office', clientId: 'wgcp', clientSecret: 'the-client-secret',
+      redirectUri: 'https://vpn.example.com/wgcp/api/oidc/callback', postLogoutRedirectUri: 'https://vpn.example.com/wgcp/', scopes: 'openid email groups',
+      roles: [{ role: 'admin', claim: 'groups', value: 'a' }, { role: 'viewer', claim: 'email_domain', value: 'example.com' }],
+    },
+    pageKeySignIn: false,
   });
 });
 

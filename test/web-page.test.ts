@@ -178,6 +178,24 @@ t('speed limits are set through the settings form and shown in the peers table; 
   await page.goto(`${d.url}/#/peers/${ids.peer}`, { waitUntil: 'networkidle0' });
 });
 
+t('the networks behind a peer and the client options are set through the settings form and reach the .conf', async () => {
+  await page.reload({ waitUntil: 'networkidle0' });
+  await typeInto('edit-networks', '10.93.0.1/24');
+  await typeInto('edit-dns', '9.9.9.9, 1.1.1.1');
+  await typeInto('edit-clientAllowedIPs', '10.93.0.0/24, 192.168.1.0/24');
+  await typeInto('edit-persistentKeepalive', '0');
+  await typeInto('edit-mtu', '1380');
+  await clickButton('Save settings');
+  await eventually('options saved', async () => ((await api.get(`/api/peers/${ids.peer}`)).json.mtu === 1380 ? true : undefined));
+  const saved = (await api.get(`/api/peers/${ids.peer}`)).json;
+  assert.equal([saved.networks, saved.dns, saved.clientAllowedIPs, saved.persistentKeepalive], [['10.93.0.0/24'], ['9.9.9.9', '1.1.1.1'], ['10.93.0.0/24', '192.168.1.0/24'], 0]);
+  const conf = (await api.get(`/api/peers/${ids.peer}/config`)).text;
+  assert.match(conf, /\nDNS = 9\.9\.9\.9, 1\.1\.1\.1\nMTU = 1380\n/);
+  await typeInto('edit-dns', '');
+  await clickButton('Save settings');
+  await eventually('back to the server default', async () => ((await api.get(`/api/peers/${ids.peer}`)).json.dns === null ? true : undefined));
+});
+
 t('sends the peer its configuration by mail through the SMTP settings saved on the mail page', async () => {
   await page.goto(`${d.url}/#/mail`, { waitUntil: 'networkidle0' });
   await h1Is('Mail');

@@ -53,6 +53,7 @@ t.before(async () => {
   answers.set('Health', (await call(d.url, 'GET', '/healthz')).json);
   answers.set('UsageSeries', (await api.get(`/api/peers/${peer.id}/usage?step=5m`)).json);
   answers.set('SessionState', (await call(d.url, 'GET', '/api/session', undefined, { Cookie: cookie })).json);
+  answers.set('SignedIn', (await api.get('/api/sessions')).json.sessions);
   assert.is((await api.post(`/api/peers/${peer.id}/share`, { expiresInHours: 2 })).status, 201);
   answers.set('Share', (await api.get(`/api/peers/${peer.id}/shares`)).json);
   const audit = (await api.get('/api/audit')).json;
@@ -65,6 +66,7 @@ t.after(async () => { await d?.stop(); });
 const schemaAt: Record<string, () => object> = {
   UsageSeries: () => doc.paths['/api/peers/{id}/usage'].get.responses['200'].content['application/json'].schema,
   SessionState: () => doc.paths['/api/session'].get.responses['200'].content['application/json'].schema,
+  SignedIn: () => doc.paths['/api/sessions'].get.responses['200'].content['application/json'].schema.properties.sessions.items,
   Share: () => doc.paths['/api/peers/{id}/shares'].get.responses['200'].content['application/json'].schema.items,
   AuditEntry: () => doc.paths['/api/audit'].get.responses['200'].content['application/json'].schema.properties.entries.items,
 };

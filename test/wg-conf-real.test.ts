@@ -32,9 +32,9 @@ t.before(async () => {
 });
 t.after(async () => { await d.stop(); });
 
-t('renders the layout DESIGN.md settles', () => {
+t('renders the layout DESIGN.md settles (no DNS line where no resolver listens on the tunnel address)', () => {
   const [full, split, mtu] = confs.map((c) => c.text);
-  assert.match(full, /^\[Interface\]\nPrivateKey = \S{44}\nAddress = 10\.1\.0\.2\/32, fd[0-9a-f]{2}:[0-9a-f]{1,4}:[0-9a-f]{1,4}:[0-9a-f]{1,4}::2\/128\nDNS = 10\.1\.0\.1\n\n\[Peer\]\nPublicKey = \S{44}\nPresharedKey = \S{44}\nAllowedIPs = 0\.0\.0\.0\/0, ::\/0\nEndpoint = 127\.0\.0\.1:51820\nPersistentKeepalive = 25\n$/);
+  assert.match(full, /^\[Interface\]\nPrivateKey = \S{44}\nAddress = 10\.1\.0\.2\/32, fd[0-9a-f]{2}:[0-9a-f]{1,4}:[0-9a-f]{1,4}:[0-9a-f]{1,4}::2\/128\n\n\[Peer\]\nPublicKey = \S{44}\nPresharedKey = \S{44}\nAllowedIPs = 0\.0\.0\.0\/0, ::\/0\nEndpoint = 127\.0\.0\.1:51820\nPersistentKeepalive = 25\n$/);
   assert.match(split, /AllowedIPs = 10\.1\.0\.0\/24, fd[0-9a-f]{2}:[0-9a-f]{1,4}:[0-9a-f]{1,4}:[0-9a-f]{1,4}::\/64\n/, 'both families of the server');
   assert.match(mtu, /DNS = 1\.1\.1\.1, 2606:4700:4700::1111\nMTU = 1380\n/);
   assert.match(mtu, /Endpoint = \[::1\]:51821\n/);

@@ -3,7 +3,7 @@
 import type { ActorKind, AuditFilter, AuditPage } from '../store/audit';
 import { badField } from '../ops/field-error';
 
-const KINDS: readonly ActorKind[] = ['apikey', 'token', 'page', 'reconciler', 'job', 'cli', 'share'];
+const KINDS: readonly ActorKind[] = ['apikey', 'token', 'page', 'person', 'reconciler', 'job', 'cli', 'share', 'device'];
 export const AUDIT_PAGE_MAX = 1000;
 export const AUDIT_PAGE_DEFAULT = 100;
 

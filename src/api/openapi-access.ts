@@ -15,7 +15,7 @@ const AuditEntry = {
   type: 'object',
   properties: {
     id: int, at: ts,
-    actor: { type: 'object', properties: { kind: { enum: ['apikey', 'token', 'page', 'reconciler', 'job', 'cli', 'share'] }, id: nullable('integer'), name: str } },
+    actor: { type: 'object', properties: { kind: { enum: ['apikey', 'token', 'page', 'person', 'reconciler', 'job', 'cli', 'share', 'device'] }, id: nullable('integer'), name: str } },
     address: { ...nullable('string'), description: 'source address of the request' }, role: { type: ['string', 'null'], enum: ['admin', 'operator', 'viewer', null] },
     action: { ...str, description: 'e.g. peer.update, share.use, session.sign-in-failed' },
     targetType: str, targetId: nullable('string'), summary: { type: 'object', description: 'what changed, secrets left out' },
@@ -30,7 +30,27 @@ const Share = {
 const TotpState = { type: 'object', properties: { enabled: { type: 'boolean' }, pending: { type: 'boolean' }, recoveryCodesLeft: { type: 'integer' } } };
 const codeBody = { requestBody: { required: true, ...json({ type: 'object', required: ['code'], properties: { code: { ...str, description: 'a 6-digit code of the authenticator app (or a recovery code)' } } }) } };
 
+const SignedIn = {
+  type: 'object',
+  properties: {
+    id: int, kind: { enum: ['person', 'apikey', 'token'] }, name: { ...str, description: 'a person: email (subject); a key or token: its name' },
+    role: { enum: ['admin', 'operator', 'viewer'] }, subject: nullable('string'), email: nullable('string'), credentialID: nullable('integer'),
+    createdAt: ts, lastSeenAt: ts, expiresAt: ts,
+  },
+};
+
 export const accessApiPaths = {
+  '/api/sessions': {
+    get: { summary: 'Who is signed in to the page: the live sessions, most recently used first', responses: { 200: { description: 'the sessions', ...json({ type: 'object', properties: { sessions: { type: 'array', items: SignedIn } } }) }, ...std } },
+  },
+  '/api/sessions/{id}': {
+    parameters: [idParam],
+    delete: { summary: 'End one page session (audited as session.end)', responses: { 204: { description: 'ended' }, 404: error('no such session'), ...std } },
+  },
+  '/api/people/{subject}/sessions': {
+    parameters: [{ name: 'subject', in: 'path', required: true, schema: str, description: "the person's subject at the single sign-on provider" }],
+    delete: { summary: 'End every page session of a person (audited as person.sessions-end)', responses: { 200: { description: 'how many ended', ...json({ type: 'object', properties: { ended: { type: 'integer' } } }) }, 400: error('bad subject'), ...std } },
+  },
   '/api/audit': {
     get: {
       summary: 'The audit log, newest first, a page at a time',

@@ -7,6 +7,8 @@ import { usageApiPaths } from './openapi-usage';
 import { backupApiPaths } from './openapi-backup';
 import { accessApiPaths, markRoles } from './openapi-access';
 
+// A client's AllowedIPs: a mode or prefixes (IPv4 and IPv6).
+const CLIENT_ROUTES = { oneOf: [{ enum: ['full', 'split'] }, { type: 'array', minItems: 1, maxItems: 64, items: { type: 'string' } }, { type: 'null' }] };
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
 const err = (description: string) => ({ description, ...json(ref('Error')) });
@@ -57,8 +59,11 @@ export const openApiDocument = {
           mode: { enum: ['forward', 'standalone'] }, publicKey: { ...str, readOnly: true },
           interface: str, address: { ...str, description: 'server tunnel address with prefix, e.g. 10.1.0.1/24' },
           address6: { type: ['string', 'null'], description: 'server IPv6 tunnel address with prefix (RFC 5952), e.g. fd12:3456:789a:1::1/64; null: IPv4 only; default: a unique local /64' },
-          listenPort: { type: 'integer', minimum: 1, maximum: 65535 }, dns: str,
-          mtu: { type: ['integer', 'null'], minimum: 1280, maximum: 9000 },
+          listenPort: { type: 'integer', minimum: 1, maximum: 65535 },
+          dns: { ...str, description: 'the clients\' DNS by default: "auto" (default; the tunnel address when a resolver listens there on port 53, else none), "" (none) or addresses separated by commas' },
+          mtu: { type: ['integer', 'null'], minimum: 1280, maximum: 9000, description: 'the clients\' MTU by default; null: none in the .conf' },
+          clientAllowedIPs: { ...CLIENT_ROUTES, description: 'what clients route into the tunnel by default: "full", "split" (the server\'s networks) or prefixes; null (default): full for peers with allowInternet, split otherwise' },
+          persistentKeepalive: { type: 'integer', minimum: 0, maximum: 65535, description: 'the clients\' keepalive by default, seconds; 0: off; default 25' },
           kernelState: { enum: ['up', 'failed', 'off'], readOnly: true, description: 'up in the kernel, failed (see kernelFailure; retried), or off (no kernel backend)' },
           kernelFailure: {
             type: ['object', 'null'], readOnly: true,
@@ -86,6 +91,11 @@ export const openApiDocument = {
           schedule: SCHEDULE_SCHEMA,
           downloadLimitMbps: { type: ['number', 'null'], minimum: 0.1, maximum: 10000, description: 'shaping of what the router sends the peer, Mbit/s; null: no limit' },
           uploadLimitMbps: { type: ['number', 'null'], minimum: 0.1, maximum: 10000, description: 'shaping of what the peer sends the router, Mbit/s; null: no limit' },
+          networks: { type: 'array', maxItems: 64, items: str, description: 'prefixes (IPv4 and IPv6) behind the peer, routed to it: in its AllowedIPs on the server and routed through the interface; none may overlap a server subnet, another peer\'s networks or the router\'s own networks, nor be a default route' },
+          dns: { type: ['array', 'null'], maxItems: 8, items: str, description: 'the DNS servers in this peer\'s .conf; []: none; null: the server\'s dns' },
+          clientAllowedIPs: { ...CLIENT_ROUTES, description: 'what this client routes into the tunnel: "full", "split" or prefixes; null: the server\'s default' },
+          persistentKeepalive: { type: ['integer', 'null'], minimum: 0, maximum: 65535, description: 'this client\'s keepalive, seconds; 0: off; null: the server\'s' },
+          mtu: { type: ['integer', 'null'], minimum: 1280, maximum: 9000, description: 'this client\'s MTU; null: the server\'s' },
           createdAt: { ...ts, readOnly: true }, updatedAt: { ...ts, readOnly: true },
         },
       },

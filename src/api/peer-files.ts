@@ -5,11 +5,12 @@ import type { Route } from '../http/router';
 import type { PeerRecord } from '../store/peers';
 import { renderPeerConf } from '../wg/conf';
 import { peerFromPath } from './lookups';
+import { resolverListens } from '../net/resolver-listening';
 
 export function peerConfText(app: App, peer: PeerRecord): string {
   if (peer.privateKey === null) throw createError(404, 'no private key is stored for this peer');
   const server = app.store.servers.get(peer.serverId)!;
-  return renderPeerConf(server, { ...peer, privateKey: peer.privateKey });
+  return renderPeerConf(server, { ...peer, privateKey: peer.privateKey }, (ip) => resolverListens(ip));
 }
 
 export function renderQrPng(text: string): Promise<Buffer> {

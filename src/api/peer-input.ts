@@ -6,6 +6,7 @@ import { parseIpv4 } from '../wg/ipv4';
 import { formatIpv6, parseIpv6 } from '../wg/ipv6';
 import { readSchedule } from './schedule-input';
 import { readLimitMbps } from './limit-input';
+import { readNetworks, readPeerClientOptions } from './client-options-input';
 import { EMAIL, badField, readBool, readInt, readIntArray, readName, readString, readTimestamp, type Body } from './fields';
 
 // 8,388,607 GB is the largest limit whose byte count stays a safe JavaScript integer.
@@ -25,7 +26,10 @@ export function parsePeerInput(body: Body, now: Date): PeerInput {
     dataLimitGB: readInt(body, 'dataLimitGB', 0, MAX_LIMIT_GB),
     expiresAt: readTimestamp(body, 'expiresAt'),
     schedule: readSchedule(body),
+    ...readPeerClientOptions(body),
   };
+  const networks = readNetworks(body);
+  if (networks !== undefined) input.networks = networks;
   const downloadLimitMbps = readLimitMbps(body, 'downloadLimitMbps');
   if (downloadLimitMbps !== undefined) input.downloadLimitMbps = downloadLimitMbps;
   const uploadLimitMbps = readLimitMbps(body, 'uploadLimitMbps');

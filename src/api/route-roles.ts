@@ -11,6 +11,9 @@ import { PEER_DELETE_ROLE } from '../ops/deletion-rights';
 
 export const ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'GET /api/openapi.json': 'viewer',
+  'GET /api/sessions': 'admin',
+  'DELETE /api/sessions/:id': 'admin',
+  'DELETE /api/people/:subject/sessions': 'admin',
   'GET /api/servers': 'viewer',
   'POST /api/servers': 'admin',
   'GET /api/servers/:id': 'viewer',

@@ -32,6 +32,8 @@ import { withRoles } from './route-roles';
 import { auditRoutes } from './audit';
 import { shareRoutes } from './shares';
 import { totpRoutes } from './totp';
+import { signedInRoutes } from './sessions';
+import { oidcRoutes } from '../http/oidc';
 
 /**
  * Liveness: 200 while the API serves. `degraded` when changes are stored but not (all)
@@ -75,7 +77,7 @@ export function controlRoutes(app: App): Route[] {
     ...eventStreamRoutes(app),
     ...regTokenRoutes(app),
     ...credentialsRoutes(app),
-    ...auditRoutes(app), ...shareRoutes(app), ...totpRoutes(app),
+    ...auditRoutes(app), ...shareRoutes(app), ...totpRoutes(app), ...signedInRoutes(app),
     ...backupRoutes(app), ...importRoutes(app),
     ...deviceRoutes(app),
     ...forwardRoutes(app),
@@ -83,6 +85,6 @@ export function controlRoutes(app: App): Route[] {
     metricsRoute(app, 'control'),
     ...deviceApiRoutes(app),
     // The dashboard: its sign-in and its built page (WGCP_LISTEN only).
-    ...sessionRoutes(app), ...pageRoutes(),
+    ...sessionRoutes(app), ...oidcRoutes(app), ...pageRoutes(),
   ]);
 }

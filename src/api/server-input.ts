@@ -6,6 +6,7 @@ import { parseIpv4 } from '../wg/ipv4';
 import { formatCidr6, formatIpv6, parseCidr6, parseIpv6 } from '../wg/ipv6';
 import { badField, oneOf, readInt, readName, readString, type Body } from './fields';
 import { INTERFACE_NAME, INTERFACE_NAME_RULE } from '../wg/interface-name';
+import { readServerClientDefaults } from './client-options-input';
 
 /** Refuses a given value that breaks its stored rule (ops/value-rules.ts): 400 naming the field. */
 function keepRule(field: string, value: unknown): void {
@@ -24,10 +25,11 @@ export function parseServerInput(body: Body): ServerInput {
     listenPort: readInt(body, 'listenPort', 1, 65535),
     dns: readString(body, 'dns', { max: 200 }),
     mtu: body.mtu === null ? null : readInt(body, 'mtu', 1280, 9000),
+    ...readServerClientDefaults(body),
   };
   for (const field of ['endpoint', 'address', 'address6', 'dns'] as const) keepRule(field, input[field]);
   if (typeof input.address6 === 'string') input.address6 = formatCidr6(parseCidr6(input.address6)!);
-  if (input.dns !== undefined) {
+  if (input.dns !== undefined && input.dns !== 'auto' && input.dns !== '') {
     input.dns = input.dns.split(',').map((s) => s.trim()).map((p) => (parseIpv4(p) !== null ? p : formatIpv6(parseIpv6(p)!))).join(', ');
   }
   return input;

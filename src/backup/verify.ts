@@ -4,6 +4,7 @@
 import Database from 'better-sqlite3';
 import { migrate, type DB } from '../store/db';
 import { MIGRATIONS } from '../store/migrations';
+import { listOf, routesOf, splitList } from '../wg/client-options';
 import { backfillIpv6 } from '../store/ipv6-backfill';
 import { BackupRefused, WGCP_APPLICATION_ID } from './format';
 import { readMeta, type BackupMeta } from './snapshot';
@@ -57,8 +58,17 @@ function inspect(db: DB): { version: number } {
 // rule refuses (an emoji with U+FE0F) but harmless where it goes; a name that breaks a line
 // (a log line, a mail header) is refused.
 const SERVER_ROWS = `SELECT id, name, endpoint, interface, address, address6, listen_port AS listenPort, dns, mtu,
+  client_allowed_ips AS clientAllowedIPs, client_keepalive AS persistentKeepalive,
   private_key AS privateKey, public_key AS publicKey FROM servers`;
-const PEER_ROWS = 'SELECT id, name, email, ip, ip6, public_key AS publicKey, private_key AS privateKey, preshared_key AS presharedKey FROM peers';
+const PEER_ROWS = `SELECT id, name, email, ip, ip6, public_key AS publicKey, private_key AS privateKey, preshared_key AS presharedKey,
+  networks, client_dns AS dns, client_allowed_ips AS clientAllowedIPs, client_keepalive AS persistentKeepalive, client_mtu AS mtu FROM peers`;
+/** The client options are stored as text (wg/client-options.ts) and judged as the API takes them. */
+const asTaken = (row: Record<string, unknown>): Record<string, unknown> => ({
+  ...row,
+  ...(typeof row.clientAllowedIPs === 'string' ? { clientAllowedIPs: routesOf(row.clientAllowedIPs) } : {}),
+  ...(typeof row.dns === 'string' && 'presharedKey' in row ? { dns: listOf(row.dns) } : {}),
+  ...(typeof row.networks === 'string' ? { networks: splitList(row.networks) } : {}),
+});
 const NAMED_ROWS = [['webhooks', 'name'], ['credentials', 'name'], ['smtp_settings', 'from_name']] as const;
 
 function checkValues(db: DB): void {
@@ -67,7 +77,8 @@ function checkValues(db: DB): void {
   };
   for (const [table, sql, what] of [[SERVER_VALUE_RULES, SERVER_ROWS, 'server'], [PEER_VALUE_RULES, PEER_ROWS, 'peer']] as const) {
     const rules = { ...table, name: restoredName };
-    for (const row of db.prepare(sql).iterate() as Iterable<Record<string, unknown>>) {
+    for (const stored of db.prepare(sql).iterate() as Iterable<Record<string, unknown>>) {
+      const row = asTaken(stored);
       const bad = firstBadValue(rules, row);
       if (bad) refuse(`${what} ${row.id}`, bad.field, row[bad.field], bad.message);
     }

@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import createError from 'http-errors';
 import type { Store } from '../store/store';
 import { hashSecret } from '../store/credentials';
-import { sessionTable } from '../store/sessions';
+import { personName, sessionTable, type LiveSession } from '../store/sessions';
 import type { Actor } from '../store/audit';
 import { roleAllows, type Role } from '../store/roles';
 import { sessionCookieValue } from './session-cookie';
@@ -30,8 +30,10 @@ export function equalsConfiguredKey(presented: string, configured: string | null
 
 type AuthRequest = Pick<IncomingMessage, 'headers'> & { method?: string; socket?: { remoteAddress?: string } };
 
-/** The actor of a page session: the role and name of the key or token it was opened with, now. */
-function sessionActor(store: Store, credentialId: number | null, address: string | null): Actor | null {
+/** The actor of a page session: a person's (single sign-on), or the role and name of the key or token it was opened with, now. */
+function sessionActor(store: Store, live: LiveSession, address: string | null): Actor | null {
+  const { credentialId, person } = live;
+  if (person !== null) return { kind: 'person', id: null, name: personName(person), role: person.role, address };
   if (credentialId === null) return { kind: 'page', id: null, name: CONFIGURED_KEY_NAME, role: 'admin', address, credentialKind: 'apikey' };
   const c = store.credentials.get(credentialId);
   return c === null ? null : { kind: 'page', id: c.id, name: c.name, role: c.role, address, credentialKind: c.kind };
@@ -76,7 +78,7 @@ export function authenticateHeld(req: AuthRequest, store: Store, configuredKey: 
   }
   const session = sessionCookieValue(req.headers.cookie);
   const live = session === null ? null : sessionTable(store).use(session, configuredKey, now);
-  const actor = live === null ? null : sessionActor(store, live.credentialId, address);
+  const actor = live === null ? null : sessionActor(store, live, address);
   if (actor !== null) {
     if (needsOriginCheck(req.method, req.headers)) requireSameOrigin(req.headers);
     return { actor, held: { kind: 'session', value: session!, credentialId: live!.credentialId } };

@@ -14,7 +14,8 @@ import { needsSecondFactor, spendSecondFactor, totpStatus } from '../ops/totp';
 import { recordSignIn, recordSignInFailure } from '../ops/sign-ins';
 import type { Role } from '../store/roles';
 import { hashSecret } from '../store/credentials';
-import { sessionTable, sha256Hex, type SessionGrant } from '../store/sessions';
+import { personName, sessionTable, sha256Hex, type SessionGrant } from '../store/sessions';
+import { oidcClientOf } from './oidc';
 import { limiterKey } from '../device/failure-limiter';
 import { SignInLimiter, type SignInLimit } from './sign-in-limiter';
 import { isSameOrigin } from './same-origin';
@@ -70,6 +71,10 @@ export function sessionRoutes(app: App, limit: SignInLimit = SIGN_IN_LIMIT): Rou
 
   async function signIn(ctx: RequestContext): Promise<Reply> {
     refuseForeignSignIn(ctx);
+    if (!app.config.pageKeySignIn) {
+      recordSignInFailure(app, { kind: 'page', id: null, name: '', role: null, address: ctx.req.socket.remoteAddress ?? null }, 'key sign-in off for the page');
+      throw createError(403, 'key sign-in is turned off for the page: sign in with single sign-on');
+    }
     const address = limiterKey(ctx.req.socket.remoteAddress ?? '');
     const wait = limiter.addressBlockedFor(address);
     if (wait > 0) throw tooMany(wait);
@@ -118,25 +123,34 @@ export function sessionRoutes(app: App, limit: SignInLimit = SIGN_IN_LIMIT): Rou
       handler(ctx) {
         const value = sessionCookieValue(ctx.req.headers.cookie);
         const info = value === null ? null : sessions().use(value, app.config.apiKey, app.now().toISOString());
-        if (info === null) return { ...ok({ signedIn: false }), headers: NO_STORE };
-        const { credentialId, ...times } = info;
+        const ways = { singleSignOn: app.config.oidc !== null, keySignIn: app.config.pageKeySignIn };
+        if (info === null) return { ...ok({ signedIn: false, ...ways }), headers: NO_STORE };
+        const { credentialId, person, ...times } = info;
+        if (person !== null) {
+          return { ...ok({ signedIn: true, ...times, name: personName(person), role: person.role, credentialID: null, kind: 'person', subject: person.subject, email: person.email, twoFactor: null, ...ways }), headers: NO_STORE };
+        }
         const c = credentialId === null ? null : app.store.credentials.get(credentialId);
-        if (credentialId !== null && c === null) return { ...ok({ signedIn: false }), headers: NO_STORE };
+        if (credentialId !== null && c === null) return { ...ok({ signedIn: false, ...ways }), headers: NO_STORE };
         const who = c === null ? { name: CONFIGURED_KEY_NAME, role: 'admin', credentialID: null, kind: 'apikey' } : { name: c.name, role: c.role, credentialID: c.id, kind: c.kind };
         const twoFactor = credentialId === null ? null : totpStatus(app.store, credentialId).enabled;
-        return { ...ok({ signedIn: true, ...times, ...who, twoFactor }), headers: NO_STORE };
+        return { ...ok({ signedIn: true, ...times, ...who, twoFactor, ...ways }), headers: NO_STORE };
       },
     },
     {
       method: 'DELETE', path: '/api/session', auth: 'none',
-      handler(ctx) {
+      async handler(ctx) {
         const value = sessionCookieValue(ctx.req.headers.cookie);
-        if (value !== null && sessions().use(value, app.config.apiKey, app.now().toISOString()) !== null) {
+        const live = value === null ? null : sessions().use(value, app.config.apiKey, app.now().toISOString());
+        if (value !== null && live !== null) {
           if (!isSameOrigin(ctx.req.headers)) throw createError(403, 'cross-site request refused: sign out from this page');
           sessions().close(value);
           app.log.info('dashboard session closed');
         }
-        return { status: 204, headers: { ...NO_STORE, 'Set-Cookie': sessionClearCookie(isTls(ctx)) } };
+        const headers = { ...NO_STORE, 'Set-Cookie': sessionClearCookie(isTls(ctx)) };
+        // A person signed in by single sign-on is signed out at the provider too, where it
+        // offers that (RP-initiated logout): the page goes there next.
+        const endSessionUrl = live?.person && app.config.oidc ? await oidcClientOf(app.config.oidc).endSessionUrl().catch(() => null) : null;
+        return endSessionUrl ? { status: 200, json: { endSessionUrl }, headers } : { status: 204, headers };
       },
     },
   ];

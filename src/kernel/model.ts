@@ -8,6 +8,7 @@ import type { ServerView } from '../nft/policy';
 import type { PortForward, ServerState } from './plane';
 
 const NO_ACCESS: readonly number[] = Object.freeze([]);
+const NO_NETWORKS: readonly string[] = Object.freeze([]);
 /** Revisions of peer sets, unique across models: a cache keyed on one is never fooled by another. */
 let lastRevision = 0;
 
@@ -16,6 +17,7 @@ export const kernelPeer = (p: KernelPeer): KernelPeer => ({
   id: p.id, ip: p.ip, ip6: p.ip6, publicKey: p.publicKey, presharedKey: p.presharedKey,
   allowAccess: p.allowAccess.length === 0 ? NO_ACCESS as number[] : [...p.allowAccess], allowInternet: p.allowInternet, enabled: p.enabled,
   downloadLimitMbps: p.downloadLimitMbps ?? null, uploadLimitMbps: p.uploadLimitMbps ?? null,
+  networks: p.networks === undefined || p.networks.length === 0 ? NO_NETWORKS as string[] : [...p.networks],
 });
 
 export class ServerModel implements ServerView {

@@ -7,7 +7,8 @@ import { diff } from '../nft/diff';
 import { mergeAll, mergeInto } from '../nft/elements';
 import { forwardSlice, peerSlice } from '../nft/policy';
 import type { Shaper } from '../shaping/shaper';
-import { peerOps, type PeerOp } from '../wg/uapi-conf';
+import { networksOf, peerOps, type PeerOp } from '../wg/uapi-conf';
+import { addRoutes, removeRoutes } from '../wg/peer-routes';
 import { CommandError, run } from './command';
 import type { ServerModel } from './model';
 import type { PeerChange } from './plane';
@@ -65,6 +66,16 @@ export async function applyPeerChange(change: PeerChange, model: ServerModel, pa
     }
   };
   if (ops.length) steps.push({ what: `peer ${id} on ${ifname}`, run: wgStep, undo: () => runPeerOps(restore) });
+  // Only this peer's networks that changed: one `ip route` each, whatever the number of peers.
+  const gone = networksOf(held).filter((n) => !networksOf(after).includes(n));
+  const added = networksOf(after).filter((n) => !networksOf(held).includes(n));
+  if (gone.length || added.length) {
+    steps.push({
+      what: `peer ${id} routes on ${ifname}`,
+      run: async () => { await removeRoutes(ifname, gone); await addRoutes(ifname, added); },
+      undo: async () => { await removeRoutes(ifname, added); await addRoutes(ifname, gone); },
+    });
+  }
   const shaping = parts.shaper.peerStep(ifname, id, after);
   if (shaping) steps.push(shaping);
   try {

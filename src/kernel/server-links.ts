@@ -6,6 +6,8 @@ import type { Shaper } from '../shaping/shaper';
 import { namesOf } from '../shaping/render';
 import { forwardIpv6 } from '../wg/ipv6-forwarding';
 import { configureLink, syncPeers, type LinkDriver } from '../wg/link';
+import { addRoutes } from '../wg/peer-routes';
+import { networksOf } from '../wg/uapi-conf';
 import { foreignLinkError, isForeignLink, linkInfo } from '../wg/link-owner';
 import type { ServerModel } from './model';
 import type { ServerState } from './plane';
@@ -33,6 +35,7 @@ export class ServerLinks {
     // Peers first, then up: wireguard-go takes 10,000 peers a third faster on a link that is down.
     await syncPeers(server, m.peers.values());
     await configureLink(server);
+    await addRoutes(server.interface, [...m.peers.values()].flatMap(networksOf));
     forwardIpv6(server, this.log);
     // A new device holds no classes: the server's limits are made again with it. Not waited
     // for (10,000 limited peers take tens of seconds): a change of the server's peers waits.
@@ -64,6 +67,7 @@ export class ServerLinks {
   async restore(m: ServerModel): Promise<void> {
     await syncPeers(m.server, m.peers.values());
     await configureLink(m.server);
+    await addRoutes(m.server.interface, [...m.peers.values()].flatMap(networksOf));
     await this.shaper.install(m.server.interface, m.peers.values());
   }
 }

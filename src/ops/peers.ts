@@ -16,10 +16,13 @@ import { bringsDeletionNearer, requirePeerDeleteRight } from './deletion-rights'
 import { forwardsOfPeerChange } from './forwards-follow';
 import { withScheduleState } from './schedule-state';
 import type { Schedule } from '../schedule/rules';
+import type { PeerClientOptions } from '../wg/client-options';
+import { checkPeerNetworks } from './network-rules';
+import { routerRoutes } from '../net/router-routes';
 import { GB, allocatePeerIp, allocatePeerIp6, checkAllowAccess, checkPeerIp, checkPeerIp6, checkPeerKey } from './peer-rules';
 
 /** A peer's fields as an operation takes them; left out means "as it is" (or the default on create). */
-export interface PeerInput {
+export interface PeerInput extends PeerClientOptions {
   name?: string;
   email?: string;
   ip?: string;
@@ -34,6 +37,14 @@ export interface PeerInput {
   schedule?: Schedule | null;
   downloadLimitMbps?: number | null;
   uploadLimitMbps?: number | null;
+  /** Prefixes behind the peer, routed to it (as networks); [] none. */
+  networks?: string[];
+}
+
+/** The networks' rules (ops/network-rules.ts) against the router's routes as they stand now. */
+function checkNetworks(store: Store, networks: string[], selfId: number | null): void {
+  const tunnels = new Set(store.servers.list().map((s) => s.interface));
+  checkPeerNetworks(store, networks, selfId, routerRoutes(tunnels));
 }
 
 export function getPeer(app: Pick<App, 'store'>, id: number): PeerRecord {
@@ -57,6 +68,11 @@ export function mergePeer(before: PeerRecord, input: PeerInput, now: string): Pe
     schedule: input.schedule === undefined ? before.schedule ?? null : input.schedule,
     downloadLimitMbps: input.downloadLimitMbps === undefined ? before.downloadLimitMbps : input.downloadLimitMbps,
     uploadLimitMbps: input.uploadLimitMbps === undefined ? before.uploadLimitMbps : input.uploadLimitMbps,
+    networks: input.networks ?? before.networks ?? [],
+    dns: input.dns === undefined ? before.dns ?? null : input.dns,
+    clientAllowedIPs: input.clientAllowedIPs === undefined ? before.clientAllowedIPs ?? null : input.clientAllowedIPs,
+    persistentKeepalive: input.persistentKeepalive === undefined ? before.persistentKeepalive ?? null : input.persistentKeepalive,
+    mtu: input.mtu === undefined ? before.mtu ?? null : input.mtu,
     updatedAt: now,
   };
   if (input.publicKey !== undefined && input.publicKey !== before.publicKey) {
@@ -83,6 +99,7 @@ export function createPeer(app: App, serverId: number, input: PeerInput, opts?: 
     checkPeerKey(store, server, keys.publicKey, null);
     const allowAccess = input.allowAccess ?? [];
     checkAllowAccess(store, server, allowAccess, null);
+    if (input.networks?.length) checkNetworks(store, input.networks, null);
     const enabled = input.enabled ?? true;
     // The id is decided here so that the kernel holds the peer the commit writes.
     const peer: PeerRecord = withScheduleState({
@@ -91,6 +108,7 @@ export function createPeer(app: App, serverId: number, input: PeerInput, opts?: 
       allowAccess, allowInternet: input.allowInternet ?? false, enabled, disabledReasons: enabled ? [] : ['admin'],
       dataLimitGB: input.dataLimitGB ?? 0, usageBytes: 0, expiresAt: input.expiresAt ?? null, schedule: input.schedule ?? null,
       downloadLimitMbps: input.downloadLimitMbps ?? null, uploadLimitMbps: input.uploadLimitMbps ?? null,
+      networks: input.networks ?? [], dns: input.dns ?? null, clientAllowedIPs: input.clientAllowedIPs ?? null, persistentKeepalive: input.persistentKeepalive ?? null, mtu: input.mtu ?? null,
       createdAt: now, updatedAt: now,
     }, Date.parse(now));
     return {
@@ -120,6 +138,7 @@ export function updatePeer(app: App, id: number, input: PeerInput, opts?: Change
       checkPeerKey(store, server, next.publicKey, before.id);
     }
     if (input.allowAccess !== undefined) checkAllowAccess(store, server, next.allowAccess, before.id);
+    if (input.networks !== undefined && input.networks.join() !== (before.networks ?? []).join()) checkNetworks(store, next.networks!, before.id);
     const forwards = forwardsOfPeerChange(store, before, next);
     return {
       kernel: [{ peer: { server, before, after: next, forwards } }],

@@ -9,7 +9,7 @@ import type { WebhookSight } from '../views/webhook-sight';
 import { peerEventData, serverEventData } from '../views/event-data';
 import type { ChangeOptions } from './runner';
 import { generateKeyPair } from '../wg/keys';
-import { formatIpv4, parseCidr } from '../wg/ipv4';
+import { AUTO_DNS, DEFAULT_KEEPALIVE, type ClientRoutes } from '../wg/client-options';
 import { foreignLinkError } from '../wg/link-owner';
 import { badField } from './field-error';
 import { checkServerConflicts, defaultInterfaceName, endpointPort, nextFreeAddress } from './server-rules';
@@ -27,6 +27,8 @@ export interface ServerInput {
   listenPort?: number;
   dns?: string;
   mtu?: number | null;
+  clientAllowedIPs?: ClientRoutes | null;
+  persistentKeepalive?: number;
 }
 
 export function getServer(app: Pick<App, 'store'>, id: number): ServerRecord {
@@ -47,8 +49,6 @@ export function showServer(app: App, s: ServerRecord, sight: WebhookSight, opts:
   const { peers: _left, ...rest } = shown;
   return rest;
 }
-
-const serverIp = (address: string): string => formatIpv4(parseCidr(address)!.ip);
 
 function need<T>(value: T | undefined, field: string): T {
   if (value === undefined) throw badField(field, 'is required');
@@ -71,8 +71,11 @@ export function createServer(app: App, input: ServerInput, opts?: ChangeOptions)
       address,
       address6: input.address6 === undefined ? nextFreeAddress6(store) : input.address6,
       listenPort: input.listenPort ?? endpointPort(endpoint)!,
-      dns: input.dns ?? serverIp(address),
+      // `auto`: the router's resolver when one listens on the tunnel address, else no DNS line.
+      dns: input.dns ?? AUTO_DNS,
       mtu: input.mtu ?? null,
+      clientAllowedIPs: input.clientAllowedIPs ?? null,
+      persistentKeepalive: input.persistentKeepalive ?? DEFAULT_KEEPALIVE,
       privateKey: keys.privateKey,
       publicKey: keys.publicKey,
       createdAt: now,
@@ -109,6 +112,8 @@ export function updateServer(app: App, id: number, input: ServerInput, opts?: Ch
       listenPort: input.listenPort ?? current.listenPort,
       dns: input.dns ?? current.dns,
       mtu: input.mtu === undefined ? current.mtu : input.mtu,
+      clientAllowedIPs: input.clientAllowedIPs === undefined ? current.clientAllowedIPs ?? null : input.clientAllowedIPs,
+      persistentKeepalive: input.persistentKeepalive ?? current.persistentKeepalive ?? DEFAULT_KEEPALIVE,
       updatedAt: app.now().toISOString(),
     };
     checkServerConflicts(store, next);

@@ -38,7 +38,15 @@ const name = (min: number): Rule => (v) => {
 const key: Rule = (v) => (isText(v) && isWireGuardKey(v) ? null : 'must be a WireGuard key (base64 of 32 bytes)');
 
 export const ENDPOINT_RULE = 'must be host:port, such as vpn.example.com:51820, 203.0.113.7:51820 or [2001:db8::1]:51820';
-export const DNS_RULE = 'must be one or more IP addresses separated by commas';
+export const DNS_RULE = 'must be "auto" (the router\'s resolver when one listens on the tunnel address), "" (none) or IP addresses separated by commas';
+export const PEER_DNS_RULE = 'must be a list of up to 8 IP addresses ([] for none), or null for the server\'s';
+export const ROUTES_RULE = 'must be "full", "split" or a list of up to 64 prefixes such as 10.8.0.0/24 or fd00::/64';
+export const NETWORKS_RULE = 'must be a list of up to 64 prefixes such as 192.168.50.0/24 or fd00:50::/64 ([] for none)';
+export const KEEPALIVE_RULE = 'must be seconds from 0 (off) to 65535';
+
+const isKeepalive = (v: unknown) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 65535;
+const isPrefix = (v: unknown) => isText(v) && (parseCidr(v) !== null || parseCidr6(v) !== null);
+const routesRule: Rule = (v) => (v === 'full' || v === 'split' || (Array.isArray(v) && v.length >= 1 && v.length <= 64 && v.every(isPrefix)) ? null : ROUTES_RULE);
 export const ADDRESS_RULE = 'must be the server tunnel address with its prefix, such as 10.8.0.1/24 (prefix 8 to 30)';
 export const ADDRESS6_RULE = 'must be the server IPv6 tunnel address with its prefix, such as fd12:3456:789a:1::1/64 (prefix 16 to 124), or null';
 
@@ -56,7 +64,9 @@ export const SERVER_VALUE_RULES: Record<string, Rule> = {
     return c && c.prefix >= 16 && c.prefix <= 124 && isHostOf6(c, c.ip) ? null : ADDRESS6_RULE;
   },
   listenPort: (v) => (isPort(v) ? null : 'must be a port, 1 to 65535'),
-  dns: (v) => (isText(v) && v.length <= 200 && v.split(',').every((p) => isIpAddress(p.trim())) ? null : DNS_RULE),
+  dns: (v) => (isText(v) && v.length <= 200 && (v === 'auto' || v === '' || v.split(',').every((p) => isIpAddress(p.trim()))) ? null : DNS_RULE),
+  clientAllowedIPs: (v) => (v === null ? null : routesRule(v)),
+  persistentKeepalive: (v) => (isKeepalive(v) ? null : KEEPALIVE_RULE),
   mtu: (v) => (v === null || (Number.isInteger(v) && (v as number) >= 1280 && (v as number) <= 9000) ? null : 'must be 1280 to 9000, or null'),
   privateKey: key,
   publicKey: key,
@@ -70,6 +80,11 @@ export const PEER_VALUE_RULES: Record<string, Rule> = {
   publicKey: key,
   privateKey: (v) => (v === null ? null : key(v)),
   presharedKey: key,
+  dns: (v) => (v === null || (Array.isArray(v) && v.length <= 8 && v.every((a) => isText(a) && isIpAddress(a))) ? null : PEER_DNS_RULE),
+  clientAllowedIPs: (v) => (v === null ? null : routesRule(v)),
+  persistentKeepalive: (v) => (v === null || isKeepalive(v) ? null : `${KEEPALIVE_RULE}, or null`),
+  mtu: (v) => (v === null || (Number.isInteger(v) && (v as number) >= 1280 && (v as number) <= 9000) ? null : 'must be 1280 to 9000, or null'),
+  networks: (v) => (Array.isArray(v) && v.length <= 64 && v.every(isPrefix) ? null : NETWORKS_RULE),
 };
 
 export const EMAIL = /^[^\s@"<>(),;:\\]{1,64}@[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/;

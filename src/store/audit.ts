@@ -4,8 +4,8 @@
 import type { DB } from './db';
 import type { Role } from './roles';
 
-/** Who acts: a key or token over the API, a page session, the daemon itself, the CLI, a share link, a device provisioning itself. */
-export type ActorKind = 'apikey' | 'token' | 'page' | 'reconciler' | 'job' | 'cli' | 'share' | 'device';
+/** Who acts: a key or token over the API, a page session, a person signed in by single sign-on, the daemon itself, the CLI, a share link, a device provisioning itself. */
+export type ActorKind = 'apikey' | 'token' | 'page' | 'person' | 'reconciler' | 'job' | 'cli' | 'share' | 'device';
 
 export interface Actor {
   kind: ActorKind;

@@ -5,5 +5,7 @@ import { BASE_MIGRATIONS } from './schema/base';
 import { ROUTER_MIGRATIONS } from './schema/router';
 import { ACCESS_MIGRATIONS } from './schema/access';
 import { FLEET_MIGRATIONS } from './schema/fleet';
+import { PEOPLE_MIGRATIONS } from './schema/people';
+import { NETWORKS_MIGRATIONS } from './schema/networks';
 
-export const MIGRATIONS: readonly string[] = [...BASE_MIGRATIONS, ...ROUTER_MIGRATIONS, ...ACCESS_MIGRATIONS, ...FLEET_MIGRATIONS];
+export const MIGRATIONS: readonly string[] = [...BASE_MIGRATIONS, ...ROUTER_MIGRATIONS, ...ACCESS_MIGRATIONS, ...FLEET_MIGRATIONS, ...PEOPLE_MIGRATIONS, ...NETWORKS_MIGRATIONS];

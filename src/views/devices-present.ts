@@ -12,6 +12,8 @@ import type { ServerRecord } from '../store/servers';
 import type { Role } from '../store/roles';
 import { deviceIdPrefix } from '../device/identifiers';
 import { peerAllowedIps } from '../wg/conf';
+import { AUTO_DNS, tunnelIp } from '../wg/client-options';
+import { resolverListensNow } from '../net/resolver-listening';
 import { formatIpv4, parseCidr } from '../wg/ipv4';
 import { keyToHex } from '../wg/keys';
 import { formatIpv6, formatNetwork6, parseCidr6 } from '../wg/ipv6';
@@ -75,6 +77,13 @@ export function tunnelSource(server: ServerRecord, peer: PeerRecord & { privateK
   };
 }
 
+/** The contract's `dns` string: `auto` is the tunnel address when a resolver answers there, else none (''). */
+function deviceDns(t: TunnelSource): string {
+  if (t.dns !== AUTO_DNS) return t.dns;
+  const ip = tunnelIp(t.address);
+  return resolverListensNow(ip) ? ip : '';
+}
+
 /** The tunnel fields shared by the provisioning payload and the heartbeat answer. */
 export function deviceTunnel(t: TunnelSource) {
   return {
@@ -84,7 +93,7 @@ export function deviceTunnel(t: TunnelSource) {
     server_pub: keyToHex(t.serverPublicKey),
     endpoint: t.endpoint,
     server_wg_ip: formatIpv4(parseCidr(t.address)!.ip),
-    dns: t.dns,
+    dns: deviceDns(t),
     allowed_ips: peerAllowedIps({ address: t.address }, t.allowInternet),
     ...ipv6Tunnel(t),
   };

@@ -4,6 +4,7 @@ import type { ServerRecord } from '../store/servers';
 import type { ServerKernelState } from '../kernel/plane';
 import type { SmtpRecord } from '../store/smtp';
 import type { WebhookRecord } from '../store/webhooks';
+import { DEFAULT_KEEPALIVE } from '../wg/client-options';
 import { MASK, webhookAsSeen, type WebhookSight } from './webhook-sight';
 
 export { MASK };
@@ -31,6 +32,11 @@ export function presentPeer(p: PeerRecord) {
     schedule: p.schedule ?? null,
     downloadLimitMbps: p.downloadLimitMbps,
     uploadLimitMbps: p.uploadLimitMbps,
+    networks: p.networks ?? [],
+    dns: p.dns ?? null,
+    clientAllowedIPs: p.clientAllowedIPs ?? null,
+    persistentKeepalive: p.persistentKeepalive ?? null,
+    mtu: p.mtu ?? null,
     hasPrivateKey: p.privateKey !== null,
     createdAt: p.createdAt,
     updatedAt: p.updatedAt,
@@ -79,6 +85,8 @@ export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: We
     listenPort: s.listenPort,
     dns: s.dns,
     mtu: s.mtu,
+    clientAllowedIPs: s.clientAllowedIPs ?? null,
+    persistentKeepalive: s.persistentKeepalive ?? DEFAULT_KEEPALIVE,
     ...presentKernelState(kernel),
     peers: peers.map(presentPeer),
     webhooks: webhooks.map((w) => presentWebhook(w, sight)),

@@ -3,18 +3,13 @@
 import createError from 'http-errors';
 import type { PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
-import { formatNetwork, parseCidr } from './ipv4';
-import { formatNetwork6, parseCidr6 } from './ipv6';
+import { FULL_TUNNEL, clientDns, clientKeepalive, clientMtu, clientRoutesText, serverNetworks } from './client-options';
 
-export const FULL_TUNNEL = '0.0.0.0/0, ::/0';
+export { FULL_TUNNEL };
 
-/** What the peer routes into the tunnel: everything, or only the server's subnet (and its IPv6 prefix when given). */
+/** What the peer routes into the tunnel by the server's defaults and its allowInternet: everything, or the server's networks. */
 export function peerAllowedIps(server: Pick<ServerRecord, 'address'> & { address6?: string | null }, allowInternet: boolean): string {
-  if (allowInternet) return FULL_TUNNEL;
-  const cidr = parseCidr(server.address);
-  if (!cidr) throw new Error(`server address ${server.address} is not a CIDR`);
-  const prefix6 = server.address6 ? parseCidr6(server.address6) : null;
-  return prefix6 ? `${formatNetwork(cidr)}, ${formatNetwork6(prefix6)}` : formatNetwork(cidr);
+  return allowInternet ? FULL_TUNNEL : serverNetworks(server).join(', ');
 }
 
 // wg-quick reads the .conf line by line and runs its PostUp: a value holding a line break
@@ -33,25 +28,32 @@ function confLine(key: string, value: string | number, owner: string): string {
   return `${key} = ${text}`;
 }
 
-export function renderPeerConf(server: ServerRecord, peer: PeerRecord & { privateKey: string }): string {
+/** `resolverListens`: whether a resolver answers on the server's tunnel address (for DNS `auto`). */
+export function renderPeerConf(server: ServerRecord, peer: PeerRecord & { privateKey: string }, resolverListens: (ip: string) => boolean): string {
   const ofPeer = `peer ${peer.id}`;
   const ofServer = `server ${server.id}`;
+  // A value the peer overrides is the peer's to blame when it is bad; else the server's.
+  const owner = (own: unknown) => (own !== undefined && own !== null ? ofPeer : ofServer);
   const lines = [
     '[Interface]',
     confLine('PrivateKey', peer.privateKey, ofPeer),
     confLine('Address', `${peer.ip}/32${peer.ip6 ? `, ${peer.ip6}/128` : ''}`, ofPeer),
-    confLine('DNS', server.dns, ofServer),
   ];
-  if (server.mtu !== null) lines.push(confLine('MTU', server.mtu, ofServer));
+  const dns = clientDns(server, peer, resolverListens);
+  if (dns.length > 0) lines.push(confLine('DNS', dns.join(', '), owner(peer.dns)));
+  const mtu = clientMtu(server, peer);
+  if (mtu !== null) lines.push(confLine('MTU', mtu, owner(peer.mtu)));
   lines.push(
     '',
     '[Peer]',
     confLine('PublicKey', server.publicKey, ofServer),
     confLine('PresharedKey', peer.presharedKey, ofPeer),
-    confLine('AllowedIPs', peerAllowedIps(server, peer.allowInternet), ofServer),
+    confLine('AllowedIPs', clientRoutesText(server, peer), owner(peer.clientAllowedIPs)),
     confLine('Endpoint', server.endpoint, ofServer),
-    'PersistentKeepalive = 25',
   );
+  // 0 is off: wg-quick and wg take "PersistentKeepalive = 0" too, but leaving it out says so plainly.
+  const keepalive = clientKeepalive(server, peer);
+  if (keepalive > 0) lines.push(confLine('PersistentKeepalive', keepalive, owner(peer.persistentKeepalive)));
   return lines.join('\n') + '\n';
 }
 

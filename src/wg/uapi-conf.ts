@@ -4,8 +4,8 @@ import type { KernelPeer } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { SECRET_FILE } from '../kernel/command';
 import { isWireGuardKey } from './keys';
-import { parseIpv4 } from './ipv4';
-import { parseIpv6 } from './ipv6';
+import { parseCidr, parseIpv4 } from './ipv4';
+import { parseCidr6, parseIpv6 } from './ipv6';
 
 /** The peers a server's interface holds: enabled ones only (disabled peers are off the interface). */
 export const livePeers = (peers: Iterable<KernelPeer>): KernelPeer[] => [...peers].filter((p) => p.enabled);
@@ -15,12 +15,17 @@ function checkedKey(key: string, what: string): string {
   return key;
 }
 
-/** The peer's addresses as the interface routes them to it: its IPv4 /32 and, when it has one, its IPv6 /128. */
-export function allowedIpOf(peer: Pick<KernelPeer, 'ip' | 'ip6'>): string {
+/** The peer's addresses as the interface routes them to it: its IPv4 /32, its IPv6 /128 when it has one, and the networks behind it. */
+export function allowedIpOf(peer: Pick<KernelPeer, 'ip' | 'ip6' | 'networks'>): string {
   if (parseIpv4(peer.ip) === null) throw new Error(`peer address ${peer.ip} is not an IPv4 address`);
   if (peer.ip6 !== null && parseIpv6(peer.ip6) === null) throw new Error(`peer address ${peer.ip6} is not an IPv6 address`);
-  return peer.ip6 === null ? `${peer.ip}/32` : `${peer.ip}/32,${peer.ip6}/128`;
+  const own = peer.ip6 === null ? [`${peer.ip}/32`] : [`${peer.ip}/32`, `${peer.ip6}/128`];
+  for (const n of peer.networks ?? []) if (parseCidr(n) === null && parseCidr6(n) === null) throw new Error(`network ${n} is not a prefix`);
+  return [...own, ...(peer.networks ?? [])].join(',');
 }
+
+export const networksOf = (p: Pick<KernelPeer, 'networks'> | null | undefined): string[] => p?.networks ?? [];
+const sameNetworks = (a: KernelPeer, b: KernelPeer) => networksOf(a).join(',') === networksOf(b).join(',');
 
 /** The `wg syncconf` text of a server: its key, its port and every enabled peer. Holds secrets. */
 export function renderInterfaceConf(server: ServerRecord, peers: Iterable<KernelPeer>): string {
@@ -67,7 +72,7 @@ export function peerOps<P extends KernelPeer>(ifname: string, before: P | null, 
   const will = after && after.enabled ? after : null;
   const ops: PeerOp[] = [];
   if (was && (!will || will.publicKey !== was.publicKey)) ops.push({ args: peerRemoveArgs(ifname, was.publicKey) });
-  if (will && (!was || was.publicKey !== will.publicKey || was.ip !== will.ip || was.ip6 !== will.ip6 || was.presharedKey !== will.presharedKey)) {
+  if (will && (!was || was.publicKey !== will.publicKey || was.ip !== will.ip || was.ip6 !== will.ip6 || was.presharedKey !== will.presharedKey || !sameNetworks(was, will))) {
     ops.push({ args: peerSetArgs(ifname, will), secret: will.presharedKey + '\n' });
   }
   return ops;

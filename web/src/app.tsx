@@ -12,11 +12,19 @@ import { SignIn, SignInDialog } from './views/sign-in';
 
 type Session = 'checking' | 'in' | 'ended' | 'out';
 
+/** Which ways in the sign-in offers (GET /api/session says, signed out). */
+export interface WaysIn { singleSignOn: boolean; keySignIn: boolean }
+let waysIn: WaysIn = { singleSignOn: false, keySignIn: true };
+
 async function checkSession(): Promise<Session> {
-  const s = await get<{ signedIn: boolean } & Who>('/api/session');
+  const s = await get<{ signedIn: boolean } & Who & Partial<WaysIn>>('/api/session');
   if (s.signedIn) setWho(s);
+  waysIn = { singleSignOn: s.singleSignOn === true, keySignIn: s.keySignIn !== false };
   return s.signedIn ? 'in' : 'out';
 }
+
+/** Asks again which ways in there are, then shows the sign-in. */
+const signInAgain = (show: (s: Session) => void) => checkSession().then(() => show('out'), () => show('out'));
 
 export function App() {
   const [session, setSession] = useState<Session>('checking');
@@ -24,24 +32,27 @@ export function App() {
   const [because, setBecause] = useState('');
   useEffect(() => {
     onSessionEnded(() => { stopLive(); setSession((s) => (s === 'in' ? 'ended' : s)); });
-    onSignedOut((text) => { stopLive(); setBecause(text); setSession('out'); });
+    onSignedOut((text) => { stopLive(); setBecause(text); void signInAgain(setSession); });
     checkSession().then(setSession, () => setSession('out'));
   }, []);
   useEffect(() => { if (session === 'in') startLive(); }, [session]);
 
   if (session === 'checking') return <main id="main"><p class="loading">Loading…</p></main>;
-  if (session === 'out') return <SignIn note={because} onSignedIn={() => { setBecause(''); checkSession().then(setSession, () => setSession('out')); }} />;
+  if (session === 'out') return <SignIn ways={waysIn} note={because} onSignedIn={() => { setBecause(''); checkSession().then(setSession, () => setSession('out')); }} />;
   const signOut = async () => {
     // The views go first (and their pending reloads with them), then the session.
     stopLive();
-    setSession('out');
+    setSession('checking');
     await new Promise((resolve) => setTimeout(resolve));
-    await api('DELETE', '/api/session').catch(() => {});
+    const ended = await api<{ endSessionUrl?: string } | undefined>('DELETE', '/api/session').catch(() => undefined);
+    // Signed in by single sign-on: signed out at the provider too, which comes back here.
+    if (ended?.endSessionUrl) location.assign(ended.endSessionUrl);
+    else await signInAgain(setSession);
   };
   return (
     <>
       <Shell onSignOut={signOut} />
-      {session === 'ended' && <SignInDialog onSignedIn={() => checkSession().then(setSession, () => setSession('out'))} />}
+      {session === 'ended' && <SignInDialog ways={waysIn} onSignedIn={() => checkSession().then(setSession, () => setSession('out'))} />}
     </>
   );
 }

@@ -10,6 +10,10 @@ export interface Peer {
   /** Weekly windows of local time in an IANA zone (docs/schedules.md); null: always on. */
   schedule: { timezone: string; windows: { days: ('mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun')[]; from: string; to: string }[] } | null;
   downloadLimitMbps: number | null; uploadLimitMbps: number | null;
+  /** Prefixes behind the peer, routed to it (docs/api.md). */
+  networks: string[];
+  /** The client's own options; null: the server's default (docs/api.md). */
+  dns: string[] | null; clientAllowedIPs: 'full' | 'split' | string[] | null; persistentKeepalive: number | null; mtu: number | null;
   createdAt: string; updatedAt: string;
 }
 export type Schedule = NonNullable<Peer['schedule']>;
@@ -17,7 +21,8 @@ export type ScheduleWindow = Schedule['windows'][number];
 /** schema Server */
 export interface Server {
   id: number; name: string; endpoint: string; mode: 'forward' | 'standalone'; publicKey: string; interface: string;
-  address: string; address6: string | null; listenPort: number; dns: string; mtu: number | null; kernelState: 'up' | 'failed' | 'off';
+  address: string; address6: string | null; listenPort: number; dns: string; mtu: number | null;
+  clientAllowedIPs: 'full' | 'split' | string[] | null; persistentKeepalive: number; kernelState: 'up' | 'failed' | 'off';
   kernelFailure: { reason: string; since: string; attempts: number; nextRetryAt: string } | null;
   lastKernelRepair: { at: string; repairs: number; kinds: Record<string, number> } | null;
   peers?: Peer[]; webhooks?: Webhook[]; createdAt: string; updatedAt: string;
@@ -69,7 +74,10 @@ export interface Health {
 /** answer of GET /api/peers/{id}/usage */
 export interface UsageSeries { step: '5m' | '1h' | '1d'; points: { t: string; rxBytes: number; txBytes: number }[] }
 /** answer of GET /api/session */
-export interface SessionState { signedIn: boolean; createdAt?: string; lastSeenAt?: string; expiresAt?: string; idleExpiresAt?: string; role?: 'admin' | 'operator' | 'viewer'; name?: string; kind?: string; credentialID?: number | null; twoFactor?: boolean | null }
+export interface SessionState { signedIn: boolean; createdAt?: string; lastSeenAt?: string; expiresAt?: string; idleExpiresAt?: string; role?: 'admin' | 'operator' | 'viewer'; name?: string; kind?: string; credentialID?: number | null; twoFactor?: boolean | null; subject?: string | null; email?: string | null; singleSignOn?: boolean; keySignIn?: boolean }
+
+/** a session of GET /api/sessions */
+export interface SignedIn { id: number; kind: 'person' | 'apikey' | 'token'; name: string; role: 'admin' | 'operator' | 'viewer'; subject: string | null; email: string | null; credentialID: number | null; createdAt: string; lastSeenAt: string; expiresAt: string }
 
 /** One peer of the event stream's usage message. */
 export interface PeerUsage { id: number; serverID: number; currentDataUsageBytes: number; enabled: boolean; disabledReason: string; latestHandshake: number }

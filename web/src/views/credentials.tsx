@@ -13,6 +13,7 @@ import { notify } from '../notice';
 import { can, currentWho, type Role } from '../role';
 import type { Credential, SessionState } from '../types';
 import { TwoFactor } from './two-factor';
+import { SignedInList } from './signed-in';
 import { BackupDownload } from './backup-download';
 import { NEW_KEY_HOW } from './sign-in';
 
@@ -182,7 +183,8 @@ export function Credentials() {
   return (
     <>
       <h1>Access</h1>
-      <TwoFactor />
+      {currentWho().kind === 'person' ? <p>You signed in with single sign-on as <strong>{currentWho().name}</strong>: your provider's own sign-in protects this session.</p> : <TwoFactor />}
+      {can('admin') && <SignedInList />}
       {can('admin') && KINDS.map((k) => <CredentialSection key={k.path} kind={k} />)}
       {can('admin') && <BackupDownload />}
     </>

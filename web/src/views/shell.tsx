@@ -16,7 +16,7 @@ import { MailSettings } from './mail-settings';
 import { Credentials } from './credentials';
 import { KernelBanner } from './kernel-banner';
 import { Audit } from './audit';
-import { can } from '../role';
+import { can, currentWho } from '../role';
 
 function view(route: string[]) {
   const [a, id, sub, more] = route;
@@ -69,6 +69,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
           </ul>
         </nav>
         <LiveBadge />
+        <span class="who" title={`Signed in as ${currentWho().name}, ${currentWho().role}`}>{currentWho().name} · {currentWho().role}</span>
         <button type="button" class="quiet" onClick={onSignOut}>Sign out</button>
       </header>
       <KernelBanner route={key} />

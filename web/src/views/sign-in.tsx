@@ -44,23 +44,30 @@ function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
   );
 }
 
-export function SignIn({ onSignedIn, note = '' }: { onSignedIn: () => void; note?: string }) {
+interface WaysIn { singleSignOn: boolean; keySignIn: boolean }
+
+/** Single sign-on is a link: the browser goes to the provider and comes back signed in. */
+const SingleSignOn = ({ ways }: { ways: WaysIn }) => (ways.singleSignOn
+  ? <p><a class="button primary" href="api/oidc/login">Sign in with single sign-on</a></p> : null);
+
+export function SignIn({ onSignedIn, note = '', ways }: { onSignedIn: () => void; note?: string; ways: WaysIn }) {
   useTitle('Sign in');
   return (
     <main id="main" class="signin">
       <h1>wgcp</h1>
-      {note ? (
+      <SingleSignOn ways={ways} />
+      {!ways.keySignIn ? null : note ? (
         <div class="form-error" role="alert"><p>{note}</p><p>{NEW_KEY_HOW}</p></div>
       ) : (
         <p>Sign in with an API key or an access token. The first API key is in the file <code>api-key</code> of wgcpd's data folder
           (unless it was revoked: then make a new one with <code>wgcp apikey create</code>).</p>
       )}
-      <SignInForm onSignedIn={onSignedIn} />
+      {ways.keySignIn && <SignInForm onSignedIn={onSignedIn} />}
     </main>
   );
 }
 
-export function SignInDialog({ onSignedIn }: { onSignedIn: () => void }) {
+export function SignInDialog({ onSignedIn, ways }: { onSignedIn: () => void; ways: WaysIn }) {
   const dialog = useRef<HTMLDialogElement>(null);
   // Modal: the view behind stays as it was but cannot be used until signed in again.
   useEffect(() => { if (!dialog.current?.open) dialog.current?.showModal(); }, []);
@@ -68,7 +75,8 @@ export function SignInDialog({ onSignedIn }: { onSignedIn: () => void }) {
     <dialog ref={dialog} class="signin-dialog" aria-labelledby="signin-dialog-h" onCancel={(e) => e.preventDefault()}>
       <h2 id="signin-dialog-h">Your session ended</h2>
       <p>Sign in again to go on. What you typed on this page is kept: save it again once signed in.</p>
-      <SignInForm onSignedIn={onSignedIn} />
+      <SingleSignOn ways={ways} />
+      {ways.keySignIn && <SignInForm onSignedIn={onSignedIn} />}
     </dialog>
   );
 }

@@ -1,0 +1,64 @@
+// The client's own options as the API takes them, for a peer (null: the server's default)
+// and for a server (its defaults). Each value keeps its stored rule (ops/value-rules.ts) and
+// is written back in one form: addresses as RFC 5952 / dotted quads, prefixes as networks.
+import { PEER_VALUE_RULES, SERVER_VALUE_RULES } from '../ops/value-rules';
+import { formatIpv4, formatNetwork, parseCidr, parseIpv4 } from '../wg/ipv4';
+import { formatCidr6, formatIpv6, networkOf6, parseCidr6, parseIpv6 } from '../wg/ipv6';
+import type { ClientRoutes, PeerClientOptions } from '../wg/client-options';
+import { badField, type Body } from './fields';
+
+const ruleOf = (rules: Record<string, (v: unknown) => string | null>, field: string, value: unknown): void => {
+  const problem = rules[field](value);
+  if (problem) throw badField(field, problem);
+};
+
+export const normalAddress = (a: string): string => (parseIpv4(a) !== null ? formatIpv4(parseIpv4(a)!) : formatIpv6(parseIpv6(a)!));
+
+export function normalPrefix(p: string): string {
+  const v4 = parseCidr(p);
+  if (v4) return formatNetwork(v4);
+  const v6 = parseCidr6(p)!;
+  return formatCidr6({ ip: networkOf6(v6), prefix: v6.prefix });
+}
+
+const normalRoutes = (r: ClientRoutes | null): ClientRoutes | null => (r === null || typeof r === 'string' ? r : r.map(normalPrefix));
+
+/** The peer's overrides present in `body` (null kept: back to the server's default). */
+export function readPeerClientOptions(body: Body): PeerClientOptions {
+  const out: PeerClientOptions = {};
+  if (body.dns !== undefined) {
+    ruleOf(PEER_VALUE_RULES, 'dns', body.dns);
+    out.dns = body.dns === null ? null : (body.dns as string[]).map(normalAddress);
+  }
+  if (body.clientAllowedIPs !== undefined) {
+    ruleOf(PEER_VALUE_RULES, 'clientAllowedIPs', body.clientAllowedIPs);
+    out.clientAllowedIPs = normalRoutes(body.clientAllowedIPs as ClientRoutes | null);
+  }
+  for (const field of ['persistentKeepalive', 'mtu'] as const) {
+    if (body[field] === undefined) continue;
+    ruleOf(PEER_VALUE_RULES, field, body[field]);
+    out[field] = body[field] as number | null;
+  }
+  return out;
+}
+
+/** The networks behind a peer, as networks (10.9.0.1/24 is 10.9.0.0/24), or undefined when left out. */
+export function readNetworks(body: Body): string[] | undefined {
+  if (body.networks === undefined) return undefined;
+  ruleOf(PEER_VALUE_RULES, 'networks', body.networks);
+  return [...new Set((body.networks as string[]).map(normalPrefix))];
+}
+
+/** A server's defaults for its clients' AllowedIPs and keepalive (dns and mtu are read with the server). */
+export function readServerClientDefaults(body: Body): { clientAllowedIPs?: ClientRoutes | null; persistentKeepalive?: number } {
+  const out: { clientAllowedIPs?: ClientRoutes | null; persistentKeepalive?: number } = {};
+  if (body.clientAllowedIPs !== undefined) {
+    ruleOf(SERVER_VALUE_RULES, 'clientAllowedIPs', body.clientAllowedIPs);
+    out.clientAllowedIPs = normalRoutes(body.clientAllowedIPs as ClientRoutes | null);
+  }
+  if (body.persistentKeepalive !== undefined && body.persistentKeepalive !== null) {
+    ruleOf(SERVER_VALUE_RULES, 'persistentKeepalive', body.persistentKeepalive);
+    out.persistentKeepalive = body.persistentKeepalive as number;
+  }
+  return out;
+}

@@ -1,0 +1,44 @@
+// The rules of the networks behind a peer (`networks`): real prefixes, no default route, and
+// no overlap with what is routed elsewhere: any server's subnet or IPv6 prefix, another peer's
+// networks, or the router's own networks (routes through its other interfaces: the LAN, the
+// WAN's subnet, its own addresses). Two such prefixes would make one address reach two places.
+import type { Store } from '../store/store';
+import { networkOf, parseCidr, maskOf } from '../wg/ipv4';
+import { networkOf6, parseCidr6 } from '../wg/ipv6';
+import { badField } from './field-error';
+import type { RouterRoute } from '../net/router-routes';
+
+/** Whether two prefixes (either family) share an address: one holds the other. */
+export function overlaps(a: string, b: string): boolean {
+  const a4 = parseCidr(a);
+  const b4 = parseCidr(b);
+  if (a4 && b4) {
+    const p = Math.min(a4.prefix, b4.prefix);
+    return ((networkOf(a4) & maskOf(p)) >>> 0) === ((networkOf(b4) & maskOf(p)) >>> 0);
+  }
+  const a6 = parseCidr6(a);
+  const b6 = parseCidr6(b);
+  if (!a6 || !b6) return false;
+  const p = Math.min(a6.prefix, b6.prefix);
+  return networkOf6({ ip: a6.ip, prefix: p }) === networkOf6({ ip: b6.ip, prefix: p });
+}
+
+/**
+ * Refuses networks that break a rule; `routes` are the router's own (net/router-routes.ts).
+ * Reads the servers and the peers that have networks: a check of one peer, not of every peer.
+ */
+export function checkPeerNetworks(store: Store, networks: readonly string[], selfId: number | null, routes: readonly RouterRoute[]): void {
+  const refuse = (n: string, why: string) => { throw badField('networks', `${n} ${why}`); };
+  for (const [i, n] of networks.entries()) {
+    if ((parseCidr(n) ?? parseCidr6(n))!.prefix === 0) refuse(n, 'is a default route: the router would send everything to this peer');
+    for (const other of networks.slice(i + 1)) if (overlaps(n, other)) refuse(n, `overlaps ${other}, given too`);
+    for (const s of store.servers.list()) {
+      for (const own of [s.address, s.address6]) if (own && overlaps(n, own)) refuse(n, `overlaps the subnet ${own} of server ${s.id}`);
+    }
+    for (const held of store.peers.networksHeld()) {
+      if (held.id === selfId) continue;
+      for (const other of held.networks) if (overlaps(n, other)) refuse(n, `overlaps ${other}, behind peer ${held.id}`);
+    }
+    for (const r of routes) if (overlaps(n, r.prefix)) refuse(n, `overlaps the router's own network ${r.prefix} (on ${r.dev})`);
+  }
+}
