@@ -3,6 +3,7 @@
 // runs in it. The script sees `--inside` among its arguments.
 import { execFileSync, spawnSync } from 'node:child_process';
 import os from 'node:os';
+import { probeKernel } from '../src/kernel/probe';
 
 export function runInNamespace(script: string, label: string): void {
   const ns = `wgcp${label}${process.pid}`;
@@ -24,9 +25,12 @@ export function runInNamespace(script: string, label: string): void {
 /** What the bench ran on: written beside every table. */
 export function machineLines(): string[] {
   const tool = (cmd: string, args: string[]) => spawnSync(cmd, args, { encoding: 'utf8' }).stdout.trim().split('\n')[0];
+  // The daemon's own choice: the kernel's module where it loads (a real router, the VM tier), else wireguard-go.
+  const probe = probeKernel();
+  const wireguard = !probe.ok ? `no WireGuard (${probe.reason})` : probe.wireguard === 'kernel' ? 'the kernel\'s WireGuard module' : 'wireguard-go';
   return [
     `- date: ${new Date().toISOString()}`,
     `- machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} x${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB, Linux ${os.release()}`,
-    `- tools: node ${process.version}, ${tool('nft', ['--version'])}, ${tool('wg', ['--version']).split(' - ')[0]}, wireguard-go`,
+    `- tools: node ${process.version}, ${tool('nft', ['--version'])}, ${tool('wg', ['--version']).split(' - ')[0]}, ${wireguard}`,
   ];
 }
