@@ -58,8 +58,9 @@ if (armReady()) {
     const r = spawnSync(ARM_NODE[0], [...ARM_NODE.slice(1), AGENT_BUNDLE, 'status', '--config', agent.configFile], { encoding: 'utf8' });
     assert.is(r.status, 0, r.stderr);
     const status = JSON.parse(r.stdout);
-    assert.equal(Object.keys(status).sort(), ['device_id', 'display', 'last_heartbeat', 'state']);
+    assert.equal(Object.keys(status).sort(), ['device_id', 'display', 'last_heartbeat', 'running', 'state']);
     assert.is(status.display, 'connected');
+    assert.is(status.running, true, 'the running agent answered through its socket');
   });
 
   t('stops cleanly on SIGTERM under emulation', async () => {
