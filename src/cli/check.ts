@@ -36,6 +36,10 @@ export async function runCheckCommand(dataDir: string, openStore: () => Store, o
     const store = openStore();
     try {
       report = await kernelCheckReport(store, wanInterfacesOf(process.env.WGCP_WAN_INTERFACES));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      // No daemon answered, and this process may not read the kernel: say which way works.
+      throw new Error(/Operation not permitted/.test(message) ? `${message}\nwith wgcpd running, wgcp check asks it on its socket; with wgcpd stopped, run it as root` : message);
     } finally {
       store.close();
     }
