@@ -154,7 +154,7 @@ t('every plan, whatever its source, keeps the rule of each server and peer value
     assert.throws(() => checkPlan(copy), (e: Error & { field?: string }) => e.field === 'file' && why.test(e.message));
   };
   refused((p) => { p.server.endpoint = 'vpn.example.com\nPostUp = x:51820'; }, /the server's endpoint "vpn\.example\.com\\nPostUp = x:51820" must be host:port/);
-  refused((p) => { p.server.dns = '1.1.1.1\nPostUp = x'; }, /the server's dns .* must be one or more IP addresses/);
+  refused((p) => { p.server.dns = '1.1.1.1\nPostUp = x'; }, /the server's dns .* must be "auto" .* or IP addresses separated by commas/);
   refused((p) => { p.server.interface = 'wg0\n'; }, /the server's interface/);
   refused((p) => { p.peers[0].privateKey = 'x\ny'; }, /its privateKey "x\\ny" must be a WireGuard key/);
 });

@@ -55,7 +55,10 @@ const failing = (tool: 'nft' | 'wg' | 'wireguard-go', on: boolean): void => {
   const marker = path.join(w.fakeDir, 'fail', tool);
   if (on) fs.writeFileSync(marker, ''); else fs.rmSync(marker, { force: true });
 };
-const dbPeers = async () => (await w.daemon.api('GET', `/api/servers/${w.serverId}/peers`)).json;
+// The peers as configured: their traffic (the usage cycle reads counters at any time, and every
+// second just after a change) is not what a rollback keeps.
+const dbPeers = async () => ((await w.daemon.api('GET', `/api/servers/${w.serverId}/peers`)).json as Record<string, unknown>[])
+  .map(({ currentDataUsageBytes: _traffic, ...configured }) => configured);
 
 if (canRunAsRoot('kernel rollback')) {
   // uvu swallows an error thrown by a before hook: say it, so a failed setup is not silent.

@@ -36,7 +36,8 @@ mount -t devtmpfs devtmpfs /root/dev
 mkdir -p /root/dev/pts /root/dev/shm
 mount -t devpts -o gid=5,mode=0620,ptmxmode=0666 devpts /root/dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /root/dev/shm
-mount -t tmpfs -o mode=1777 tmpfs /root/tmp
+# /tmp stays the host's under the overlay (its writes stay in memory all the same): a checkout
+# under /tmp (CI clones anywhere) must be where stage 2 runs the command.
 mount -t cgroup2 cgroup2 /root/sys/fs/cgroup 2>/dev/null
 
 # Modules load on demand (`ip link add … type wireguard`, nft, tc) from the kernel's own

@@ -8,6 +8,7 @@
 // deb.debian.org, signed by the keys debian-archive-keyring already holds, and is used for
 // `apt-get download` alone. The host's apt sources and state are left as they are.
 import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -16,6 +17,9 @@ export const RELEASES: Record<Release, string> = { trixie: 'Debian 13 trixie', b
 
 /** Bump when what is made below changes, so old caches are made again. */
 const LAYOUT = 5;
+/** The cache's key: its layout and stage 1 as it is now, so a changed test/vm/init.sh is never booted stale. */
+const INIT_SH = path.join(__dirname, '../../../test/vm/init.sh');
+const cacheKey = (): string => `${LAYOUT}:${crypto.createHash('sha256').update(fs.readFileSync(INIT_SH)).digest('hex')}`;
 const MIRROR = process.env.WGCP_VM_MIRROR ?? 'http://deb.debian.org';
 const KEYRING = '/usr/share/keyrings/debian-archive-keyring.gpg';
 /** The modules stage 1 loads by hand: virtio's PCI transport (a module in 6.1, built in since), 9p for the host's root, overlay over it, entropy. */
@@ -73,8 +77,8 @@ export function prepareKernel(release: Release): Kernel {
   const root = path.join(cacheRoot(), release);
   const readyFile = path.join(root, 'ready.json');
   try {
-    const ready = JSON.parse(fs.readFileSync(readyFile, 'utf8')) as Kernel & { layout: number };
-    if (ready.layout === LAYOUT && fs.existsSync(ready.image) && fs.existsSync(ready.initramfs)) return ready;
+    const ready = JSON.parse(fs.readFileSync(readyFile, 'utf8')) as Kernel & { layout: string };
+    if (ready.layout === cacheKey() && fs.existsSync(ready.image) && fs.existsSync(ready.initramfs)) return ready;
   } catch { /* not made yet */ }
   // Made beside the cache and renamed into it, so a run cut short leaves nothing half made.
   fs.mkdirSync(cacheRoot(), { recursive: true });
@@ -83,7 +87,7 @@ export function prepareKernel(release: Release): Kernel {
     const kernel = make(release, work, root);
     fs.rmSync(root, { recursive: true, force: true });
     fs.renameSync(work, root);
-    fs.writeFileSync(readyFile, JSON.stringify({ ...kernel, layout: LAYOUT }, null, 1));
+    fs.writeFileSync(readyFile, JSON.stringify({ ...kernel, layout: cacheKey() }, null, 1));
     return kernel;
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
@@ -138,7 +142,7 @@ function buildInitramfs(work: string, version: string, kmod: string): void {
   for (const applet of ['sh', 'mount', 'mkdir', 'insmod', 'cat', 'ln', 'echo', 'switch_root', 'umount', 'sleep']) {
     fs.symlinkSync('busybox', path.join(dir, 'bin', applet));
   }
-  fs.copyFileSync(path.join(__dirname, '../../../test/vm/init.sh'), path.join(dir, 'init'));
+  fs.copyFileSync(INIT_SH, path.join(dir, 'init'));
   fs.chmodSync(path.join(dir, 'init'), 0o755);
   // In load order, dependencies first: `insmod <path>` lines of modprobe's dry run.
   const lines = sh(path.join(path.dirname(kmod), 'modprobe'), ['-d', path.join(work, 'kernel'), '-S', version, '--show-depends', '-a', ...STAGE1_MODULES]);
