@@ -6,7 +6,7 @@
 import * as assert from 'uvu/assert';
 import { suiteNeeding } from './helpers/root';
 import { Netns } from './helpers/netns';
-import { startNsDaemon, wgcpCheck, type NsDaemon } from './helpers/ns-daemon';
+import { startNsDaemon, wgcpCheck, WITHOUT_CAPABILITIES, type NsDaemon } from './helpers/ns-daemon';
 import { wireguardGoPid } from './helpers/kernel-state';
 import { eventually } from './helpers/receiver';
 import { serveTcp, reachSoon, WgClient } from './helpers/wg-client';
@@ -259,7 +259,8 @@ t('wgcp check prints the difference without repairing it (exit 1), and exit 0 on
   // WGCP_WAN_INTERFACES=auto (the env file's default) means the default routes' interfaces, as in wgcpd, not a link named auto.
   const auto = wgcpCheck(w.d, ['WGCP_WAN_INTERFACES=auto']);
   assert.is(auto.code, 0, auto.out);
-  // The daemon held still, so that nothing repairs while the CLI looks.
+  // The daemon held still, so that nothing repairs while the CLI looks: its socket does not
+  // answer, and the CLI (root, with CAP_NET_ADMIN) compares in its own process.
   process.kill(w.d.pid, 'SIGSTOP');
   let found: { code: number; out: string };
   try {
@@ -275,6 +276,21 @@ t('wgcp check prints the difference without repairing it (exit 1), and exit 0 on
   assert.match(found.out, /^nft +.*1 elements missing/m);
   assert.not.match(found.out, new RegExp(w.peer.publicKey.replace(/[+/]/g, '.')), 'no key printed');
   await eventually('the daemon repaired both', () => (check().code === 0 ? true : undefined), 15_000);
+});
+
+t('wgcp check without CAP_NET_ADMIN (OpenWrt\'s wgcp runs as the daemon\'s user) prints the daemon\'s report, asked through its socket', async () => {
+  // Root and the socket's owner still, but nft refuses it: what the CLI could read itself is nothing.
+  assert.throws(() => w.d.exec(WITHOUT_CAPABILITIES[0], [...WITHOUT_CAPABILITIES.slice(1), 'nft', 'list', 'tables']), /Operation not permitted/);
+  const clean = wgcpCheck(w.d, [], { withoutCapabilities: true });
+  assert.is(clean.code, 0, clean.out + clean.err);
+  assert.match(clean.out, /^the kernel holds what the database says$/m);
+  const json = wgcpCheck(w.d, [], { withoutCapabilities: true, args: ['--json'] });
+  assert.is(json.code, 0, json.out + json.err);
+  assert.equal(JSON.parse(json.out), { same: true, differences: [] });
+  // The route itself: the daemon's comparison, for admin alone.
+  const report = await w.d.api('GET', '/api/kernel/check');
+  assert.is(report.status, 200, report.text);
+  assert.equal(report.json, { same: true, differences: [] });
 });
 
 t('wireguard-go killed: the interface and its peer are back, reported as a repair', async () => {

@@ -2,12 +2,12 @@
 // ProtectKernelTunables=yes: wgcpd in a router namespace (real nft and wireguard-go), in a
 // mount namespace of its own where /proc/sys is read-only; the test's own shell, outside it,
 // plays the operator (or the package's sysctl.d). A repair that cannot succeed is said once
-// and waits with back-off, shows in /healthz and /metrics, and clears when the drift is gone;
-// forwarding already on is taken as it is.
+// and waits with back-off, shows in /healthz, /metrics and the daemon's `wgcp check`, and
+// clears when the drift is gone; forwarding already on is taken as it is.
 import * as assert from 'uvu/assert';
 import { suiteNeeding } from './helpers/root';
 import { Netns } from './helpers/netns';
-import { startNsDaemon, type NsDaemon } from './helpers/ns-daemon';
+import { startNsDaemon, wgcpCheck, type NsDaemon } from './helpers/ns-daemon';
 import { eventually } from './helpers/receiver';
 
 const t = suiteNeeding('kernel: IPv6 forwarding under a read-only /proc/sys', ['ip', 'nft', 'wg', 'wireguard-go', 'nsenter', 'unshare', 'mount', 'sysctl'], { root: true });
@@ -73,6 +73,16 @@ t('forwarding that cannot be turned on: said once (one log line, one audit row) 
   assert.ok(h.reasons.some((r: string) => r.includes(w.ifname) && /read-only/.test(r)), JSON.stringify(h.reasons));
   assert.is(await failing(), 1);
   assert.is(sysctl(`net.ipv6.conf.${w.ifname}.force_forwarding`), '0');
+});
+
+t('wgcp check without CAP_NET_ADMIN (as OpenWrt\'s wgcp) prints the daemon\'s report of the drift it cannot repair: exit 1, also with --json', () => {
+  const found = wgcpCheck(w.d, [], { withoutCapabilities: true });
+  assert.is(found.code, 1, found.out + found.err);
+  assert.match(found.out, new RegExp(`^ipv6 +${w.ifname}: IPv6 forwarding is off$`, 'm'));
+  assert.match(found.out, /^1 difference: wgcpd repairs them/m);
+  const json = wgcpCheck(w.d, [], { withoutCapabilities: true, args: ['--json'] });
+  assert.is(json.code, 1, json.out + json.err);
+  assert.equal(JSON.parse(json.out), { same: false, differences: [{ kind: 'ipv6', summary: `${w.ifname}: IPv6 forwarding is off` }] });
 });
 
 t('turned on from outside (as the package\'s sysctl settings would): it clears, said in one line, with no write and no new audit row', async () => {

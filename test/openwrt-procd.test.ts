@@ -23,6 +23,7 @@ const FILES = path.join(REPO_ROOT, 'openwrt', 'wgcp', 'files');
 const WGCP = 372;
 const NODE = process.execPath;
 const MAIN = path.join(__dirname, '..', 'src', 'main.js');
+const CLI_MAIN = path.join(__dirname, '..', 'src', 'cli', 'main.js');
 const API_KEY = 'wgk_openwrt-procd-test-key-0001';
 let base = '';
 
@@ -161,7 +162,7 @@ if (canRunAsRoot('openwrt procd', ['unshare', 'mount', 'mknod', 'setpriv', 'ip',
     assert.equal(r.record.kills, ['wgcpd']);
   });
 
-  t('the instance run as procd runs it (its environment alone, wgcp, the capabilities file\'s set, no new privileges) drives the kernel, and ends on procd\'s SIGTERM', async () => {
+  t('the instance run as procd runs it (its environment alone, wgcp, the capabilities file\'s set, no new privileges) drives the kernel, answers the wrapper\'s `wgcp check` as root, and ends on procd\'s SIGTERM', async () => {
     const { uci } = uciDir('run', [`option api_key '${API_KEY}'`]);
     const instance = (await rc('start', uci)).record.instances[0];
     const caps = JSON.parse(fs.readFileSync(path.join(FILES, 'wgcpd.capabilities.json'), 'utf8')) as Record<string, string[]>;
@@ -189,6 +190,14 @@ if (canRunAsRoot('openwrt procd', ['unshare', 'mount', 'mknod', 'setpriv', 'ip',
       // wireguard-go's socket is in the namespace's own /run/wireguard: the link is what shows here.
       assert.match(router.exec('ip', ['-o', 'link', 'show', 'dev', made.json.interface]), 'alias wgcp-managed');
       assert.match(router.exec('nft', ['list', 'tables']), /table inet wgcp/);
+      // `wgcp check` by the router's root: the shipped wrapper drops to wgcp inside node, which
+      // leaves it no CAP_NET_ADMIN for nft; the daemon compares, asked on its socket.
+      const cli = path.join(dir('cli'), 'wgcp');
+      fs.writeFileSync(cli, fs.readFileSync(path.join(FILES, 'wgcp.cli'), 'utf8').replace(/^NODE=.*$/m, `NODE=${NODE}`).replace(/^MAIN=.*$/m, `MAIN=${CLI_MAIN}`), { mode: 0o755 });
+      const [checkCmd, ...checkArgs] = withUsers(['env', `WGCP_DATA_DIR=${instanceEnv(instance).WGCP_DATA_DIR}`, 'sh', cli, 'check'], { ns: router });
+      const checked = await runCommand(checkCmd, checkArgs, { timeoutMs: 60_000 });
+      assert.is(checked.code, 0, checked.stdout + checked.stderr);
+      assert.match(checked.stdout, /^the kernel holds what the database says$/m);
       // procd's stop: SIGTERM, then SIGKILL once term_timeout has passed.
       child.kill('SIGTERM');
       const killer = setTimeout(() => child!.kill('SIGKILL'), Number(one(instance, 'term_timeout')[0]) * 1000);

@@ -1,4 +1,4 @@
-// The OpenAPI entries of issue 26 (audit log, share links, two-factor sign-in), and the
+// The OpenAPI entries of issue 26 (audit log, share links, two-factor sign-in) and of `wgcp check` through the daemon,
 // stamp that names each control route's least role as `x-wgcp-role` from route-roles.ts.
 import { ROUTE_ROLES } from './route-roles';
 
@@ -64,6 +64,12 @@ export const accessApiPaths = {
         { name: 'after', in: 'query', schema: { type: 'integer' }, description: 'instead of cursor: oldest first, from the entry after this id (nextCursor then continues the same way)' },
       ],
       responses: { 200: { description: 'a page', ...json({ type: 'object', properties: { entries: { type: 'array', items: AuditEntry }, nextCursor: nullable('integer') } }) }, 400: error('a bad query parameter (`field` names it)'), ...std },
+    },
+  },
+  '/api/kernel/check': {
+    get: {
+      summary: "`wgcp check` done by the daemon: the kernel compared with the database, nothing repaired (the CLI's way on the admin socket, where it lacks CAP_NET_ADMIN)",
+      responses: { 200: { description: 'the report; `same` is false when something differs', ...json({ type: 'object', properties: { same: { type: 'boolean' }, differences: { type: 'array', items: { type: 'object', properties: { kind: { enum: ['link', 'peer', 'ipv6', 'nft', 'shaping'] }, summary: { ...str, description: 'what differs, no keys' } } } } } }) }, ...std },
     },
   },
   '/api/peers/{id}/share': {

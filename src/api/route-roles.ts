@@ -70,6 +70,8 @@ export const ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'GET /api/backup': 'admin',
   'POST /api/import': 'admin',
   'GET /api/audit': 'admin',
+  // `wgcp check` through the daemon: the kernel's links, addresses and tables.
+  'GET /api/kernel/check': 'admin',
   // Two-factor sign-in of one's own page session: anyone signed in.
   'GET /api/session/totp': 'viewer',
   'POST /api/session/totp': 'viewer',

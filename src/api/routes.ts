@@ -24,6 +24,7 @@ import { regTokenRoutes } from './regtokens';
 import { credentialsRoutes } from './credentials';
 import { backupRoutes } from './backup';
 import { importRoutes } from './import';
+import { kernelCheckRoutes } from './kernel-check';
 import { sessionRoutes } from '../http/session';
 import { pageRoutes } from '../http/static-assets';
 import { metricsRoute } from './metrics';
@@ -78,7 +79,7 @@ export function controlRoutes(app: App): Route[] {
     ...regTokenRoutes(app),
     ...credentialsRoutes(app),
     ...auditRoutes(app), ...shareRoutes(app), ...totpRoutes(app), ...signedInRoutes(app),
-    ...backupRoutes(app), ...importRoutes(app),
+    ...backupRoutes(app), ...importRoutes(app), ...kernelCheckRoutes(app),
     ...deviceRoutes(app),
     ...forwardRoutes(app),
     ...usageRoutes(app),

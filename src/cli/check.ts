@@ -1,69 +1,50 @@
 // `wgcp check`: compares the kernel with the database, as the daemon's reconciler does,
-// and prints what differs without repairing anything; exit 1 when something does. It reads
-// the kernel itself (wgcp's links, their peers, `inet wgcp`, IPv6 forwarding, bandwidth
-// limits), so it works with the daemon stopped too; the WAN set is the one wgcpd would hold
-// (WGCP_WAN_INTERFACES, else the interfaces of the default routes).
+// and prints what differs without repairing anything; exit 1 when something does. Reading
+// the kernel needs CAP_NET_ADMIN (nft), which the CLI lacks where it runs as the daemon's
+// user (OpenWrt's wrapper drops to it inside node, without setpriv to keep the capability):
+// so while wgcpd runs, the daemon compares and the CLI prints its report (GET
+// /api/kernel/check on the admin socket). With no daemon answering, the CLI compares in its
+// own process, with the privileges it has (root, the daemon stopped).
 import type { Store } from '../store/store';
-import { run } from '../kernel/command';
-import { checkLimits, limitsCheckFails, limitsCheckSummary } from '../shaping/check-limits';
-import { parseShapingTable } from '../shaping/compare-elements';
-import { namesOf, SHAPING_TABLE } from '../shaping/render';
-import { linkInfo } from '../wg/link-owner';
-import { COMPARERS } from '../kernel/reconcile-comparers';
-import type { ReconcileTarget } from '../kernel/reconcile-target';
-import { ServerModel } from '../kernel/model';
-import { detectWanInterfaces } from '../kernel/wan';
+import { kernelCheckReport, type KernelCheckReport } from '../ops/kernel-check';
 import { wanInterfacesOf } from '../config';
-import { fullPolicy } from '../nft/policy';
-import { ifnameElement } from '../nft/elements';
+import { askDaemon, type DaemonAnswer } from './daemon-socket';
 import { renderTable } from './table';
 
-const readOnly = async (): Promise<void> => { throw new Error('wgcp check repairs nothing'); };
+/** The daemon has the whole kernel to read: a wait this long is a daemon that does not answer (stopped, hung). */
+const DAEMON_ANSWER_MS = 10_000;
 
-/** What the database says the kernel holds, seen through the comparers' target (nothing it may change). */
-function databaseTarget(store: Store): ReconcileTarget {
-  const models = store.servers.list().map((server) => ServerModel.of({ server, peers: store.peers.kernelPeersOf(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) }));
-  const wan = wanInterfacesOf(process.env.WGCP_WAN_INTERFACES) ?? detectWanInterfaces();
-  return {
-    // A link that is gone is reported whatever runs it.
-    driver: 'kernel',
-    upServers: () => models,
-    wantedTable: () => {
-      const policy = fullPolicy(models);
-      for (const w of wan) policy.wan.add(ifnameElement(w));
-      return policy;
-    },
-    chainReference: null,
-    // The class numbers of bandwidth limits are the running daemon's own: limits are followed
-    // through the kernel instead (shapingFindings).
-    shapingDrift: async () => null,
-    applyElements: readOnly, reloadTable: readOnly, reviveLink: readOnly, configureLink: readOnly, repairShaping: readOnly,
-  };
-}
-
-/** Each server's bandwidth limits followed through `netdev wgcp` and its classes: one line a server that differs. */
-async function shapingFindings(store: Store): Promise<string[]> {
-  const servers = store.servers.list();
-  const table = parseShapingTable(await run('nft', ['-j', 'list', 'table', SHAPING_TABLE]).catch(() => ''));
-  const classes = (dev: string) => (linkInfo(dev) ? run('tc', ['class', 'show', 'dev', dev]).catch(() => '') : Promise.resolve(''));
-  const out: string[] = [];
-  for (const server of servers) {
-    const n = namesOf(server.interface);
-    const peers = store.peers.kernelPeersOf(server.id).map((p) => ({ ip: p.ip, ip6: p.ip6, down: p.downloadLimitMbps ?? null, up: p.uploadLimitMbps ?? null }));
-    const c = checkLimits(n, peers, table, await classes(n.ifname), await classes(n.ifb));
-    if (limitsCheckFails(c)) out.push(limitsCheckSummary(server.interface, c));
+/** The running daemon's report, or null when none answers (or it is older than the route): then the CLI compares itself. */
+async function daemonReport(dataDir: string): Promise<KernelCheckReport | null> {
+  let answer: DaemonAnswer | null;
+  try {
+    answer = await askDaemon(dataDir, 'GET', '/api/kernel/check', undefined, DAEMON_ANSWER_MS);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ETIMEDOUT') throw err;
+    process.stderr.write(`wgcp: wgcpd did not answer on its socket within ${DAEMON_ANSWER_MS / 1000} s: comparing here\n`);
+    return null;
   }
-  return out;
+  if (answer === null || answer.status === 404) return null;
+  if (answer.status !== 200) throw new Error(`wgcpd answered ${answer.status}: ${answer.json?.error ?? 'no reason given'}`);
+  return answer.json as KernelCheckReport;
 }
 
 /** Prints each difference (no keys), as a table or with `json` as JSON; resolves to the exit code: 0 none, 1 some. */
-export async function runCheckCommand(store: Store, out: (s: string) => void, json = false): Promise<number> {
-  const target = databaseTarget(store);
-  const differences: { kind: string; summary: string }[] = [];
-  for (const c of COMPARERS) {
-    for (const f of await c.inspect(target, null)) differences.push({ kind: f.kind, summary: f.summary });
+export async function runCheckCommand(dataDir: string, openStore: () => Store, out: (s: string) => void, json = false): Promise<number> {
+  let report = await daemonReport(dataDir);
+  if (!report) {
+    const store = openStore();
+    try {
+      report = await kernelCheckReport(store, wanInterfacesOf(process.env.WGCP_WAN_INTERFACES));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      // No daemon answered, and this process may not read the kernel: say which way works.
+      throw new Error(/Operation not permitted/.test(message) ? `${message}\nwith wgcpd running, wgcp check asks it on its socket; with wgcpd stopped, run it as root` : message);
+    } finally {
+      store.close();
+    }
   }
-  for (const summary of await shapingFindings(store)) differences.push({ kind: 'shaping', summary });
+  const { differences } = report;
   const found = differences.length;
   if (json) out(JSON.stringify({ same: found === 0, differences }, null, 2) + '\n');
   else {

@@ -6,8 +6,11 @@ import { adminSocketPath } from '../backup/daemon-reload';
 
 export interface DaemonAnswer { status: number; json: any }
 
-/** The daemon's answer, or null when no daemon listens on the folder's socket. */
-export function askDaemon(dataDir: string, method: string, pathname: string, body?: unknown): Promise<DaemonAnswer | null> {
+/**
+ * The daemon's answer, or null when no daemon listens on the folder's socket. With
+ * `timeoutMs`, a daemon that has not answered by then (stopped, hung) fails with ETIMEDOUT.
+ */
+export function askDaemon(dataDir: string, method: string, pathname: string, body?: unknown, timeoutMs?: number): Promise<DaemonAnswer | null> {
   const socketPath = adminSocketPath(dataDir);
   if (!fs.existsSync(socketPath)) return Promise.resolve(null);
   const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -22,6 +25,9 @@ export function askDaemon(dataDir: string, method: string, pathname: string, bod
         resolve({ status: res.statusCode ?? 0, json });
       });
     });
+    if (timeoutMs !== undefined) {
+      req.setTimeout(timeoutMs, () => req.destroy(Object.assign(new Error(`wgcpd did not answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' })));
+    }
     req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNREFUSED' || err.code === 'ENOENT' ? resolve(null) : reject(err)));
     req.end(payload);
   });

@@ -81,7 +81,8 @@ export const COMMANDS: Record<string, CommandHelp> = {
     synopsis: ['check [--json]'],
     options: [JSON_OPTION],
     examples: ['wgcp check'],
-    notes: ['It reads the kernel itself, so it works with wgcpd stopped too.',
+    notes: ['While wgcpd runs, the daemon compares (it holds CAP_NET_ADMIN) and answers on its socket;',
+      'with wgcpd stopped, wgcp reads the kernel itself, which needs root.',
       'wgcpd repairs what differs on its own (docs/kernel.md, "Drift").'],
   },
   tls: {

@@ -80,8 +80,9 @@ export function dispatch(argv: string[], out: (s: string) => void = (s) => proce
     }
     process.umask(0o077);
     requireDatabase(dataDir);
+    // The running daemon compares when it answers (it holds CAP_NET_ADMIN); the store opens only if not.
+    if (command === 'check') return runCheckCommand(dataDir, () => Store.open(dataDir), out, wantsJson(args)).catch((err: unknown) => failure(err));
     const store = Store.open(dataDir);
-    if (command === 'check') return runCheckCommand(store, out, wantsJson(args)).catch((err: unknown) => failure(err)).finally(() => store.close());
     if (command === 'regtoken' || command === 'apikey' || command === 'token') {
       // Changes: made through the change runner, so they end asynchronously.
       const change = command === 'regtoken' ? runRegTokenCommand(args, store, out) : runCredentialCommand(command, args, store, out);

@@ -85,13 +85,19 @@ export async function startNsDaemon(ns: Netns, opts: { dataDir?: string; env?: R
   };
 }
 
-/** `wgcp check` in the daemon's namespaces (it sees the same links and tables): its exit code and what it printed. */
-export function wgcpCheck(d: NsDaemon, env: string[] = []): { code: number; out: string } {
+/** A command run by root without any capability: nothing in its bounding or inheritable set survives the exec. */
+export const WITHOUT_CAPABILITIES = ['setpriv', '--bounding-set=-all', '--inh-caps=-all', '--'];
+
+/** `wgcp check` in the daemon's namespaces (it sees the same links and tables): its exit code and what it printed (stderr only when it failed). */
+export function wgcpCheck(d: NsDaemon, env: string[] = [], opts: { withoutCapabilities?: boolean; args?: string[] } = {}): { code: number; out: string; err: string } {
   try {
-    const argv = [CLI, '--data-dir', d.dataDir, 'check'];
-    return { code: 0, out: env.length ? d.exec('env', [...env, process.execPath, ...argv]) : d.exec(process.execPath, argv) };
+    const argv = [process.execPath, CLI, '--data-dir', d.dataDir, 'check', ...(opts.args ?? [])];
+    const withEnv = env.length ? ['env', ...env, ...argv] : argv;
+    // Root still, and the socket's owner, but with no capability at all (no CAP_NET_ADMIN): as OpenWrt's wgcp.
+    const command = opts.withoutCapabilities ? [...WITHOUT_CAPABILITIES, ...withEnv] : withEnv;
+    return { code: 0, out: d.exec(command[0], command.slice(1)), err: '' };
   } catch (err) {
-    const e = err as { status: number; stdout: string };
-    return { code: e.status, out: e.stdout };
+    const e = err as { status: number; stdout: string; stderr: string };
+    return { code: e.status, out: e.stdout, err: e.stderr };
   }
 }

@@ -1,0 +1,19 @@
+// GET /api/kernel/check: `wgcp check` done by the daemon, which holds CAP_NET_ADMIN, for the
+// CLI on its admin socket (src/cli/check.ts) where the CLI itself cannot read nft (OpenWrt's
+// `wgcp` runs as the daemon's user). It compares the kernel with the database and repairs
+// nothing; the reconciler repairs on its own schedule. Admin's: it names links and addresses.
+import type { App } from '../app';
+import type { Route } from '../http/router';
+import { ok } from '../http/reply';
+import { kernelCheckReport } from '../ops/kernel-check';
+
+export function kernelCheckRoutes(app: App): Route[] {
+  return [
+    {
+      method: 'GET', path: '/api/kernel/check', auth: 'control',
+      async handler() {
+        return { ...ok(await kernelCheckReport(app.store, app.config.wanInterfaces)), headers: { 'Cache-Control': 'no-store' } };
+      },
+    },
+  ];
+}
