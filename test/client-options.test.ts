@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
-import { canRunAsRoot } from './helpers/root';
+import { suiteNeeding } from './helpers/root';
 import { Netns } from './helpers/netns';
 import { stripConf } from '../src/wg/conf';
 import { resolverListens } from '../src/net/resolver-listening';
@@ -46,7 +46,7 @@ t('a resolver seen listening (UDP or TCP, on the address or the wildcard) is fou
   const port = await freePort();
   assert.is(resolverListens('127.61.0.1', { port }), false);
   const udp = dgram.createSocket('udp4');
-  await new Promise<void>((r) => udp.bind(port, '127.61.0.1', () => r()));
+  await new Promise<void>((r, j) => { udp.once('error', j); udp.bind(port, '127.61.0.1', () => r()); });
   try {
     assert.is(resolverListens('127.61.0.1', { port }), true);
     assert.is(resolverListens('127.61.0.2', { port }), false, 'another address');
@@ -54,17 +54,6 @@ t('a resolver seen listening (UDP or TCP, on the address or the wildcard) is fou
   const tcp = net.createServer().listen(port, '0.0.0.0');
   await new Promise((r) => tcp.once('listening', r));
   try { assert.is(resolverListens('127.61.0.2', { port }), true, 'a TCP wildcard listener'); } finally { tcp.close(); }
-});
-
-t('with a resolver listening on the tunnel address, the default DNS is that address', async () => {
-  const sid = (await api.post('/api/servers', { name: 'lo', endpoint: '127.0.0.1:51821', mode: 'standalone', address: '127.62.0.1/24' })).json.id;
-  const p = (await api.post(`/api/servers/${sid}/peers`, {})).json;
-  assert.not.match(await conf(p.id), /^DNS/m);
-  const udp = dgram.createSocket('udp4');
-  await new Promise<void>((r) => udp.bind(53, '127.62.0.1', () => r()));
-  try {
-    assert.match(await conf(p.id), /\nDNS = 127\.62\.0\.1\n/);
-  } finally { udp.close(); }
 });
 
 t('allowInternet still decides AllowedIPs when neither the server nor the peer says otherwise', async () => {
@@ -118,8 +107,30 @@ t('values that break their rule are refused with 400 naming the field', async ()
   assert.is((await api.put(`/api/servers/${serverId}`, { persistentKeepalive: -5 })).status, 400);
 });
 
-t('a .conf with every option loads in wg-quick strip and wg setconf on a wireguard-go interface', async () => {
-  if (!canRunAsRoot('wg setconf', ['ip', 'wg', 'wg-quick', 'wireguard-go'])) return;
+t.run();
+
+// A resolver on port 53 (a privileged port) and the .conf in wg-quick and wireguard-go: root's.
+const real = suiteNeeding('client options: a resolver on port 53, and the .conf in wg-quick and wireguard-go', ['ip', 'wg', 'wg-quick', 'wireguard-go'], { root: true });
+real.before(async () => {
+  d = await startTestDaemon();
+  api = client(d);
+  serverId = (await api.post('/api/servers', { name: 'co', endpoint: '127.0.0.1:51820', mode: 'standalone', address: '10.61.0.1/24' })).json.id;
+});
+real.after(async () => { await d.stop(); });
+
+real('with a resolver listening on the tunnel address, the default DNS is that address', async () => {
+  const sid = (await api.post('/api/servers', { name: 'lo', endpoint: '127.0.0.1:51821', mode: 'standalone', address: '127.62.0.1/24' })).json.id;
+  const p = (await api.post(`/api/servers/${sid}/peers`, {})).json;
+  assert.not.match(await conf(p.id), /^DNS/m);
+  const udp = dgram.createSocket('udp4');
+  // A bind that fails (the port taken) fails the test rather than waiting for ever.
+  await new Promise<void>((r, j) => { udp.once('error', j); udp.bind(53, '127.62.0.1', () => r()); });
+  try {
+    assert.match(await conf(p.id), /\nDNS = 127\.62\.0\.1\n/);
+  } finally { udp.close(); }
+});
+
+real('a .conf with every option loads in wg-quick strip and wg setconf on a wireguard-go interface', async () => {
   const p = (await api.post(`/api/servers/${serverId}/peers`, {
     dns: ['9.9.9.9', '2620:fe::fe'], clientAllowedIPs: ['192.168.7.0/24', 'fd00:1::/64'], persistentKeepalive: 15, mtu: 1360,
   })).json;
@@ -142,4 +153,4 @@ t('a .conf with every option loads in wg-quick strip and wg setconf on a wiregua
   } finally { ns.destroy(); }
 });
 
-t.run();
+real.run();
