@@ -1,0 +1,167 @@
+// The change journal of a standby pair (docs/ha.md): where this router stands (epoch,
+// sequence), the first sequence of each epoch, and the rows each change wrote to the
+// replicated tables. The rows are caught by TEMP triggers on the daemon's own connection
+// (made at start from the live schema, so a table or column added later is caught too):
+// they write only while the change runner's commit has the journal open (`wgcp_ha_on()`),
+// so records written outside the runner (heartbeats, sessions, history) and the CLI's own
+// connection never add to it.
+//
+// Interface (stable; ha-failover builds on it):
+//   HaTable.state() -> { epoch, seq }            the last change this router holds
+//   HaTable.epochs() -> { epoch, startSeq }[]    the first sequence of each epoch
+//   HaTable.entriesAfter(seq, limit)             journal rows of the changes after seq
+//   HaTable.endpoints()                          the primary's last-known peer endpoints
+import type { DB } from './db';
+
+/** Tables each router keeps for itself: never journaled, never applied from the partner. */
+export const LOCAL_TABLES: ReadonlySet<string> = new Set([
+  // The journal and where this router stands in it.
+  'ha_state', 'ha_epochs', 'ha_journal',
+  // Sign-in sessions and each router's own bookkeeping (derived counters, repairs, pruning).
+  'sessions', 'job_state', 'metric_counters', 'kernel_repairs', 'audit_prune', 'device_seen',
+  // Telemetry written outside the change runner: each router's own traffic history.
+  'traffic_5m', 'traffic_1h', 'traffic_1d',
+]);
+
+export interface HaPosition { epoch: number; seq: number }
+export interface JournalEntry { seq: number; epoch: number; tbl: string; op: 'I' | 'U' | 'D'; pk: Record<string, unknown>; row: Record<string, unknown> | null }
+export interface PeerEndpoint { peerId: number; endpoint: string; at: string }
+
+const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+const lit = (name: string): string => `'${name.replace(/'/g, "''")}'`;
+
+interface TableShape { name: string; columns: string[]; pk: string[] }
+
+/** The live schema's tables that replicate, with their columns and primary key (rowid when none is declared). */
+export function replicatedTables(db: DB): TableShape[] {
+  const names = db.prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
+  return names.filter((n) => !LOCAL_TABLES.has(n)).map((name) => {
+    const cols = db.prepare(`PRAGMA main.table_info(${quote(name)})`).all() as { name: string; pk: number }[];
+    const pk = cols.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
+    return { name, columns: cols.map((c) => c.name), pk: pk.length ? pk : ['rowid'] };
+  });
+}
+
+export class HaTable {
+  private readonly stateStmt;
+  private readonly entriesStmt;
+  constructor(private readonly db: DB) {
+    this.stateStmt = db.prepare('SELECT epoch, seq FROM ha_state WHERE id = 1');
+    this.entriesStmt = db.prepare('SELECT seq, epoch, tbl, op, pk, row FROM ha_journal WHERE seq > ? AND seq <= ? ORDER BY id');
+  }
+
+  state(): HaPosition { return this.stateStmt.get() as HaPosition; }
+
+  epochs(): { epoch: number; startSeq: number }[] {
+    return this.db.prepare('SELECT epoch, start_seq AS startSeq FROM ha_epochs ORDER BY epoch').all() as { epoch: number; startSeq: number }[];
+  }
+
+  /** The lowest sequence the journal still holds, or null when it is empty. */
+  firstSeq(): number | null { return this.db.prepare('SELECT MIN(seq) FROM ha_journal').pluck().get() as number | null; }
+
+  /** The journal rows of the changes in (after, upTo], in the order they were written. */
+  entriesAfter(after: number, upTo: number): JournalEntry[] {
+    return (this.entriesStmt.all(after, upTo) as { seq: number; epoch: number; tbl: string; op: 'I' | 'U' | 'D'; pk: string; row: string | null }[])
+      .map((r) => ({ ...r, pk: JSON.parse(r.pk), row: r.row === null ? null : JSON.parse(r.row) }));
+  }
+
+  /** The highest sequence among the first `changes` changes after `after` (a bounded answer to a follower). */
+  batchEnd(after: number, changes: number): number | null {
+    return this.db.prepare('SELECT MAX(seq) FROM (SELECT DISTINCT seq FROM ha_journal WHERE seq > ? ORDER BY seq LIMIT ?)').pluck().get(after, changes) as number | null;
+  }
+
+  endpoints(): PeerEndpoint[] {
+    return this.db.prepare('SELECT peer_id AS peerId, endpoint, at FROM peer_endpoints ORDER BY peer_id').all() as PeerEndpoint[];
+  }
+
+  /** The change that commits now gets the next sequence (inside the commit's transaction). */
+  advance(): HaPosition {
+    this.db.prepare('UPDATE ha_state SET seq = seq + 1 WHERE id = 1').run();
+    return this.state();
+  }
+
+  /** This router now holds the changes up to `seq` of `epoch` (a follower's apply, a promotion). */
+  setPosition(p: HaPosition): void { this.db.prepare('UPDATE ha_state SET epoch = ?, seq = ? WHERE id = 1').run(p.epoch, p.seq); }
+
+  /** A new epoch begins with the next change (a promotion). */
+  beginEpoch(epoch: number, startSeq: number): void {
+    this.db.prepare('INSERT INTO ha_epochs (epoch, start_seq) VALUES (?, ?) ON CONFLICT (epoch) DO UPDATE SET start_seq = excluded.start_seq').run(epoch, startSeq);
+  }
+
+  /** Keeps the journal's last `keep` changes. */
+  prune(keep: number): number {
+    return this.db.prepare('DELETE FROM ha_journal WHERE seq <= (SELECT seq FROM ha_state WHERE id = 1) - ?').run(keep).changes;
+  }
+
+  /** The primary's last-known endpoints (the usage cycle's): only those that moved are written. */
+  noteEndpoints(found: ReadonlyMap<number, string>, at: string): number {
+    const current = new Map(this.endpoints().map((e) => [e.peerId, e.endpoint]));
+    const put = this.db.prepare('INSERT INTO peer_endpoints (peer_id, endpoint, at) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM peers WHERE id = ?) ON CONFLICT (peer_id) DO UPDATE SET endpoint = excluded.endpoint, at = excluded.at');
+    let n = 0;
+    for (const [peerId, endpoint] of found) {
+      if (current.get(peerId) === endpoint) continue;
+      n += put.run(peerId, endpoint, at, peerId).changes;
+    }
+    return n;
+  }
+
+  /** Applies one follower's journal rows, verbatim, and keeps them in its own journal (inside the caller's transaction). */
+  applyEntries(entries: readonly JournalEntry[]): void {
+    if (!this.db.inTransaction) throw new Error('journal entries are applied inside a transaction');
+    this.db.pragma('defer_foreign_keys = ON');
+    const shapes = new Map(replicatedTables(this.db).map((s) => [s.name, s]));
+    const keep = this.db.prepare('INSERT INTO ha_journal (seq, epoch, tbl, op, pk, row) VALUES (?, ?, ?, ?, ?, ?)');
+    for (const e of entries) {
+      const shape = shapes.get(e.tbl);
+      if (shape) this.applyRow(shape, e);
+      keep.run(e.seq, e.epoch, e.tbl, e.op, JSON.stringify(e.pk), e.row === null ? null : JSON.stringify(e.row));
+    }
+  }
+
+  private applyRow(shape: TableShape, e: JournalEntry): void {
+    const where = shape.pk.map((c) => `${quote(c)} = ?`).join(' AND ');
+    const pkValues = shape.pk.map((c) => e.pk[c] as unknown);
+    if (e.op === 'D') {
+      this.db.prepare(`DELETE FROM main.${quote(shape.name)} WHERE ${where}`).run(...pkValues);
+      return;
+    }
+    const row = e.row ?? {};
+    // The audit log refuses updates: its rows are appended under this router's own ids.
+    const columns = shape.columns.filter((c) => c in row && !(shape.name === 'audit_log' && c === 'id'));
+    const values = columns.map((c) => row[c] as unknown);
+    const cols = columns.map(quote).join(', ');
+    const marks = columns.map(() => '?').join(', ');
+    if (shape.name === 'audit_log') {
+      this.db.prepare(`INSERT INTO main.audit_log (${cols}) VALUES (${marks})`).run(...values);
+    } else if (shape.pk[0] === 'rowid') {
+      this.db.prepare(`DELETE FROM main.${quote(shape.name)} WHERE ${where}`).run(...pkValues);
+      this.db.prepare(`INSERT INTO main.${quote(shape.name)} (rowid, ${cols}) VALUES (?, ${marks})`).run(pkValues[0], ...values);
+    } else {
+      const updates = columns.filter((c) => !shape.pk.includes(c)).map((c) => `${quote(c)} = excluded.${quote(c)}`);
+      const onConflict = updates.length ? `DO UPDATE SET ${updates.join(', ')}` : 'DO NOTHING';
+      this.db.prepare(`INSERT INTO main.${quote(shape.name)} (${cols}) VALUES (${marks}) ON CONFLICT (${shape.pk.map(quote).join(', ')}) ${onConflict}`).run(...values);
+    }
+  }
+
+  /**
+   * Makes the TEMP triggers that journal every write to a replicated table while the
+   * journal is open. `on()` says whether it is; the triggers take the sequence and epoch
+   * from the functions the caller registers (wgcp_ha_seq, wgcp_ha_epoch).
+   */
+  installTriggers(fns: { on(): number; seq(): number; epoch(): number }): string[] {
+    this.db.function('wgcp_ha_on', { deterministic: false }, () => fns.on());
+    this.db.function('wgcp_ha_seq', { deterministic: false }, () => fns.seq());
+    this.db.function('wgcp_ha_epoch', { deterministic: false }, () => fns.epoch());
+    const tables = replicatedTables(this.db);
+    for (const t of tables) {
+      const json = (ref: string, cols: string[]) => `json_object(${cols.map((c) => `${lit(c)}, ${ref}.${quote(c)}`).join(', ')})`;
+      const body = (op: string, ref: string) => `INSERT INTO main.ha_journal (seq, epoch, tbl, op, pk, row) VALUES (wgcp_ha_seq(), wgcp_ha_epoch(), ${lit(t.name)}, '${op}', ${json(ref, t.pk)}, ${json(ref, t.columns)});`;
+      for (const [event, op, ref] of [['INSERT', 'I', 'NEW'], ['UPDATE', 'U', 'NEW'], ['DELETE', 'D', 'OLD']] as const) {
+        const name = quote(`wgcp_ha_${t.name}_${op}`);
+        this.db.exec(`DROP TRIGGER IF EXISTS temp.${name}`);
+        this.db.exec(`CREATE TEMP TRIGGER ${name} AFTER ${event} ON main.${quote(t.name)} WHEN wgcp_ha_on() BEGIN ${body(op, ref)} END`);
+      }
+    }
+    return tables.map((t) => t.name);
+  }
+}
