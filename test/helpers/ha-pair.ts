@@ -23,6 +23,7 @@ export const CLIENT_ADDRESS = '198.51.100.2';
 export const HA_PORT = 7443;
 const CLIENTS_NET = '198.51.100.0/24';
 const NOTIFY_SCRIPT = path.join(__dirname, '../../../packaging/ha/wgcp-ha-notify');
+const EXAMPLE_CONF = path.join(__dirname, '../../../packaging/ha/keepalived-wgcp.conf.example');
 const CLI = path.join(__dirname, '../../src/cli/main.js');
 
 export type RouterName = 'a' | 'b';
@@ -57,30 +58,28 @@ export function haEnv(r: HaRouter): Record<string, string> {
   };
 }
 
-/** keepalived's configuration for one router, as the shipped example (packaging/ha/keepalived-wgcp.conf.example). */
+/**
+ * keepalived's configuration for one router: the shipped example
+ * (packaging/ha/keepalived-wgcp.conf.example) with this world's names put in, each of which
+ * must be found there once. Scripts run from a temporary folder, which script security
+ * refuses, so that line goes.
+ */
 function keepalivedConf(r: HaRouter): string {
-  const notify = path.join(r.dir, 'notify');
-  return `global_defs {
-  router_id wgcp-${r.name}
-  script_user root
-}
-vrrp_instance wgcp {
-  state BACKUP
-  nopreempt
-  interface wan
-  virtual_router_id 51
-  priority ${PLAN[r.name].priority}
-  version 3
-  advert_int 0.5
-  virtual_ipaddress {
-    ${VIRTUAL_ADDRESS}/24 dev wan
-  }
-  virtual_routes {
-    ${CLIENTS_NET} dev wan src ${VIRTUAL_ADDRESS} metric 10
-  }
-  notify "${notify} --data-dir ${r.dataDir}"
-}
-`;
+  let text = fs.readFileSync(EXAMPLE_CONF, 'utf8');
+  const put = (from: RegExp, to: string) => {
+    const found = text.match(new RegExp(from.source, 'gm'))?.length ?? 0;
+    if (found !== 1) throw new Error(`the keepalived example holds ${from} ${found} times, not once`);
+    text = text.replace(new RegExp(from.source, 'm'), to);
+  };
+  put(/^  router_id wgcp-a$/, `  router_id wgcp-${r.name}`);
+  put(/^  enable_script_security\n/, '');
+  put(/^  interface eth1$/, '  interface wan');
+  put(/^  priority 150$/, `  priority ${PLAN[r.name].priority}`);
+  put(/^    192\.0\.2\.10\/24 dev eth1$/, `    ${VIRTUAL_ADDRESS}/24 dev wan`);
+  // The clients are on the WAN's wire under another prefix, reached without a gateway.
+  put(/^    0\.0\.0\.0\/0 via 192\.0\.2\.1 dev eth1 src 192\.0\.2\.10 metric 10$/, `    ${CLIENTS_NET} dev wan src ${VIRTUAL_ADDRESS} metric 10`);
+  put(/^  notify \/usr\/libexec\/wgcp\/wgcp-ha-notify$/, `  notify "${path.join(r.dir, 'notify')} --data-dir ${r.dataDir}"`);
+  return text;
 }
 
 /** A veth from a router (or client) namespace to a bridge in `bridgeNs`. */
@@ -139,6 +138,7 @@ export class HaPair {
         notifies: () => readOr(path.join(dir, 'notify.log')).split('\n').filter(Boolean),
       };
       this.routers[name] = router;
+      fs.writeFileSync(path.join(dir, 'keepalived.conf'), keepalivedConf(router));
       plug(ns, 'wan', this.wan, 'bridge0', `${PLAN[name].wan}/24`);
       plug(ns, 'lan', this.lan, 'bridge0', `${PLAN[name].lan}/24`);
       // The standby reaches clients too (a static route); the primary's own, from keepalived, wins and leaves from the virtual address.
@@ -149,7 +149,6 @@ export class HaPair {
       fs.mkdirSync(bin);
       fs.writeFileSync(path.join(bin, 'wgcp'), `#!/bin/sh\nexec ${process.execPath} ${CLI} "$@"\n`, { mode: 0o755 });
       fs.writeFileSync(path.join(dir, 'notify'), `#!/bin/sh\necho "$*" >> ${path.join(dir, 'notify.log')}\nPATH=${bin}:$PATH exec sh ${NOTIFY_SCRIPT} "$@"\n`, { mode: 0o755 });
-      fs.writeFileSync(path.join(dir, 'keepalived.conf'), keepalivedConf(router));
     };
     make('a');
     make('b');
