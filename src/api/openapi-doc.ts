@@ -5,6 +5,7 @@ import { SCHEDULE_SCHEMA } from './openapi-schedule';
 import { pageApiPaths } from '../http/page-openapi';
 import { usageApiPaths } from './openapi-usage';
 import { backupApiPaths } from './openapi-backup';
+import { haApiPaths } from './openapi-ha';
 import { accessApiPaths, markRoles } from './openapi-access';
 
 // A client's AllowedIPs: a mode or prefixes (IPv4 and IPv6).
@@ -214,6 +215,7 @@ export const openApiDocument = {
     ...pageApiPaths,
     ...usageApiPaths,
     ...backupApiPaths,
+    ...haApiPaths,
     ...accessApiPaths,
     '/healthz': { get: { summary: 'Liveness and kernel backend', security: [], responses: { 200: { description: 'ready', ...json(ref('Health')) } } } },
     '/api/openapi.json': { get: op('This document', { 200: { description: 'OpenAPI document', ...json({ type: 'object' }) } }, []) },

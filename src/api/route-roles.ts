@@ -11,6 +11,8 @@ import { PEER_DELETE_ROLE } from '../ops/deletion-rights';
 
 export const ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'GET /api/openapi.json': 'viewer',
+  'GET /api/ha': 'viewer',
+  'POST /api/ha/notify': 'admin',
   'GET /api/sessions': 'admin',
   'DELETE /api/sessions/:id': 'admin',
   'DELETE /api/people/:subject/sessions': 'admin',

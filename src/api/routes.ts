@@ -35,6 +35,8 @@ import { shareRoutes } from './shares';
 import { totpRoutes } from './totp';
 import { signedInRoutes } from './sessions';
 import { oidcRoutes } from '../http/oidc';
+import { haRoutes } from './ha';
+import { pairOf } from '../ha/pair';
 
 /**
  * Liveness: 200 while the API serves. `degraded` when changes are stored but not (all)
@@ -50,6 +52,7 @@ function health(app: App) {
     ...failingRepairs.map((f) => `the kernel's ${f.kind} drift${f.interface ? ` on ${f.interface}` : ''} cannot be repaired: ${f.reason}`),
     ...storageReasons(app.config.dataDir, app.runner.writeFailure),
     ...clockReasons(app),
+    ...haReasons(app),
   ];
   return {
     status: reasons.length ? 'degraded' : 'ok',
@@ -60,6 +63,14 @@ function health(app: App) {
     ...(failingRepairs.length ? { failingRepairs } : {}),
     version: VERSION,
   };
+}
+
+/** A primary whose standby does not hold its changes: acknowledged changes live on one router only. */
+function haReasons(app: App): string[] {
+  const pair = pairOf(app);
+  const partner = pair?.partnerStatus();
+  if (!pair || !partner || pair.role !== 'primary' || partner.connected) return [];
+  return [`the standby pair is degraded: the standby ${partner.url} is not connected, changes are held by this router alone`];
 }
 
 export function controlRoutes(app: App): Route[] {
@@ -79,7 +90,7 @@ export function controlRoutes(app: App): Route[] {
     ...regTokenRoutes(app),
     ...credentialsRoutes(app),
     ...auditRoutes(app), ...shareRoutes(app), ...totpRoutes(app), ...signedInRoutes(app),
-    ...backupRoutes(app), ...importRoutes(app), ...kernelCheckRoutes(app),
+    ...backupRoutes(app), ...importRoutes(app), ...kernelCheckRoutes(app), ...haRoutes(app),
     ...deviceRoutes(app),
     ...forwardRoutes(app),
     ...usageRoutes(app),

@@ -93,14 +93,14 @@ export class HaTable {
     return this.db.prepare('DELETE FROM ha_journal WHERE seq <= (SELECT seq FROM ha_state WHERE id = 1) - ?').run(keep).changes;
   }
 
-  /** The primary's last-known endpoints (the usage cycle's): only those that moved are written. */
-  noteEndpoints(found: ReadonlyMap<number, string>, at: string): number {
-    const current = new Map(this.endpoints().map((e) => [e.peerId, e.endpoint]));
-    const put = this.db.prepare('INSERT INTO peer_endpoints (peer_id, endpoint, at) SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM peers WHERE id = ?) ON CONFLICT (peer_id) DO UPDATE SET endpoint = excluded.endpoint, at = excluded.at');
+  /** The primary's last-known endpoints (the usage cycle's, by public key): only those that moved are written. */
+  noteEndpoints(byKey: ReadonlyMap<string, string>, at: string): number {
+    const current = new Map((this.db.prepare('SELECT p.public_key AS k, e.endpoint AS e FROM peer_endpoints e JOIN peers p ON p.id = e.peer_id').all() as { k: string; e: string }[]).map((r) => [r.k, r.e]));
+    const put = this.db.prepare('INSERT INTO peer_endpoints (peer_id, endpoint, at) SELECT id, ?, ? FROM peers WHERE public_key = ? ON CONFLICT (peer_id) DO UPDATE SET endpoint = excluded.endpoint, at = excluded.at');
     let n = 0;
-    for (const [peerId, endpoint] of found) {
-      if (current.get(peerId) === endpoint) continue;
-      n += put.run(peerId, endpoint, at, peerId).changes;
+    for (const [key, endpoint] of byKey) {
+      if (current.get(key) === endpoint) continue;
+      n += put.run(endpoint, at, key).changes;
     }
     return n;
   }

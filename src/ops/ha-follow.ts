@@ -1,0 +1,134 @@
+// A standby's writes, each a change of the runner marked `replicated` (admitted on a
+// standby, never journaled again), and the pair's changes of epoch (docs/ha.md):
+//   applyFollowed       one answer of the primary's tail: its rows in one transaction, then
+//                       the kernel of the servers they touched
+//   catchUpFromSnapshot the primary's snapshot (the backup format) replaces every row, as a
+//                       live restore does (the database before it is kept beside it)
+//   setAsideLoneChanges a former primary's changes the new primary never had, written to a
+//                       file of the data folder and said once in the log and the audit log
+//   promote             a new epoch begins with this router as primary
+import fs from 'node:fs';
+import path from 'node:path';
+import type { App } from '../app';
+import { writeSecretFile } from '../first-key';
+import type { HaPosition, JournalEntry } from '../store/ha';
+import { jobActor } from './runner';
+import { serverViews, syncServersToKernel } from './ha-kernel';
+import { fileStamp } from './restore';
+import { stageRestore } from './restore';
+import { restoreStaged } from './restore-live';
+
+export const HA_ACTOR = jobActor('ha');
+
+/** One answer of the primary's tail: the changes after the follower's sequence, up to `upTo`. */
+export interface TailAnswer {
+  epoch: number;
+  /** The primary's last sequence (the follower is behind by seq - upTo). */
+  seq: number;
+  upTo: number;
+  epochs: { epoch: number; startSeq: number }[];
+  entries: JournalEntry[];
+}
+
+/** The epoch a sequence belongs to, by the epochs' first sequences. */
+export function epochOf(epochs: { epoch: number; startSeq: number }[], seq: number): number {
+  let e = 1;
+  for (const x of epochs) if (x.startSeq <= seq && x.epoch > e) e = x.epoch;
+  return e;
+}
+
+/** Servers the entries touch: by id where the row says it; every server when a device, forward or peer access moved. */
+function touchedServers(app: App, entries: readonly JournalEntry[]): Set<number> {
+  const ids = new Set<number>();
+  let all = false;
+  for (const e of entries) {
+    if (e.tbl === 'servers') ids.add(Number(e.pk.id));
+    else if (e.tbl === 'peers') {
+      ids.add(Number(e.row?.server_id));
+      const now = app.store.peers.serverOf(Number(e.pk.id));
+      if (now !== undefined) ids.add(now);
+    } else if (['devices', 'port_forwards', 'peer_access'].includes(e.tbl)) all = true;
+  }
+  if (all) for (const s of app.store.servers.list()) ids.add(s.id);
+  return ids;
+}
+
+/** Stores one tail answer and brings the kernel along; resolves to the position now held. */
+export async function applyFollowed(app: App, answer: TailAnswer): Promise<HaPosition> {
+  const at: HaPosition = { epoch: epochOf(answer.epochs, answer.upTo), seq: answer.upTo };
+  let ids = new Set<number>();
+  let before = new Map<number, ReturnType<typeof serverViews> extends Map<number, infer V> ? V : never>();
+  await app.runner.run('ha.follow', (store) => {
+    ids = touchedServers(app, answer.entries);
+    before = serverViews(store, ids);
+    return {
+      commit({ store: s }) {
+        s.ha.applyEntries(answer.entries);
+        for (const e of answer.epochs) s.ha.beginEpoch(e.epoch, e.startSeq);
+        s.ha.setPosition(at);
+        return at;
+      },
+      audit: false,
+    };
+  }, { replicated: true, actor: HA_ACTOR });
+  if (ids.size) {
+    try {
+      await syncServersToKernel(app, ids, before);
+    } catch (err) {
+      // The rows are held; the kernel is put right by the next batch's sync or at promotion (the reconciler's first audit).
+      app.log.error('the standby could not apply the followed changes to its kernel', { error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  return at;
+}
+
+/** Replaces every row with the primary's snapshot (a backup file at `file`, removed after). */
+export async function catchUpFromSnapshot(app: App, file: string): Promise<HaPosition> {
+  try {
+    await stageRestore(app.config.dataDir, file, null);
+  } finally {
+    fs.rmSync(file, { force: true });
+  }
+  const r = await restoreStaged(app, { replicated: true, actor: HA_ACTOR });
+  const at = app.store.ha.state();
+  app.log.info('the standby caught up from the primary\'s snapshot', { epoch: at.epoch, seq: at.seq, servers: r.servers, peers: r.peers, before: r.before });
+  return at;
+}
+
+/** The file a former primary's lone changes are kept in. */
+export const loneChangesFile = (dataDir: string, now: Date): string => path.join(dataDir, `ha-lone-changes-${fileStamp(now)}.json`);
+
+/**
+ * Keeps the changes this router committed from sequence `since` on (which the primary never
+ * had) in a file of the data folder (mode 0600: rows hold keys), says so in the log and the
+ * audit log once, and resolves to the file (null when there were none in the journal).
+ */
+export async function setAsideLoneChanges(app: App, since: number): Promise<string | null> {
+  const own = app.store.ha.state();
+  const entries = app.store.ha.entriesAfter(since - 1, own.seq);
+  if (entries.length === 0 && own.seq < since) return null;
+  const file = loneChangesFile(app.config.dataDir, app.now());
+  writeSecretFile(file, JSON.stringify({ epoch: own.epoch, from: since, to: own.seq, entries }, null, 1) + '\n');
+  app.log.warn('this router committed changes the primary never had: they are kept aside and it follows the primary', { from: since, to: own.seq, changes: new Set(entries.map((e) => e.seq)).size, file });
+  await app.runner.run('ha.setAside', () => ({
+    commit: () => ({ id: null, file }),
+    audit: () => ({ targetType: 'ha', targetId: null, summary: { from: since, to: own.seq, file: path.basename(file) } }),
+  }), { replicated: true, actor: HA_ACTOR });
+  return file;
+}
+
+/** A new epoch, above this router's and its partner's, begins with the next change. */
+export function promote(app: App, partnerEpoch: number): Promise<HaPosition> {
+  return app.runner.run('ha.promote', (store) => {
+    const own = store.ha.state();
+    const at = { epoch: Math.max(own.epoch, partnerEpoch) + 1, seq: own.seq };
+    return {
+      commit({ store: s }) {
+        s.ha.beginEpoch(at.epoch, at.seq + 1);
+        s.ha.setPosition(at);
+        return at;
+      },
+      audit: (r) => ({ targetType: 'ha', targetId: null, summary: { role: 'primary', epoch: r.epoch, seq: r.seq } }),
+    };
+  }, { replicated: true, actor: HA_ACTOR });
+}
