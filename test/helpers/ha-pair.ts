@@ -108,6 +108,7 @@ export class HaPair {
   readonly lan = new Netns('lan');
   readonly client = new Netns('cli');
   readonly routers = {} as Record<RouterName, HaRouter>;
+  readonly apiKey = crypto.randomBytes(24).toString('base64url');
   private readonly clientChildren: ChildProcess[] = [];
 
   constructor() {
@@ -127,12 +128,17 @@ export class HaPair {
     // The routers are "the internet" away: on the same wire, another prefix.
     this.client.exec('ip', ['route', 'add', '192.0.2.0/24', 'dev', 'wan']);
     const key = crypto.randomBytes(32).toString('base64');
+    const salt = crypto.randomBytes(32).toString('hex');
     const make = (name: RouterName): void => {
       const ns = new Netns(`r${name}`);
       const dir = tempDir(`wgcp-ha-${name}-`);
       const dataDir = path.join(dir, 'data');
       fs.mkdirSync(dataDir, { mode: 0o700 });
       fs.writeFileSync(path.join(dir, 'ha-key'), key + '\n', { mode: 0o600 });
+      // Both routers derive the same device keys: one device salt, copied to both (docs/ha.md).
+      fs.writeFileSync(path.join(dataDir, 'server-salt'), salt + '\n', { mode: 0o600 });
+      // One API key for both (WGCP_API_KEY, as the docs advise a pair): the test asks either router with it.
+      fs.writeFileSync(path.join(dataDir, 'api-key'), this.apiKey + '\n', { mode: 0o600 });
       const router: HaRouter = {
         name, ns, dir, dataDir, daemon: null, keepalived: null, keepalivedLog: '',
         notifies: () => readOr(path.join(dir, 'notify.log')).split('\n').filter(Boolean),
@@ -164,7 +170,7 @@ export class HaPair {
   /** Starts wgcpd on a router with the pair's environment (and `env`); resolves once it answers. */
   async startDaemon(name: RouterName, env: Record<string, string> = {}): Promise<NsDaemon> {
     const r = this.routers[name];
-    r.daemon = await startNsDaemon(r.ns, { dataDir: r.dataDir, env: { ...haEnv(r), ...env } });
+    r.daemon = await startNsDaemon(r.ns, { dataDir: r.dataDir, env: { ...haEnv(r), WGCP_API_KEY: this.apiKey, ...env } });
     return r.daemon;
   }
 
