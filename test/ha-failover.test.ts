@@ -50,7 +50,7 @@ function count(name: RouterName, sql: string): number {
   try { return (db.prepare(sql).get() as { n: number }).n; } finally { db.close(); }
 }
 
-/** Makes a client handshake once by itself (a keepalive on, then off): the primary learns its endpoint, and the client then sends nothing. */
+/** Makes a client handshake once by itself (a keepalive on, then off): the primary learns its endpoint. */
 async function handshakeOnce(c: HaClient, serverKey: string): Promise<void> {
   w.pair.client.exec('wg', ['set', c.ifname, 'peer', serverKey, 'persistent-keepalive', '1']);
   await until('the client handshakes with the primary', () => w.pair.clientPeer(c).handshake > 0);
@@ -87,6 +87,10 @@ t.before(async () => {
     return b.role === 'standby' && a.partner.connected && a.sequence === b.sequence;
   });
   await until('b holds the endpoints of the three clients', () => count('b', 'SELECT count(*) AS n FROM peer_endpoints') >= 3);
+  for (const c of w.idle) {
+    w.pair.makePassive(c);
+    assert.equal(w.pair.clientPeer(c), { endpoint: '(none)', handshake: 0 });
+  }
 });
 
 t.after(() => {
@@ -137,15 +141,13 @@ t('the client pinging the LAN host through the tunnel gets answers again, throug
   assert.is(w.pair.clientPeer(w.pinger).endpoint, `${VIRTUAL_ADDRESS}:51820`);
 });
 
-t('the new primary woke the idle clients itself: their latest handshake is with it, their endpoint still the virtual address', async () => {
-  await until('both idle clients handshake after the kill', () => w.idle.every((c) => w.pair.clientPeer(c).handshake * 1000 > w.killedAt - 1000));
-  const held = new Map(daemon('b').exec('wg', ['show', 'wgcp1', 'latest-handshakes']).trim().split('\n').map((l) => l.split('\t') as [string, string]));
-  for (const c of w.idle) {
-    assert.ok(Number(held.get(c.publicKey())) > 0, 'b holds a session with the client');
-    assert.is(w.pair.clientPeer(c).endpoint, `${VIRTUAL_ADDRESS}:51820`, 'the handshake came from the virtual address');
-  }
-  assert.match(daemon('b').exec('wg', ['show', 'wgcp1', 'persistent-keepalive']), /^\S+\toff$/m);
-  assert.not.match(daemon('b').exec('wg', ['show', 'wgcp1', 'persistent-keepalive']), /\t1$/m, 'no keepalive left on');
+t('the new primary woke the idle clients itself: each has a session with it, and the virtual address as endpoint again', async () => {
+  // The idle clients forgot the endpoint after their one handshake: only a handshake the
+  // router starts can give them a session and an endpoint, the address it came from.
+  await until('both idle clients hold a session with b', () => w.idle.every((c) => w.pair.clientPeer(c).handshake > 0));
+  for (const c of w.idle) assert.is(w.pair.clientPeer(c).endpoint, `${VIRTUAL_ADDRESS}:51820`, 'the handshake came from the virtual address');
+  const keepalives = daemon('b').exec('wg', ['show', 'wgcp1', 'persistent-keepalive']);
+  assert.not.match(keepalives, /\t(?!off$)\S+$/m, 'no keepalive left on');
 });
 
 t('every change the primary answered before it died is on the new primary', async () => {

@@ -46,7 +46,7 @@ export interface HaRouter {
   notifies(): string[];
 }
 
-export interface HaClient { ifname: string; publicKey(): string }
+export interface HaClient { ifname: string; conf: string; publicKey(): string }
 
 /** The pair's wgcpd environment for one router: the partner's channel, its own, the shared key. */
 export function haEnv(r: HaRouter): Record<string, string> {
@@ -231,15 +231,30 @@ export class HaPair {
       if (child.exitCode !== null) throw new Error(`client wireguard-go exited with ${child.exitCode}`);
       await new Promise((r) => setTimeout(r, 20));
     }
-    const file = path.join(tempDir('wgcp-ha-client-'), 'peer.conf');
-    fs.writeFileSync(file, stripConf(conf), { mode: 0o600 });
-    this.client.exec('wg', ['setconf', ifname, file]);
-    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    this.setConf(ifname, stripConf(conf));
     const address = /^Address = ([^,\n]+)/m.exec(conf)![1].trim();
     this.client.exec('ip', ['address', 'add', address, 'dev', ifname]);
     this.client.exec('ip', ['link', 'set', ifname, 'up']);
     for (const route of routes) this.client.exec('ip', ['route', 'replace', route, 'dev', ifname]);
-    return { ifname, publicKey: () => this.client.exec('wg', ['show', ifname, 'public-key']).trim() };
+    return { ifname, conf, publicKey: () => this.client.exec('wg', ['show', ifname, 'public-key']).trim() };
+  }
+
+  private setConf(ifname: string, text: string): void {
+    const file = path.join(tempDir('wgcp-ha-client-'), 'peer.conf');
+    fs.writeFileSync(file, text, { mode: 0o600 });
+    this.client.exec('wg', ['setconf', ifname, file]);
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  }
+
+  /**
+   * The client forgets the server's endpoint (and its session): it cannot start a handshake
+   * any more, only answer one, and it learns the endpoint again from the packet that starts it.
+   */
+  makePassive(c: HaClient): void {
+    // setconf without a ListenPort would move the client to another port than the router saw.
+    const port = this.client.exec('wg', ['show', c.ifname, 'listen-port']).trim();
+    const text = stripConf(c.conf).replace(/^(Endpoint|PersistentKeepalive) = .*\n/gm, '').replace(/^\[Interface\]\n/m, `[Interface]\nListenPort = ${port}\n`);
+    this.setConf(c.ifname, text);
   }
 
   /** The client's view of its one peer (the server): endpoint and latest handshake (seconds since the epoch, 0: none). */
