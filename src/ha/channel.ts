@@ -29,9 +29,7 @@ export function judgeFollower(app: App, epoch: number, seq: number): TailVerdict
   const later = app.store.ha.epochs().filter((e) => e.epoch > epoch).sort((a, b) => a.epoch - b.epoch)[0];
   if (later && seq >= later.startSeq) return { kind: 'diverged', since: later.startSeq };
   if (epoch === own.epoch && seq > own.seq) return { kind: 'diverged', since: own.seq + 1 };
-  if (seq >= own.seq) return { kind: 'follow' };
-  const first = app.store.ha.firstSeq();
-  return first !== null && seq >= first - 1 ? { kind: 'follow' } : { kind: 'snapshot' };
+  return seq >= own.seq || seq >= app.store.ha.prunedUpTo() ? { kind: 'follow' } : { kind: 'snapshot' };
 }
 
 function tailAnswer(app: App, after: number) {
@@ -83,8 +81,10 @@ export function createChannelServer(app: App, pair: Pair, key: Buffer): http.Ser
       if (verdict.kind === 'snapshot') return json(res, nonce, 410, { snapshot: true });
       pair.pollOpened(seq);
       let closed = false;
-      res.once('close', () => { closed = true; pair.pollClosed(); });
+      let answered = false;
+      res.once('close', () => { closed = true; pair.pollClosed(answered); });
       if (app.store.ha.state().seq <= seq && wait > 0) await pair.nextCommit(wait);
+      answered = true;
       if (!closed) json(res, nonce, 200, tailAnswer(app, seq));
     };
     handle().catch((err: Error) => {

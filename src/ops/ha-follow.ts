@@ -71,13 +71,12 @@ export async function applyFollowed(app: App, answer: TailAnswer): Promise<HaPos
       audit: false,
     };
   }, { replicated: true, actor: HA_ACTOR });
+  // The kernel follows in its own turn: the next poll (the primary's acknowledgement) need not wait for it.
   if (ids.size) {
-    try {
-      await syncServersToKernel(app, ids, before);
-    } catch (err) {
-      // The rows are held; the kernel is put right by the next batch's sync or at promotion (the reconciler's first audit).
+    void syncServersToKernel(app, ids, before).catch((err: unknown) => {
+      // The rows are held; the kernel is put right by a later sync or at promotion (the reconciler's first audit).
       app.log.error('the standby could not apply the followed changes to its kernel', { error: err instanceof Error ? err.message : String(err) });
-    }
+    });
   }
   return at;
 }

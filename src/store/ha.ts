@@ -56,8 +56,11 @@ export class HaTable {
     return this.db.prepare('SELECT epoch, start_seq AS startSeq FROM ha_epochs ORDER BY epoch').all() as { epoch: number; startSeq: number }[];
   }
 
-  /** The lowest sequence the journal still holds, or null when it is empty. */
-  firstSeq(): number | null { return this.db.prepare('SELECT MIN(seq) FROM ha_journal').pluck().get() as number | null; }
+  /** The last sequence whose rows the journal no longer holds (pruned, or committed while alone): a follower behind it needs a snapshot. */
+  prunedUpTo(): number { return this.db.prepare('SELECT pruned FROM ha_state WHERE id = 1').pluck().get() as number; }
+
+  /** Journaled changes after `seq` (what a follower at `seq` does not hold yet). */
+  changesAfter(seq: number): number { return this.db.prepare('SELECT COUNT(DISTINCT seq) FROM ha_journal WHERE seq > ?').pluck().get(seq) as number; }
 
   /** The journal rows of the changes in (after, upTo], in the order they were written. */
   entriesAfter(after: number, upTo: number): JournalEntry[] {
@@ -74,14 +77,17 @@ export class HaTable {
     return this.db.prepare('SELECT peer_id AS peerId, endpoint, at FROM peer_endpoints ORDER BY peer_id').all() as PeerEndpoint[];
   }
 
-  /** The change that commits now gets the next sequence (inside the commit's transaction). */
-  advance(): HaPosition {
-    this.db.prepare('UPDATE ha_state SET seq = seq + 1 WHERE id = 1').run();
+  /** The change that commits now gets the next sequence (inside the commit's transaction); `kept` false: its rows are not journaled (alone). */
+  advance(kept: boolean): HaPosition {
+    this.db.prepare(kept ? 'UPDATE ha_state SET seq = seq + 1 WHERE id = 1' : 'UPDATE ha_state SET seq = seq + 1, pruned = seq + 1 WHERE id = 1').run();
     return this.state();
   }
 
   /** This router now holds the changes up to `seq` of `epoch` (a follower's apply, a promotion). */
   setPosition(p: HaPosition): void { this.db.prepare('UPDATE ha_state SET epoch = ?, seq = ? WHERE id = 1').run(p.epoch, p.seq); }
+
+  /** A follower's journal starts where its snapshot or first answer does: what it holds from before was never kept. */
+  setPruned(seq: number): void { this.db.prepare('UPDATE ha_state SET pruned = ? WHERE id = 1').run(seq); }
 
   /** A new epoch begins with the next change (a promotion). */
   beginEpoch(epoch: number, startSeq: number): void {
@@ -90,7 +96,10 @@ export class HaTable {
 
   /** Keeps the journal's last `keep` changes. */
   prune(keep: number): number {
-    return this.db.prepare('DELETE FROM ha_journal WHERE seq <= (SELECT seq FROM ha_state WHERE id = 1) - ?').run(keep).changes;
+    const upTo = this.state().seq - keep;
+    if (upTo <= this.prunedUpTo()) return 0;
+    this.db.prepare('UPDATE ha_state SET pruned = ? WHERE id = 1').run(upTo);
+    return this.db.prepare('DELETE FROM ha_journal WHERE seq <= ?').run(upTo).changes;
   }
 
   /** The primary's last-known endpoints (the usage cycle's, by public key): only those that moved are written. */
