@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { App } from '../app';
 import { writeSecretFile } from '../first-key';
-import type { HaPosition, JournalEntry } from '../store/ha';
+import { snapshotPosition, type HaPosition, type JournalEntry, type SnapshotPosition } from '../store/ha';
 import { jobActor } from './runner';
 import { serverViews, syncServersToKernel } from './ha-kernel';
 import { fileStamp } from './restore';
@@ -83,13 +83,19 @@ export async function applyFollowed(app: App, answer: TailAnswer): Promise<HaPos
 
 /** Replaces every row with the primary's snapshot (a backup file at `file`, removed after). */
 export async function catchUpFromSnapshot(app: App, file: string): Promise<HaPosition> {
+  let position: SnapshotPosition;
   try {
+    position = snapshotPosition(file);
     await stageRestore(app.config.dataDir, file, null);
   } finally {
     fs.rmSync(file, { force: true });
   }
+  // A restore keeps this router's journal tables: the snapshot's position is taken in a change of its own.
   const r = await restoreStaged(app, { replicated: true, actor: HA_ACTOR });
-  const at = app.store.ha.state();
+  const at = await app.runner.run('ha.snapshot', () => ({
+    commit({ store }) { store.ha.resetTo(position); return store.ha.state(); },
+    audit: false,
+  }), { replicated: true, actor: HA_ACTOR });
   app.log.info('the standby caught up from the primary\'s snapshot', { epoch: at.epoch, seq: at.seq, servers: r.servers, peers: r.peers, before: r.before });
   return at;
 }

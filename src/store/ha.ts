@@ -11,6 +11,7 @@
 //   HaTable.epochs() -> { epoch, startSeq }[]    the first sequence of each epoch
 //   HaTable.entriesAfter(seq, limit)             journal rows of the changes after seq
 //   HaTable.endpoints()                          the primary's last-known peer endpoints
+import Database from 'better-sqlite3';
 import type { DB } from './db';
 
 /** Tables each router keeps for itself: never journaled, never applied from the partner. */
@@ -40,6 +41,19 @@ export function replicatedTables(db: DB): TableShape[] {
     const pk = cols.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
     return { name, columns: cols.map((c) => c.name), pk: pk.length ? pk : ['rowid'] };
   });
+}
+
+/** Where a snapshot (a backup file of the primary) stands in the journal. */
+export interface SnapshotPosition extends HaPosition { epochs: { epoch: number; startSeq: number }[] }
+
+export function snapshotPosition(file: string): SnapshotPosition {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const at = db.prepare('SELECT epoch, seq FROM ha_state WHERE id = 1').get() as HaPosition;
+    return { ...at, epochs: db.prepare('SELECT epoch, start_seq AS startSeq FROM ha_epochs ORDER BY epoch').all() as { epoch: number; startSeq: number }[] };
+  } finally {
+    db.close();
+  }
 }
 
 export class HaTable {
@@ -92,6 +106,14 @@ export class HaTable {
   /** A new epoch begins with the next change (a promotion). */
   beginEpoch(epoch: number, startSeq: number): void {
     this.db.prepare('INSERT INTO ha_epochs (epoch, start_seq) VALUES (?, ?) ON CONFLICT (epoch) DO UPDATE SET start_seq = excluded.start_seq').run(epoch, startSeq);
+  }
+
+  /** A follower that took a snapshot stands where it does; its journal starts after it. */
+  resetTo(p: SnapshotPosition): void {
+    this.db.prepare('DELETE FROM ha_journal').run();
+    this.setPosition(p);
+    this.setPruned(p.seq);
+    for (const e of p.epochs) this.beginEpoch(e.epoch, e.startSeq);
   }
 
   /** Keeps the journal's last `keep` changes. */
