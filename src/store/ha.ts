@@ -22,6 +22,8 @@ export const LOCAL_TABLES: ReadonlySet<string> = new Set([
   'sessions', 'job_state', 'metric_counters', 'kernel_repairs', 'audit_prune', 'device_seen',
   // Telemetry written outside the change runner: each router's own traffic history.
   'traffic_5m', 'traffic_1h', 'traffic_1d',
+  // Notices to send and their log: only the router that acts sends (a standby never sends twice).
+  'webhook_outbox', 'webhook_deliveries', 'mail_outbox',
 ]);
 
 export interface HaPosition { epoch: number; seq: number }
