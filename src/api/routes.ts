@@ -65,11 +65,12 @@ function health(app: App) {
   };
 }
 
-/** A primary whose standby does not hold its changes: acknowledged changes live on one router only. */
+/** A primary whose standby does not hold its changes (acknowledged changes live on one router only), or a standby that follows nobody. */
 function haReasons(app: App): string[] {
   const pair = pairOf(app);
   const partner = pair?.partnerStatus();
-  if (!pair || !partner || pair.role !== 'primary' || partner.connected) return [];
+  if (!pair || !partner || partner.connected) return [];
+  if (pair.role === 'standby') return [`the standby pair is degraded: this standby does not follow a primary at ${partner.url}`];
   return [`the standby pair is degraded: the standby ${partner.url} is not connected, changes are held by this router alone`];
 }
 

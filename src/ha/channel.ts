@@ -85,7 +85,10 @@ export function createChannelServer(app: App, pair: Pair, key: Buffer): http.Ser
       res.once('close', () => { closed = true; pair.pollClosed(answered); });
       if (app.store.ha.state().seq <= seq && wait > 0) await pair.nextCommit(wait);
       answered = true;
-      if (!closed) json(res, nonce, 200, tailAnswer(app, seq));
+      if (closed) return;
+      // Demoted while the request waited (keepalived's BACKUP or FAULT): its answer is the refusal.
+      if (pair.role !== 'primary') return json(res, nonce, 409, { notPrimary: true, role: pair.role });
+      json(res, nonce, 200, tailAnswer(app, seq));
     };
     handle().catch((err: Error) => {
       app.log.error('the standby channel failed to answer', { path: url.pathname, error: err.message });
