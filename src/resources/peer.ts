@@ -10,7 +10,7 @@ import { listOf, listText, routesOf, routesText, splitList, type PeerClientOptio
 import { parseIpv4 } from '../wg/ipv4';
 import { formatIpv6, parseIpv6 } from '../wg/ipv6';
 import { isWireGuardKey } from '../wg/keys';
-import type { Body, Field, Resource } from './describe';
+import { withInitials, type Body, type Field, type Resource } from './describe';
 import { readBool, readInt, readIntArray, readLimitMbps, readName, readSchedule, readString, readTimestamp } from './read';
 import { readNetworks, readPeerClientOption } from './read-client-options';
 import { CLIENT_ROUTES_SCHEMA, SCHEDULE_SCHEMA } from './schemas';
@@ -49,6 +49,12 @@ export interface PeerRecord extends PeerClientOptions {
   createdAt: string;
   updatedAt: string;
 }
+
+/** A new row: the fields without an initial value below must be given, the rest may be left out. */
+export type NewPeer = Partial<PeerRecord> & Pick<PeerRecord, 'serverId' | 'name' | 'ip' | 'ip6' | 'publicKey' | 'privateKey' | 'presharedKey' | 'enabled' | 'disabledReasons' | 'createdAt' | 'updatedAt'>;
+
+/** A whole record of a new peer: what is left out takes its initial value. */
+export const newPeerRecord = <P extends NewPeer & { id: number }>(p: P): PeerRecord & P => withInitials(PEER, p) as PeerRecord & P;
 
 // 8,388,607 GB is the largest limit whose byte count stays a safe JavaScript integer.
 export const MAX_LIMIT_GB = 8_388_607;

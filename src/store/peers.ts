@@ -6,12 +6,10 @@ import type { ServerRecord } from './servers';
 import { scheduleOf, type Schedule } from '../schedule/rules';
 import { splitList } from '../wg/client-options';
 import { insertSql, rowToRecord, withInitials, selectList, toColumns as columnsOf, updateSql } from '../resources/describe';
-import { DISABLE_REASONS, PEER, parseReasons, type PeerRecord } from '../resources/peer';
+import { DISABLE_REASONS, PEER, parseReasons, type NewPeer, type PeerRecord } from '../resources/peer';
 
-export { DISABLE_REASONS, parseReasons, type DisableReason, type PeerRecord } from '../resources/peer';
+export { DISABLE_REASONS, parseReasons, type DisableReason, type NewPeer, type PeerRecord } from '../resources/peer';
 
-/** A new row; a field with an initial value (resources/peer.ts) may be left out. */
-export type NewPeer = Omit<PeerRecord, 'id' | 'downloadLimitMbps' | 'uploadLimitMbps'> & Partial<PeerRecord>;
 
 type LimitFields = 'downloadLimitMbps' | 'uploadLimitMbps';
 /** What the kernel and the packet filter need of a peer; the kernel plane keeps only this. */
@@ -194,7 +192,7 @@ export class PeerTable {
   /** An id given (from nextId(), planned before the commit) is kept; without one SQLite picks the next. */
   insert(p: NewPeer & { id?: number }): PeerRecord {
     const id = Number(this.free.ownWrite(() => this.insertStmt.run({ ...toColumns(p), id: p.id ?? null })).lastInsertRowid);
-    this.setAccess(id, p.allowAccess);
+    this.setAccess(id, p.allowAccess ?? []);
     return { ...withInitials(PEER, p), id };
   }
 
