@@ -1,0 +1,22 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { client, startTestDaemon } from './helpers/daemon';
+const t = suite('scratch: a new plain peer field');
+t('note round-trips', async () => {
+  const d = await startTestDaemon({});
+  const api = client(d);
+  const s = (await api.post('/api/servers', { name: 'home', endpoint: 'vpn.example.com:51820', mode: 'forward' })).json;
+  const p = (await api.post(`/api/servers/${s.id}/peers`, { name: 'a', note: 'hello' })).json;
+  assert.is(p.note, 'hello');
+  assert.is((await api.put(`/api/peers/${p.id}`, { note: 'bye' })).json.note, 'bye');
+  assert.is((await api.get(`/api/peers/${p.id}`)).json.note, 'bye');
+  assert.is((await api.put(`/api/peers/${p.id}`, { name: 'b' })).json.note, 'bye');
+  const bad = await api.put(`/api/peers/${p.id}`, { note: 'x'.repeat(201) });
+  assert.is(bad.status, 400); assert.is(bad.json.field, 'note');
+  const doc = (await api.get('/api/openapi.json')).json;
+  assert.is(doc.components.schemas.Peer.properties.note.maxLength, 200);
+  const q = (await api.post(`/api/servers/${s.id}/peers`, { name: 'c' })).json;
+  assert.is(q.note, '');
+  await d.stop();
+});
+t.run();
