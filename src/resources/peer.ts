@@ -46,8 +46,6 @@ export interface PeerRecord extends PeerClientOptions {
   uploadLimitMbps: number | null;
   /** Prefixes (IPv4 and IPv6, as networks) behind the peer, routed to it; absent: none. */
   networks?: string[];
-  /** A free note about the peer. */
-  note: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -156,7 +154,6 @@ export const PEER: Resource<PeerRecord> = {
     clientAllowedIPs: clientOption('clientAllowedIPs', 'client_allowed_ips', { ...CLIENT_ROUTES_SCHEMA, description: 'what this client routes into the tunnel: "full", "split" or prefixes; null: the server\'s default' }, { write: routesText, read: routesOf }),
     persistentKeepalive: clientOption('persistentKeepalive', 'client_keepalive', { type: ['integer', 'null'], minimum: 0, maximum: 65535, description: 'this client\'s keepalive, seconds; 0: off; null: the server\'s' }),
     mtu: clientOption('mtu', 'client_mtu', { type: ['integer', 'null'], minimum: 1280, maximum: 9000, description: 'this client\'s MTU; null: the server\'s' }),
-    note: { column: 'note', input: (b, f) => readString(b, f, { max: 200 }), initial: () => '', schema: { ...str, maxLength: 200, description: 'a free note about the peer' } },
     createdAt: { column: { name: 'created_at', insertOnly: true }, schema: ts },
     updatedAt: { column: 'updated_at', schema: ts },
   },

@@ -49,8 +49,6 @@ export interface Peer {
   /** this client's MTU; null: the server's */
   mtu: number | null;
   hasPrivateKey: boolean;
-  /** a free note about the peer */
-  note: string;
   createdAt: string;
   updatedAt: string;
 }

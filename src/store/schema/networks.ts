@@ -17,5 +17,4 @@ export const NETWORKS_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE peers ADD COLUMN networks TEXT NOT NULL DEFAULT '';
   `,
-  `ALTER TABLE peers ADD COLUMN note TEXT NOT NULL DEFAULT ''`,
 ];

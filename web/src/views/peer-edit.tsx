@@ -11,7 +11,7 @@ import { can } from '../role';
 import { DOWNLOAD_LABEL, mbpsOf, SPEED_HINT, speedLimit, UPLOAD_LABEL } from './peer-speed';
 import { CLIENT_HINTS, clientBodyOf, clientValuesOf } from './peer-client';
 
-const valuesOf = (p: Peer) => ({ name: p.name, email: p.email, ip: p.ip, ip6: p.ip6 ?? '', note: p.note, dataLimitGB: String(p.dataLimitGB), expiresAt: toLocalInput(p.expiresAt),
+const valuesOf = (p: Peer) => ({ name: p.name, email: p.email, ip: p.ip, ip6: p.ip6 ?? '', dataLimitGB: String(p.dataLimitGB), expiresAt: toLocalInput(p.expiresAt),
   downloadLimitMbps: p.downloadLimitMbps === null ? '' : String(p.downloadLimitMbps), uploadLimitMbps: p.uploadLimitMbps === null ? '' : String(p.uploadLimitMbps), ...clientValuesOf(p) });
 
 export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => void }) {
@@ -26,7 +26,7 @@ export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => 
   const submit = form.submit(async () => {
     const v = form.values;
     const body: Record<string, unknown> = {
-      name: v.name, note: v.note, email: v.email.trim(), ip: v.ip.trim(), dataLimitGB: toInt(v.dataLimitGB || '0'),
+      name: v.name, email: v.email.trim(), ip: v.ip.trim(), dataLimitGB: toInt(v.dataLimitGB || '0'),
       downloadLimitMbps: mbpsOf(v.downloadLimitMbps), uploadLimitMbps: mbpsOf(v.uploadLimitMbps),
     };
     // The expiry is sent only when changed: the form shows minutes, the stored time may have
@@ -49,7 +49,6 @@ export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => 
       <h2 id="edit-h">Settings</h2>
       <form onSubmit={submit} noValidate class="cols">
         <TextField form={form} name="name" label="Name" maxLength={64} />
- <TextField form={form} name="note" label="Note" maxLength={200} />
         <TextField form={form} name="email" label="E-mail" type="email" autoComplete="off" />
         <TextField form={form} name="ip" label="Address" />
         {peer.ip6 !== null && <TextField form={form} name="ip6" label="IPv6 address" />}
