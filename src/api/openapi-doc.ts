@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 description of the control-plane API, written by hand as the contract
 // the clients read; a test holds its list of operations equal to the router's.
+import type { Route } from '../http/router';
 import { VERSION } from '../version';
 import { CLIENT_ROUTES_SCHEMA as CLIENT_ROUTES } from '../resources/schemas';
 import { jsonSchema } from '../resources/describe';
@@ -42,7 +43,7 @@ const int = { type: 'integer', format: 'int64' };
 const bool = { type: 'boolean' };
 const ts = { type: 'string', format: 'date-time' };
 
-export const openApiDocument = {
+const openApiDocument = {
   openapi: '3.1.0',
   info: { title: 'wgcp control-plane API', version: '1.0', 'x-wgcp-version': VERSION },
   components: {
@@ -332,4 +333,9 @@ export const openApiDocument = {
     },
   } as Record<string, Record<string, unknown>>,
 };
-markRoles(openApiDocument.paths);
+
+/** The document, each operation with credentials marked with the role its route declares. */
+export function openApiDocumentFor(routes: readonly Route[]): typeof openApiDocument {
+  markRoles(openApiDocument.paths, routes);
+  return openApiDocument;
+}
