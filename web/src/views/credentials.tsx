@@ -16,7 +16,7 @@ import { TwoFactor } from './two-factor';
 import { SignedInList } from './signed-in';
 import { BackupDownload } from './backup-download';
 import { Cell } from '../cell';
-import { NEW_KEY_HOW } from './sign-in';
+import { newKeyHow } from './sign-in';
 
 const ROLES: { role: Role; text: string }[] = [
   { role: 'admin', text: 'admin: everything' },
@@ -138,7 +138,7 @@ function CredentialSection({ kind }: { kind: Kind }) {
           </div>
         </div>
       )}
-      <LoadError error={list.error} reload={list.reload} />
+      <LoadError error={list.error} code={list.code} reload={list.reload} />
       {list.data && list.data.length > 0 && (
         <p class="hint">Roles: {ROLES.map((r) => r.text).join('; ')}. A change is asked first.</p>
       )}

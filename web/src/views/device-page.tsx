@@ -30,7 +30,7 @@ export function DevicePage({ id }: { id: string }) {
   useLive((e) => { if (e.event.startsWith('device') || e.event === 'peerUpdated') reload(); }, [reload]);
   const d = device.data;
   useTitle(d ? `Device ${d.uuidPrefix}` : 'Device');
-  if (!d) return <><h1>Device</h1><LoadError error={device.error} reload={device.reload} /></>;
+  if (!d) return <><h1>Device</h1><LoadError error={device.error} code={device.code} reload={device.reload} /></>;
   const suspend = async (value: boolean) => {
     await api('PUT', `/api/devices/${d.id}`, { suspended: value });
     notify(value ? 'Device suspended' : 'Device reinstated');

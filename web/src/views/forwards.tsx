@@ -21,7 +21,7 @@ export function Forwards({ deviceId }: { deviceId: number }) {
   return (
     <section aria-labelledby="fwd-h">
       <h2 id="fwd-h">Port forwards</h2>
-      <LoadError error={list.error} reload={list.reload} />
+      <LoadError error={list.error} code={list.code} reload={list.reload} />
       {list.data && list.data.length === 0 && <p>None.</p>}
       {list.data && list.data.length > 0 && (
         <ul class="chips">

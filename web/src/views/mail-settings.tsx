@@ -30,7 +30,7 @@ export function MailSettings() {
   return (
     <>
       <h1>Mail</h1>
-      <LoadError error={smtp.error} reload={smtp.reload} />
+      <LoadError error={smtp.error} code={smtp.code} reload={smtp.reload} />
       <form onSubmit={save} noValidate>
         <Checkbox form={form} name="enabled" label="Send mail (peer configurations, notices)" />
         <TextField form={form} name="server" label="SMTP server" placeholder="smtp.example.com" />

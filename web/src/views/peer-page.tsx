@@ -8,7 +8,7 @@ import { api, describe, get } from '../api';
 import { ConfirmDelete } from '../confirm';
 import { describeSchedule } from '../schedule-text';
 import { PeerSchedule } from './peer-schedule';
-import { formatAgo, formatBytes, formatDate, formatGiB, REASONS } from '../format';
+import { formatAgo, formatBytes, formatDate, formatGiB, reasonWords } from '../format';
 import { isOnline, usage, useLive } from '../live';
 import { LoadError, useLoad, useThrottled, useTitle } from '../load';
 import { ServerCrumb } from './server-crumb';
@@ -54,7 +54,7 @@ function Switch({ peer, field, label, onSaved }: { peer: Peer; field: 'enabled' 
       <input type="checkbox" role="switch" id={id} checked={checked} disabled={busy || !can('operator') || (stuck && !peer.disabledReasons.includes('admin'))}
         aria-describedby={described} onChange={(e) => change(e.currentTarget.checked)} />
       <label for={id}>{label}</label>
-      {stuck && <p id={`${id}-why`} class="reason">Off: {others.map((r) => REASONS[r] ?? r).join(', ')}.{' '}
+      {stuck && <p id={`${id}-why`} class="reason">Off: {others.map((r) => reasonWords(r)).join(', ')}.{' '}
         {peer.disabledReasons.includes('admin') ? 'It is also switched off here.' : 'It comes back on by itself when that ends.'}</p>}
       {error && <p id={`${id}-error`} class="field-error">{error}</p>}
     </div>
@@ -79,7 +79,7 @@ export function PeerPage({ id }: { id: string }) {
   const name = peer ? peer.name || `peer ${peer.ip}` : `peer ${id}`;
   useTitle(name);
   if (gone) return <><h1>{name}</h1><p role="alert">This peer was deleted.</p><p><a href={href()}>Go to the overview</a></p></>;
-  if (!peer) return <><h1>{name}</h1><LoadError error={loaded.error} reload={loaded.reload} />{!loaded.error && <p class="loading">Loading…</p>}</>;
+  if (!peer) return <><h1>{name}</h1><LoadError error={loaded.error} code={loaded.code} reload={loaded.reload} />{!loaded.error && <p class="loading">Loading…</p>}</>;
 
   const live = usage.get(peer.id);
   const used = live?.currentDataUsageBytes ?? peer.currentDataUsageBytes;

@@ -46,7 +46,7 @@ export function PeerShare({ peerId }: { peerId: number }) {
           <button type="button" onClick={async () => { if (input && (await copyField(input))) notify('Link copied'); }}>Copy</button>
         </div>
       )}
-      <LoadError error={list.error} reload={list.reload} />
+      <LoadError error={list.error} code={list.code} reload={list.reload} />
       {list.data && list.data.length > 0 && (
         <ul class="shares">
           {list.data.map((s) => (

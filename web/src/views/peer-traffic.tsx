@@ -62,7 +62,7 @@ export function PeerTraffic({ peerId }: { peerId: number }) {
           ))}
         </div>
       </div>
-      <LoadError error={loaded.error} reload={loaded.reload} />
+      <LoadError error={loaded.error} code={loaded.code} reload={loaded.reload} />
       {s && s.points.length === 0 && <p>No traffic in the last {range}.</p>}
       {s && s.points.length > 0 && (
         <>

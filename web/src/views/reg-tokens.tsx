@@ -47,7 +47,7 @@ export function RegTokens({ serverId }: { serverId: string }) {
           <p class="hint">Valid until {formatDate(fresh.expiresAt)}.</p>
         </div>
       )}
-      <LoadError error={list.error} reload={list.reload} />
+      <LoadError error={list.error} code={list.code} reload={list.reload} />
       {list.data && list.data.length > 0 && (
         <div class="table-wrap stack">
           <table>

@@ -24,7 +24,7 @@ export function SignedInList() {
   return (
     <section aria-labelledby="signed-in-h">
       <h2 id="signed-in-h">Signed in</h2>
-      <LoadError error={list.error} reload={list.reload} />
+      <LoadError error={list.error} code={list.code} reload={list.reload} />
       {list.data && (
         <div class="table-wrap stack"><table class="signed-in">
           <thead><tr><th scope="col">Who</th><th scope="col">Role</th><th scope="col">Since</th><th scope="col">Last seen</th><th scope="col"><span class="visually-hidden">End</span></th></tr></thead>

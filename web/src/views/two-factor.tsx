@@ -55,7 +55,7 @@ export function TwoFactor() {
       ) : (
         <>
           <p>With it on, signing in here with <strong>{who.name}</strong> also needs a code from an authenticator app. The key itself still works alone for scripts.</p>
-          <LoadError error={state.error} reload={state.reload} />
+          <LoadError error={state.error} code={state.code} reload={state.reload} />
           {state.data && !state.data.enabled && !enrolment && <button type="button" class="primary" onClick={start}>Set up two-factor sign-in</button>}
           {enrolment && (
             <form onSubmit={confirm} class="panel">

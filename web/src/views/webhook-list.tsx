@@ -18,7 +18,7 @@ export function WebhookList({ serverId }: { serverId: string }) {
         <h2 id="hooks-h">Webhooks</h2>
         {!adding && can('admin') && <button type="button" class="primary" onClick={() => setAdding(true)}>Add a webhook</button>}
       </div>
-      <LoadError error={hooks.error} reload={hooks.reload} />
+      <LoadError error={hooks.error} code={hooks.code} reload={hooks.reload} />
       {hooks.data && hooks.data.length === 0 && <p>No webhook: nothing is told of this server's events.</p>}
       {hooks.data && hooks.data.length > 0 && (
         <div class="table-wrap stack">

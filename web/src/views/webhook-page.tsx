@@ -43,7 +43,7 @@ export function WebhookPage({ id }: { id: string }) {
   const w = hook.data;
   const name = w ? w.name || `webhook ${w.id}` : `webhook ${id}`;
   useTitle(name);
-  if (!w) return <><h1>{name}</h1><LoadError error={hook.error} reload={hook.reload} /></>;
+  if (!w) return <><h1>{name}</h1><LoadError error={hook.error} code={hook.code} reload={hook.reload} /></>;
   const remove = async () => {
     await api('DELETE', `/api/webhooks/${w.id}`);
     notify(`Webhook ${name} deleted`);
@@ -56,7 +56,7 @@ export function WebhookPage({ id }: { id: string }) {
       {can('admin') && <TestSend id={w.id} onDone={log.reload} />}
       <section aria-labelledby="log-h">
         <h2 id="log-h">Deliveries</h2>
-        <LoadError error={log.error} reload={log.reload} />
+        <LoadError error={log.error} code={log.code} reload={log.reload} />
         {log.data && log.data.length === 0 && <p>Nothing sent yet.</p>}
         {log.data && log.data.length > 0 && (
           <div class="table-wrap stack">
