@@ -20,7 +20,7 @@ export function UsageBar({ used, limitGiB }: { used: number; limitGiB: number })
   const over = percent >= 100;
   return (
     <div class={`usage-bar${over ? ' over' : percent >= 90 ? ' near' : ''}`} role="meter" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.min(percent, 100)}
-      aria-valuetext={`${percent} % of ${formatGiB(limitGiB)}`} aria-label={t('peer.barLabel')}>
+      aria-valuetext={t('peer.barText', { n: percent, limit: formatGiB(limitGiB) })} aria-label={t('peer.barLabel')}>
       <div class="fill" style={{ width: `${Math.min(percent, 100)}%` }} />
     </div>
   );
