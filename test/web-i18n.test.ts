@@ -10,6 +10,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { client, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { browserSuite, ensureWebBuilt, launchChromium, REPO, seedPeers, watchPage, type PageWatch } from './web-support';
 import { driver } from './web-drive';
+import { literalsOf, pageLiterals } from './web-literals';
 
 const SRC = path.join(REPO, 'web', 'src');
 const LOCALES = path.join(SRC, 'locales');
@@ -51,6 +52,32 @@ c('every key is used by the page, and every key the page uses is in English', ()
   assert.equal(Object.keys(en).filter((k) => !all.includes(`'${k}'`)), [], 'keys no view uses');
   const used = [...all.matchAll(/\bt\('([\w.]+)'/g)].map((m) => m[1]);
   assert.equal([...new Set(used)].filter((k) => !(k in en)), [], 'keys used but not in English');
+});
+
+/** Words that stay as they are in every language, each with why. */
+const KEPT_ENGLISH: { file: string; why: string }[] = [
+  // A .conf template is a file for WireGuard: its keys are English, and so are its comments.
+  { file: 'conf-file.ts', why: 'the .conf template is a file for WireGuard, not the page' },
+];
+
+c('no view writes words of its own: every word a person reads comes from the catalogues', () => {
+  const left = pageLiterals(SRC).filter((l) => !KEPT_ENGLISH.some((k) => k.file === l.file));
+  assert.equal(left.map((l) => `${l.file}:${l.line} ${l.text}`), [], 'English words in a view: put them in locales/en.ts and the four JSON files');
+});
+
+c('the search for words left in a view finds each kind of them', () => {
+  const found = literalsOf('fixture.tsx', `
+    export const V = () => <>
+      <h2>Port forwards</h2>
+      <TextField label="Router port" placeholder="vpn.example.com:51820" name="listenPort" />
+      <button class="quiet primary">{busy ? 'Sending…' : 'Save'}</button>
+      <code>wgcp restore FILE</code>
+      <p>{t('peer.state')} · URL</p>
+    </>;
+    notify('Peer settings saved');
+    const why = \`Server \${name} could not be brought up\`;
+  `).map((l) => l.text);
+  assert.equal(found, ['Port forwards', 'label="Router port"', 'Sending…', 'Save', 'Peer settings saved', 'Server … could not be brought up']);
 });
 
 c.run();

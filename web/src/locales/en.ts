@@ -565,6 +565,7 @@ export const en = {
   'hook.oRetrying': 'retrying',
   'hook.oFailed': 'failed',
   'hook.oTest': 'test',
+  'shell.who': 'Signed in as {name}, {role}',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -1,9 +1,10 @@
 // A peer's traffic over time, from the router's traffic history: the last 48 hours in
 // 5-minute steps, 35 days in hours or 400 days in days, drawn with uPlot (received and sent
 // as seen from the router), with the totals in words and the points in a table for
-// screen readers and keyboards.
+// screen readers and keyboards. uPlot (a third of the page's script) is loaded when a chart
+// is first drawn, not with the page; its stylesheet stays in the page's.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import uPlot from 'uplot';
+import type uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { get } from '../api';
 import { formatBytes, formatDate } from '../format';
@@ -30,21 +31,26 @@ function Chart({ series }: { series: Series }) {
     const el = box.current;
     if (!el || series.points.length === 0) return undefined;
     const data: uPlot.AlignedData = filledSeries(series, Date.now() / 1000);
-    const plot = new uPlot({
-      width: Math.max(280, el.clientWidth),
-      height: 220,
-      series: [
-        {},
-        { label: t('traffic.to'), stroke: '#2a6fdb', width: 2, value: (_u, v) => (v === null ? '–' : formatBytes(v)) },
-        { label: t('traffic.from'), stroke: '#c2571a', width: 2, value: (_u, v) => (v === null ? '–' : formatBytes(v)) },
-      ],
-      // Traffic starts at 0: an axis from the smallest value would make a quiet hour look busy.
-      scales: { y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
-      axes: [{}, { values: (_u, ticks) => ticks.map((v) => formatBytes(v)), size: 70 }],
-      // What is drawn, for a reader of the page's source (and its tests): how many buckets, where the axis starts.
-      hooks: { draw: [(u) => { el.dataset.buckets = String(u.data[0].length); el.dataset.yMin = String(u.scales.y.min); }] },
-    }, data, el);
-    return () => plot.destroy();
+    let plot: uPlot | undefined;
+    let gone = false;
+    void import('uplot').then(({ default: UPlot }) => {
+      if (gone) return;
+      plot = new UPlot({
+        width: Math.max(280, el.clientWidth),
+        height: 220,
+        series: [
+          {},
+          { label: t('traffic.to'), stroke: '#2a6fdb', width: 2, value: (_u, v) => (v === null ? '–' : formatBytes(v)) },
+          { label: t('traffic.from'), stroke: '#c2571a', width: 2, value: (_u, v) => (v === null ? '–' : formatBytes(v)) },
+        ],
+        // Traffic starts at 0: an axis from the smallest value would make a quiet hour look busy.
+        scales: { y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
+        axes: [{}, { values: (_u, ticks) => ticks.map((v) => formatBytes(v)), size: 70 }],
+        // What is drawn, for a reader of the page's source (and its tests): how many buckets, where the axis starts.
+        hooks: { draw: [(u) => { el.dataset.buckets = String(u.data[0].length); el.dataset.yMin = String(u.scales.y.min); }] },
+      }, data, el);
+    });
+    return () => { gone = true; plot?.destroy(); };
   }, [series]);
   return <div class="chart" ref={box} aria-hidden="true" />;
 }
