@@ -27,7 +27,7 @@ export function KernelBanner({ route }: { route: string }) {
           {health.kernelReason ? <> {t('kernel.why', { reason: health.kernelReason })}</> : null}</p>
       )}
       {failures.map((f) => (
-        <p key={f.serverID}><strong>{t('kernel.server')} <ServerCrumb id={f.serverID} to={href('servers', f.serverID)} /> ({f.interface}): {t('kernel.notUp')}</strong> {f.reason}.
+        <p key={f.serverID}><strong>{t('kernel.server')} <ServerCrumb id={f.serverID} to={href('servers', f.serverID)} /> ({f.interface}) {t('kernel.notUp')}</strong> {f.reason}.
           {' '}{t('kernel.notUpThen')}</p>
       ))}
       {!off && failures.length === 0 && <p><strong>{t('kernel.degraded')}</strong> {t('kernel.degradedText')}</p>}
