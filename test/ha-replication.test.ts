@@ -15,13 +15,15 @@ import { runCommand } from '../src/cli/main';
 
 const t = suite('standby pair: what the primary\'s jobs write, and where jobs run');
 
-const w = {} as { a: TestDaemon; b: TestDaemon; peer: { id: number; publicKey: string }; serverId: number };
+const w = {} as { a: TestDaemon; b: TestDaemon; peer: { id: number; publicKey: string }; serverId: number; ports: { a: number; c: number }; keyFile: string };
 
 t.before(async () => {
   const dir = tempDir('wgcp-ha-key-');
   const keyFile = path.join(dir, 'key');
   fs.writeFileSync(keyFile, 'the-pair-shared-secret-0123456789\n', { mode: 0o600 });
-  const [pa, pb] = unservedPorts(2);
+  const [pa, pb, pc] = unservedPorts(3);
+  w.ports = { a: pa, c: pc };
+  w.keyFile = keyFile;
   const env = (self: number, partner: number) => ({
     WGCP_API_KEY: 'pair-api-key-0123456789', SERVER_SALT: 'pair-salt-0123456789abcdef', WGCP_HA_KEY_FILE: keyFile,
     WGCP_HA_LISTEN: `127.0.0.1:${self}`, WGCP_HA_PARTNER: `http://127.0.0.1:${partner}`,
@@ -48,6 +50,23 @@ t('the usage cycle\'s totals and the peers\' last endpoints reach the standby wi
   // Answered once the standby holds it: no wait.
   assert.is(usageOf(w.b, w.peer.id), 3000);
   assert.equal(w.b.daemon.app.store.ha.endpoints(), [{ peerId: w.peer.id, endpoint: '198.51.100.7:40123', at }]);
+});
+
+t('a router that ran alone joins as standby: its own changes are kept aside and give way to the primary\'s snapshot', async () => {
+  const base = { WGCP_API_KEY: 'pair-api-key-0123456789', SERVER_SALT: 'pair-salt-0123456789abcdef' };
+  const alone = await startTestDaemon({ env: base });
+  assert.is((await client(alone).post('/api/servers', { name: 'mine', endpoint: 'vpn.example.com:51821', mode: 'forward' })).status, 201);
+  await alone.stop();
+  const c = await startTestDaemon({ dataDir: alone.dataDir, env: { ...base, WGCP_HA_KEY_FILE: w.keyFile, WGCP_HA_LISTEN: `127.0.0.1:${w.ports.c}`, WGCP_HA_PARTNER: `http://127.0.0.1:${w.ports.a}` } });
+  try {
+    const names = async () => ((await client(c).get('/api/servers')).json as { name: string }[]).map((s) => s.name);
+    await eventually('the primary\'s servers on the joining router', async () => ((await names()).includes('home') ? true : undefined));
+    assert.equal(await names(), ['home']);
+    assert.ok(fs.readdirSync(c.dataDir).some((f) => f.startsWith('wgcp.db.before-restore-')), 'its database before is kept');
+    assert.ok(fs.readdirSync(c.dataDir).some((f) => f.startsWith('ha-lone-changes-')), 'and its changes, in the file of lone changes');
+  } finally {
+    await c.stop();
+  }
 });
 
 t('the jobs that write run on the primary only, and start on the standby once it is promoted', async () => {

@@ -48,7 +48,7 @@ export function createChannelServer(app: App, pair: Pair, key: Buffer): http.Ser
   };
   const json = (res: http.ServerResponse, nonce: string, status: number, value: unknown) => send(res, nonce, status, Buffer.from(JSON.stringify(value)));
 
-  return http.createServer({ requestTimeout: 0, headersTimeout: 15_000 }, (req, res) => {
+  const server = http.createServer({ requestTimeout: 0, headersTimeout: 15_000 }, (req, res) => {
     const url = new URL(req.url ?? '/', 'http://ha');
     const nonce = verifier.verify(req.headers[AUTH_HEADER] as string | undefined, req.method ?? '', url.pathname + url.search);
     if (nonce === null) {
@@ -96,4 +96,7 @@ export function createChannelServer(app: App, pair: Pair, key: Buffer): http.Ser
       else res.destroy();
     });
   });
+  // One partner: a few connections are enough, and held long-polls cannot pile up.
+  server.maxConnections = 16;
+  return server;
 }
