@@ -11,7 +11,7 @@ import { linkNamespaces, Netns } from './helpers/netns';
 import { nsRequest, startNsDaemon, type NsDaemon } from './helpers/ns-daemon';
 import { tempDir } from './helpers/daemon';
 import { eventually } from './helpers/receiver';
-import { signRequest, AUTH_HEADER } from '../src/ha/auth';
+import { signRequest, saltTag, AUTH_HEADER } from '../src/ha/auth';
 
 const t = suiteNeeding('standby pair: two routers follow one journal', ['ip', 'wg', 'wireguard-go', 'nsenter', 'unshare'], { root: true });
 
@@ -148,12 +148,13 @@ t('GET /api/ha and the metrics say where each router stands', async () => {
 });
 
 t('a request not signed with the shared key is refused by the channel', async () => {
-  const tail = `/ha/tail?epoch=2&seq=${(await ha(w.da!)).sequence}&wait=0`;
+  const key = Buffer.from(fs.readFileSync(w.keyFile, 'utf8').trim());
+  const tail = `/ha/tail?epoch=2&seq=${(await ha(w.da!)).sequence}&wait=0&salt=${saltTag(key, SALT)}`;
   const url = `http://${A_ADDR}:${CHANNEL_PORT}${tail}`;
   assert.is((await nsRequest(w.b, url, 'GET', {})).status, 401);
   const forged = signRequest(Buffer.from('not-the-pair-s-key-0123456789'), 'GET', tail);
   assert.is((await nsRequest(w.b, url, 'GET', { [AUTH_HEADER]: forged.header })).status, 401);
-  const signed = signRequest(Buffer.from(fs.readFileSync(w.keyFile, 'utf8').trim()), 'GET', tail);
+  const signed = signRequest(key, 'GET', tail);
   assert.is((await nsRequest(w.b, url, 'GET', { [AUTH_HEADER]: signed.header })).status, 200, 'the same request signed with the key');
 });
 

@@ -11,7 +11,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { App } from '../app';
 import { takeSnapshot } from '../backup/snapshot';
-import { RequestVerifier, AUTH_HEADER, SIGNATURE_HEADER, signAnswer } from './auth';
+import { loadServerSalt } from '../device/server-salt';
+import { RequestVerifier, AUTH_HEADER, SIGNATURE_HEADER, saltTag, signAnswer } from './auth';
 import type { Pair } from './pair';
 
 /** Changes in one answer: a follower far behind takes the tail in bounded steps. */
@@ -42,6 +43,8 @@ function tailAnswer(app: App, after: number) {
 
 export function createChannelServer(app: App, pair: Pair, key: Buffer): http.Server {
   const verifier = new RequestVerifier(key);
+  let ownSalt: string | null = null;
+  let saidSalt = false;
   const send = (res: http.ServerResponse, nonce: string, status: number, body: Buffer, type = 'application/json') => {
     res.writeHead(status, { 'Content-Type': type, 'Content-Length': body.length, [SIGNATURE_HEADER]: signAnswer(key, nonce, body) });
     res.end(body);
@@ -71,6 +74,13 @@ export function createChannelServer(app: App, pair: Pair, key: Buffer): http.Ser
       const seq = Number(url.searchParams.get('seq'));
       const wait = Math.min(MAX_WAIT_MS, Number(url.searchParams.get('wait') ?? 0) || 0);
       if (!Number.isSafeInteger(epoch) || !Number.isSafeInteger(seq)) return json(res, nonce, 400, { error: 'epoch and seq must be whole numbers' });
+      // Devices' keys derive from the salt: a standby with another one would answer them wrongly after a failover.
+      ownSalt ??= saltTag(key, loadServerSalt(app.config.serverSalt, app.config.dataDir).salt);
+      if (url.searchParams.get('salt') !== ownSalt) {
+        if (!saidSalt) app.log.error('the standby holds another device API salt (SERVER_SALT): it is not served until both routers hold the same one');
+        saidSalt = true;
+        return json(res, nonce, 409, { saltDiffers: true });
+      }
       const verdict = judgeFollower(app, epoch, seq);
       pair.partnerEpoch = Math.max(pair.partnerEpoch, epoch);
       if (verdict.kind === 'newer') {

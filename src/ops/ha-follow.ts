@@ -91,6 +91,9 @@ export async function catchUpFromSnapshot(app: App, file: string): Promise<HaPos
     fs.rmSync(file, { force: true });
   }
   // A restore keeps this router's journal tables: the snapshot's position is taken in a change of its own.
+  // Until then this router says it holds nothing: cut off between the two, it gets the whole
+  // journal again (each row ends as its last change left it) or another snapshot.
+  await app.runner.run('ha.snapshot', () => ({ commit({ store }) { store.ha.setPosition({ epoch: 1, seq: 0 }); }, audit: false }), { replicated: true, actor: HA_ACTOR });
   const r = await restoreStaged(app, { replicated: true, actor: HA_ACTOR });
   const at = await app.runner.run('ha.snapshot', () => ({
     commit({ store }) { store.ha.resetTo(position); return store.ha.state(); },
