@@ -70,6 +70,20 @@ t('keepalived\'s notice is taken on the admin socket only', async () => {
   }
 });
 
+t('FAULT stops a primary acting as one; BACKUP keeps a standby following', async () => {
+  const d = await paired();
+  try {
+    assert.is((await askDaemon(d.dataDir, 'POST', '/api/ha/notify', { state: 'BACKUP' }))?.json.role, 'standby');
+    assert.is((await promote(d))?.json.role, 'primary');
+    assert.is((await addServer(d, 'taken')).status, 201);
+    const fault = await askDaemon(d.dataDir, 'POST', '/api/ha/notify', { state: 'FAULT' });
+    assert.equal({ role: fault?.json.role, epoch: fault?.json.epoch }, { role: 'standby', epoch: 2 });
+    assert.is((await addServer(d, 'refused')).status, 409);
+  } finally {
+    await d.stop();
+  }
+});
+
 t('paired: a change\'s rows in replicated tables are journaled under its sequence; refusals, local tables and records add nothing', async () => {
   const d = await paired();
   try {
