@@ -128,6 +128,27 @@ t('the usage cycle keeps each peer\'s last endpoint, journaled for the standby',
   }
 });
 
+t('a usage cycle that moved only the primary\'s own counter baselines journals nothing; a new total does', async () => {
+  const d = await paired();
+  try {
+    await promote(d);
+    const s = (await addServer(d, 'home')).json;
+    const p = (await client(d).post(`/api/servers/${s.id}/peers`, { name: 'phone' })).json;
+    const cycle = (rx: number, traffic: number) => recordUsage(d.daemon.app, () => ({
+      traffic: traffic ? [[p.id, s.id, traffic, 0] as const] : [], baselines: [[p.id, p.publicKey, rx, 0, 0] as const],
+    }), new Date().toISOString());
+    await cycle(100, 0);
+    const usageRows = () => journal(d).filter((r) => r.tbl === 'peer_usage').length;
+    const first = usageRows();
+    await cycle(200, 0);
+    assert.is(usageRows(), first, 'baselines alone stay on the primary');
+    await cycle(300, 100);
+    assert.is(usageRows(), first + 1, 'a new usage total is journaled');
+  } finally {
+    await d.stop();
+  }
+});
+
 t('the journal keeps a bounded tail', async () => {
   const d = await paired({ WGCP_HA_JOURNAL_KEEP: '10' });
   try {

@@ -26,6 +26,14 @@ export const LOCAL_TABLES: ReadonlySet<string> = new Set([
   'webhook_outbox', 'webhook_deliveries', 'mail_outbox',
 ]);
 
+/**
+ * Updates journaled only when one of these columns moved: peer_usage's baselines are the
+ * primary's own kernel counters (a standby's kernel counts from zero), rewritten for every
+ * peer each usage cycle; its total is what the standby needs. Any other table: an update
+ * that changed some column.
+ */
+const UPDATES_THAT_MATTER: Readonly<Record<string, readonly string[]>> = { peer_usage: ['usage_bytes'] };
+
 export interface HaPosition { epoch: number; seq: number }
 export interface JournalEntry { seq: number; epoch: number; tbl: string; op: 'I' | 'U' | 'D'; pk: Record<string, unknown>; row: Record<string, unknown> | null }
 export interface PeerEndpoint { peerId: number; endpoint: string; at: string }
@@ -59,6 +67,8 @@ export function snapshotPosition(file: string): SnapshotPosition {
 }
 
 export class HaTable {
+  /** The follower's statements by table, operation and columns: a batch of thousands of rows prepares each once. */
+  private readonly applyStmts = new Map<string, Database.Statement>();
   private readonly stateStmt;
   private readonly entriesStmt;
   constructor(private readonly db: DB) {
@@ -151,11 +161,18 @@ export class HaTable {
     }
   }
 
+  private stmt(key: string, sql: () => string): Database.Statement {
+    let st = this.applyStmts.get(key);
+    if (!st) { st = this.db.prepare(sql()); this.applyStmts.set(key, st); }
+    return st;
+  }
+
   private applyRow(shape: TableShape, e: JournalEntry): void {
     const where = shape.pk.map((c) => `${quote(c)} = ?`).join(' AND ');
     const pkValues = shape.pk.map((c) => e.pk[c] as unknown);
+    const table = `main.${quote(shape.name)}`;
     if (e.op === 'D') {
-      this.db.prepare(`DELETE FROM main.${quote(shape.name)} WHERE ${where}`).run(...pkValues);
+      this.stmt(`${shape.name}|D`, () => `DELETE FROM ${table} WHERE ${where}`).run(...pkValues);
       return;
     }
     const row = e.row ?? {};
@@ -164,15 +181,16 @@ export class HaTable {
     const values = columns.map((c) => row[c] as unknown);
     const cols = columns.map(quote).join(', ');
     const marks = columns.map(() => '?').join(', ');
+    const key = `${shape.name}|W|${columns.join(',')}`;
     if (shape.name === 'audit_log') {
-      this.db.prepare(`INSERT INTO main.audit_log (${cols}) VALUES (${marks})`).run(...values);
+      this.stmt(key, () => `INSERT INTO main.audit_log (${cols}) VALUES (${marks})`).run(...values);
     } else if (shape.pk[0] === 'rowid') {
-      this.db.prepare(`DELETE FROM main.${quote(shape.name)} WHERE ${where}`).run(...pkValues);
-      this.db.prepare(`INSERT INTO main.${quote(shape.name)} (rowid, ${cols}) VALUES (?, ${marks})`).run(pkValues[0], ...values);
+      this.stmt(`${shape.name}|D`, () => `DELETE FROM ${table} WHERE ${where}`).run(...pkValues);
+      this.stmt(key, () => `INSERT INTO ${table} (rowid, ${cols}) VALUES (?, ${marks})`).run(pkValues[0], ...values);
     } else {
       const updates = columns.filter((c) => !shape.pk.includes(c)).map((c) => `${quote(c)} = excluded.${quote(c)}`);
       const onConflict = updates.length ? `DO UPDATE SET ${updates.join(', ')}` : 'DO NOTHING';
-      this.db.prepare(`INSERT INTO main.${quote(shape.name)} (${cols}) VALUES (${marks}) ON CONFLICT (${shape.pk.map(quote).join(', ')}) ${onConflict}`).run(...values);
+      this.stmt(key, () => `INSERT INTO ${table} (${cols}) VALUES (${marks}) ON CONFLICT (${shape.pk.map(quote).join(', ')}) ${onConflict}`).run(...values);
     }
   }
 
@@ -189,10 +207,12 @@ export class HaTable {
     for (const t of tables) {
       const json = (ref: string, cols: string[]) => `json_object(${cols.map((c) => `${lit(c)}, ${ref}.${quote(c)}`).join(', ')})`;
       const body = (op: string, ref: string) => `INSERT INTO main.ha_journal (seq, epoch, tbl, op, pk, row) VALUES (wgcp_ha_seq(), wgcp_ha_epoch(), ${lit(t.name)}, '${op}', ${json(ref, t.pk)}, ${json(ref, t.columns)});`;
+      const moved = (UPDATES_THAT_MATTER[t.name] ?? t.columns.filter((c) => c !== 'rowid')).map((c) => `OLD.${quote(c)} IS NOT NEW.${quote(c)}`).join(' OR ');
       for (const [event, op, ref] of [['INSERT', 'I', 'NEW'], ['UPDATE', 'U', 'NEW'], ['DELETE', 'D', 'OLD']] as const) {
         const name = quote(`wgcp_ha_${t.name}_${op}`);
+        const when = op === 'U' ? `wgcp_ha_on() AND (${moved})` : 'wgcp_ha_on()';
         this.db.exec(`DROP TRIGGER IF EXISTS temp.${name}`);
-        this.db.exec(`CREATE TEMP TRIGGER ${name} AFTER ${event} ON main.${quote(t.name)} WHEN wgcp_ha_on() BEGIN ${body(op, ref)} END`);
+        this.db.exec(`CREATE TEMP TRIGGER ${name} AFTER ${event} ON main.${quote(t.name)} WHEN ${when} BEGIN ${body(op, ref)} END`);
       }
     }
     return tables.map((t) => t.name);
