@@ -12,6 +12,7 @@ import { nsRequest, startNsDaemon, type NsDaemon } from './helpers/ns-daemon';
 import { tempDir } from './helpers/daemon';
 import { eventually } from './helpers/receiver';
 import { signRequest, saltTag, AUTH_HEADER } from '../src/ha/auth';
+import { MIGRATIONS } from '../src/store/migrations';
 
 const t = suiteNeeding('standby pair: two routers follow one journal', ['ip', 'wg', 'wireguard-go', 'nsenter', 'unshare'], { root: true });
 
@@ -149,7 +150,7 @@ t('GET /api/ha and the metrics say where each router stands', async () => {
 
 t('a request not signed with the shared key is refused by the channel', async () => {
   const key = Buffer.from(fs.readFileSync(w.keyFile, 'utf8').trim());
-  const tail = `/ha/tail?epoch=2&seq=${(await ha(w.da!)).sequence}&wait=0&salt=${saltTag(key, SALT)}`;
+  const tail = `/ha/tail?epoch=2&seq=${(await ha(w.da!)).sequence}&wait=0&salt=${saltTag(key, SALT)}&schema=${MIGRATIONS.length}`;
   const url = `http://${A_ADDR}:${CHANNEL_PORT}${tail}`;
   assert.is((await nsRequest(w.b, url, 'GET', {})).status, 401);
   const forged = signRequest(Buffer.from('not-the-pair-s-key-0123456789'), 'GET', tail);

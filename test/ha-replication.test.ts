@@ -13,6 +13,7 @@ import { recordUsage } from '../src/ops/usage';
 import { clockWatchOf } from '../src/jobs/clock-watch';
 import { runCommand } from '../src/cli/main';
 import { AUTH_HEADER, saltTag, signRequest } from '../src/ha/auth';
+import { MIGRATIONS } from '../src/store/migrations';
 
 const t = suite('standby pair: what the primary\'s jobs write, and where jobs run');
 
@@ -72,13 +73,21 @@ t('a router that ran alone joins as standby: its own changes are kept aside and 
 
 t('a standby holding another device API salt is not served (devices\' keys derive from it)', async () => {
   const key = Buffer.from(fs.readFileSync(w.keyFile, 'utf8').trim());
-  const ask = async (salt: string) => {
-    const tail = `/ha/tail?epoch=2&seq=${w.a.daemon.app.store.ha.state().seq}&wait=0&salt=${saltTag(key, salt)}`;
+  const ask = async (salt: string, schema = MIGRATIONS.length) => {
+    const tail = `/ha/tail?epoch=2&seq=${w.a.daemon.app.store.ha.state().seq}&wait=0&salt=${saltTag(key, salt)}&schema=${schema}`;
     const r = await fetch(`http://127.0.0.1:${w.ports.a}${tail}`, { headers: { [AUTH_HEADER]: signRequest(key, 'GET', tail).header } });
     return { status: r.status, body: await r.json() };
   };
   assert.equal(await ask('another-salt-0123456789abcdef'), { status: 409, body: { saltDiffers: true } });
   assert.is((await ask('pair-salt-0123456789abcdef')).status, 200);
+});
+
+t('a standby on an older schema is not served (it would drop the columns it lacks)', async () => {
+  const key = Buffer.from(fs.readFileSync(w.keyFile, 'utf8').trim());
+  const tail = `/ha/tail?epoch=2&seq=${w.a.daemon.app.store.ha.state().seq}&wait=0&salt=${saltTag(key, 'pair-salt-0123456789abcdef')}&schema=${MIGRATIONS.length - 1}`;
+  const r = await fetch(`http://127.0.0.1:${w.ports.a}${tail}`, { headers: { [AUTH_HEADER]: signRequest(key, 'GET', tail).header } });
+  assert.is(r.status, 409);
+  assert.equal(await r.json(), { schemaOlder: true, schema: MIGRATIONS.length });
 });
 
 t('the jobs that write run on the primary only, and start on the standby once it is promoted', async () => {

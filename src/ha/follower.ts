@@ -9,6 +9,7 @@ import type { App } from '../app';
 import { privateTempFile } from '../backup/snapshot';
 import { applyFollowed, catchUpFromSnapshot, setAsideLoneChanges, type TailAnswer } from '../ops/ha-follow';
 import { loadServerSalt } from '../device/server-salt';
+import { MIGRATIONS } from '../store/migrations';
 import { AUTH_HEADER, SIGNATURE_HEADER, answerIsSigned, saltTag, signRequest } from './auth';
 import type { Pair } from './pair';
 
@@ -65,7 +66,7 @@ export class Follower {
   private async step(): Promise<void> {
     const own = this.app.store.ha.state();
     this.salt ??= saltTag(this.key, loadServerSalt(this.app.config.serverSalt, this.app.config.dataDir).salt);
-    const r = await this.request(`/ha/tail?epoch=${own.epoch}&seq=${own.seq}&wait=${POLL_WAIT_MS}&salt=${this.salt}`, POLL_WAIT_MS + 10_000);
+    const r = await this.request(`/ha/tail?epoch=${own.epoch}&seq=${own.seq}&wait=${POLL_WAIT_MS}&salt=${this.salt}&schema=${MIGRATIONS.length}`, POLL_WAIT_MS + 10_000);
     if (!this.following) return;
     const body = r.status === 200 || r.status === 409 || r.status === 410 ? JSON.parse(r.body.toString('utf8')) : null;
     if (r.status === 200) {
@@ -84,6 +85,7 @@ export class Follower {
     }
     this.pair.followerConnected = false;
     const why = r.status === 401 ? 'the partner refused this router\'s key: WGCP_HA_KEY_FILE differs'
+      : r.status === 409 && body?.schemaOlder ? `the primary runs a newer wgcp (schema ${body.schema}): upgrade this router`
       : r.status === 409 && body?.saltDiffers ? 'the device API salt (SERVER_SALT) differs from the primary\'s: give both routers the same one'
       : r.status === 409 && body?.notPrimary ? `the partner is ${body.role}, not primary`
         : r.status === 409 && body?.newer ? 'the partner is behind this router\'s epoch' : `the partner answered ${r.status}`;
