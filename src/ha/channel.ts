@@ -11,7 +11,6 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { App } from '../app';
 import { takeSnapshot } from '../backup/snapshot';
-import { MIGRATIONS } from '../store/migrations';
 import { loadServerSalt } from '../device/server-salt';
 import { RequestVerifier, AUTH_HEADER, SIGNATURE_HEADER, saltTag, signAnswer } from './auth';
 import type { Pair } from './pair';
@@ -77,7 +76,7 @@ export function createChannelServer(app: App, pair: Pair, key: Buffer): http.Ser
       if (!Number.isSafeInteger(epoch) || !Number.isSafeInteger(seq)) return json(res, nonce, 400, { error: 'epoch and seq must be whole numbers' });
       // A standby on an older schema would drop the columns it lacks: upgrade it first (docs/ha.md).
       const schema = Number(url.searchParams.get('schema') ?? 0);
-      if (schema < MIGRATIONS.length) return json(res, nonce, 409, { schemaOlder: true, schema: MIGRATIONS.length });
+      if (schema < app.store.ha.schemaVersion()) return json(res, nonce, 409, { schemaOlder: true, schema: app.store.ha.schemaVersion() });
       // Devices' keys derive from the salt: a standby with another one would answer them wrongly after a failover.
       ownSalt ??= saltTag(key, loadServerSalt(app.config.serverSalt, app.config.dataDir).salt);
       if (url.searchParams.get('salt') !== ownSalt) {

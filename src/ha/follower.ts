@@ -9,7 +9,6 @@ import type { App } from '../app';
 import { privateTempFile } from '../backup/snapshot';
 import { applyFollowed, catchUpFromSnapshot, setAsideLoneChanges, type TailAnswer } from '../ops/ha-follow';
 import { loadServerSalt } from '../device/server-salt';
-import { MIGRATIONS } from '../store/migrations';
 import { AUTH_HEADER, SIGNATURE_HEADER, answerIsSigned, saltTag, signRequest } from './auth';
 import type { Pair } from './pair';
 
@@ -66,7 +65,7 @@ export class Follower {
   private async step(): Promise<void> {
     const own = this.app.store.ha.state();
     this.salt ??= saltTag(this.key, loadServerSalt(this.app.config.serverSalt, this.app.config.dataDir).salt);
-    const r = await this.request(`/ha/tail?epoch=${own.epoch}&seq=${own.seq}&wait=${POLL_WAIT_MS}&salt=${this.salt}&schema=${MIGRATIONS.length}`, POLL_WAIT_MS + 10_000);
+    const r = await this.request(`/ha/tail?epoch=${own.epoch}&seq=${own.seq}&wait=${POLL_WAIT_MS}&salt=${this.salt}&schema=${this.app.store.ha.schemaVersion()}`, POLL_WAIT_MS + 10_000);
     if (!this.following) return;
     const body = r.status === 200 || r.status === 409 || r.status === 410 ? JSON.parse(r.body.toString('utf8')) : null;
     if (r.status === 200) {

@@ -78,6 +78,9 @@ export class HaTable {
 
   state(): HaPosition { return this.stateStmt.get() as HaPosition; }
 
+  /** The schema version this router's database is at (the migrations it ran). */
+  schemaVersion(): number { return this.db.pragma('user_version', { simple: true }) as number; }
+
   epochs(): { epoch: number; startSeq: number }[] {
     return this.db.prepare('SELECT epoch, start_seq AS startSeq FROM ha_epochs ORDER BY epoch').all() as { epoch: number; startSeq: number }[];
   }
