@@ -43,6 +43,7 @@ function tailAnswer(app: App, after: number) {
 
 export function createChannelServer(app: App, pair: Pair, key: Buffer): http.Server {
   const verifier = new RequestVerifier(key);
+  const watched = new WeakSet<object>();
   let ownSalt: string | null = null;
   let saidSalt = false;
   const send = (res: http.ServerResponse, nonce: string, status: number, body: Buffer, type = 'application/json') => {
@@ -93,6 +94,11 @@ export function createChannelServer(app: App, pair: Pair, key: Buffer): http.Ser
       if (verdict.kind === 'diverged') return json(res, nonce, 409, { diverged: true, since: verdict.since });
       if (verdict.kind === 'snapshot') return json(res, nonce, 410, { snapshot: true });
       pair.pollOpened(seq);
+      // The follower's connection outlives each poll (keep-alive): its end, between two polls, is the follower gone.
+      if (!watched.has(req.socket)) {
+        watched.add(req.socket);
+        req.socket.once('close', () => pair.connectionClosed());
+      }
       let closed = false;
       let answered = false;
       res.once('close', () => { closed = true; pair.pollClosed(answered); });

@@ -85,6 +85,13 @@ export class Pair {
     if (!this.connected()) this.releaseWaiters();
   }
 
+  /** A connection that carried polls closed: with no poll open, the follower is gone (no change waits for it). */
+  connectionClosed(): void {
+    if (this.openPolls > 0) return;
+    this.lastPollEnd = 0;
+    this.releaseWaiters();
+  }
+
   /** A change committed (journaled or not): the waiting polls answer it. */
   committed(): void {
     for (const l of [...this.commitListeners]) l();
