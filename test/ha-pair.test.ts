@@ -159,7 +159,8 @@ t('a request not signed with the shared key is refused by the channel', async ()
   assert.is((await nsRequest(w.b, url, 'GET', { [AUTH_HEADER]: signed.header })).status, 200, 'the same request signed with the key');
 });
 
-t('a standby stopped and started again catches up from the tail; meanwhile the primary says it is degraded', async () => {
+t('a standby killed and started again catches up from the tail; meanwhile the primary says it is degraded', async () => {
+  process.kill(w.db!.pid, 'SIGKILL');
   await w.db!.stop();
   await addPeer(w.da!, 'laptop');
   const alone = await ha(w.da!);
