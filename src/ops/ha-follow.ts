@@ -13,9 +13,8 @@ import type { App } from '../app';
 import { writeSecretFile } from '../first-key';
 import { snapshotPosition, type HaPosition, type JournalEntry, type SnapshotPosition } from '../store/ha';
 import { jobActor } from './runner';
-import { serverViews, syncServersToKernel } from './ha-kernel';
-import { fileStamp } from './restore';
-import { stageRestore } from './restore';
+import { serverViews, syncServersToKernel, type ServerView } from './ha-kernel';
+import { fileStamp, stageRestore } from './restore';
 import { restoreStaged } from './restore-live';
 
 export const HA_ACTOR = jobActor('ha');
@@ -57,7 +56,7 @@ function touchedServers(app: App, entries: readonly JournalEntry[]): Set<number>
 export async function applyFollowed(app: App, answer: TailAnswer): Promise<HaPosition> {
   const at: HaPosition = { epoch: epochOf(answer.epochs, answer.upTo), seq: answer.upTo };
   let ids = new Set<number>();
-  let before = new Map<number, ReturnType<typeof serverViews> extends Map<number, infer V> ? V : never>();
+  let before = new Map<number, ServerView>();
   await app.runner.run('ha.follow', (store) => {
     ids = touchedServers(app, answer.entries);
     before = serverViews(store, ids);
