@@ -18,11 +18,11 @@ export function haRoutes(app: App): Route[] {
   };
   return [
     {
-      method: 'GET', path: '/api/ha', auth: 'control',
+      method: 'GET', path: '/api/ha', auth: 'control', role: 'viewer',
       handler: () => ({ ...ok(control().status()), headers: { 'Cache-Control': 'no-store' } }),
     },
     {
-      method: 'POST', path: '/api/ha/notify', auth: 'control',
+      method: 'POST', path: '/api/ha/notify', auth: 'control', role: 'admin',
       async handler(ctx) {
         if (ctx.actor !== ADMIN_SOCKET_ACTOR) throw apiError('WGCP_FORBIDDEN_ROLE', { role: 'the admin socket (wgcp ha notify)' });
         const state = String((await ctx.body()).state ?? '').toUpperCase();

@@ -29,7 +29,6 @@ import { sessionRoutes } from '../http/session';
 import { pageRoutes } from '../http/static-assets';
 import { metricsRoute } from './metrics';
 import { usageRoutes } from './usage';
-import { withRoles } from './route-roles';
 import { auditRoutes } from './audit';
 import { shareRoutes } from './shares';
 import { totpRoutes } from './totp';
@@ -65,18 +64,22 @@ function health(app: App) {
   };
 }
 
-/** A primary whose standby does not hold its changes: acknowledged changes live on one router only. */
+/** A primary whose standby does not hold its changes (acknowledged changes live on one router only), or a standby that follows nobody. */
 function haReasons(app: App): string[] {
   const pair = pairOf(app);
   const partner = pair?.partnerStatus();
-  if (!pair || !partner || pair.role !== 'primary' || partner.connected) return [];
+  if (!pair || !partner || partner.connected) return [];
+  if (pair.role === 'standby') return [`the standby pair is degraded: this standby does not follow a primary at ${partner.url}`];
   return [`the standby pair is degraded: the standby ${partner.url} is not connected, changes are held by this router alone`];
 }
 
 export function controlRoutes(app: App): Route[] {
-  return withRoles([
+  let document: unknown;
+  // Built at its first reading, with the roles the routes below declare.
+  const openApi = () => (document ??= (require('./openapi-doc') as typeof OpenApiDoc).openApiDocumentFor(routes));
+  const routes: Route[] = [
     { method: 'GET', path: '/healthz', auth: 'none', handler: () => ok(health(app)) },
-    { method: 'GET', path: '/api/openapi.json', auth: 'control', handler: () => ok((require('./openapi-doc') as typeof OpenApiDoc).openApiDocument) }, // built at its first reading
+    { method: 'GET', path: '/api/openapi.json', auth: 'control', role: 'viewer', handler: () => ok(openApi()) },
     ...serverRoutes(app),
     ...peerRoutes(app),
     ...peerFileRoutes(app),
@@ -98,5 +101,6 @@ export function controlRoutes(app: App): Route[] {
     ...deviceApiRoutes(app),
     // The dashboard: its sign-in and its built page (WGCP_LISTEN only).
     ...sessionRoutes(app), ...oidcRoutes(app), ...pageRoutes(),
-  ]);
+  ];
+  return routes;
 }

@@ -39,3 +39,6 @@ export class RequestVerifier {
 
 export const signAnswer = (key: Buffer, nonce: string, body: Buffer): string => mac(key, Buffer.concat([Buffer.from(nonce + '\n'), body]));
 export const answerIsSigned = (key: Buffer, nonce: string, body: Buffer, signature: string | undefined): boolean => equal(signature ?? '', signAnswer(key, nonce, body));
+
+/** What a router says of its device API salt: a tag under the shared key, so the two can tell they hold the same one without showing it. */
+export const saltTag = (key: Buffer, salt: string): string => mac(key, `device-salt ${salt}`).slice(0, 32);

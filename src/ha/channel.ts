@@ -11,7 +11,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { App } from '../app';
 import { takeSnapshot } from '../backup/snapshot';
-import { RequestVerifier, AUTH_HEADER, SIGNATURE_HEADER, signAnswer } from './auth';
+import { loadServerSalt } from '../device/server-salt';
+import { RequestVerifier, AUTH_HEADER, SIGNATURE_HEADER, saltTag, signAnswer } from './auth';
 import type { Pair } from './pair';
 
 /** Changes in one answer: a follower far behind takes the tail in bounded steps. */
@@ -29,9 +30,7 @@ export function judgeFollower(app: App, epoch: number, seq: number): TailVerdict
   const later = app.store.ha.epochs().filter((e) => e.epoch > epoch).sort((a, b) => a.epoch - b.epoch)[0];
   if (later && seq >= later.startSeq) return { kind: 'diverged', since: later.startSeq };
   if (epoch === own.epoch && seq > own.seq) return { kind: 'diverged', since: own.seq + 1 };
-  if (seq >= own.seq) return { kind: 'follow' };
-  const first = app.store.ha.firstSeq();
-  return first !== null && seq >= first - 1 ? { kind: 'follow' } : { kind: 'snapshot' };
+  return seq >= own.seq || seq >= app.store.ha.prunedUpTo() ? { kind: 'follow' } : { kind: 'snapshot' };
 }
 
 function tailAnswer(app: App, after: number) {
@@ -44,13 +43,16 @@ function tailAnswer(app: App, after: number) {
 
 export function createChannelServer(app: App, pair: Pair, key: Buffer): http.Server {
   const verifier = new RequestVerifier(key);
+  const watched = new WeakSet<object>();
+  let ownSalt: string | null = null;
+  let saidSalt = false;
   const send = (res: http.ServerResponse, nonce: string, status: number, body: Buffer, type = 'application/json') => {
     res.writeHead(status, { 'Content-Type': type, 'Content-Length': body.length, [SIGNATURE_HEADER]: signAnswer(key, nonce, body) });
     res.end(body);
   };
   const json = (res: http.ServerResponse, nonce: string, status: number, value: unknown) => send(res, nonce, status, Buffer.from(JSON.stringify(value)));
 
-  return http.createServer({ requestTimeout: 0, headersTimeout: 15_000 }, (req, res) => {
+  const server = http.createServer({ requestTimeout: 0, headersTimeout: 15_000 }, (req, res) => {
     const url = new URL(req.url ?? '/', 'http://ha');
     const nonce = verifier.verify(req.headers[AUTH_HEADER] as string | undefined, req.method ?? '', url.pathname + url.search);
     if (nonce === null) {
@@ -73,6 +75,16 @@ export function createChannelServer(app: App, pair: Pair, key: Buffer): http.Ser
       const seq = Number(url.searchParams.get('seq'));
       const wait = Math.min(MAX_WAIT_MS, Number(url.searchParams.get('wait') ?? 0) || 0);
       if (!Number.isSafeInteger(epoch) || !Number.isSafeInteger(seq)) return json(res, nonce, 400, { error: 'epoch and seq must be whole numbers' });
+      // A standby on an older schema would drop the columns it lacks: upgrade it first (docs/ha.md).
+      const schema = Number(url.searchParams.get('schema') ?? 0);
+      if (schema < app.store.ha.schemaVersion()) return json(res, nonce, 409, { schemaOlder: true, schema: app.store.ha.schemaVersion() });
+      // Devices' keys derive from the salt: a standby with another one would answer them wrongly after a failover.
+      ownSalt ??= saltTag(key, loadServerSalt(app.config.serverSalt, app.config.dataDir).salt);
+      if (url.searchParams.get('salt') !== ownSalt) {
+        if (!saidSalt) app.log.error('the standby holds another device API salt (SERVER_SALT): it is not served until both routers hold the same one');
+        saidSalt = true;
+        return json(res, nonce, 409, { saltDiffers: true });
+      }
       const verdict = judgeFollower(app, epoch, seq);
       pair.partnerEpoch = Math.max(pair.partnerEpoch, epoch);
       if (verdict.kind === 'newer') {
@@ -82,10 +94,20 @@ export function createChannelServer(app: App, pair: Pair, key: Buffer): http.Ser
       if (verdict.kind === 'diverged') return json(res, nonce, 409, { diverged: true, since: verdict.since });
       if (verdict.kind === 'snapshot') return json(res, nonce, 410, { snapshot: true });
       pair.pollOpened(seq);
+      // The follower's connection outlives each poll (keep-alive): its end, between two polls, is the follower gone.
+      if (!watched.has(req.socket)) {
+        watched.add(req.socket);
+        req.socket.once('close', () => pair.connectionClosed());
+      }
       let closed = false;
-      res.once('close', () => { closed = true; pair.pollClosed(); });
+      let answered = false;
+      res.once('close', () => { closed = true; pair.pollClosed(answered); });
       if (app.store.ha.state().seq <= seq && wait > 0) await pair.nextCommit(wait);
-      if (!closed) json(res, nonce, 200, tailAnswer(app, seq));
+      answered = true;
+      if (closed) return;
+      // Demoted while the request waited (keepalived's BACKUP or FAULT): its answer is the refusal.
+      if (pair.role !== 'primary') return json(res, nonce, 409, { notPrimary: true, role: pair.role });
+      json(res, nonce, 200, tailAnswer(app, seq));
     };
     handle().catch((err: Error) => {
       app.log.error('the standby channel failed to answer', { path: url.pathname, error: err.message });
@@ -93,4 +115,7 @@ export function createChannelServer(app: App, pair: Pair, key: Buffer): http.Ser
       else res.destroy();
     });
   });
+  // One partner: a few connections are enough, and held long-polls cannot pile up.
+  server.maxConnections = 16;
+  return server;
 }

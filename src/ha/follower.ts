@@ -8,13 +8,16 @@ import http from 'node:http';
 import type { App } from '../app';
 import { privateTempFile } from '../backup/snapshot';
 import { applyFollowed, catchUpFromSnapshot, setAsideLoneChanges, type TailAnswer } from '../ops/ha-follow';
-import { AUTH_HEADER, SIGNATURE_HEADER, answerIsSigned, signRequest } from './auth';
+import { loadServerSalt } from '../device/server-salt';
+import { AUTH_HEADER, SIGNATURE_HEADER, answerIsSigned, saltTag, signRequest } from './auth';
 import type { Pair } from './pair';
 
 /** How long the primary may hold a tail request open. */
 const POLL_WAIT_MS = 5_000;
 /** The pause after a failed request (partner down, not primary, refused). */
 const RETRY_MS = 500;
+/** After a snapshot that could not be applied (another device salt, a full disk): it is a large download. */
+const SNAPSHOT_RETRY_MS = 30_000;
 
 interface Answer { status: number; body: Buffer }
 
@@ -24,6 +27,10 @@ export class Follower {
   private current: http.ClientRequest | null = null;
   /** What was last said of the partner, so a partner that stays down is logged once. */
   private lastTrouble = '';
+  /** The tag of this router's device API salt (read once: the daemon holds the salt it started with). */
+  private salt: string | null = null;
+  /** Set while the loop pauses: stop() ends the pause. */
+  private wake: (() => void) | null = null;
 
   constructor(private readonly app: App, private readonly pair: Pair, private readonly key: Buffer, private readonly partner: URL) {}
 
@@ -37,6 +44,7 @@ export class Follower {
   async stop(): Promise<void> {
     this.stopped = true;
     this.current?.destroy();
+    this.wake?.();
     await this.running;
   }
 
@@ -48,7 +56,7 @@ export class Follower {
         await this.step();
       } catch (err) {
         this.trouble('the standby could not follow its primary', err instanceof Error ? err.message : String(err));
-        await new Promise((r) => setTimeout(r, RETRY_MS));
+        await this.pause((err as { snapshot?: boolean }).snapshot ? SNAPSHOT_RETRY_MS : RETRY_MS);
       }
     }
     this.pair.followerConnected = false;
@@ -56,7 +64,8 @@ export class Follower {
 
   private async step(): Promise<void> {
     const own = this.app.store.ha.state();
-    const r = await this.request(`/ha/tail?epoch=${own.epoch}&seq=${own.seq}&wait=${POLL_WAIT_MS}`, POLL_WAIT_MS + 10_000);
+    this.salt ??= saltTag(this.key, loadServerSalt(this.app.config.serverSalt, this.app.config.dataDir).salt);
+    const r = await this.request(`/ha/tail?epoch=${own.epoch}&seq=${own.seq}&wait=${POLL_WAIT_MS}&salt=${this.salt}&schema=${this.app.store.ha.schemaVersion()}`, POLL_WAIT_MS + 10_000);
     if (!this.following) return;
     const body = r.status === 200 || r.status === 409 || r.status === 410 ? JSON.parse(r.body.toString('utf8')) : null;
     if (r.status === 200) {
@@ -75,10 +84,20 @@ export class Follower {
     }
     this.pair.followerConnected = false;
     const why = r.status === 401 ? 'the partner refused this router\'s key: WGCP_HA_KEY_FILE differs'
+      : r.status === 409 && body?.schemaOlder ? `the primary runs a newer wgcp (schema ${body.schema}): upgrade this router`
+      : r.status === 409 && body?.saltDiffers ? 'the device API salt (SERVER_SALT) differs from the primary\'s: give both routers the same one'
       : r.status === 409 && body?.notPrimary ? `the partner is ${body.role}, not primary`
         : r.status === 409 && body?.newer ? 'the partner is behind this router\'s epoch' : `the partner answered ${r.status}`;
     this.trouble('the standby waits for a primary', why);
-    await new Promise((res) => setTimeout(res, RETRY_MS));
+    await this.pause(RETRY_MS);
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => { clearTimeout(timer); this.wake = null; resolve(); };
+      const timer = setTimeout(done, this.stopped ? 0 : ms);
+      this.wake = done;
+    });
   }
 
   private async snapshot(): Promise<void> {
@@ -86,7 +105,11 @@ export class Follower {
     if (r.status !== 200) throw new Error(`the primary's snapshot answered ${r.status}`);
     const file = privateTempFile(this.app.config.dataDir, 'ha-snapshot');
     fs.writeFileSync(file, r.body);
-    await catchUpFromSnapshot(this.app, file);
+    try {
+      await catchUpFromSnapshot(this.app, file);
+    } catch (err) {
+      throw Object.assign(err instanceof Error ? err : new Error(String(err)), { snapshot: true });
+    }
     this.pair.followerConnected = true;
   }
 

@@ -36,7 +36,9 @@ export class Pair {
   private roleListeners: ((role: HaRole) => void)[] = [];
   readonly promotedHooks: PromotedHook[] = [];
 
-  constructor(readonly partnerUrl: string | null, private readonly ackWaitMs: number, private readonly position: () => HaPosition) {
+  constructor(readonly partnerUrl: string | null, private readonly ackWaitMs: number, private readonly position: () => HaPosition,
+    /** On a primary: the journaled changes after a sequence (what a follower there does not hold). */
+    private readonly changesAfter: (seq: number) => number = () => 0) {
     this.role = partnerUrl === null ? 'alone' : 'standby';
   }
 
@@ -64,7 +66,7 @@ export class Pair {
   partnerStatus(): PartnerStatus | null {
     if (this.partnerUrl === null) return null;
     const own = this.position().seq;
-    const behind = this.role === 'primary' ? Math.max(0, own - this.partnerSeq) : Math.max(0, this.partnerSeq - own);
+    const behind = this.role === 'primary' ? this.changesAfter(this.partnerSeq) : Math.max(0, this.partnerSeq - own);
     return { url: this.partnerUrl, connected: this.connected(), behind };
   }
 
@@ -76,9 +78,23 @@ export class Pair {
     this.waiters = this.waiters.filter((w) => (w.seq <= seq ? (w.done(), false) : true));
   }
 
-  pollClosed(): void {
+  /** A poll ended; one that ended unanswered is a follower gone (killed, cut off): no change waits for it. */
+  pollClosed(answered: boolean): void {
     this.openPolls = Math.max(0, this.openPolls - 1);
-    this.lastPollEnd = Date.now();
+    this.lastPollEnd = answered ? Date.now() : 0;
+    if (!this.connected()) this.releaseWaiters();
+  }
+
+  /** A connection that carried polls closed: with no poll open, the follower is gone (no change waits for it). */
+  connectionClosed(): void {
+    if (this.openPolls > 0) return;
+    this.lastPollEnd = 0;
+    this.releaseWaiters();
+  }
+
+  /** A change committed (journaled or not): the waiting polls answer it. */
+  committed(): void {
+    for (const l of [...this.commitListeners]) l();
   }
 
   /** Resolves when a change commits after this call (a waiting poll answers then), or after `ms`. */
@@ -92,7 +108,6 @@ export class Pair {
 
   /** A journaled change committed: the waiting polls answer it, and it waits (bounded) until the follower holds it. */
   held(seq: number): Promise<void> {
-    for (const l of [...this.commitListeners]) l();
     if (this.role !== 'primary' || !this.connected() || this.partnerSeq >= seq) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(() => {

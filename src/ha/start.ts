@@ -57,7 +57,7 @@ function listen(server: http.Server, host: string, port: number): Promise<number
 export async function startPair(app: App): Promise<PairControl> {
   const config: HaConfig | null = app.config.ha ?? null;
   const key = config ? readHaKey(config.keyFile) : null;
-  const pair = new Pair(config ? config.partner.href.replace(/\/$/, '') : null, config?.ackWaitMs ?? 0, () => app.store.ha.state());
+  const pair = new Pair(config ? config.partner.href.replace(/\/$/, '') : null, config?.ackWaitMs ?? 0, () => app.store.ha.state(), (seq) => app.store.ha.changesAfter(seq));
   attachPair(app, pair);
   app.runner.setJournal(pairJournal(app.store, pair, { journaling: config !== null, keep: config?.journalKeep ?? 0 }));
   const status = (): HaStatus => {

@@ -11,11 +11,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { App } from '../app';
 import { writeSecretFile } from '../first-key';
-import type { HaPosition, JournalEntry } from '../store/ha';
+import { snapshotPosition, type HaPosition, type JournalEntry, type SnapshotPosition } from '../store/ha';
 import { jobActor } from './runner';
-import { serverViews, syncServersToKernel } from './ha-kernel';
-import { fileStamp } from './restore';
-import { stageRestore } from './restore';
+import { serverViews, syncServersToKernel, type ServerView } from './ha-kernel';
+import { fileStamp, stageRestore } from './restore';
 import { restoreStaged } from './restore-live';
 
 export const HA_ACTOR = jobActor('ha');
@@ -57,7 +56,7 @@ function touchedServers(app: App, entries: readonly JournalEntry[]): Set<number>
 export async function applyFollowed(app: App, answer: TailAnswer): Promise<HaPosition> {
   const at: HaPosition = { epoch: epochOf(answer.epochs, answer.upTo), seq: answer.upTo };
   let ids = new Set<number>();
-  let before = new Map<number, ReturnType<typeof serverViews> extends Map<number, infer V> ? V : never>();
+  let before = new Map<number, ServerView>();
   await app.runner.run('ha.follow', (store) => {
     ids = touchedServers(app, answer.entries);
     before = serverViews(store, ids);
@@ -71,26 +70,34 @@ export async function applyFollowed(app: App, answer: TailAnswer): Promise<HaPos
       audit: false,
     };
   }, { replicated: true, actor: HA_ACTOR });
+  // The kernel follows in its own turn: the next poll (the primary's acknowledgement) need not wait for it.
   if (ids.size) {
-    try {
-      await syncServersToKernel(app, ids, before);
-    } catch (err) {
-      // The rows are held; the kernel is put right by the next batch's sync or at promotion (the reconciler's first audit).
+    void syncServersToKernel(app, ids, before).catch((err: unknown) => {
+      // The rows are held; the kernel is put right by a later sync or at promotion (the reconciler's first audit).
       app.log.error('the standby could not apply the followed changes to its kernel', { error: err instanceof Error ? err.message : String(err) });
-    }
+    });
   }
   return at;
 }
 
 /** Replaces every row with the primary's snapshot (a backup file at `file`, removed after). */
 export async function catchUpFromSnapshot(app: App, file: string): Promise<HaPosition> {
+  let position: SnapshotPosition;
   try {
+    position = snapshotPosition(file);
     await stageRestore(app.config.dataDir, file, null);
   } finally {
     fs.rmSync(file, { force: true });
   }
+  // A restore keeps this router's journal tables: the snapshot's position is taken in a change of its own.
+  // Until then this router says it holds nothing: cut off between the two, it gets the whole
+  // journal again (each row ends as its last change left it) or another snapshot.
+  await app.runner.run('ha.snapshot', () => ({ commit({ store }) { store.ha.setPosition({ epoch: 1, seq: 0 }); }, audit: false }), { replicated: true, actor: HA_ACTOR });
   const r = await restoreStaged(app, { replicated: true, actor: HA_ACTOR });
-  const at = app.store.ha.state();
+  const at = await app.runner.run('ha.snapshot', () => ({
+    commit({ store }) { store.ha.resetTo(position); return store.ha.state(); },
+    audit: false,
+  }), { replicated: true, actor: HA_ACTOR });
   app.log.info('the standby caught up from the primary\'s snapshot', { epoch: at.epoch, seq: at.seq, servers: r.servers, peers: r.peers, before: r.before });
   return at;
 }

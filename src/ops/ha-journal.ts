@@ -8,7 +8,7 @@ import type { Store } from '../store/store';
 import type { ChangeJournal, ChangeOptions } from './runner';
 import type { Pair } from '../ha/pair';
 
-/** The journal is pruned to its bounded tail once every this many changes. */
+/** The journal is pruned to its bounded tail once every this many changes (or every `keep`, when fewer). */
 const PRUNE_EVERY = 100;
 
 export function pairJournal(store: Store, pair: Pair, opts: { journaling: boolean; keep: number }): ChangeJournal {
@@ -40,8 +40,9 @@ export function pairJournal(store: Store, pair: Pair, opts: { journaling: boolea
     end(s: Store): number | null {
       recording = false;
       if (replicated) return null;
-      const at = s.ha.advance();
-      if (opts.journaling && at.seq % PRUNE_EVERY === 0) s.ha.prune(opts.keep);
+      const at = s.ha.advance(opts.journaling);
+      pair.committed();
+      if (opts.journaling && at.seq % Math.min(PRUNE_EVERY, opts.keep) === 0) s.ha.prune(opts.keep);
       // A change that wrote no replicated row has nothing for the partner to hold.
       return wrote ? at.seq : null;
     },

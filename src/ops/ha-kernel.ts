@@ -27,6 +27,12 @@ export function serverViews(store: Store, ids: Iterable<number>): Map<number, Se
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
+/**
+ * What of a peer the kernel is given (its keys, addresses, access, internet, networks, state,
+ * bandwidth limits): a peer whose usage total or name moved (every usage cycle) is no kernel step.
+ */
+const kernelSide = (p: PeerRecord) => [p.ip, p.ip6, p.publicKey, p.presharedKey, p.allowAccess, p.allowInternet, p.networks ?? null, p.enabled, p.downloadLimitMbps, p.uploadLimitMbps];
+
 function byId<T extends { id: number }>(list: T[]): Map<number, T> { return new Map(list.map((x) => [x.id, x])); }
 
 /** The kernel's way from `before` to `after`, server by server. Pure. */
@@ -44,7 +50,7 @@ export function kernelSteps(ids: Iterable<number>, before: Map<number, ServerVie
     for (const [pid, p] of peersBefore) if (!peersAfter.has(pid)) steps.push({ peer: { server: a.server, before: p, after: null } });
     for (const [pid, p] of peersAfter) {
       const was = peersBefore.get(pid) ?? null;
-      if (!was || !same(was, p)) steps.push({ peer: { server: a.server, before: was, after: p } });
+      if (!was || !same(kernelSide(was), kernelSide(p))) steps.push({ peer: { server: a.server, before: was, after: p } });
     }
     const fwdBefore = byId(b.forwards);
     const fwdAfter = byId(a.forwards);

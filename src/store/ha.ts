@@ -11,6 +11,7 @@
 //   HaTable.epochs() -> { epoch, startSeq }[]    the first sequence of each epoch
 //   HaTable.entriesAfter(seq, limit)             journal rows of the changes after seq
 //   HaTable.endpoints()                          the primary's last-known peer endpoints
+import Database from 'better-sqlite3';
 import type { DB } from './db';
 
 /** Tables each router keeps for itself: never journaled, never applied from the partner. */
@@ -21,7 +22,17 @@ export const LOCAL_TABLES: ReadonlySet<string> = new Set([
   'sessions', 'job_state', 'metric_counters', 'kernel_repairs', 'audit_prune', 'device_seen',
   // Telemetry written outside the change runner: each router's own traffic history.
   'traffic_5m', 'traffic_1h', 'traffic_1d',
+  // Notices to send and their log: only the router that acts sends (a standby never sends twice).
+  'webhook_outbox', 'webhook_deliveries', 'mail_outbox',
 ]);
+
+/**
+ * Updates journaled only when one of these columns moved: peer_usage's baselines are the
+ * primary's own kernel counters (a standby's kernel counts from zero), rewritten for every
+ * peer each usage cycle; its total is what the standby needs. Any other table: an update
+ * that changed some column.
+ */
+const UPDATES_THAT_MATTER: Readonly<Record<string, readonly string[]>> = { peer_usage: ['usage_bytes'] };
 
 export interface HaPosition { epoch: number; seq: number }
 export interface JournalEntry { seq: number; epoch: number; tbl: string; op: 'I' | 'U' | 'D'; pk: Record<string, unknown>; row: Record<string, unknown> | null }
@@ -42,7 +53,22 @@ export function replicatedTables(db: DB): TableShape[] {
   });
 }
 
+/** Where a snapshot (a backup file of the primary) stands in the journal. */
+export interface SnapshotPosition extends HaPosition { epochs: { epoch: number; startSeq: number }[] }
+
+export function snapshotPosition(file: string): SnapshotPosition {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const at = db.prepare('SELECT epoch, seq FROM ha_state WHERE id = 1').get() as HaPosition;
+    return { ...at, epochs: db.prepare('SELECT epoch, start_seq AS startSeq FROM ha_epochs ORDER BY epoch').all() as { epoch: number; startSeq: number }[] };
+  } finally {
+    db.close();
+  }
+}
+
 export class HaTable {
+  /** The follower's statements by table, operation and columns: a batch of thousands of rows prepares each once. */
+  private readonly applyStmts = new Map<string, Database.Statement>();
   private readonly stateStmt;
   private readonly entriesStmt;
   constructor(private readonly db: DB) {
@@ -52,12 +78,18 @@ export class HaTable {
 
   state(): HaPosition { return this.stateStmt.get() as HaPosition; }
 
+  /** The schema version this router's database is at (the migrations it ran). */
+  schemaVersion(): number { return this.db.pragma('user_version', { simple: true }) as number; }
+
   epochs(): { epoch: number; startSeq: number }[] {
     return this.db.prepare('SELECT epoch, start_seq AS startSeq FROM ha_epochs ORDER BY epoch').all() as { epoch: number; startSeq: number }[];
   }
 
-  /** The lowest sequence the journal still holds, or null when it is empty. */
-  firstSeq(): number | null { return this.db.prepare('SELECT MIN(seq) FROM ha_journal').pluck().get() as number | null; }
+  /** The last sequence whose rows the journal no longer holds (pruned, or committed while alone): a follower behind it needs a snapshot. */
+  prunedUpTo(): number { return this.db.prepare('SELECT pruned FROM ha_state WHERE id = 1').pluck().get() as number; }
+
+  /** Journaled changes after `seq` (what a follower at `seq` does not hold yet). */
+  changesAfter(seq: number): number { return this.db.prepare('SELECT COUNT(DISTINCT seq) FROM ha_journal WHERE seq > ?').pluck().get(seq) as number; }
 
   /** The journal rows of the changes in (after, upTo], in the order they were written. */
   entriesAfter(after: number, upTo: number): JournalEntry[] {
@@ -74,23 +106,37 @@ export class HaTable {
     return this.db.prepare('SELECT peer_id AS peerId, endpoint, at FROM peer_endpoints ORDER BY peer_id').all() as PeerEndpoint[];
   }
 
-  /** The change that commits now gets the next sequence (inside the commit's transaction). */
-  advance(): HaPosition {
-    this.db.prepare('UPDATE ha_state SET seq = seq + 1 WHERE id = 1').run();
+  /** The change that commits now gets the next sequence (inside the commit's transaction); `kept` false: its rows are not journaled (alone). */
+  advance(kept: boolean): HaPosition {
+    this.db.prepare(kept ? 'UPDATE ha_state SET seq = seq + 1 WHERE id = 1' : 'UPDATE ha_state SET seq = seq + 1, pruned = seq + 1 WHERE id = 1').run();
     return this.state();
   }
 
   /** This router now holds the changes up to `seq` of `epoch` (a follower's apply, a promotion). */
   setPosition(p: HaPosition): void { this.db.prepare('UPDATE ha_state SET epoch = ?, seq = ? WHERE id = 1').run(p.epoch, p.seq); }
 
+  /** A follower's journal starts where its snapshot or first answer does: what it holds from before was never kept. */
+  setPruned(seq: number): void { this.db.prepare('UPDATE ha_state SET pruned = ? WHERE id = 1').run(seq); }
+
   /** A new epoch begins with the next change (a promotion). */
   beginEpoch(epoch: number, startSeq: number): void {
     this.db.prepare('INSERT INTO ha_epochs (epoch, start_seq) VALUES (?, ?) ON CONFLICT (epoch) DO UPDATE SET start_seq = excluded.start_seq').run(epoch, startSeq);
   }
 
+  /** A follower that took a snapshot stands where it does; its journal starts after it. */
+  resetTo(p: SnapshotPosition): void {
+    this.db.prepare('DELETE FROM ha_journal').run();
+    this.setPosition(p);
+    this.setPruned(p.seq);
+    for (const e of p.epochs) this.beginEpoch(e.epoch, e.startSeq);
+  }
+
   /** Keeps the journal's last `keep` changes. */
   prune(keep: number): number {
-    return this.db.prepare('DELETE FROM ha_journal WHERE seq <= (SELECT seq FROM ha_state WHERE id = 1) - ?').run(keep).changes;
+    const upTo = this.state().seq - keep;
+    if (upTo <= this.prunedUpTo()) return 0;
+    this.db.prepare('UPDATE ha_state SET pruned = ? WHERE id = 1').run(upTo);
+    return this.db.prepare('DELETE FROM ha_journal WHERE seq <= ?').run(upTo).changes;
   }
 
   /** The primary's last-known endpoints (the usage cycle's, by public key): only those that moved are written. */
@@ -118,11 +164,18 @@ export class HaTable {
     }
   }
 
+  private stmt(key: string, sql: () => string): Database.Statement {
+    let st = this.applyStmts.get(key);
+    if (!st) { st = this.db.prepare(sql()); this.applyStmts.set(key, st); }
+    return st;
+  }
+
   private applyRow(shape: TableShape, e: JournalEntry): void {
     const where = shape.pk.map((c) => `${quote(c)} = ?`).join(' AND ');
     const pkValues = shape.pk.map((c) => e.pk[c] as unknown);
+    const table = `main.${quote(shape.name)}`;
     if (e.op === 'D') {
-      this.db.prepare(`DELETE FROM main.${quote(shape.name)} WHERE ${where}`).run(...pkValues);
+      this.stmt(`${shape.name}|D`, () => `DELETE FROM ${table} WHERE ${where}`).run(...pkValues);
       return;
     }
     const row = e.row ?? {};
@@ -131,15 +184,16 @@ export class HaTable {
     const values = columns.map((c) => row[c] as unknown);
     const cols = columns.map(quote).join(', ');
     const marks = columns.map(() => '?').join(', ');
+    const key = `${shape.name}|W|${columns.join(',')}`;
     if (shape.name === 'audit_log') {
-      this.db.prepare(`INSERT INTO main.audit_log (${cols}) VALUES (${marks})`).run(...values);
+      this.stmt(key, () => `INSERT INTO main.audit_log (${cols}) VALUES (${marks})`).run(...values);
     } else if (shape.pk[0] === 'rowid') {
-      this.db.prepare(`DELETE FROM main.${quote(shape.name)} WHERE ${where}`).run(...pkValues);
-      this.db.prepare(`INSERT INTO main.${quote(shape.name)} (rowid, ${cols}) VALUES (?, ${marks})`).run(pkValues[0], ...values);
+      this.stmt(`${shape.name}|D`, () => `DELETE FROM ${table} WHERE ${where}`).run(...pkValues);
+      this.stmt(key, () => `INSERT INTO ${table} (rowid, ${cols}) VALUES (?, ${marks})`).run(pkValues[0], ...values);
     } else {
       const updates = columns.filter((c) => !shape.pk.includes(c)).map((c) => `${quote(c)} = excluded.${quote(c)}`);
       const onConflict = updates.length ? `DO UPDATE SET ${updates.join(', ')}` : 'DO NOTHING';
-      this.db.prepare(`INSERT INTO main.${quote(shape.name)} (${cols}) VALUES (${marks}) ON CONFLICT (${shape.pk.map(quote).join(', ')}) ${onConflict}`).run(...values);
+      this.stmt(key, () => `INSERT INTO ${table} (${cols}) VALUES (${marks}) ON CONFLICT (${shape.pk.map(quote).join(', ')}) ${onConflict}`).run(...values);
     }
   }
 
@@ -156,10 +210,12 @@ export class HaTable {
     for (const t of tables) {
       const json = (ref: string, cols: string[]) => `json_object(${cols.map((c) => `${lit(c)}, ${ref}.${quote(c)}`).join(', ')})`;
       const body = (op: string, ref: string) => `INSERT INTO main.ha_journal (seq, epoch, tbl, op, pk, row) VALUES (wgcp_ha_seq(), wgcp_ha_epoch(), ${lit(t.name)}, '${op}', ${json(ref, t.pk)}, ${json(ref, t.columns)});`;
+      const moved = (UPDATES_THAT_MATTER[t.name] ?? t.columns.filter((c) => c !== 'rowid')).map((c) => `OLD.${quote(c)} IS NOT NEW.${quote(c)}`).join(' OR ');
       for (const [event, op, ref] of [['INSERT', 'I', 'NEW'], ['UPDATE', 'U', 'NEW'], ['DELETE', 'D', 'OLD']] as const) {
         const name = quote(`wgcp_ha_${t.name}_${op}`);
+        const when = op === 'U' ? `wgcp_ha_on() AND (${moved})` : 'wgcp_ha_on()';
         this.db.exec(`DROP TRIGGER IF EXISTS temp.${name}`);
-        this.db.exec(`CREATE TEMP TRIGGER ${name} AFTER ${event} ON main.${quote(t.name)} WHEN wgcp_ha_on() BEGIN ${body(op, ref)} END`);
+        this.db.exec(`CREATE TEMP TRIGGER ${name} AFTER ${event} ON main.${quote(t.name)} WHEN ${when} BEGIN ${body(op, ref)} END`);
       }
     }
     return tables.map((t) => t.name);
