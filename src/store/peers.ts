@@ -6,7 +6,8 @@ import type { ServerRecord } from './servers';
 import { scheduleOf, type Schedule } from '../schedule/rules';
 import { splitList } from '../wg/client-options';
 import { insertSql, rowToRecord, withInitials, selectList, toColumns as columnsOf, updateSql } from '../resources/describe';
-import { DISABLE_REASONS, PEER, parseReasons, type NewPeer, type PeerRecord } from '../resources/peer';
+import { canonicalReasons, enabledBy } from '../peer-state';
+import { PEER, parseReasons, type NewPeer, type PeerRecord } from '../resources/peer';
 
 export { DISABLE_REASONS, parseReasons, type DisableReason, type NewPeer, type PeerRecord } from '../resources/peer';
 
@@ -40,7 +41,7 @@ type Row = Record<string, unknown> & { id: number };
 
 /** `enabled` is stored beside the reasons (indexes and triggers read it) and always follows them. */
 function toColumns(p: Partial<PeerRecord>) {
-  return { ...columnsOf(PEER, p), enabled: DISABLE_REASONS.some((r) => p.disabledReasons?.includes(r)) ? 0 : 1 };
+  return { ...columnsOf(PEER, p), enabled: enabledBy(canonicalReasons(p.disabledReasons ?? [])) ? 1 : 0 };
 }
 
 export class PeerTable {

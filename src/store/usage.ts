@@ -4,7 +4,7 @@
 // (peer_usage), written only for peers whose counters moved: a cycle at 10,000 busy peers
 // rewrites about a hundred 4 KB pages, not the wide peers table (docs/operations.md, flash).
 
-import { overLimitSql } from '../data-limit';
+import { overLimitSql } from '../peer-state';
 import type { DB } from './db';
 import { parseReasons } from './peers';
 import { RowBatches } from './row-batches';
