@@ -62,7 +62,7 @@ const WRITES_OUTSIDE_OPS_TODAY = [
   // Opening the store runs its migrations: the entry points that open it.
   'daemon -> Store.open', 'cli/main -> Store.open', 'cli/import -> Store.open',
   // Start-up, before anything listens: a database from before links were marked adopts them once.
-  'daemon -> UsageTable.setState',
+  'daemon -> JobStateTable.set',
   // Telemetry: heartbeat reports and the traffic history, written apart from the changes.
   'device/heartbeat-writer -> Store.telemetryTx', 'device/heartbeat-writer -> DeviceTable.recordHeartbeat',
   'history/recorder -> Store.telemetryTx', 'history/table -> Database.prepare',

@@ -6,7 +6,7 @@ import { CLIENT_ROUTES_SCHEMA as CLIENT_ROUTES } from '../resources/schemas';
 import { jsonSchema } from '../resources/describe';
 import { PEER } from '../resources/peer';
 import { pageApiPaths } from '../http/page-openapi';
-import { usageApiPaths } from './openapi-usage';
+import { trafficHistoryApiPaths } from './openapi-traffic-history';
 import { backupApiPaths } from './openapi-backup';
 import { accessApiPaths, markRoles } from './openapi-access';
 
@@ -194,7 +194,7 @@ const openApiDocument = {
   security: [{ apiKey: [] }, { bearer: [] }],
   paths: {
     ...pageApiPaths,
-    ...usageApiPaths,
+    ...trafficHistoryApiPaths,
     ...backupApiPaths,
     ...accessApiPaths,
     '/healthz': { get: { summary: 'Liveness and kernel backend', security: [], responses: { 200: { description: 'ready', ...json(ref('Health')) } } } },

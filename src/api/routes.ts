@@ -28,7 +28,7 @@ import { kernelCheckRoutes } from './kernel-check';
 import { sessionRoutes } from '../http/session';
 import { pageRoutes } from '../http/static-assets';
 import { metricsRoute } from './metrics';
-import { usageRoutes } from './usage';
+import { trafficHistoryRoutes } from './traffic-history';
 import { auditRoutes } from './audit';
 import { shareRoutes } from './shares';
 import { totpRoutes } from './totp';
@@ -84,7 +84,7 @@ export function controlRoutes(app: App): Route[] {
     ...backupRoutes(app), ...importRoutes(app), ...kernelCheckRoutes(app),
     ...deviceRoutes(app),
     ...forwardRoutes(app),
-    ...usageRoutes(app),
+    ...trafficHistoryRoutes(app),
     metricsRoute(app, 'control'),
     ...deviceApiRoutes(app),
     // The dashboard: its sign-in and its built page (WGCP_LISTEN only).

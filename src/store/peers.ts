@@ -70,6 +70,7 @@ export class PeerTable {
   private readonly searchCount;
   private readonly accessOfIds;
   private readonly addressesOf;
+  private readonly expiredStmt;
   /** Where new addresses come from: the lowest free one without reading every used one. */
   private readonly free: FreeAddresses;
 
@@ -97,6 +98,7 @@ export class PeerTable {
     this.ip6sOfServer = db.prepare('SELECT ip6 FROM peers WHERE server_id = ? AND ip6 IS NOT NULL').pluck();
     this.keyHolder = db.prepare('SELECT id FROM peers WHERE server_id = ? AND public_key = ?').pluck();
     this.serverOfStmt = db.prepare('SELECT server_id FROM peers WHERE id = ?').pluck();
+    this.expiredStmt = db.prepare('SELECT id FROM peers WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY id').pluck();
     this.addressesOf = db.prepare('SELECT server_id AS serverId, ip, ip6 FROM peers WHERE id = ?');
     this.free = new FreeAddresses(db, (s, ip) => this.idByIp(s, ip) !== undefined, (s, ip6) => this.idByIp6(s, ip6) !== undefined);
     this.countsStmt = db.prepare(`SELECT COUNT(*) AS total, COALESCE(SUM(enabled), 0) AS enabled,
@@ -172,6 +174,9 @@ export class PeerTable {
       id, schedule: scheduleOf(text)!, closed: parseReasons(reasons).includes('schedule'),
     }));
   }
+
+  /** Peers whose expiresAt (UTC, same format) is at or before `now`. */
+  expiredAt(nowIso: string): number[] { return this.expiredStmt.all(nowIso) as number[]; }
 
   idByIp(serverId: number, ip: string): number | undefined { return this.ipHolder.get(serverId, ip) as number | undefined; }
   idByPublicKey(serverId: number, key: string): number | undefined { return this.keyHolder.get(serverId, key) as number | undefined; }
