@@ -7,6 +7,7 @@ import type { RequestContext, Route } from '../http/router';
 import { created, noContent, ok, type Reply } from '../http/reply';
 import { SHARE_DEFAULT_HOURS, SHARE_MAX_HOURS, consumeShare, createShare, listShares, revokeShare, shareState } from '../ops/shares';
 import { deadSharePageHtml, presentShare, sharePageHtml, deadShareText } from '../views/share-present';
+import { shareLanguage } from '../views/share-words';
 import { parseId, readInt } from './fields';
 import { optionalBody } from './optional-body';
 import { peerConfText, renderQrPng } from './peer-files';
@@ -38,12 +39,12 @@ async function openShare(app: App, ctx: RequestContext): Promise<Reply> {
   if (!opening.ok) {
     const status = opening.reason === 'unknown' ? 404 : 410;
     if (!(ctx.req.headers.accept ?? '').includes('text/html')) return { status, json: { error: deadShareText(opening.reason), code: status === 404 ? 'WGCP_SHARE_LINK_UNKNOWN' : 'WGCP_SHARE_LINK_GONE' }, headers: SHARE_PAGE_HEADERS };
-    return { status, raw: deadSharePageHtml(opening.reason), type: HTML, headers: SHARE_PAGE_HEADERS };
+    return { status, raw: deadSharePageHtml(opening.reason, shareLanguage(ctx.req.headers['accept-language'])), type: HTML, headers: SHARE_PAGE_HEADERS };
   }
   const conf = peerConfText(app, opening.peer);
   const png = await renderQrPng(conf);
   const name = opening.peer.name || `peer ${opening.peer.id}`;
-  return { status: 200, raw: sharePageHtml(name, tunnelFileName(opening.peer), conf, png), type: HTML, headers: SHARE_PAGE_HEADERS };
+  return { status: 200, raw: sharePageHtml(name, tunnelFileName(opening.peer), conf, png, shareLanguage(ctx.req.headers['accept-language'])), type: HTML, headers: SHARE_PAGE_HEADERS };
 }
 
 export function shareRoutes(app: App): Route[] {
