@@ -5,6 +5,7 @@ import { VERSION } from '../version';
 import { CLIENT_ROUTES_SCHEMA as CLIENT_ROUTES } from '../resources/schemas';
 import { jsonSchema } from '../resources/describe';
 import { PEER } from '../resources/peer';
+import { DEVICE } from '../resources/device';
 import { pageApiPaths } from '../http/page-openapi';
 import { trafficHistoryApiPaths } from './openapi-traffic-history';
 import { backupApiPaths } from './openapi-backup';
@@ -107,21 +108,7 @@ const openApiDocument = {
           fromEmail: str, fromName: str,
         },
       },
-      Device: {
-        type: 'object', description: 'A provisioned device; each one is a peer of its server (peerID).',
-        properties: {
-          id: { ...int, readOnly: true, description: "the device's id in routes: its peer's id (a device is a peer of its server)" },
-          uuid: { ...str, format: 'uuid', readOnly: true, description: "the device contract's device_id, a credential (the heartbeat answers the device's keys to whoever sends it): shown to admins only" },
-          uuidPrefix: { ...str, readOnly: true, description: 'the first 8 characters of the device_id, shown to every role' },
-          serverID: { ...int, readOnly: true }, peerID: { ...int, readOnly: true },
-          hwid: { ...str, readOnly: true }, ip: { ...str, readOnly: true }, suspended: bool,
-          status: { ...str, readOnly: true }, state: { ...str, readOnly: true }, tunnelUp: { type: ['boolean', 'null'], readOnly: true },
-          lastHandshake: { type: ['string', 'null'], format: 'date-time', readOnly: true },
-          lastSeenAt: { type: ['string', 'null'], format: 'date-time', readOnly: true },
-          lastSourceAddress: { type: ['string', 'null'], readOnly: true }, forwardsHash: { ...str, readOnly: true },
-          provisionedAt: { ...ts, readOnly: true }, createdAt: { ...ts, readOnly: true }, updatedAt: { ...ts, readOnly: true },
-        },
-      },
+      Device: jsonSchema(DEVICE),
       DeviceUpdate: { type: 'object', required: ['suspended'], properties: { suspended: bool } },
       PortForward: {
         type: 'object', required: ['protocol', 'listenPort'],

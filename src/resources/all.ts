@@ -1,5 +1,6 @@
 // The descriptions the page reads, in the order their types are written
 // (src/resources/page-types.ts).
+import { DEVICE } from './device';
 import { PEER } from './peer';
 
-export const PAGE_RESOURCES = [PEER] as const;
+export const PAGE_RESOURCES = [PEER, DEVICE] as const;

@@ -52,3 +52,28 @@ export interface Peer {
   createdAt: string;
   updatedAt: string;
 }
+
+/** schema Device */
+export interface Device {
+  /** the device's id in routes: its peer's id (a device is a peer of its server) */
+  id: number;
+  /** the first 8 characters of the device_id, shown to every role */
+  uuidPrefix: string;
+  /** the device contract's device_id, a credential (the heartbeat answers the device's keys to whoever sends it): shown to admins only */
+  uuid?: string;
+  serverID: number;
+  peerID: number;
+  hwid: string;
+  ip: string;
+  suspended: boolean;
+  status: string;
+  state: string;
+  tunnelUp: boolean | null;
+  lastHandshake: string | null;
+  lastSeenAt: string | null;
+  lastSourceAddress: string | null;
+  forwardsHash: string;
+  provisionedAt: string;
+  createdAt: string;
+  updatedAt: string;
+}

@@ -4,9 +4,9 @@
 // a real wgcpd answers with, and every property of the OpenAPI schema named beside each
 // interface, must be declared here.
 
-import type { Peer } from './types.generated';
+import type { Device, Peer } from './types.generated';
 
-export type { Peer };
+export type { Device, Peer };
 export type Schedule = NonNullable<Peer['schedule']>;
 export type ScheduleWindow = Schedule['windows'][number];
 /** schema Server */
@@ -38,12 +38,6 @@ export interface Webhook {
 export interface Delivery {
   id: number; webhookID: number; deliveryID: number | null; event: string; attempt: number; outcome: string;
   httpStatus: number | null; error: string; durationMs: number | null; timestamp: string;
-}
-/** schema Device: `uuid` (the device_id, a credential) is there for admins only */
-export interface Device {
-  id: number; uuid?: string; uuidPrefix: string; serverID: number; peerID: number; hwid: string; ip: string; suspended: boolean; status: string; state: string;
-  tunnelUp: boolean | null; lastHandshake: string | null; lastSeenAt: string | null; lastSourceAddress: string | null;
-  forwardsHash: string; provisionedAt: string; createdAt: string; updatedAt: string;
 }
 /** schema PortForward */
 export interface Forward { id: number; deviceID: number; protocol: 'tcp' | 'udp'; listenPort: number; targetPort: number; createdAt: string }
