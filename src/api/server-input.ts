@@ -2,8 +2,8 @@
 // other servers are the operation's (ops/server-rules.ts).
 import type { ServerInput } from '../ops/servers';
 import { SERVER_VALUE_RULES } from '../ops/value-rules';
-import { parseIpv4 } from '../wg/ipv4';
-import { formatCidr6, formatIpv6, parseCidr6, parseIpv6 } from '../wg/ipv6';
+import { parseIpv4 } from '../net/ipv4';
+import { formatCidr6, formatIpv6, parseCidr6, parseIpv6 } from '../net/ipv6';
 import { badField, oneOf, readInt, readName, readString, type Body } from './fields';
 import { INTERFACE_NAME, INTERFACE_NAME_RULE } from '../wg/interface-name';
 import { readServerClientDefaults } from '../resources/read-client-options';

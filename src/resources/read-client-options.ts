@@ -2,8 +2,8 @@
 // and for a server (its defaults). Each value keeps its stored rule (ops/value-rules.ts) and
 // is written back in one form: addresses as RFC 5952 / dotted quads, prefixes as networks.
 import { PEER_VALUE_RULES, SERVER_VALUE_RULES } from '../ops/value-rules';
-import { formatIpv4, formatNetwork, parseCidr, parseIpv4 } from '../wg/ipv4';
-import { formatCidr6, formatIpv6, networkOf6, parseCidr6, parseIpv6 } from '../wg/ipv6';
+import { formatIpv4, formatNetwork, parseCidr, parseIpv4 } from '../net/ipv4';
+import { formatCidr6, formatIpv6, networkOf6, parseCidr6, parseIpv6 } from '../net/ipv6';
 import type { ClientRoutes, PeerClientOptions } from '../wg/client-options';
 import { fieldError } from '../error-registry';
 import type { Body } from './describe';

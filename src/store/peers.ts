@@ -5,6 +5,7 @@ import { FreeAddresses, type Freed } from './free-addresses';
 import type { ServerRecord } from './servers';
 import { scheduleOf, type Schedule } from '../schedule/rules';
 import { splitList } from '../wg/client-options';
+import { parseIpv4 } from '../net/ipv4';
 import { insertSql, rowToRecord, withInitials, selectList, toColumns as columnsOf, updateSql } from '../resources/describe';
 import { canonicalReasons, enabledBy } from '../peer-state';
 import { PEER, parseReasons, type NewPeer, type PeerRecord } from '../resources/peer';
@@ -104,7 +105,7 @@ export class PeerTable {
     this.countsStmt = db.prepare(`SELECT COUNT(*) AS total, COALESCE(SUM(enabled), 0) AS enabled,
       COALESCE(SUM((SELECT usage_bytes FROM peer_usage WHERE peer_id = peers.id)), 0) AS usage FROM peers WHERE (? IS NULL OR server_id = ?)`);
     // Addresses sort as numbers (10.0.0.9 before 10.0.0.10), not as text.
-    db.function('wgcp_ipv4_number', { deterministic: true }, (ip: unknown) => ipv4Number(String(ip)));
+    db.function('wgcp_ipv4_number', { deterministic: true }, (ip: unknown) => parseIpv4(String(ip)) ?? 0);
     this.searchCount = db.prepare(`SELECT COUNT(*) FROM peers WHERE ${SEARCH_WHERE}`).pluck();
     this.accessOfIds = db.prepare(`SELECT peer_id AS p, target_id AS t FROM peer_access
       WHERE peer_id IN (SELECT value FROM json_each(?)) ORDER BY peer_id, target_id`);
@@ -226,11 +227,6 @@ export class PeerTable {
 const SEARCH_WHERE = `server_id = @server AND (@q = '' OR name LIKE @like ESCAPE '\\' OR email LIKE @like ESCAPE '\\'
   OR ip LIKE @like ESCAPE '\\' OR public_key LIKE @like ESCAPE '\\')`;
 
-function ipv4Number(ip: string): number {
-  const parts = ip.split('.');
-  if (parts.length !== 4) return 0;
-  return parts.reduce((n, part) => n * 256 + (Number(part) & 255), 0);
-}
 
 function fromRow(row: Row, allowAccess: number[]): PeerRecord {
   return rowToRecord(PEER, row, { allowAccess });

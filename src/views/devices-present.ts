@@ -12,9 +12,9 @@ import { DEVICE } from '../resources/device';
 import { peerAllowedIps } from '../wg/conf';
 import { AUTO_DNS, tunnelIp } from '../wg/client-options';
 import { resolverListensNow } from '../net/resolver-listening';
-import { formatIpv4, parseCidr } from '../wg/ipv4';
+import { formatIpv4, parseCidr } from '../net/ipv4';
 import { keyToHex } from '../wg/keys';
-import { formatIpv6, formatNetwork6, parseCidr6 } from '../wg/ipv6';
+import { formatIpv6, formatNetwork6, parseCidr6 } from '../net/ipv6';
 
 /** Who reads a view: a role, or null for what leaves the daemon in events and logs (a viewer's sight). */
 export type DeviceReader = Role | null;
