@@ -2,5 +2,6 @@
 // (src/resources/page-types.ts).
 import { DEVICE } from './device';
 import { PEER } from './peer';
+import { SERVER } from './server';
 
-export const PAGE_RESOURCES = [PEER, DEVICE] as const;
+export const PAGE_RESOURCES = [SERVER, PEER, DEVICE] as const;

@@ -54,6 +54,8 @@ export interface Derived<R, C = undefined> {
   /** The field it is shown after; absent: before every field. */
   after?: keyof R & string;
   value: (r: R, context: C) => unknown;
+  /** Left out when the presenter is not handed it (undefined): optional in the page's type. */
+  optional?: boolean;
   seenBy?: Role;
   schema: JsonSchema;
 }
@@ -161,10 +163,14 @@ export function present<R, C>(res: Resource<R, C>, r: R, role: Role, ...context:
   const out: Record<string, unknown> = {};
   const derived = Object.entries(res.derived ?? {});
   const ctx = context[0] as C;
-  for (const [name, d] of derived) if (d.after === undefined && sees(role, d.seenBy)) out[name] = d.value(r, ctx);
+  const derive = (name: string, d: Derived<R, C>) => {
+    const v = sees(role, d.seenBy) ? d.value(r, ctx) : undefined;
+    if (v !== undefined) out[name] = v;
+  };
+  for (const [name, d] of derived) if (d.after === undefined) derive(name, d);
   for (const [k, f] of fieldsOf(res)) {
     if (sees(role, f.seenBy)) out[jsonName(k, f)] = r[k] ?? null;
-    for (const [name, d] of derived) if (d.after === k && sees(role, d.seenBy)) out[name] = d.value(r, ctx);
+    for (const [name, d] of derived) if (d.after === k) derive(name, d);
   }
   return out;
 }
@@ -182,4 +188,12 @@ export function jsonSchema<R, C>(res: Resource<R, C>): JsonSchema {
     for (const [name, d] of derived) if (d.after === k) properties[name] = { ...d.schema, readOnly: true };
   }
   return { type: 'object', ...(res.description ? { description: res.description } : {}), ...(res.required ? { required: res.required } : {}), properties };
+}
+
+/** The JSON names a role may not see or the presenter may leave out: optional in the page's type. */
+export function optionalNames<R, C>(res: Resource<R, C>): Set<string> {
+  const out = new Set<string>();
+  for (const [k, f] of fieldsOf(res)) if (f.seenBy && f.seenBy !== 'viewer' && f.seenBy !== 'never') out.add(jsonName(k, f));
+  for (const [name, d] of Object.entries(res.derived ?? {})) if (d.optional || (d.seenBy && d.seenBy !== 'viewer')) out.add(name);
+  return out;
 }

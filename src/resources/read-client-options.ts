@@ -42,16 +42,16 @@ export function readNetworks(body: Body): string[] | undefined {
   return [...new Set((body.networks as string[]).map(normalPrefix))];
 }
 
-/** A server's defaults for its clients' AllowedIPs and keepalive (dns and mtu are read with the server). */
-export function readServerClientDefaults(body: Body): { clientAllowedIPs?: ClientRoutes | null; persistentKeepalive?: number } {
-  const out: { clientAllowedIPs?: ClientRoutes | null; persistentKeepalive?: number } = {};
-  if (body.clientAllowedIPs !== undefined) {
-    ruleOf(SERVER_VALUE_RULES, 'clientAllowedIPs', body.clientAllowedIPs);
-    out.clientAllowedIPs = normalRoutes(body.clientAllowedIPs as ClientRoutes | null);
-  }
-  if (body.persistentKeepalive !== undefined && body.persistentKeepalive !== null) {
-    ruleOf(SERVER_VALUE_RULES, 'persistentKeepalive', body.persistentKeepalive);
-    out.persistentKeepalive = body.persistentKeepalive as number;
-  }
-  return out;
+/** A server's default for its clients' AllowedIPs (null kept: by each peer's allowInternet), or undefined when left out. */
+export function readServerClientRoutes(body: Body, field = 'clientAllowedIPs'): ClientRoutes | null | undefined {
+  if (body[field] === undefined) return undefined;
+  ruleOf(SERVER_VALUE_RULES, 'clientAllowedIPs', body[field]);
+  return normalRoutes(body[field] as ClientRoutes | null);
+}
+
+/** A server's default keepalive for its clients; null is taken as left out (the default stays). */
+export function readServerKeepalive(body: Body, field = 'persistentKeepalive'): number | undefined {
+  if (body[field] === undefined || body[field] === null) return undefined;
+  ruleOf(SERVER_VALUE_RULES, 'persistentKeepalive', body[field]);
+  return body[field] as number;
 }

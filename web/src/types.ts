@@ -4,20 +4,11 @@
 // a real wgcpd answers with, and every property of the OpenAPI schema named beside each
 // interface, must be declared here.
 
-import type { Device, Peer } from './types.generated';
+import type { Device, Peer, Server } from './types.generated';
 
-export type { Device, Peer };
+export type { Device, Peer, Server };
 export type Schedule = NonNullable<Peer['schedule']>;
 export type ScheduleWindow = Schedule['windows'][number];
-/** schema Server */
-export interface Server {
-  id: number; name: string; endpoint: string; mode: 'forward' | 'standalone'; publicKey: string; interface: string;
-  address: string; address6: string | null; listenPort: number; dns: string; mtu: number | null;
-  clientAllowedIPs: 'full' | 'split' | string[] | null; persistentKeepalive: number; kernelState: 'up' | 'failed' | 'off';
-  kernelFailure: { reason: string; since: string; attempts: number; nextRetryAt: string } | null;
-  lastKernelRepair: { at: string; repairs: number; kinds: Record<string, number> } | null;
-  peers?: Peer[]; webhooks?: Webhook[]; createdAt: string; updatedAt: string;
-}
 /** answer of GET /api/servers/{id}/stats */
 export interface ServerStats {
   serverID: number; peerCount: number; webhookCount: number; enabledPeers: number; disabledPeers: number;
