@@ -62,3 +62,11 @@ export function readServerClientDefaults(body: Body): { clientAllowedIPs?: Clien
   }
   return out;
 }
+
+/** lanAccess or reachableFrom: "lan", or prefixes as networks; undefined when left out. */
+export function readNetworkReach(body: Body, field: 'lanAccess' | 'reachableFrom'): 'lan' | string[] | undefined {
+  const v = body[field];
+  if (v === undefined) return undefined;
+  ruleOf(PEER_VALUE_RULES, field, v);
+  return v === 'lan' ? 'lan' : [...new Set((v as string[]).map(normalPrefix))];
+}

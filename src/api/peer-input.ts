@@ -7,7 +7,7 @@ import { formatIpv6, parseIpv6 } from '../wg/ipv6';
 import { readSchedule } from './schedule-input';
 import { readLimitMbps } from './limit-input';
 import { FieldErrors } from './field-errors';
-import { readNetworks, readPeerClientOptions } from './client-options-input';
+import { readNetworkReach, readNetworks, readPeerClientOptions } from './client-options-input';
 import { EMAIL, badField, readBool, readInt, readIntArray, readName, readString, readTimestamp, type Body } from './fields';
 
 // 8,388,607 GB is the largest limit whose byte count stays a safe JavaScript integer.
@@ -33,6 +33,10 @@ export function parsePeerInput(body: Body, now: Date): PeerInput {
   };
   const networks = bad.read(() => readNetworks(body));
   if (networks !== undefined) input.networks = networks;
+  for (const field of ['lanAccess', 'reachableFrom'] as const) {
+    const reach = bad.read(() => readNetworkReach(body, field));
+    if (reach !== undefined) input[field] = reach;
+  }
   const downloadLimitMbps = bad.read(() => readLimitMbps(body, 'downloadLimitMbps'));
   if (downloadLimitMbps !== undefined) input.downloadLimitMbps = downloadLimitMbps;
   const uploadLimitMbps = bad.read(() => readLimitMbps(body, 'uploadLimitMbps'));

@@ -5,7 +5,7 @@ import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { Store } from '../store/store';
 import type { ChangeOptions } from './runner';
-import type { PeerRecord } from '../store/peers';
+import type { NetworkReach, PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { peerEventData } from '../views/event-data';
 import { deviceNumber } from '../views/devices-present';
@@ -18,7 +18,7 @@ import { withScheduleState } from './schedule-state';
 import type { Schedule } from '../schedule/rules';
 import { isOverLimit } from '../data-limit';
 import type { PeerClientOptions } from '../wg/client-options';
-import { checkPeerNetworks } from './network-rules';
+import { checkLanAccess, checkPeerNetworks, checkReachableFrom } from './network-rules';
 import { routerRoutes } from '../net/router-routes';
 import { allocatePeerIp, allocatePeerIp6, checkAllowAccess, checkPeerIp, checkPeerIp6, checkPeerKey } from './peer-rules';
 
@@ -40,12 +40,24 @@ export interface PeerInput extends PeerClientOptions {
   uploadLimitMbps?: number | null;
   /** Prefixes behind the peer, routed to it (as networks); [] none. */
   networks?: string[];
+  /** Which of the router's networks the peer may reach, and who there may reach it: "lan", prefixes, [] none. */
+  lanAccess?: NetworkReach;
+  reachableFrom?: NetworkReach;
 }
 
 /** The networks' rules (ops/network-rules.ts) against the router's routes as they stand now. */
 function checkNetworks(store: Store, networks: string[], selfId: number | null): void {
   const tunnels = new Set(store.servers.list().map((s) => s.interface));
   checkPeerNetworks(store, networks, selfId, routerRoutes(tunnels));
+}
+
+/** lanAccess and reachableFrom against the router's networks as they stand now. */
+function checkReach(store: Store, input: Pick<PeerInput, 'lanAccess' | 'reachableFrom'>): void {
+  if (input.lanAccess !== undefined && input.lanAccess !== 'lan' && input.lanAccess.length > 0) {
+    const tunnels = new Set(store.servers.list().map((s) => s.interface));
+    checkLanAccess(input.lanAccess, routerRoutes(tunnels));
+  }
+  if (input.reachableFrom !== undefined) checkReachableFrom(input.reachableFrom);
 }
 
 export function getPeer(app: Pick<App, 'store'>, id: number): PeerRecord {
@@ -70,6 +82,8 @@ export function mergePeer(before: PeerRecord, input: PeerInput, now: string): Pe
     downloadLimitMbps: input.downloadLimitMbps === undefined ? before.downloadLimitMbps : input.downloadLimitMbps,
     uploadLimitMbps: input.uploadLimitMbps === undefined ? before.uploadLimitMbps : input.uploadLimitMbps,
     networks: input.networks ?? before.networks ?? [],
+    lanAccess: input.lanAccess ?? before.lanAccess ?? [],
+    reachableFrom: input.reachableFrom ?? before.reachableFrom ?? [],
     dns: input.dns === undefined ? before.dns ?? null : input.dns,
     clientAllowedIPs: input.clientAllowedIPs === undefined ? before.clientAllowedIPs ?? null : input.clientAllowedIPs,
     persistentKeepalive: input.persistentKeepalive === undefined ? before.persistentKeepalive ?? null : input.persistentKeepalive,
@@ -101,6 +115,7 @@ export function createPeer(app: App, serverId: number, input: PeerInput, opts?: 
     const allowAccess = input.allowAccess ?? [];
     checkAllowAccess(store, server, allowAccess, null);
     if (input.networks?.length) checkNetworks(store, input.networks, null);
+    checkReach(store, input);
     const enabled = input.enabled ?? true;
     // The id is decided here so that the kernel holds the peer the commit writes.
     const peer: PeerRecord = withScheduleState({
@@ -109,7 +124,7 @@ export function createPeer(app: App, serverId: number, input: PeerInput, opts?: 
       allowAccess, allowInternet: input.allowInternet ?? false, enabled, disabledReasons: enabled ? [] : ['admin'],
       dataLimitGB: input.dataLimitGB ?? 0, usageBytes: 0, expiresAt: input.expiresAt ?? null, schedule: input.schedule ?? null,
       downloadLimitMbps: input.downloadLimitMbps ?? null, uploadLimitMbps: input.uploadLimitMbps ?? null,
-      networks: input.networks ?? [], dns: input.dns ?? null, clientAllowedIPs: input.clientAllowedIPs ?? null, persistentKeepalive: input.persistentKeepalive ?? null, mtu: input.mtu ?? null,
+      networks: input.networks ?? [], lanAccess: input.lanAccess ?? [], reachableFrom: input.reachableFrom ?? [], dns: input.dns ?? null, clientAllowedIPs: input.clientAllowedIPs ?? null, persistentKeepalive: input.persistentKeepalive ?? null, mtu: input.mtu ?? null,
       createdAt: now, updatedAt: now,
     }, Date.parse(now));
     return {
@@ -140,6 +155,9 @@ export function updatePeer(app: App, id: number, input: PeerInput, opts?: Change
     }
     if (input.allowAccess !== undefined) checkAllowAccess(store, server, next.allowAccess, before.id);
     if (input.networks !== undefined && input.networks.join() !== (before.networks ?? []).join()) checkNetworks(store, next.networks!, before.id);
+    // Judged when changed only: a form that sends them back as they were still saves after a LAN went away.
+    const changed = (a: NetworkReach | undefined, b: NetworkReach | undefined) => a !== undefined && String(a) !== String(b ?? []);
+    checkReach(store, { lanAccess: changed(input.lanAccess, before.lanAccess) ? input.lanAccess : undefined, reachableFrom: changed(input.reachableFrom, before.reachableFrom) ? input.reachableFrom : undefined });
     const forwards = forwardsOfPeerChange(store, before, next);
     return {
       kernel: [{ peer: { server, before, after: next, forwards } }],

@@ -6,6 +6,11 @@ import type { ServerRecord } from './servers';
 import { scheduleOf, scheduleText, type Schedule } from '../schedule/rules';
 import { listOf, listText, routesOf, routesText, splitList, type PeerClientOptions } from '../wg/client-options';
 
+/** lanAccess and reachableFrom: every network of the router ("lan"), or these prefixes ([]: none). */
+export type NetworkReach = 'lan' | string[];
+export const reachText = (r: NetworkReach | undefined): string => (r === undefined ? '' : r === 'lan' ? 'lan' : r.join(', '));
+export const reachOf = (text: string): NetworkReach => (text === 'lan' ? 'lan' : splitList(text));
+
 /** Why a peer is off; the order is the canonical one (the first is shown as `disabledReason`). */
 export const DISABLE_REASONS = ['admin', 'suspended', 'data_limit', 'schedule'] as const;
 export type DisableReason = typeof DISABLE_REASONS[number];
@@ -26,6 +31,10 @@ export interface PeerRecord extends PeerClientOptions {
   allowInternet: boolean;
   /** Prefixes (IPv4 and IPv6, as networks) behind the peer, routed to it; absent: none. */
   networks?: string[];
+  /** Which of the router's networks the peer and its networks may reach: "lan" (all), prefixes, [] none; absent: none. */
+  lanAccess?: NetworkReach;
+  /** Who on the router's side may open connections to the peer and its networks: "lan", prefixes, [] none; absent: none. */
+  reachableFrom?: NetworkReach;
   /** True exactly when disabledReasons is empty. */
   enabled: boolean;
   disabledReasons: DisableReason[];
@@ -47,7 +56,7 @@ export type NewPeer = Omit<PeerRecord, 'id' | LimitFields> & Partial<Pick<PeerRe
 
 /** What the kernel and the packet filter need of a peer; the kernel plane keeps only this. */
 export type KernelPeer = Pick<PeerRecord, 'id' | 'ip' | 'ip6' | 'publicKey' | 'presharedKey' | 'allowAccess' | 'allowInternet' | 'enabled'>
-  & Partial<Pick<PeerRecord, LimitFields | 'networks'>>;
+  & Partial<Pick<PeerRecord, LimitFields | 'networks' | 'lanAccess' | 'reachableFrom'>>;
 
 /** What a peer list may be sorted by (the API's field names) and the SQL that orders it. */
 export const PEER_SORTS = {
@@ -72,11 +81,11 @@ const COLUMNS = `id, server_id AS serverId, name, email, ip, ip6, public_key AS 
   preshared_key AS presharedKey, allow_internet AS allowInternet, enabled, disabled_reasons AS disabledReasons,
   data_limit_gb AS dataLimitGB, COALESCE((SELECT usage_bytes FROM peer_usage WHERE peer_id = peers.id), 0) AS usageBytes, expires_at AS expiresAt, schedule,
   download_limit_mbps AS downloadLimitMbps, upload_limit_mbps AS uploadLimitMbps,
-  networks, client_dns AS dns, client_allowed_ips AS clientAllowedIPs, client_keepalive AS persistentKeepalive, client_mtu AS mtu,
+  networks, lan_access AS lanAccess, reachable_from AS reachableFrom, client_dns AS dns, client_allowed_ips AS clientAllowedIPs, client_keepalive AS persistentKeepalive, client_mtu AS mtu,
   created_at AS createdAt, updated_at AS updatedAt`;
 
-type Row = Omit<PeerRecord, 'allowAccess' | 'allowInternet' | 'enabled' | 'disabledReasons' | 'schedule' | 'dns' | 'clientAllowedIPs' | 'networks'>
-  & { networks: string; allowInternet: number; enabled: number; disabledReasons: string; schedule: string | null; dns: string | null; clientAllowedIPs: string | null };
+type Row = Omit<PeerRecord, 'allowAccess' | 'allowInternet' | 'enabled' | 'disabledReasons' | 'schedule' | 'dns' | 'clientAllowedIPs' | 'networks' | 'lanAccess' | 'reachableFrom'>
+  & { networks: string; lanAccess: string; reachableFrom: string; allowInternet: number; enabled: number; disabledReasons: string; schedule: string | null; dns: string | null; clientAllowedIPs: string | null };
 
 /** `enabled` is stored beside the reasons (indexes and triggers read it) and always follows them. */
 function toColumns(p: Omit<PeerRecord, 'allowAccess'> | NewPeer) {
@@ -84,7 +93,7 @@ function toColumns(p: Omit<PeerRecord, 'allowAccess'> | NewPeer) {
   const reasons = DISABLE_REASONS.filter((r) => disabledReasons.includes(r));
   return { ...rest, allowInternet: p.allowInternet ? 1 : 0, enabled: reasons.length === 0 ? 1 : 0, disabledReasons: reasons.join(','), schedule: scheduleText(p.schedule ?? null),
     downloadLimitMbps: p.downloadLimitMbps ?? null, uploadLimitMbps: p.uploadLimitMbps ?? null,
-    networks: (p.networks ?? []).join(', '), dns: listText(p.dns), clientAllowedIPs: routesText(p.clientAllowedIPs), persistentKeepalive: p.persistentKeepalive ?? null, mtu: p.mtu ?? null };
+    networks: (p.networks ?? []).join(', '), lanAccess: reachText(p.lanAccess), reachableFrom: reachText(p.reachableFrom), dns: listText(p.dns), clientAllowedIPs: routesText(p.clientAllowedIPs), persistentKeepalive: p.persistentKeepalive ?? null, mtu: p.mtu ?? null };
 }
 
 export class PeerTable {
@@ -124,20 +133,21 @@ export class PeerTable {
     this.accessOfServer = db.prepare(`SELECT a.peer_id AS p, a.target_id AS t FROM peer_access a
       JOIN peers ON peers.id = a.peer_id WHERE peers.server_id = ? ORDER BY a.peer_id, a.target_id`).raw();
     this.kernelByServer = db.prepare(`SELECT id, ip, ip6, public_key, preshared_key, allow_internet, enabled,
-      download_limit_mbps, upload_limit_mbps, networks
+      download_limit_mbps, upload_limit_mbps, networks, lan_access, reachable_from
       FROM peers WHERE server_id = ? ORDER BY id`).raw();
     this.insertStmt = db.prepare(`INSERT INTO peers (id, server_id, name, email, ip, ip6, public_key, private_key, preshared_key,
       allow_internet, enabled, disabled_reasons, data_limit_gb, usage_bytes, expires_at, schedule, created_at, updated_at,
-      download_limit_mbps, upload_limit_mbps, networks, client_dns, client_allowed_ips, client_keepalive, client_mtu)
+      download_limit_mbps, upload_limit_mbps, networks, client_dns, client_allowed_ips, client_keepalive, client_mtu, lan_access, reachable_from)
       VALUES (@id, @serverId, @name, @email, @ip, @ip6, @publicKey, @privateKey, @presharedKey, @allowInternet, @enabled,
       @disabledReasons, @dataLimitGB, @usageBytes, @expiresAt, @schedule, @createdAt, @updatedAt,
-      @downloadLimitMbps, @uploadLimitMbps, @networks, @dns, @clientAllowedIPs, @persistentKeepalive, @mtu)`);
+      @downloadLimitMbps, @uploadLimitMbps, @networks, @dns, @clientAllowedIPs, @persistentKeepalive, @mtu, @lanAccess, @reachableFrom)`);
     this.updateStmt = db.prepare(`UPDATE peers SET name = @name, email = @email, ip = @ip, ip6 = @ip6, public_key = @publicKey,
       private_key = @privateKey, preshared_key = @presharedKey, allow_internet = @allowInternet, enabled = @enabled,
       disabled_reasons = @disabledReasons, data_limit_gb = @dataLimitGB,
       expires_at = @expiresAt, schedule = @schedule, updated_at = @updatedAt,
       download_limit_mbps = @downloadLimitMbps, upload_limit_mbps = @uploadLimitMbps,
-      networks = @networks, client_dns = @dns, client_allowed_ips = @clientAllowedIPs, client_keepalive = @persistentKeepalive, client_mtu = @mtu WHERE id = @id`);
+      networks = @networks, client_dns = @dns, client_allowed_ips = @clientAllowedIPs, client_keepalive = @persistentKeepalive, client_mtu = @mtu,
+      lan_access = @lanAccess, reachable_from = @reachableFrom WHERE id = @id`);
     this.deleteStmt = db.prepare('DELETE FROM peers WHERE id = ?');
     this.networksStmt = db.prepare("SELECT id, networks FROM peers WHERE networks <> ''").raw();
     this.scheduledStmt = db.prepare('SELECT id, schedule, disabled_reasons FROM peers WHERE schedule IS NOT NULL').raw();
@@ -181,10 +191,10 @@ export class PeerTable {
   /** A server's peers as the kernel holds them, nothing more: start-up reads 10,000 of these. */
   kernelPeersOf(serverId: number): KernelPeer[] {
     const access = this.accessByPeer(serverId);
-    type Raw = [number, string, string | null, string, string, number, number, number | null, number | null, string];
-    return (this.kernelByServer.all(serverId) as Raw[]).map(([id, ip, ip6, publicKey, presharedKey, allowInternet, enabled, downloadLimitMbps, uploadLimitMbps, networks]) => ({
+    type Raw = [number, string, string | null, string, string, number, number, number | null, number | null, string, string, string];
+    return (this.kernelByServer.all(serverId) as Raw[]).map(([id, ip, ip6, publicKey, presharedKey, allowInternet, enabled, downloadLimitMbps, uploadLimitMbps, networks, lanAccess, reachableFrom]) => ({
       id, ip, ip6, publicKey, presharedKey, allowAccess: access.get(id) ?? [], allowInternet: allowInternet === 1, enabled: enabled === 1,
-      downloadLimitMbps, uploadLimitMbps, networks: splitList(networks),
+      downloadLimitMbps, uploadLimitMbps, networks: splitList(networks), lanAccess: reachOf(lanAccess), reachableFrom: reachOf(reachableFrom),
     }));
   }
 
@@ -294,6 +304,6 @@ function fromRow(row: Row, allowAccess: number[]): PeerRecord {
     enabled: row.enabled === 1, disabledReasons: parseReasons(row.disabledReasons), dataLimitGB: row.dataLimitGB,
     usageBytes: row.usageBytes, expiresAt: row.expiresAt, schedule: scheduleOf(row.schedule), createdAt: row.createdAt, updatedAt: row.updatedAt,
     downloadLimitMbps: row.downloadLimitMbps, uploadLimitMbps: row.uploadLimitMbps,
-    networks: splitList(row.networks), dns: listOf(row.dns), clientAllowedIPs: routesOf(row.clientAllowedIPs), persistentKeepalive: row.persistentKeepalive, mtu: row.mtu,
+    networks: splitList(row.networks), lanAccess: reachOf(row.lanAccess), reachableFrom: reachOf(row.reachableFrom), dns: listOf(row.dns), clientAllowedIPs: routesOf(row.clientAllowedIPs), persistentKeepalive: row.persistentKeepalive, mtu: row.mtu,
   };
 }

@@ -33,6 +33,8 @@ export function presentPeer(p: PeerRecord) {
     downloadLimitMbps: p.downloadLimitMbps,
     uploadLimitMbps: p.uploadLimitMbps,
     networks: p.networks ?? [],
+    lanAccess: p.lanAccess ?? [],
+    reachableFrom: p.reachableFrom ?? [],
     dns: p.dns ?? null,
     clientAllowedIPs: p.clientAllowedIPs ?? null,
     persistentKeepalive: p.persistentKeepalive ?? null,
