@@ -43,7 +43,7 @@ if (canRunAsRoot('networks behind a peer', ['ip', 'wg', 'wireguard-go', 'nft']))
     serverId = server.json.id;
     ifname = server.json.interface;
     const created = await daemon.api('POST', `/api/servers/${serverId}/peers`, {
-      name: 'branch', networks: ['10.90.0.0/24', 'fd90::/64'], clientAllowedIPs: ['10.79.0.0/24', 'fd79::/64', '192.168.60.0/24', 'fd60::/64'],
+      name: 'branch', networks: ['10.90.0.0/24', 'fd90::/64'], reachableFrom: 'lan', clientAllowedIPs: ['10.79.0.0/24', 'fd79::/64', '192.168.60.0/24', 'fd60::/64'],
     });
     assert.is(created.status, 201, created.text);
     peer = created.json;

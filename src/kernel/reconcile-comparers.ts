@@ -124,7 +124,7 @@ export const nftComparer: Comparer = {
     // The parse, the policy and the compare each take a turn of their own (tens of ms at 30,000 elements).
     const state = json === null ? null : parseTable(json);
     await nextTurn();
-    const wanted = t.wantedTable();
+    const wanted = t.wantedTable(state?.elements);
     await nextTurn();
     const drift = nftDrift(state, wanted, t.chainReference);
     // The chains as wgcp loaded them are learned once, at the first compare after start-up, from a table that has wgcp's shape.

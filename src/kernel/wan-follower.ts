@@ -1,7 +1,7 @@
 // Keeps the table's sets of the router's side true: `wan_ifaces` (the operator's names, or
 // the interfaces holding a default route: where port forwards apply) and `router_nets`
-// (the router's own networks: "the LAN" of lanAccess and reachableFrom, and what the
-// internet is not). Both are followed every 30 s, so a PPPoE redial, an uplink that moves
+// (the router's own networks, net/router-nets.ts: "the LAN" of lanAccess and reachableFrom,
+// and what the internet is not). Both are followed every 5 s, so a PPPoE redial, an uplink that moves
 // or a LAN that comes up takes the filter along.
 import type { Logger } from '../log';
 import { diff } from '../nft/diff';
@@ -9,7 +9,8 @@ import { emptyElements, ifnameElement, isPrefix6, prefixElement, type PolicyElem
 import { routerNets } from '../net/router-nets';
 import { detectWanInterfaces } from './wan';
 
-const WAN_REFRESH_MS = 30_000;
+/** Two small /proc reads: cheap enough that a new LAN is judged as one within seconds. */
+const WAN_REFRESH_MS = 5_000;
 
 type RouterSide = Pick<PolicyElements, 'wan' | 'routerNets' | 'routerNets6'>;
 
@@ -43,9 +44,10 @@ export class WanFollower {
   }
 
   private read(): RouterSide {
-    const nets = routerNets(this.tunnels());
+    const wan = this.configured ?? detectWanInterfaces();
+    const nets = routerNets(this.tunnels(), new Set(wan));
     return {
-      wan: new Set((this.configured ?? detectWanInterfaces()).map(ifnameElement)),
+      wan: new Set(wan.map(ifnameElement)),
       routerNets: new Set(nets.filter((n) => !isPrefix6(n)).map(prefixElement)),
       routerNets6: new Set(nets.filter(isPrefix6).map(prefixElement)),
     };
