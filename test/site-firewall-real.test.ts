@@ -205,6 +205,22 @@ if (canRunAsRoot('site firewall', ['ip', 'wg', 'wireguard-go', 'nft', 'ping'])) 
     assert.is(ok.status, 200, ok.text);
     assert.equal([ok.json.lanAccess, ok.json.reachableFrom], [['192.168.61.0/25'], 'lan']);
   });
+
+  t('a new peer that does not say gets its server\'s lanAccess (none unless the server says); the server\'s is checked as a peer\'s', async () => {
+    const bad = await w.daemon.api('PUT', '/api/servers/1', { lanAccess: ['10.200.0.0/24'] });
+    assert.is(bad.status, 400, bad.text);
+    assert.is(bad.json.field, 'lanAccess');
+    const plain = await w.daemon.api('POST', '/api/servers/1/peers', { name: 'plain' });
+    assert.equal(plain.json.lanAccess, []);
+    const server = await w.daemon.api('PUT', '/api/servers/1', { lanAccess: ['192.168.61.0/24'] });
+    assert.is(server.status, 200, server.text);
+    assert.equal(server.json.lanAccess, ['192.168.61.0/24']);
+    const given = await w.daemon.api('POST', '/api/servers/1/peers', { name: 'given' });
+    assert.equal(given.json.lanAccess, ['192.168.61.0/24']);
+    const own = await w.daemon.api('POST', '/api/servers/1/peers', { name: 'own', lanAccess: [] });
+    assert.equal(own.json.lanAccess, []);
+    assert.equal((await w.daemon.api('GET', `/api/peers/${plain.json.id}`)).json.lanAccess, [], 'a peer made before keeps its own');
+  });
 }
 
 t.run();

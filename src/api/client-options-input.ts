@@ -68,5 +68,14 @@ export function readNetworkReach(body: Body, field: 'lanAccess' | 'reachableFrom
   const v = body[field];
   if (v === undefined) return undefined;
   ruleOf(PEER_VALUE_RULES, field, v);
-  return v === 'lan' ? 'lan' : [...new Set((v as string[]).map(normalPrefix))];
+  return normalReach(v as 'lan' | string[]);
+}
+
+const normalReach = (v: 'lan' | string[]): 'lan' | string[] => (v === 'lan' ? 'lan' : [...new Set(v.map(normalPrefix))]);
+
+/** A server's default lanAccess for new peers; undefined when left out. */
+export function readServerLanAccess(body: Body): 'lan' | string[] | undefined {
+  if (body.lanAccess === undefined) return undefined;
+  ruleOf(SERVER_VALUE_RULES, 'lanAccess', body.lanAccess);
+  return normalReach(body.lanAccess as 'lan' | string[]);
 }

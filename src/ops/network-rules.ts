@@ -6,7 +6,7 @@ import type { Store } from '../store/store';
 import { networkOf, parseCidr, maskOf } from '../wg/ipv4';
 import { networkOf6, parseCidr6 } from '../wg/ipv6';
 import { badField } from './field-error';
-import type { RouterRoute } from '../net/router-routes';
+import { routerRoutes, type RouterRoute } from '../net/router-routes';
 import { holds } from '../net/router-nets';
 
 /** Whether two prefixes (either family) share an address: one holds the other. */
@@ -57,6 +57,12 @@ export function checkLanAccess(lan: 'lan' | readonly string[], routes: readonly 
       throw badField('lanAccess', `${n} is not inside one of the router's networks (${nets}); "lan" for all of them`);
     }
   }
+}
+
+/** checkLanAccess against the router's routes as they stand now (the tunnels' own left out). */
+export function checkLanAccessNow(store: Store, lan: 'lan' | readonly string[]): void {
+  if (lan === 'lan' || lan.length === 0) return;
+  checkLanAccess(lan, routerRoutes(new Set(store.servers.list().map((s) => s.interface))));
 }
 
 /** Refuses a reachableFrom whose prefixes overlap one another (the filter holds each pair once). */

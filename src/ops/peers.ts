@@ -18,7 +18,7 @@ import { withScheduleState } from './schedule-state';
 import type { Schedule } from '../schedule/rules';
 import { isOverLimit } from '../data-limit';
 import type { PeerClientOptions } from '../wg/client-options';
-import { checkLanAccess, checkPeerNetworks, checkReachableFrom } from './network-rules';
+import { checkLanAccessNow, checkPeerNetworks, checkReachableFrom } from './network-rules';
 import { routerRoutes } from '../net/router-routes';
 import { allocatePeerIp, allocatePeerIp6, checkAllowAccess, checkPeerIp, checkPeerIp6, checkPeerKey } from './peer-rules';
 
@@ -53,10 +53,7 @@ function checkNetworks(store: Store, networks: string[], selfId: number | null):
 
 /** lanAccess and reachableFrom against the router's networks as they stand now. */
 function checkReach(store: Store, input: Pick<PeerInput, 'lanAccess' | 'reachableFrom'>): void {
-  if (input.lanAccess !== undefined && input.lanAccess !== 'lan' && input.lanAccess.length > 0) {
-    const tunnels = new Set(store.servers.list().map((s) => s.interface));
-    checkLanAccess(input.lanAccess, routerRoutes(tunnels));
-  }
+  if (input.lanAccess !== undefined) checkLanAccessNow(store, input.lanAccess);
   if (input.reachableFrom !== undefined) checkReachableFrom(input.reachableFrom);
 }
 
@@ -124,7 +121,7 @@ export function createPeer(app: App, serverId: number, input: PeerInput, opts?: 
       allowAccess, allowInternet: input.allowInternet ?? false, enabled, disabledReasons: enabled ? [] : ['admin'],
       dataLimitGB: input.dataLimitGB ?? 0, usageBytes: 0, expiresAt: input.expiresAt ?? null, schedule: input.schedule ?? null,
       downloadLimitMbps: input.downloadLimitMbps ?? null, uploadLimitMbps: input.uploadLimitMbps ?? null,
-      networks: input.networks ?? [], lanAccess: input.lanAccess ?? [], reachableFrom: input.reachableFrom ?? [], dns: input.dns ?? null, clientAllowedIPs: input.clientAllowedIPs ?? null, persistentKeepalive: input.persistentKeepalive ?? null, mtu: input.mtu ?? null,
+      networks: input.networks ?? [], lanAccess: input.lanAccess ?? server.lanAccess ?? [], reachableFrom: input.reachableFrom ?? [], dns: input.dns ?? null, clientAllowedIPs: input.clientAllowedIPs ?? null, persistentKeepalive: input.persistentKeepalive ?? null, mtu: input.mtu ?? null,
       createdAt: now, updatedAt: now,
     }, Date.parse(now));
     return {

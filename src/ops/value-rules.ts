@@ -71,7 +71,10 @@ export const SERVER_VALUE_RULES: Record<string, Rule> = {
   mtu: (v) => (v === null || (Number.isInteger(v) && (v as number) >= 1280 && (v as number) <= 9000) ? null : 'must be 1280 to 9000, or null'),
   privateKey: key,
   publicKey: key,
+  lanAccess: (v) => reachRule(v),
 };
+
+const reachRule: Rule = (v) => (v === 'lan' || (Array.isArray(v) && v.length <= 64 && v.every(isPrefix)) ? null : REACH_RULE);
 
 export const PEER_VALUE_RULES: Record<string, Rule> = {
   name: name(0),
@@ -86,8 +89,8 @@ export const PEER_VALUE_RULES: Record<string, Rule> = {
   persistentKeepalive: (v) => (v === null || isKeepalive(v) ? null : `${KEEPALIVE_RULE}, or null`),
   mtu: (v) => (v === null || (Number.isInteger(v) && (v as number) >= 1280 && (v as number) <= 9000) ? null : 'must be 1280 to 9000, or null'),
   networks: (v) => (Array.isArray(v) && v.length <= 64 && v.every(isPrefix) ? null : NETWORKS_RULE),
-  lanAccess: (v) => (v === 'lan' || (Array.isArray(v) && v.length <= 64 && v.every(isPrefix)) ? null : REACH_RULE),
-  reachableFrom: (v) => (v === 'lan' || (Array.isArray(v) && v.length <= 64 && v.every(isPrefix)) ? null : REACH_RULE),
+  lanAccess: reachRule,
+  reachableFrom: reachRule,
 };
 
 export const EMAIL = /^[^\s@"<>(),;:\\]{1,64}@[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/;

@@ -88,6 +88,7 @@ export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: We
     dns: s.dns,
     mtu: s.mtu,
     clientAllowedIPs: s.clientAllowedIPs ?? null,
+    lanAccess: s.lanAccess ?? [],
     persistentKeepalive: s.persistentKeepalive ?? DEFAULT_KEEPALIVE,
     ...presentKernelState(kernel),
     peers: peers.map(presentPeer),

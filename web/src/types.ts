@@ -12,6 +12,8 @@ export interface Peer {
   downloadLimitMbps: number | null; uploadLimitMbps: number | null;
   /** Prefixes behind the peer, routed to it (docs/api.md). */
   networks: string[];
+  /** Which of the router's networks it may reach, and who there may reach it: "lan", prefixes, [] none (docs/api.md). */
+  lanAccess: 'lan' | string[]; reachableFrom: 'lan' | string[];
   /** The client's own options; null: the server's default (docs/api.md). */
   dns: string[] | null; clientAllowedIPs: 'full' | 'split' | string[] | null; persistentKeepalive: number | null; mtu: number | null;
   createdAt: string; updatedAt: string;
@@ -22,7 +24,7 @@ export type ScheduleWindow = Schedule['windows'][number];
 export interface Server {
   id: number; name: string; endpoint: string; mode: 'forward' | 'standalone'; publicKey: string; interface: string;
   address: string; address6: string | null; listenPort: number; dns: string; mtu: number | null;
-  clientAllowedIPs: 'full' | 'split' | string[] | null; persistentKeepalive: number; kernelState: 'up' | 'failed' | 'off';
+  clientAllowedIPs: 'full' | 'split' | string[] | null; persistentKeepalive: number; lanAccess: 'lan' | string[]; kernelState: 'up' | 'failed' | 'off';
   kernelFailure: { reason: string; since: string; attempts: number; nextRetryAt: string } | null;
   lastKernelRepair: { at: string; repairs: number; kinds: Record<string, number> } | null;
   peers?: Peer[]; webhooks?: Webhook[]; createdAt: string; updatedAt: string;

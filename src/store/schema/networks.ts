@@ -24,6 +24,7 @@ export const NETWORKS_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE peers ADD COLUMN lan_access TEXT NOT NULL DEFAULT '';
   ALTER TABLE peers ADD COLUMN reachable_from TEXT NOT NULL DEFAULT '';
+  ALTER TABLE servers ADD COLUMN lan_access TEXT NOT NULL DEFAULT '';
   UPDATE peers SET lan_access = 'lan' WHERE allow_internet = 1;
   `,
 ];

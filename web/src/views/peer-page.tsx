@@ -18,6 +18,7 @@ import type { Device, Peer } from '../types';
 import { SectionNav, StateBadge, UsageBar, usageWords } from './peer-state';
 import { t } from '../i18n';
 import { PeerAccess } from './peer-access';
+import { PeerReach } from './peer-reach';
 import { PeerConf } from './peer-conf';
 import { PeerEdit } from './peer-edit';
 import { PeerMail } from './peer-mail';
@@ -91,7 +92,7 @@ export function PeerPage({ id }: { id: string }) {
     notify(`Peer ${name} deleted`);
     navigate(href('servers', peer.serverID));
   };
-  const sections: [string, string][] = [['peer-overview', t('peer.sec.overview')], ['edit-h', t('peer.sec.settings')], ['access-h', t('peer.sec.access')],
+  const sections: [string, string][] = [['peer-overview', t('peer.sec.overview')], ['edit-h', t('peer.sec.settings')], ['access-h', t('peer.sec.access')], ['reach-h', t('reach.title')],
     ['schedule-h', t('peer.sec.schedule')], ['traffic-h', t('peer.sec.traffic')]];
   if (can('operator') && !device.data) sections.push([peer.hasPrivateKey ? 'share-h' : 'mail-h', t('peer.sec.sharing')]);
   const shown = can('operator') ? sections : sections.filter(([id]) => id === 'peer-overview' || id === 'traffic-h');
@@ -139,6 +140,7 @@ export function PeerPage({ id }: { id: string }) {
           <Switch peer={peer} field="allowInternet" label="Internet access through this router" onSaved={setOverride} />
         </section>
         <PeerAccess peer={peer} onSaved={setOverride} />
+        <PeerReach peer={peer} onSaved={setOverride} />
         <PeerSchedule peer={peer} onSaved={setOverride} />
       </>}
       <PeerTraffic peerId={peer.id} />
