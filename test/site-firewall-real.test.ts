@@ -217,6 +217,8 @@ if (canRunAsRoot('site firewall', ['ip', 'wg', 'wireguard-go', 'nft', 'ping'])) 
     assert.equal(server.json.lanAccess, ['192.168.61.0/24']);
     const given = await w.daemon.api('POST', '/api/servers/1/peers', { name: 'given' });
     assert.equal(given.json.lanAccess, ['192.168.61.0/24']);
+    const conf = (await w.daemon.api('GET', `/api/peers/${given.json.id}/config`)).text;
+    assert.match(conf, /\nAllowedIPs = 10\.81\.0\.0\/24, fd81::\/64, 192\.168\.61\.0\/24\n/, 'split routes the LAN it may reach');
     const own = await w.daemon.api('POST', '/api/servers/1/peers', { name: 'own', lanAccess: [] });
     assert.equal(own.json.lanAccess, []);
     assert.equal((await w.daemon.api('GET', `/api/peers/${plain.json.id}`)).json.lanAccess, [], 'a peer made before keeps its own');
