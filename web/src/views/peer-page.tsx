@@ -92,7 +92,7 @@ export function PeerPage({ id }: { id: string }) {
     notify(`Peer ${name} deleted`);
     navigate(href('servers', peer.serverID));
   };
-  const sections: [string, string][] = [['peer-overview', t('peer.sec.overview')], ['edit-h', t('peer.sec.settings')], ['access-h', t('peer.sec.access')], ['reach-h', t('reach.title')],
+  const sections: [string, string][] = [['peer-overview', t('peer.sec.overview')], ['edit-h', t('peer.sec.settings')], ['access-h', t('peer.sec.access')],
     ['schedule-h', t('peer.sec.schedule')], ['traffic-h', t('peer.sec.traffic')]];
   if (can('operator') && !device.data) sections.push([peer.hasPrivateKey ? 'share-h' : 'mail-h', t('peer.sec.sharing')]);
   const shown = can('operator') ? sections : sections.filter(([id]) => id === 'peer-overview' || id === 'traffic-h');
