@@ -4,7 +4,7 @@ import { ServerModel } from '../src/kernel/model';
 import { planPeerBatch } from '../src/kernel/peer-batch';
 import { diff } from '../src/nft/diff';
 import { fullPolicy } from '../src/nft/policy';
-import { SECRET_FILE } from '../src/kernel/command';
+import { SECRET_FILE } from '../src/exec/command';
 import type { PeerRecord } from '../src/store/peers';
 import { fixturePeer, fixtureServer } from './helpers/kernel-fixtures';
 

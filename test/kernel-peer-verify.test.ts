@@ -3,7 +3,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { repairOpsFor } from '../src/kernel/peer-verify';
-import { SECRET_FILE } from '../src/kernel/command';
+import { SECRET_FILE } from '../src/exec/command';
 import { NO_PRESHARED_KEY } from '../src/wg/keys';
 
 const t = suite('kernel: a peer read back after a killed tool');

@@ -12,7 +12,7 @@ import { renderTable } from '../nft/render';
 import { NftSession } from '../nft/session';
 import { dumpInterface, type LinkDriver } from '../wg/link';
 import { deleteOwnLink, foreignLinkError, isForeignLink, listLinks, markOwnLink } from '../wg/link-owner';
-import { removeSecretDir } from './command';
+import { removeSecretDir } from '../exec/command';
 import { ServerModel } from './model';
 import { FailedServers, type ServerFailure } from './failed-servers';
 import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';

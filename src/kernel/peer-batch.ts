@@ -8,7 +8,7 @@ import { mergeAll, type PolicyElements } from '../nft/elements';
 import { forwardSlice, peerSlice } from '../nft/policy';
 import type { KernelPeer } from '../store/peers';
 import { peerOps, type PeerOp } from '../wg/uapi-conf';
-import { SECRET_FILE, run, withSecretFiles } from './command';
+import { SECRET_FILE, run, withSecretFiles } from '../exec/command';
 import type { ServerModel } from './model';
 import type { PeerChange } from './plane';
 import { runSteps, type Step } from './steps';

@@ -9,7 +9,7 @@ import { forwardSlice, peerSlice } from '../nft/policy';
 import type { Shaper } from '../shaping/shaper';
 import { networksOf, peerOps, type PeerOp } from '../wg/uapi-conf';
 import { addRoutes, removeRoutes } from '../wg/peer-routes';
-import { CommandError, run } from './command';
+import { CommandError, run } from '../exec/command';
 import type { ServerModel } from './model';
 import type { PeerChange } from './plane';
 import { batchSteps, runSteps, runTogether, type Step } from './steps';

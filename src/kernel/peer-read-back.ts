@@ -3,7 +3,7 @@
 // while the interface does not answer, tried again with back-off.
 import type { Logger } from '../log';
 import { dumpInterface } from '../wg/link';
-import { TOOL_TIMEOUT_MS } from './command';
+import { TOOL_TIMEOUT_MS } from '../exec/command';
 import type { ServerModel } from './model';
 import { runPeerOps } from './peer-change';
 import { repairOpsFor } from './peer-verify';

@@ -6,6 +6,9 @@ import type { ServerRecord } from '../store/servers';
 import type { KernelRepairNote } from '../store/kernel-repairs';
 import type { ServerFailure } from './failed-servers';
 import type { FailingRepair } from './repair-backoff';
+import type { PortForward } from '../store/forwards';
+
+export type { PortForward };
 
 export interface PeerChange {
   server: ServerRecord;
@@ -24,17 +27,6 @@ export interface ServerChange {
   forwards: PortForward[];
 }
 
-/** A device port forward: in forward mode, DNAT from the router's listenPort to targetIp:targetPort. */
-export interface PortForward {
-  id: number;
-  serverId: number;
-  protocol: 'tcp' | 'udp';
-  listenPort: number;
-  targetIp: string;
-  /** The device's IPv6 address, when it has one: the forward is reachable over IPv6 too. */
-  targetIp6: string | null;
-  targetPort: number;
-}
 
 export interface ForwardChange {
   server: ServerRecord;

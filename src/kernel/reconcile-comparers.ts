@@ -3,7 +3,7 @@
 // holds. Nothing outside wgcp's own links and the `inet wgcp` table is read or touched.
 import fs from 'node:fs';
 import path from 'node:path';
-import { SECRET_FILE, run } from './command';
+import { SECRET_FILE, run } from '../exec/command';
 import { dumpInterface } from '../wg/link';
 import { linkInfo } from '../wg/link-owner';
 import { enableIpv6Forwarding, ipv6ForwardingState } from '../wg/ipv6-forwarding';
