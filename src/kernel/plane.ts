@@ -5,7 +5,9 @@ import type { KernelPeer, PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import type { KernelRepairNote } from '../store/kernel-repairs';
 import type { ServerFailure } from './failed-servers';
-import type { FailingRepair } from './repair-backoff';
+import type { FailingRepair, RepairBackoff } from './repair-backoff';
+import type { ReconcileObserver } from './live-reconcile-target';
+import type { ReconcileTarget } from './reconcile-target';
 import type { PortForward } from '../store/forwards';
 
 export type { PortForward };
@@ -76,6 +78,12 @@ export interface KernelPlane {
   applyForward(change: ForwardChange): Promise<void>;
   /** Kernel work that is not a change of the store (a failed server's retry) waits its turn through this. */
   setSerializer?(serialize: (what: string, work: () => Promise<void>) => Promise<void>): void;
+  /** The reconciler's view of the plane and its hooks (absent where the kernel is not driven). */
+  reconcileTarget?(observe: ReconcileObserver): ReconcileTarget;
+  /** Process ids of wgcp's own nft, so the monitor can tell its changes from others'. */
+  ownNftPids?(): (number | null)[];
+  /** Where failed repairs wait (shown in /healthz and /metrics). */
+  readonly repairBackoff?: RepairBackoff;
   /** Live counters of a server's peers, keyed by public key; empty when nothing is known. Read without holding the event loop. */
   peerCounters(server: ServerRecord): Promise<Map<string, PeerCounters>>;
   close(): Promise<void>;

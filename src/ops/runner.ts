@@ -18,6 +18,7 @@ import { isHttpError } from 'http-errors';
 import { apiError } from '../error-registry';
 import type { EventBus, EventName, WgcpEvent } from '../events/bus';
 import type { ForwardChange, KernelPlane, PeerChange, ServerChange } from '../kernel/plane';
+import { UNTIMED, type KernelTiming } from '../kernel/timing';
 import type { Logger } from '../log';
 import type { Actor } from '../store/audit';
 import type { Store } from '../store/store';
@@ -100,7 +101,9 @@ export class ChangeRunner {
   /** The last commit the storage refused (a full disk), until a change commits again: /healthz shows it. */
   writeFailure: WriteFailure | null = null;
 
-  constructor(private readonly store: Store, private readonly kernel: KernelPlane, private readonly bus: EventBus, private readonly log: Logger) {
+  /** `timing`: each kernel change applied is timed by kind (src/metrics/kernel-timing.ts). */
+  constructor(private readonly store: Store, private readonly kernel: KernelPlane, private readonly bus: EventBus, private readonly log: Logger,
+    private readonly timing: KernelTiming = UNTIMED) {
     kernel.setSerializer?.((what, work) => this.serialize(what, work));
   }
 
@@ -191,11 +194,11 @@ export class ChangeRunner {
   }
 
   private apply(k: KernelChange): Promise<void> {
-    if ('peers' in k) return this.applyPeers(k.peers);
-    if ('peer' in k) return this.kernel.applyPeer(k.peer);
-    if ('server' in k) return this.kernel.applyServer(k.server);
+    if ('peers' in k) return this.timing.time('peer', () => this.applyPeers(k.peers));
+    if ('peer' in k) return this.timing.time('peer', () => this.kernel.applyPeer(k.peer));
+    if ('server' in k) return this.timing.time('server', () => this.kernel.applyServer(k.server));
     if ('repair' in k) return k.repair.run();
-    return this.kernel.applyForward(k.forward);
+    return this.timing.time('forward', () => this.kernel.applyForward(k.forward));
   }
 
   /** A batch of peers as the backend takes it, or one by one (each undone if a later one fails). */
