@@ -109,7 +109,7 @@ export class KernelOff implements KernelPlane {
   async applyPeer(_change: PeerChange): Promise<void> {}
   async applyPeers(_changes: PeerChange[]): Promise<void> {}
   async applyForward(_change: ForwardChange): Promise<void> {}
-  async syncServer(): Promise<SyncUndo> { return { server: null, peers: [], forwards: [], ids: [] }; }
+  async syncServer(_serverId: number, _desired: ServerState | null, _opts: SyncOptions): Promise<SyncUndo> { return { server: null, peers: [], forwards: [], ids: [] }; }
   async peerCounters(): Promise<Map<string, PeerCounters>> { return new Map(); }
   async close(): Promise<void> {}
 }
