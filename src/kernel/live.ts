@@ -188,18 +188,54 @@ export class KernelLive implements KernelPlane {
       return { server: null, peers: [], forwards: [], ids: [] };
     }
     const undo: SyncUndo = { server: known.server, peers: [], forwards: [...known.forwards.values()], ids: [] };
-    if (JSON.stringify(known.server) !== JSON.stringify(desired.server)) await this.applyServer({ before: known.server, after: desired.server, peers: [], forwards: [] });
-    const m = this.model(serverId);
-    const changes = peerChangesToward(m, desired, opts.peers);
-    Object.assign(undo, heldRows(m, changes));
-    if (changes.length) await this.applyPeers(changes);
-    for (const f of forwardChangesToward(m, desired)) await this.applyForward(f);
-    if (opts.peers === 'all' && !this.failed.has(serverId)) {
-      const view = this.reconciler.view(this.liveParts());
-      const only = new Set([serverId]);
-      for (const c of COMPARERS) for (const f of await c.inspect(view, only)) await f.repair();
+    // Each part undoes itself if it fails; the parts before it are undone here, in reverse, so
+    // a sync that fails leaves the kernel as it was (the runner then commits nothing).
+    const back: { what: string; run(): Promise<void> }[] = [];
+    try {
+      if (JSON.stringify(known.server) !== JSON.stringify(desired.server)) {
+        const change = { before: known.server, after: desired.server, peers: [], forwards: [] };
+        await this.applyServer(change);
+        back.push({ what: 'server', run: () => this.applyServer({ ...change, before: change.after, after: change.before }) });
+      }
+      const m = this.model(serverId);
+      const changes = peerChangesToward(m, desired, opts.peers);
+      Object.assign(undo, heldRows(m, changes));
+      if (changes.length) {
+        await this.applyPeers(changes);
+        back.push({ what: 'peers', run: () => this.applyPeers(changes.map((c) => ({ ...c, before: c.after, after: c.before })).reverse()) });
+      }
+      for (const f of forwardChangesToward(m, desired)) {
+        await this.applyForward(f);
+        back.push({ what: 'forward', run: () => this.applyForward({ ...f, before: f.after, after: f.before }) });
+      }
+    } catch (err) {
+      for (const b of back.reverse()) {
+        await b.run().catch((e: unknown) => this.log.error('undoing a sync failed: the kernel may differ from the database until restart', { serverID: serverId, step: b.what, error: e instanceof Error ? e.message : String(e) }));
+      }
+      throw err;
     }
+    if (opts.peers === 'all' && !this.failed.has(serverId)) await this.repairServer(serverId);
     return undo;
+  }
+
+  /**
+   * A full sync's read of the kernel: each kind read, diffed against the model and put right
+   * in one batch. A repair that fails is said and left to the reconciler's next pass (with
+   * its back-off): the rows are synced, and drift never fails the change that synced them.
+   */
+  private async repairServer(serverId: number): Promise<void> {
+    const view = this.reconciler.view(this.liveParts());
+    const only = new Set([serverId]);
+    for (const c of COMPARERS) {
+      for (const f of await c.inspect(view, only).catch(() => [])) {
+        try {
+          await f.repair();
+          this.log.warn('kernel drift put right by a full sync', { serverID: serverId, kind: f.kind, ...f.counts });
+        } catch (err) {
+          this.log.warn('a full sync could not put a drift right: the reconciler tries again', { serverID: serverId, kind: f.kind, error: err instanceof Error ? err.message : String(err) });
+        }
+      }
+    }
   }
 
   private liveParts(): LivePlaneParts {
