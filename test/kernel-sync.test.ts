@@ -71,6 +71,21 @@ t('a restore syncs the server both sides hold: only the peers that differ, one w
   assert.not.ok(calls.some((c) => /^(syncconf|link add|link del)/.test(c.args)), `no rebuild: ${JSON.stringify(calls)}`);
 });
 
+t('rows written first, then synced (as a standby router does): partial syncs only the peers named, a full sync reads the interface and puts it right', () => {
+  const ns = new Netns('ksyncchild');
+  try {
+    const seen = JSON.parse(ns.exec(process.execPath, [path.join(__dirname, 'helpers/sync-child.js')]));
+    assert.is(seen.start, 3);
+    assert.ok(seen.partialKeys, 'the new peer on, the deleted one off');
+    assert.equal(seen.partialInternet, [true, true, false, false], 'b gained the internet; c, deleted, holds nothing');
+    assert.ok(seen.unnamedKept, 'a row not named stays as the kernel holds it');
+    assert.ok(seen.fullKeys, 'the peer removed by hand is back');
+    assert.not.ok(seen.fullInternet, 'and a\'s row, changed before, is synced by the full sync');
+  } finally {
+    ns.destroy();
+  }
+});
+
 t('the sync is a change like any other: the next change finds the kernel and the store agreeing', async () => {
   await addPeer('e');
   const listed = await w.d.api('GET', `/api/servers/${w.serverId}/peers`);
