@@ -128,10 +128,10 @@ t('the store and the views depend on nothing above them', () => {
 // rest of the folder graph has none. Remove an entry when its imports are gone (a stale entry
 // fails the suite); a new cycle fails it too. The order, top to bottom: main, daemon, cli,
 // api, metrics, device, jobs, events, http, ops, import, backup, views, history, app,
-// schedule, kernel, shaping, nft, net, wg, store, access, config, log, exec.
+// schedule, kernel, shaping, nft, net, wg, store, resources, access, config, log, exec.
 const FOLDER_EDGES_AGAINST_THE_ORDER_TODAY = [
-  // Rules and field errors of ops/ used by what sits below it (parsing of imports and backups, the audit query).
-  'access -> ops', 'backup -> ops', 'import -> ops',
+  // Rules and field errors of ops/ used by what sits below it (parsing of imports and backups, the audit query, the resource descriptions' value rules).
+  'access -> ops', 'backup -> ops', 'import -> ops', 'resources -> ops',
   // The app's type names the runner and the bus it carries.
   'app -> ops', 'app -> events',
   // The change runner's events go onto the bus; the senders settle their outbox rows through ops/.
@@ -144,8 +144,8 @@ const FOLDER_EDGES_AGAINST_THE_ORDER_TODAY = [
   'jobs -> metrics',
   // Settings: the environment's single sign-on is parsed by access/, the store names roles of access/, log reads config's type.
   'config -> access', 'access -> store', 'log -> config',
-  // Address arithmetic and client options live in wg/ until the one address library (net/, issue 35 item 2).
-  'store -> wg',
+  // Address arithmetic, keys and client options live in wg/ until the one address library (net/, issue 35 item 2).
+  'store -> wg', 'resources -> wg',
   // A peer's stored schedule is parsed by schedule/.
   'store -> schedule',
 ];
@@ -191,6 +191,11 @@ t('no import cycles between src/ folders (but the listed edges against the order
 t('exec/ runs the tools and imports no other folder; nft/, wg/ and shaping/ never import kernel/', () => {
   assert.equal([...folderGraph([]).get('exec') ?? []], []);
   for (const low of ['nft', 'wg', 'shaping']) assert.not.ok(folderGraph([]).get(low)?.has('kernel'), `${low} -> kernel`);
+});
+
+t('the resource descriptions sit below the store: nothing above them but the pure value rules of ops/', () => {
+  for (const to of ['api', 'http', 'jobs', 'cli', 'events', 'daemon', 'kernel', 'store', 'views']) assert.equal(edges('resources', to), [], `resources -> ${to}`);
+  assert.equal(edges('resources', 'ops').filter((e) => !/ops\/(value-rules|name-rule)$/.test(e)), []);
 });
 
 t('every import listed as breaking a rule today still exists (remove it from IMPORTS_TODAY when it is gone)', () => {
