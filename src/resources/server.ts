@@ -10,7 +10,8 @@ import { DEFAULT_KEEPALIVE, routesOf, routesText, type ClientRoutes } from '../w
 import { INTERFACE_NAME, INTERFACE_NAME_RULE } from '../wg/interface-name';
 import type { Resource } from './describe';
 import { oneOf, readInt, readName, readString } from './read';
-import { readServerClientRoutes, readServerKeepalive } from './read-client-options';
+import { readServerClientRoutes, readServerKeepalive, readServerLanAccess } from './read-client-options';
+import { reachOf, reachText, type NetworkReach } from './peer';
 import { CLIENT_ROUTES_SCHEMA } from './schemas';
 
 export type ServerMode = 'forward' | 'standalone';
@@ -31,6 +32,8 @@ export interface ServerRecord {
   clientAllowedIPs?: ClientRoutes | null;
   /** The client's keepalive by default, in seconds (0: off; absent: 25). */
   persistentKeepalive?: number;
+  /** lanAccess given to a new peer that does not say (absent: none). */
+  lanAccess?: NetworkReach;
   privateKey: string;
   publicKey: string;
   createdAt: string;
@@ -89,31 +92,35 @@ export const SERVER: Resource<ServerRecord, ServerSight> = {
     },
     mtu: { column: 'mtu', input: (b, f) => (b[f] === null ? null : readInt(b, f, 1280, 9000)), schema: { type: ['integer', 'null'], minimum: 1280, maximum: 9000, description: 'the clients\' MTU by default; null: none in the .conf' } },
     clientAllowedIPs: {
-      column: { name: 'client_allowed_ips', write: (v?: ClientRoutes | null) => routesText(v), read: routesOf }, input: (b, f) => readServerClientRoutes(b, f),
+      column: { name: 'client_allowed_ips', write: (v?: ClientRoutes | null) => routesText(v), read: routesOf }, initial: () => null, input: (b, f) => readServerClientRoutes(b, f),
       schema: { ...CLIENT_ROUTES_SCHEMA, description: 'what clients route into the tunnel by default: "full", "split" (the server\'s networks) or prefixes; null (default): full for peers with allowInternet, split otherwise' },
     },
     persistentKeepalive: {
-      column: { name: 'client_keepalive', write: (v?: number) => v ?? DEFAULT_KEEPALIVE }, input: (b, f) => readServerKeepalive(b, f),
+      column: { name: 'client_keepalive', write: (v?: number) => v ?? DEFAULT_KEEPALIVE }, initial: () => DEFAULT_KEEPALIVE, input: (b, f) => readServerKeepalive(b, f),
       schema: { type: 'integer', minimum: 0, maximum: 65535, description: 'the clients\' keepalive by default, seconds; 0: off; default 25' },
+    },
+    lanAccess: {
+      column: { name: 'lan_access', write: reachText, read: reachOf }, input: (b) => readServerLanAccess(b), initial: () => [],
+      schema: { oneOf: [{ const: 'lan' }, { type: 'array', maxItems: 64, items: str }], description: 'the lanAccess a new peer gets when it does not say: "lan", prefixes of the router\'s networks, or [] (none, the default)' },
     },
     privateKey: { column: { name: 'private_key', insertOnly: true }, seenBy: 'never' },
     createdAt: { column: { name: 'created_at', insertOnly: true }, schema: ts },
     updatedAt: { column: 'updated_at', schema: ts },
   },
   derived: {
-    kernelState: { after: 'persistentKeepalive', value: (_s, k) => k.kernel.kernelState, schema: { enum: ['up', 'failed', 'off'], description: 'up in the kernel, failed (see kernelFailure; retried), or off (no kernel backend)' } },
+    kernelState: { after: 'lanAccess', value: (_s, k) => k.kernel.kernelState, schema: { enum: ['up', 'failed', 'off'], description: 'up in the kernel, failed (see kernelFailure; retried), or off (no kernel backend)' } },
     kernelFailure: {
-      after: 'persistentKeepalive', value: (_s, k) => k.kernel.kernelFailure,
+      after: 'lanAccess', value: (_s, k) => k.kernel.kernelFailure,
       schema: { type: ['object', 'null'], properties: { reason: str, since: ts, attempts: int, nextRetryAt: ts } },
     },
     lastKernelRepair: {
-      after: 'persistentKeepalive', value: (_s, k) => k.kernel.lastKernelRepair,
+      after: 'lanAccess', value: (_s, k) => k.kernel.lastKernelRepair,
       schema: {
         type: ['object', 'null'], description: 'the reconciler\'s last repair of this server\'s part of the kernel, kept across restarts (docs/kernel.md, "Drift"); null: none yet',
         properties: { at: ts, repairs: int, kinds: { type: 'object', additionalProperties: int } },
       },
     },
-    peers: { after: 'persistentKeepalive', optional: true, value: (_s, k) => k.peers, schema: { type: 'array', items: { $ref: '#/components/schemas/Peer' } } },
-    webhooks: { after: 'persistentKeepalive', optional: true, value: (_s, k) => k.webhooks, schema: { type: 'array', items: { $ref: '#/components/schemas/Webhook' } } },
+    peers: { after: 'lanAccess', optional: true, value: (_s, k) => k.peers, schema: { type: 'array', items: { $ref: '#/components/schemas/Peer' } } },
+    webhooks: { after: 'lanAccess', optional: true, value: (_s, k) => k.webhooks, schema: { type: 'array', items: { $ref: '#/components/schemas/Webhook' } } },
   },
 };

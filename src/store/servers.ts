@@ -1,6 +1,6 @@
 // The servers table. Records come out camel-cased with real booleans and numbers.
 import { nextIdOf, type DB } from './db';
-import { insertSql, rowToRecord, selectList, toColumns as columnsOf, updateSql } from '../resources/describe';
+import { insertSql, rowToRecord, selectList, withInitials, toColumns as columnsOf, updateSql } from '../resources/describe';
 import { SERVER, type ServerRecord } from '../resources/server';
 
 export type { ServerMode, ServerRecord } from '../resources/server';
@@ -44,7 +44,7 @@ export class ServerTable {
   /** An id given (from nextId(), planned before the commit) is kept; without one SQLite picks the next. */
   insert(s: NewServer & { id?: number }): ServerRecord {
     const id = Number(this.insertStmt.run({ ...toColumns(s), id: s.id ?? null }).lastInsertRowid);
-    return { ...s, id };
+    return { ...withInitials(SERVER, s), id };
   }
 
   update(s: ServerRecord): void { this.updateStmt.run(toColumns(s)); }
