@@ -54,7 +54,7 @@ export class KernelLive implements KernelPlane {
 
   /** `wanInterfaces`: the operator's WAN names, or null to follow the default routes. */
   constructor(private readonly log: Logger, readonly driver: LinkDriver, wanInterfaces: string[] | null = null) {
-    this.wan = new WanFollower(log, wanInterfaces, (batch) => this.nft.apply(batch));
+    this.wan = new WanFollower(log, wanInterfaces, (batch) => this.nft.apply(batch), () => new Set([...this.servers.values()].map((m) => m.server.interface)));
     this.shaper = new Shaper(log, (batch) => this.nft.apply(batch), (what, work) => this.serialize(what, work));
     this.links = new ServerLinks(log, driver, this.shaper);
     this.resync = new PeerResync(log, (what, work) => this.serialize(what, work),
@@ -103,7 +103,8 @@ export class KernelLive implements KernelPlane {
   /** The whole `inet wgcp` table of these servers, with the WAN set as followed now. */
   private wholeTable(models: ServerModel[]): string {
     const policy = fullPolicy(models);
-    for (const w of this.wan.current()) policy.wan.add(w);
+    const side = this.wan.current();
+    for (const k of ['wan', 'routerNets', 'routerNets6'] as const) for (const e of side[k]) policy[k].add(e);
     return renderTable(policy);
   }
 
