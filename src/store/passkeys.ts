@@ -11,7 +11,7 @@ export interface PasskeyRecord {
   id: number;
   /** The WebAuthn credential id, base64url. */
   webauthnId: string;
-  publicKey: Uint8Array;
+  publicKey: Uint8Array<ArrayBuffer>;
   counter: number;
   transports: string[];
   name: string;
