@@ -77,6 +77,12 @@ export const ROUTE_ROLES: Readonly<Record<string, Role>> = {
   'POST /api/session/totp': 'viewer',
   'POST /api/session/totp/confirm': 'viewer',
   'DELETE /api/session/totp': 'viewer',
+  // Passkeys of one's own page session: anyone signed in.
+  'GET /api/session/passkeys': 'viewer',
+  'POST /api/session/passkeys/options': 'viewer',
+  'POST /api/session/passkeys': 'viewer',
+  'PUT /api/session/passkeys/:id': 'viewer',
+  'DELETE /api/session/passkeys/:id': 'viewer',
 };
 
 export const routeKey = (method: string, path: string): string => `${method} ${path}`;
