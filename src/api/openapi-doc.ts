@@ -6,6 +6,7 @@ import { pageApiPaths } from '../http/page-openapi';
 import { usageApiPaths } from './openapi-usage';
 import { backupApiPaths } from './openapi-backup';
 import { accessApiPaths, markRoles } from './openapi-access';
+import { passkeyApiPaths } from './openapi-passkeys';
 
 // A client's AllowedIPs: a mode or prefixes (IPv4 and IPv6).
 const CLIENT_ROUTES = { oneOf: [{ enum: ['full', 'split'] }, { type: 'array', minItems: 1, maxItems: 64, items: { type: 'string' } }, { type: 'null' }] };
@@ -215,6 +216,7 @@ export const openApiDocument = {
     ...usageApiPaths,
     ...backupApiPaths,
     ...accessApiPaths,
+    ...passkeyApiPaths,
     '/healthz': { get: { summary: 'Liveness and kernel backend', security: [], responses: { 200: { description: 'ready', ...json(ref('Health')) } } } },
     '/api/openapi.json': { get: op('This document', { 200: { description: 'OpenAPI document', ...json({ type: 'object' }) } }, []) },
     '/api/servers': {
