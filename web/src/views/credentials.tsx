@@ -17,6 +17,7 @@ import { SignedInList } from './signed-in';
 import { BackupDownload } from './backup-download';
 import { Cell } from '../cell';
 import { NEW_KEY_HOW } from './sign-in';
+import { Passkeys } from './passkeys';
 
 const ROLES: { role: Role; text: string }[] = [
   { role: 'admin', text: 'admin: everything' },
@@ -185,6 +186,7 @@ export function Credentials() {
     <>
       <h1>Access</h1>
       {currentWho().kind === 'person' ? <p>You signed in with single sign-on as <strong>{currentWho().name}</strong>: your provider's own sign-in protects this session.</p> : <TwoFactor />}
+      {(currentWho().kind === 'person' || currentWho().credentialID !== null) && <Passkeys />}
       {can('admin') && <SignedInList />}
       {can('admin') && KINDS.map((k) => <CredentialSection key={k.path} kind={k} />)}
       {can('admin') && <BackupDownload />}
