@@ -177,6 +177,15 @@ t('a signature counter that goes backwards (a copied authenticator) is refused, 
   assert.is((await passkeySignIn(anna.key, (o) => annaAuth.get(o, { counter: at + 5 }))).status, 204);
 });
 
+t('two answers with the same counter sent at once (a copy used beside the original): one signs in, the other is refused', async () => {
+  const [o1, o2] = [(await api('POST', '/api/session/passkey/options', { key: anna.key })).json, (await api('POST', '/api/session/passkey/options', { key: anna.key })).json];
+  const next = annaAuth.counter + 1;
+  const answers = [annaAuth.get(o1, { counter: next }), annaAuth.get(o2, { counter: next })];
+  const results = await Promise.all(answers.map((response) => api('POST', '/api/session/passkey', { key: anna.key, response })));
+  assert.equal(results.map((r) => r.status).sort(), [204, 401]);
+  assert.match(results.find((r) => r.status === 401)!.json.error, /counter/);
+});
+
 t('a passkey of another key, an unknown one, and a key\'s passkey used alone are refused', async () => {
   const stranger = new SoftAuthenticator(base);
   assert.is((await passkeySignIn(anna.key, (o) => stranger.get(o))).json.code, 'WGCP_PASSKEY_UNKNOWN');
