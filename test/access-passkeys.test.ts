@@ -7,6 +7,7 @@
 // alone, a person whose single sign-on now gives no role. Chromium with its virtual
 // authenticator does the page's part (test/web-passkeys.test.ts).
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -277,6 +278,38 @@ t('a sign-in from another site is refused before anything is checked', async () 
   const r = await call(base, 'POST', '/api/session/passkey/options', {}, { Origin: 'http://evil.example', ...json });
   assert.is(r.status, 403);
   assert.is(r.json.code, 'WGCP_CROSS_SITE');
+});
+
+/** A request with a Host of our choosing (fetch sets its own). */
+function withHost(url: string, method: string, p: string, host: string, headers: Record<string, string>): Promise<{ status: number; json: any }> {
+  return new Promise((resolve, reject) => {
+    http.request(`${url}${p}`, { method, headers: { ...headers, host } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString() || 'null') }));
+    }).on('error', reject).end();
+  });
+}
+
+t('without WGCP_PUBLIC_URL the relying party is the Host when it names this router by a name; an address or another name is refused', async () => {
+  const plain = await startTestDaemon();
+  try {
+    const port = new URL(plain.url).port;
+    const signIn = await call(plain.url, 'POST', '/api/session', { key: plain.key }, json);
+    const cookie = cookieOf(signIn);
+    const options = await withHost(plain.url, 'POST', '/api/session/passkeys/options', `localhost:${port}`, { cookie, origin: `http://localhost:${port}` });
+    assert.is(options.status, 200);
+    assert.is(options.json.rp.id, 'localhost');
+    const address = await withHost(plain.url, 'POST', '/api/session/passkeys/options', `127.0.0.1:${port}`, { cookie, origin: `http://127.0.0.1:${port}` });
+    assert.is(address.status, 400);
+    assert.is(address.json.code, 'WGCP_PASSKEY_HOST_ADDRESS');
+    const forged = await withHost(plain.url, 'POST', '/api/session/passkey/options', 'vpn.evil.example', {});
+    assert.is(forged.status, 400);
+    assert.is(forged.json.code, 'WGCP_PASSKEY_HOST_UNKNOWN');
+    assert.is(forged.json.field, 'Host');
+  } finally {
+    await plain.stop();
+  }
 });
 
 t.run();

@@ -17,6 +17,7 @@ import { beginPasskeySignIn, finishPasskeySignIn } from '../ops/passkey-sign-in'
 import { ownerName } from '../ops/passkeys';
 import { personName } from '../store/sessions';
 import { relyingParty } from './passkey-origin';
+import { optionalBody } from './optional-body';
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
@@ -62,7 +63,7 @@ export function passkeySignInRoutes(app: App): Route[] {
   async function options(ctx: RequestContext): Promise<Reply> {
     refuseForeignSignIn(ctx);
     refuseThrottled(ctx, null);
-    const key = presentedKey(ctx, await ctx.body());
+    const key = presentedKey(ctx, await optionalBody(ctx));
     if (key !== null && key.grant.credentialId === null) throw apiError('WGCP_PASSKEY_NONE');
     return { status: 200, json: await beginPasskeySignIn(app, relyingParty(app.config, ctx.req), key?.grant.credentialId ?? null), headers: NO_STORE };
   }
