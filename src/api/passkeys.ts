@@ -14,15 +14,15 @@ const NO_STORE = { 'Cache-Control': 'no-store' };
 
 export function passkeyRoutes(app: App): Route[] {
   return [
-    { method: 'GET', path: '/api/session/passkeys', auth: 'control', handler: (ctx) => ({ ...ok(listPasskeys(app, ctx.actor!)), headers: NO_STORE }) },
+    { method: 'GET', path: '/api/session/passkeys', auth: 'control', role: 'viewer', handler: (ctx) => ({ ...ok(listPasskeys(app, ctx.actor!)), headers: NO_STORE }) },
     {
-      method: 'POST', path: '/api/session/passkeys/options', auth: 'control',
+      method: 'POST', path: '/api/session/passkeys/options', auth: 'control', role: 'viewer',
       async handler(ctx) {
         return { ...ok(await beginRegistration(app, ctx.actor!, relyingParty(app.config, ctx.req))), headers: NO_STORE };
       },
     },
     {
-      method: 'POST', path: '/api/session/passkeys', auth: 'control',
+      method: 'POST', path: '/api/session/passkeys', auth: 'control', role: 'viewer',
       async handler(ctx) {
         const body = await ctx.body();
         const passkey = await finishRegistration(app, ctx.actor!, relyingParty(app.config, ctx.req), readPasskeyAnswer(body), readName(body, 'name', { max: PASSKEY_NAME_MAX }));
@@ -31,14 +31,14 @@ export function passkeyRoutes(app: App): Route[] {
       },
     },
     {
-      method: 'PUT', path: '/api/session/passkeys/:id', auth: 'control',
+      method: 'PUT', path: '/api/session/passkeys/:id', auth: 'control', role: 'viewer',
       async handler(ctx) {
         const id = parseId(ctx.params.id, 'passkey');
         return ok(await renamePasskey(app, ctx.actor!, id, readName(await ctx.body(), 'name', { max: PASSKEY_NAME_MAX, min: 1 })));
       },
     },
     {
-      method: 'DELETE', path: '/api/session/passkeys/:id', auth: 'control',
+      method: 'DELETE', path: '/api/session/passkeys/:id', auth: 'control', role: 'viewer',
       async handler(ctx) {
         await removePasskey(app, ctx.actor!, parseId(ctx.params.id, 'passkey'));
         app.log.info('passkey removed', { passkeyID: Number(ctx.params.id) });
