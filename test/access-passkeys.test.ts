@@ -14,6 +14,7 @@ import * as assert from 'uvu/assert';
 import { call, client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
 import { freePort, signInAtProvider, startTestProvider, type TestProvider } from './helpers/oidc-provider';
 import { SoftAuthenticator } from './helpers/soft-authenticator';
+import { totpCode } from '../src/access/totp';
 
 const t = suite('passkeys: registered, named, removed, and signing in with them, over the API');
 
@@ -79,6 +80,8 @@ async function personSession(login: string): Promise<string> {
 }
 
 let annaAuth: SoftAuthenticator;
+/** Ben's authenticator, once he has a passkey. */
+let benSpare: SoftAuthenticator | null = null;
 
 t('a key signed in registers a passkey (options for this site, a user handle, its other passkeys excluded); a name or Passkey N', async () => {
   const cookie = await signInWithKey(anna.key);
@@ -192,12 +195,36 @@ t('a passkey of another key, an unknown one, and a key\'s passkey used alone are
   assert.is((await passkeySignIn(anna.key, (o) => stranger.get(o))).json.code, 'WGCP_PASSKEY_UNKNOWN');
   const benCookie = await signInWithKey(ben.key);
   const benAuth = new SoftAuthenticator(base);
+  benSpare = benAuth;
   await register(benCookie, benAuth, 'Ben\'s phone');
   assert.is((await passkeySignIn(anna.key, (o) => benAuth.get(o))).json.code, 'WGCP_PASSKEY_UNKNOWN');
   const alone = await passkeySignIn(null, (o) => annaAuth.get(o));
   assert.is(alone.status, 401);
   assert.is(alone.json.code, 'WGCP_PASSKEY_SECOND_FACTOR');
   assert.ok((await auditRows('session.sign-in-failed')).some((r: { summary: { reason: string } }) => r.summary.reason === 'passkey refused'));
+});
+
+t('a key with TOTP and a passkey: the key alone asks for the code, and the passkey is taken instead of it', async () => {
+  const cookie = await signInWithKey(ben.key);
+  assert.is(cookie, '', 'Ben has a passkey: his key alone opens no session');
+  const first = cookieOf(await passkeySignIn(ben.key, (o) => benSpare!.get(o)));
+  assert.ok(first, 'Ben signs in with his passkey');
+  const begun = (await api('POST', '/api/session/totp', undefined, page(first))).json;
+  assert.is((await api('POST', '/api/session/totp/confirm', { code: totpCode(begun.secret, Date.now()) }, page(first))).status, 200);
+  const keyAlone = await api('POST', '/api/session', { key: ben.key });
+  assert.is(keyAlone.json.code, 'WGCP_TOTP_CODE_REQUIRED');
+  assert.is((await passkeySignIn(ben.key, (o) => benSpare!.get(o))).status, 204);
+});
+
+t('revoking a key removes its passkeys', async () => {
+  const vera = (await client(d).post('/api/apikeys', { name: 'vera', role: 'viewer' })).json;
+  const cookie = await signInWithKey(vera.key);
+  const p = await register(cookie, new SoftAuthenticator(base), 'Vera');
+  assert.is((await client(d).del(`/api/apikeys/${vera.id}`)).status, 204);
+  const again = await client(d).post('/api/apikeys', { name: 'vera2', role: 'viewer' });
+  const cookie2 = await signInWithKey(again.json.key);
+  assert.equal((await api('GET', '/api/session/passkeys', undefined, page(cookie2))).json, []);
+  assert.is((await api('DELETE', `/api/session/passkeys/${p.id}`, undefined, page(cookie2))).json.code, 'WGCP_PASSKEY_NOT_FOUND');
 });
 
 t('renaming and removing: one\'s own only; a removed passkey signs in no more', async () => {
