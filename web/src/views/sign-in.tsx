@@ -2,9 +2,10 @@
 // A key with two-factor sign-in is answered 401 naming the field "code": the form then asks
 // for the authenticator app's code (or a recovery code) and sends both. As a page at first;
 // as a dialog over the open view when a session ends, so nothing typed in that view is lost.
-// A key with passkeys is answered 401 naming "passkey" (or "code" when it has TOTP too): the
-// form then offers its passkey. A person's passkey signs in alone (beside single sign-on).
-// The WebAuthn code is a chunk of its own, fetched at the first use of a passkey.
+// A key with passkeys is answered 401 WGCP_PASSKEY_REQUIRED (WGCP_TOTP_CODE_REQUIRED when it
+// has TOTP too): the form then offers its passkey (beside the code). A person's passkey signs
+// in alone (beside single sign-on). The WebAuthn code is a chunk of its own, fetched at the
+// first use of a passkey (passkey-client.ts).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, describe } from '../api';
 import { signInWithPasskey } from '../passkey-client';
@@ -13,9 +14,6 @@ import { useTitle } from '../load';
 import { LanguageSwitch, t } from '../i18n';
 
 export const newKeyHow = () => t('signin.newKey', { command: 'wgcp apikey create --data-dir /var/lib/wgcp', clone: '--data-dir ./var' });
-
-/** Signs in with a passkey (`key`: as its second factor). */
-const passkeySignIn = (key?: string) => signInWithPasskey(key);
 
 /** A passkey button with its own busy state and error. */
 function PasskeyButton({ text, run, onSignedIn }: { text: string; run: () => Promise<void>; onSignedIn: () => void }) {
@@ -75,7 +73,7 @@ function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
       )}
       <FormError form={form} />
       {needsPasskey && <p role="status">{t('signin.passkeyNeeded')}</p>}
-      {(needsPasskey || needsCode) && <PasskeyButton text={t('signin.usePasskey')} run={() => passkeySignIn(form.values.key)} onSignedIn={onSignedIn} />}
+      {(needsPasskey || needsCode) && <PasskeyButton text={t('signin.usePasskey')} run={() => signInWithPasskey(form.values.key)} onSignedIn={onSignedIn} />}
       {!needsPasskey && <button type="submit" class="primary" disabled={form.busy}>{form.busy ? t('signin.busy') : t('signin.button')}</button>}
     </form>
   );
@@ -89,7 +87,7 @@ const SingleSignOn = ({ ways }: { ways: WaysIn }) => (ways.singleSignOn
 
 /** A person's passkey signs in alone; people exist only with single sign-on set up. */
 const PersonPasskey = ({ ways, onSignedIn }: { ways: WaysIn; onSignedIn: () => void }) => (ways.singleSignOn
-  ? <PasskeyButton text={t('signin.passkey')} run={() => passkeySignIn()} onSignedIn={onSignedIn} /> : null);
+  ? <PasskeyButton text={t('signin.passkey')} run={() => signInWithPasskey()} onSignedIn={onSignedIn} /> : null);
 
 export function SignIn({ onSignedIn, note = '', ways }: { onSignedIn: () => void; note?: string; ways: WaysIn }) {
   useTitle(t('signin.title'));
