@@ -7,7 +7,9 @@
 // alone, a person whose single sign-on now gives no role. Chromium with its virtual
 // authenticator does the page's part (test/web-passkeys.test.ts).
 import fs from 'node:fs';
+import { execFile } from 'node:child_process';
 import http from 'node:http';
+import { promisify } from 'node:util';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -22,6 +24,8 @@ const ACCOUNTS = {
   alice: { email: 'alice@example.com', groups: ['wgcp-admins'] },
   olga: { email: 'olga@example.com', groups: ['wgcp-ops'] },
 };
+const run = promisify(execFile);
+const CLI = path.join(__dirname, '../src/cli/main.js');
 const ENVIRONMENT_KEY = 'the-environment-key-of-the-passkey-suite';
 let provider: TestProvider;
 let d: TestDaemon;
@@ -225,6 +229,18 @@ t('revoking a key removes its passkeys', async () => {
   const cookie2 = await signInWithKey(again.json.key);
   assert.equal((await api('GET', '/api/session/passkeys', undefined, page(cookie2))).json, []);
   assert.is((await api('DELETE', `/api/session/passkeys/${p.id}`, undefined, page(cookie2))).json.code, 'WGCP_PASSKEY_NOT_FOUND');
+});
+
+t('wgcp passkey reset (lost authenticators): the key signs in with its TOTP code again, and the reset is audited', async () => {
+  const r = await run(process.execPath, [CLI, '--data-dir', d.dataDir, 'passkey', 'reset', String(ben.id)]);
+  assert.match(r.stdout, /1 passkey of credential \d+ removed/);
+  const again = await run(process.execPath, [CLI, '--data-dir', d.dataDir, 'passkey', 'reset', String(ben.id)]).catch((e: { code: number; stderr: string }) => e);
+  assert.is((again as { code: number }).code, 2);
+  assert.is((await api('POST', '/api/session/passkey/options', { key: ben.key })).json.code, 'WGCP_PASSKEY_NONE', 'no passkey left to ask for');
+  assert.is((await api('POST', '/api/session', { key: ben.key })).json.code, 'WGCP_TOTP_CODE_REQUIRED');
+  const [row] = await auditRows('passkey.reset');
+  assert.is(row.actor.kind, 'cli');
+  assert.equal(row.summary, { removed: 1, owner: 'ben' });
 });
 
 t('renaming and removing: one\'s own only; a removed passkey signs in no more', async () => {

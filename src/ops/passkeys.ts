@@ -5,6 +5,7 @@
 // through the change runner with its audit row.
 import { apiError } from '../error-registry';
 import type { App } from '../app';
+import type { ChangeRunner } from './runner';
 import type { Actor } from '../store/audit';
 import { passkeyTable, type PasskeyOwner, type PasskeyRecord } from '../store/passkeys';
 import { PasskeyChallenges, challengeOf } from '../access/passkey-challenges';
@@ -142,6 +143,17 @@ export function removePasskey(app: App, actor: Actor, id: number): Promise<void>
     return {
       commit: ({ store }) => { passkeyTable(store).remove(id); },
       audit: () => ({ targetType: 'passkey', targetId: id, summary: { name: p.name, owner: ownerName(app, p.owner) } }),
+    };
+  }, { actor });
+}
+
+/** `wgcp passkey reset ID` on the router (lost authenticators): a key's or token's passkeys removed; how many. */
+export function resetPasskeys(runner: ChangeRunner, actor: Actor, credentialId: number): Promise<number> {
+  return runner.run('passkey.reset', (store) => {
+    const owner = store.credentials.get(credentialId)?.name ?? null;
+    return {
+      commit: ({ store }) => passkeyTable(store).removeOfCredential(credentialId),
+      audit: (removed) => (removed === 0 ? null : { targetType: 'credential', targetId: credentialId, summary: { removed, owner } }),
     };
   }, { actor });
 }

@@ -51,6 +51,7 @@ export class PasskeyTable {
   private readonly bySubjectStmt;
   private readonly renameStmt;
   private readonly deleteStmt;
+  private readonly deleteOfCredentialStmt;
   private readonly useStmt;
   private readonly personStmt;
 
@@ -64,6 +65,7 @@ export class PasskeyTable {
     this.bySubjectStmt = db.prepare(`SELECT ${COLS} FROM passkeys WHERE owner_subject = ? ORDER BY id`);
     this.renameStmt = db.prepare('UPDATE passkeys SET name = ? WHERE id = ?');
     this.deleteStmt = db.prepare('DELETE FROM passkeys WHERE id = ?');
+    this.deleteOfCredentialStmt = db.prepare('DELETE FROM passkeys WHERE owner_credential_id = ?');
     // A counter of 0 both before and after: an authenticator that keeps no counter (allowed
     // by WebAuthn); any other answer must move it forward.
     this.useStmt = db.prepare('UPDATE passkeys SET counter = @counter, last_used_at = @now WHERE id = @id AND (counter < @counter OR (counter = 0 AND @counter = 0))');
@@ -96,6 +98,9 @@ export class PasskeyTable {
   rename(id: number, name: string): boolean { return this.renameStmt.run(name, id).changes > 0; }
 
   remove(id: number): boolean { return this.deleteStmt.run(id).changes > 0; }
+
+  /** Removes every passkey of a key or token (a lost authenticator); how many. */
+  removeOfCredential(credentialId: number): number { return this.deleteOfCredentialStmt.run(credentialId).changes; }
 
   /** Records a sign-in: false when `counter` is not after the stored one (nothing changed). */
   use(id: number, counter: number, now: string): boolean { return this.useStmt.run({ id, counter, now }).changes > 0; }
