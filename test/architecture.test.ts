@@ -137,7 +137,7 @@ const FOLDER_EDGES_AGAINST_THE_ORDER_TODAY = [
   // The change runner's events go onto the bus; the senders settle their outbox rows through ops/.
   'ops -> events',
   // Device identifiers, the salt and the forwards' hash live in device/ and are used by ops, views, events and http.
-  'ops -> device', 'views -> device', 'events -> device', 'http -> device',
+  'ops -> device', 'events -> device', 'http -> device',
   // A restore makes the first key again.
   'ops -> first-key',
   // The jobs count in the metrics.
