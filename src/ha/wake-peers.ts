@@ -15,7 +15,7 @@
 // as its source (keepalived's virtual_routes, docs/ha.md), or the client roams to this
 // router's own address and loses the next failover.
 import type { App } from '../app';
-import { run } from '../kernel/command';
+import { run } from '../exec/command';
 import type { Logger } from '../log';
 import { onPromoted } from './pair';
 
