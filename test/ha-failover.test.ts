@@ -70,7 +70,7 @@ t.before(async () => {
   w.serverId = server.json.id;
   w.peers = [];
   for (let i = 0; i < PEERS; i++) {
-    const p = await daemon('a').api('POST', `/api/servers/${w.serverId}/peers`, { name: `p${i}`, allowInternet: true });
+    const p = await daemon('a').api('POST', `/api/servers/${w.serverId}/peers`, { name: `p${i}`, allowInternet: true, lanAccess: 'lan' });
     assert.is(p.status, 201, p.text);
     w.peers.push(p.json);
   }
