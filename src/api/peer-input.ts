@@ -6,12 +6,10 @@ import { parseIpv4 } from '../wg/ipv4';
 import { formatIpv6, parseIpv6 } from '../wg/ipv6';
 import { readSchedule } from './schedule-input';
 import { readLimitMbps } from './limit-input';
+import { readDataLimit } from './data-limit-input';
 import { FieldErrors } from './field-errors';
 import { readNetworks, readPeerClientOptions } from './client-options-input';
-import { EMAIL, badField, readBool, readInt, readIntArray, readName, readString, readTimestamp, type Body } from './fields';
-
-// 8,388,607 GB is the largest limit whose byte count stays a safe JavaScript integer.
-export const MAX_LIMIT_GB = 8_388_607;
+import { EMAIL, badField, readBool, readIntArray, readName, readString, readTimestamp, type Body } from './fields';
 
 /** `now`: the daemon's clock, against which an expiry must lie ahead. */
 export function parsePeerInput(body: Body, now: Date): PeerInput {
@@ -26,7 +24,7 @@ export function parsePeerInput(body: Body, now: Date): PeerInput {
     allowAccess: bad.read(() => readIntArray(body, 'allowAccess', 1, Number.MAX_SAFE_INTEGER, 10_000)),
     allowInternet: bad.read(() => readBool(body, 'allowInternet')),
     enabled: bad.read(() => readBool(body, 'enabled')),
-    dataLimitGB: bad.read(() => readInt(body, 'dataLimitGB', 0, MAX_LIMIT_GB)),
+    ...bad.read(() => readDataLimit(body)),
     expiresAt: bad.read(() => readTimestamp(body, 'expiresAt')),
     schedule: bad.read(() => readSchedule(body)),
     ...bad.read(() => readPeerClientOptions(body)),

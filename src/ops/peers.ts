@@ -16,7 +16,7 @@ import { bringsDeletionNearer, requirePeerDeleteRight } from './deletion-rights'
 import { forwardsOfPeerChange } from './forwards-follow';
 import { withScheduleState } from './schedule-state';
 import type { Schedule } from '../schedule/rules';
-import { isOverLimit } from '../data-limit';
+import { isOverLimit, wholeGB } from '../data-limit';
 import type { PeerClientOptions } from '../wg/client-options';
 import { checkPeerNetworks } from './network-rules';
 import { routerRoutes } from '../net/router-routes';
@@ -32,7 +32,10 @@ export interface PeerInput extends PeerClientOptions {
   allowAccess?: number[];
   allowInternet?: boolean;
   enabled?: boolean;
+  /** The exact limit in GiB, tenths allowed (src/data-limit.ts). */
   dataLimitGB?: number;
+  /** The limit came as the contract's whole dataLimitGB. */
+  dataLimitWhole?: boolean;
   expiresAt?: string | null;
   /** null: no schedule. */
   schedule?: Schedule | null;
@@ -54,6 +57,15 @@ export function getPeer(app: Pick<App, 'store'>, id: number): PeerRecord {
   return peer;
 }
 
+/**
+ * The limit after an update. A client of the contract reads a limit of 1.5 as dataLimitGB 2;
+ * sending that 2 back (a whole object echoed with one field changed) keeps the 1.5.
+ */
+function mergedLimit(before: number, input: PeerInput): number {
+  if (input.dataLimitGB === undefined) return before;
+  return input.dataLimitWhole && input.dataLimitGB === wholeGB(before) ? before : input.dataLimitGB;
+}
+
 /** Applies an update to a peer: the admin's own disable, and lifting a data-limit restriction the new limit no longer holds. */
 export function mergePeer(before: PeerRecord, input: PeerInput, now: string): PeerRecord {
   const next: PeerRecord = {
@@ -64,7 +76,7 @@ export function mergePeer(before: PeerRecord, input: PeerInput, now: string): Pe
     ip6: input.ip6 ?? before.ip6,
     allowAccess: input.allowAccess ?? before.allowAccess,
     allowInternet: input.allowInternet ?? before.allowInternet,
-    dataLimitGB: input.dataLimitGB ?? before.dataLimitGB,
+    dataLimitGB: mergedLimit(before.dataLimitGB, input),
     expiresAt: input.expiresAt === undefined ? before.expiresAt : input.expiresAt,
     schedule: input.schedule === undefined ? before.schedule ?? null : input.schedule,
     downloadLimitMbps: input.downloadLimitMbps === undefined ? before.downloadLimitMbps : input.downloadLimitMbps,
@@ -151,15 +163,18 @@ export function updatePeer(app: App, id: number, input: PeerInput, opts?: Change
         return next;
       },
       // `was`: each changed field's value before, so the log can say "5 GiB -> 10 GiB".
-      audit: () => ({ targetType: 'peer', targetId: id, summary: { ...input, was: valuesBefore(before, input) } }),
+      audit: () => ({ targetType: 'peer', targetId: id, summary: { ...named(input), was: valuesBefore(before, named(input)) } }),
     };
   }, opts);
 }
 
+/** The fields a person named (how the limit was given is not one). */
+const named = ({ dataLimitWhole: _how, ...fields }: PeerInput): PeerInput => fields;
+
 /** The fields an update names, as they were (enabled: the admin's own switch). */
 function valuesBefore(before: PeerRecord, input: PeerInput): Record<string, unknown> {
   const was: Record<string, unknown> = {};
-  for (const k of Object.keys(input) as (keyof PeerInput)[]) was[k] = k === 'enabled' ? !hasReason(before, 'admin') : before[k] ?? null;
+  for (const k of Object.keys(input) as Exclude<keyof PeerInput, 'dataLimitWhole'>[]) was[k] = k === 'enabled' ? !hasReason(before, 'admin') : before[k] ?? null;
   return was;
 }
 

@@ -4,6 +4,7 @@ import type { ServerRecord } from '../store/servers';
 import type { ServerKernelState } from '../kernel/plane';
 import type { SmtpRecord } from '../store/smtp';
 import type { WebhookRecord } from '../store/webhooks';
+import { wholeGB } from '../data-limit';
 import { DEFAULT_KEEPALIVE } from '../wg/client-options';
 import { MASK, webhookAsSeen, type WebhookSight } from './webhook-sight';
 
@@ -26,7 +27,8 @@ export function presentPeer(p: PeerRecord) {
     enabled: p.enabled,
     disabledReason: primaryReason(p.disabledReasons),
     disabledReasons: p.disabledReasons,
-    dataLimitGB: p.dataLimitGB,
+    dataLimitGB: wholeGB(p.dataLimitGB),
+    dataLimitGiB: p.dataLimitGB,
     currentDataUsageBytes: p.usageBytes,
     expiresAt: p.expiresAt,
     schedule: p.schedule ?? null,
