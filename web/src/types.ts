@@ -6,7 +6,7 @@
 export interface Peer {
   id: number; serverID: number; name: string; email: string; ip: string; ip6: string | null; publicKey: string;
   allowAccess: number[]; allowInternet: boolean; enabled: boolean; disabledReason: string; disabledReasons: string[];
-  dataLimitGB: number; currentDataUsageBytes: number; expiresAt: string | null; hasPrivateKey: boolean;
+  dataLimitGB: number; dataLimitGiB: number; currentDataUsageBytes: number; expiresAt: string | null; hasPrivateKey: boolean;
   /** Weekly windows of local time in an IANA zone (docs/schedules.md); null: always on. */
   schedule: { timezone: string; windows: { days: ('mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun')[]; from: string; to: string }[] } | null;
   downloadLimitMbps: number | null; uploadLimitMbps: number | null;

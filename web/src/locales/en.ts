@@ -109,7 +109,6 @@ export const en = {
   'check.date': 'must be a date and time',
   'check.future': 'must be in the future: a peer is deleted when its expiry passes',
   'peerf.limit': 'Monthly data limit (GiB)',
-  'peerf.limitHint': '1 GiB is {bytes} bytes. 0 means no limit.',
   'peerf.expiryHint': 'When this time passes, the peer and its keys are deleted (not only switched off). Empty: never.',
   'peerf.expiryOperator': 'Only an admin may set one or make it sooner; you may postpone or clear it.',
   'peerf.blankName': 'must not be blank: name who or what this is',
@@ -566,6 +565,9 @@ export const en = {
   'hook.oFailed': 'failed',
   'hook.oTest': 'test',
   'shell.who': 'Signed in as {name}, {role}',
+  'check.tenths': 'must be a number of GiB with at most one decimal, such as 1.5',
+  'peers.usedOf': '{used} of {limit}',
+  'peerf.limitHint': '1 GiB is {bytes} bytes; tenths are taken (1.5). 0 means no limit.',
 } as const;
 
 export type MessageKey = keyof typeof en;
