@@ -4,7 +4,7 @@
 // data, long names that never widen a phone's page. Sessions, files and credentials are in
 // web-owner-access.test.ts.
 import * as assert from 'uvu/assert';
-import { dashboardPage, PHONE, type DashboardPage } from './helpers/signed-in-page';
+import { dashboardPage, LONG, PHONE, type DashboardPage } from './helpers/signed-in-page';
 import { client, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { eventually } from './helpers/receiver';
 import { browserSuite } from './web-support';
@@ -14,8 +14,6 @@ const t = browserSuite('dashboard in chromium: what a router\'s owner meets in t
 let d: TestDaemon;
 let { browser, page, watch, drive, signIn, go } = {} as DashboardPage;
 let api: ReturnType<typeof client>;
-/** 64 characters with no space or hyphen to break at. */
-const LONG = (c: string) => `${c.repeat(20)}ANameOfSixtyFourCharactersWithNoSpaceOrHyphen${c.repeat(20)}`.slice(0, 64);
 const ids = { server: 0, peer: 0 };
 
 t.before(async () => {
