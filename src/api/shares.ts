@@ -50,7 +50,7 @@ async function openShare(app: App, ctx: RequestContext): Promise<Reply> {
 export function shareRoutes(app: App): Route[] {
   return [
     {
-      method: 'POST', path: '/api/peers/:id/share', auth: 'control',
+      method: 'POST', path: '/api/peers/:id/share', auth: 'control', role: 'operator',
       async handler(ctx) {
         const body = await optionalBody(ctx);
         const hours = readInt(body, 'expiresInHours', 1, SHARE_MAX_HOURS) ?? SHARE_DEFAULT_HOURS;
@@ -62,14 +62,14 @@ export function shareRoutes(app: App): Route[] {
       },
     },
     {
-      method: 'GET', path: '/api/peers/:id/shares', auth: 'control',
+      method: 'GET', path: '/api/peers/:id/shares', auth: 'control', role: 'operator',
       handler(ctx) {
         const now = app.now().toISOString();
         return ok(listShares(app, parseId(ctx.params.id, 'peer')).map((s) => presentShare(s, now)));
       },
     },
     {
-      method: 'DELETE', path: '/api/shares/:id', auth: 'control',
+      method: 'DELETE', path: '/api/shares/:id', auth: 'control', role: 'operator',
       async handler(ctx) {
         await revokeShare(app, ctx.actor!, parseId(ctx.params.id, 'share link'));
         app.log.info('share link revoked', { shareID: Number(ctx.params.id) });

@@ -6,6 +6,8 @@ import type { App } from '../app';
 import type { Store } from '../store/store';
 import type { ChangeOptions } from './runner';
 import type { PeerRecord } from '../store/peers';
+import { mergeInput, withInitials } from '../resources/describe';
+import { PEER } from '../resources/peer';
 import type { ServerRecord } from '../store/servers';
 import { peerEventData } from '../views/event-data';
 import { deviceNumber } from '../views/devices-present';
@@ -15,35 +17,13 @@ import { badField } from './field-error';
 import { bringsDeletionNearer, requirePeerDeleteRight } from './deletion-rights';
 import { forwardsOfPeerChange } from './forwards-follow';
 import { withScheduleState } from './schedule-state';
-import type { Schedule } from '../schedule/rules';
 import { isOverLimit, wholeGB } from '../data-limit';
-import type { PeerClientOptions } from '../wg/client-options';
 import { checkPeerNetworks } from './network-rules';
 import { routerRoutes } from '../net/router-routes';
 import { allocatePeerIp, allocatePeerIp6, checkAllowAccess, checkPeerIp, checkPeerIp6, checkPeerKey } from './peer-rules';
 
-/** A peer's fields as an operation takes them; left out means "as it is" (or the default on create). */
-export interface PeerInput extends PeerClientOptions {
-  name?: string;
-  email?: string;
-  ip?: string;
-  ip6?: string;
-  publicKey?: string;
-  allowAccess?: number[];
-  allowInternet?: boolean;
-  enabled?: boolean;
-  /** The exact limit in GiB, tenths allowed (src/data-limit.ts). */
-  dataLimitGB?: number;
-  /** The limit came as the contract's whole dataLimitGB. */
-  dataLimitWhole?: boolean;
-  expiresAt?: string | null;
-  /** null: no schedule. */
-  schedule?: Schedule | null;
-  downloadLimitMbps?: number | null;
-  uploadLimitMbps?: number | null;
-  /** Prefixes behind the peer, routed to it (as networks); [] none. */
-  networks?: string[];
-}
+/** A peer's fields as an operation takes them (those with an input rule in resources/peer.ts); left out means "as it is" (or the initial value on create). */
+export type PeerInput = Partial<Omit<PeerRecord, 'id' | 'serverId' | 'privateKey' | 'presharedKey' | 'disabledReasons' | 'usageBytes' | 'createdAt' | 'updatedAt' | 'ip6'>> & { ip6?: string };
 
 /** The networks' rules (ops/network-rules.ts) against the router's routes as they stand now. */
 function checkNetworks(store: Store, networks: string[], selfId: number | null): void {
@@ -57,37 +37,35 @@ export function getPeer(app: Pick<App, 'store'>, id: number): PeerRecord {
   return peer;
 }
 
+/** The limit a body names, exact: dataLimitGiB (tenths) or the contract's whole dataLimitGB; both must agree. */
+function givenLimit(input: PeerInput): number | undefined {
+  const { dataLimitGB: whole, dataLimitTenths: exact } = input;
+  if (exact === undefined) return whole;
+  if (whole !== undefined && whole !== wholeGB(exact)) {
+    throw badField('dataLimitGiB', `must name the limit dataLimitGB names (${exact} GiB reads ${wholeGB(exact)} there): give one of them`);
+  }
+  return exact;
+}
+
 /**
  * The limit after an update. A client of the contract reads a limit of 1.5 as dataLimitGB 2;
  * sending that 2 back (a whole object echoed with one field changed) keeps the 1.5.
  */
 function mergedLimit(before: number, input: PeerInput): number {
-  if (input.dataLimitGB === undefined) return before;
-  return input.dataLimitWhole && input.dataLimitGB === wholeGB(before) ? before : input.dataLimitGB;
+  const given = givenLimit(input);
+  if (given === undefined) return before;
+  return input.dataLimitTenths === undefined && given === wholeGB(before) ? before : given;
+}
+
+/** The fields a body named, as the audit log keeps them: a limit in tenths under its API name. */
+function named({ dataLimitTenths, ...fields }: PeerInput): Record<string, unknown> {
+  return dataLimitTenths === undefined ? fields : { ...fields, dataLimitGiB: dataLimitTenths };
 }
 
 /** Applies an update to a peer: the admin's own disable, and lifting a data-limit restriction the new limit no longer holds. */
 export function mergePeer(before: PeerRecord, input: PeerInput, now: string): PeerRecord {
-  const next: PeerRecord = {
-    ...before,
-    name: input.name ?? before.name,
-    email: input.email ?? before.email,
-    ip: input.ip ?? before.ip,
-    ip6: input.ip6 ?? before.ip6,
-    allowAccess: input.allowAccess ?? before.allowAccess,
-    allowInternet: input.allowInternet ?? before.allowInternet,
-    dataLimitGB: mergedLimit(before.dataLimitGB, input),
-    expiresAt: input.expiresAt === undefined ? before.expiresAt : input.expiresAt,
-    schedule: input.schedule === undefined ? before.schedule ?? null : input.schedule,
-    downloadLimitMbps: input.downloadLimitMbps === undefined ? before.downloadLimitMbps : input.downloadLimitMbps,
-    uploadLimitMbps: input.uploadLimitMbps === undefined ? before.uploadLimitMbps : input.uploadLimitMbps,
-    networks: input.networks ?? before.networks ?? [],
-    dns: input.dns === undefined ? before.dns ?? null : input.dns,
-    clientAllowedIPs: input.clientAllowedIPs === undefined ? before.clientAllowedIPs ?? null : input.clientAllowedIPs,
-    persistentKeepalive: input.persistentKeepalive === undefined ? before.persistentKeepalive ?? null : input.persistentKeepalive,
-    mtu: input.mtu === undefined ? before.mtu ?? null : input.mtu,
-    updatedAt: now,
-  };
+  // Each plain field given replaces its value (resources/peer.ts); publicKey and enabled are merged here.
+  const next: PeerRecord = { ...mergeInput(PEER, before, input), dataLimitGB: mergedLimit(before.dataLimitGB, input), updatedAt: now };
   if (input.publicKey !== undefined && input.publicKey !== before.publicKey) {
     next.publicKey = input.publicKey;
     next.privateKey = null;
@@ -115,15 +93,11 @@ export function createPeer(app: App, serverId: number, input: PeerInput, opts?: 
     if (input.networks?.length) checkNetworks(store, input.networks, null);
     const enabled = input.enabled ?? true;
     // The id is decided here so that the kernel holds the peer the commit writes.
-    const peer: PeerRecord = withScheduleState({
-      id: store.peers.nextId(), serverId: server.id, name: input.name ?? '', email: input.email ?? '', ip, ip6,
+    const peer: PeerRecord = withScheduleState(withInitials(PEER, {
+      ...input, dataLimitTenths: undefined, dataLimitGB: givenLimit(input) ?? 0, id: store.peers.nextId(), serverId: server.id, ip, ip6,
       publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey: generatePresharedKey(),
-      allowAccess, allowInternet: input.allowInternet ?? false, enabled, disabledReasons: enabled ? [] : ['admin'],
-      dataLimitGB: input.dataLimitGB ?? 0, usageBytes: 0, expiresAt: input.expiresAt ?? null, schedule: input.schedule ?? null,
-      downloadLimitMbps: input.downloadLimitMbps ?? null, uploadLimitMbps: input.uploadLimitMbps ?? null,
-      networks: input.networks ?? [], dns: input.dns ?? null, clientAllowedIPs: input.clientAllowedIPs ?? null, persistentKeepalive: input.persistentKeepalive ?? null, mtu: input.mtu ?? null,
-      createdAt: now, updatedAt: now,
-    }, Date.parse(now));
+      allowAccess, enabled, disabledReasons: enabled ? [] : ['admin'], usageBytes: 0, createdAt: now, updatedAt: now,
+    }), Date.parse(now));
     return {
       kernel: [{ peer: { server, before: null, after: peer } }],
       commit({ store, event }) {
@@ -131,7 +105,7 @@ export function createPeer(app: App, serverId: number, input: PeerInput, opts?: 
         event('peerCreated', server.id, peerEventData(server, rec));
         return rec;
       },
-      audit: (rec) => ({ targetType: 'peer', targetId: rec.id, summary: { serverID: server.id, ...input } }),
+      audit: (rec) => ({ targetType: 'peer', targetId: rec.id, summary: { serverID: server.id, ...named(input) } }),
     };
   }, opts);
 }
@@ -163,18 +137,18 @@ export function updatePeer(app: App, id: number, input: PeerInput, opts?: Change
         return next;
       },
       // `was`: each changed field's value before, so the log can say "5 GiB -> 10 GiB".
-      audit: () => ({ targetType: 'peer', targetId: id, summary: { ...named(input), was: valuesBefore(before, named(input)) } }),
+      audit: () => ({ targetType: 'peer', targetId: id, summary: { ...named(input), was: valuesBefore(before, input) } }),
     };
   }, opts);
 }
 
-/** The fields a person named (how the limit was given is not one). */
-const named = ({ dataLimitWhole: _how, ...fields }: PeerInput): PeerInput => fields;
-
 /** The fields an update names, as they were (enabled: the admin's own switch). */
 function valuesBefore(before: PeerRecord, input: PeerInput): Record<string, unknown> {
   const was: Record<string, unknown> = {};
-  for (const k of Object.keys(input) as Exclude<keyof PeerInput, 'dataLimitWhole'>[]) was[k] = k === 'enabled' ? !hasReason(before, 'admin') : before[k] ?? null;
+  for (const k of Object.keys(input) as (keyof PeerInput)[]) {
+    if (k === 'dataLimitTenths') was.dataLimitGiB = before.dataLimitGB;
+    else was[k] = k === 'enabled' ? !hasReason(before, 'admin') : before[k] ?? null;
+  }
   return was;
 }
 
