@@ -79,12 +79,18 @@ export function changes(summary: Record<string, unknown>): string[] {
 
 /** The entry as one line: "changed peer 3: set data limit 5 GiB -> 10 GiB". */
 export function auditSentence(action: string, targetId: string | null, summary: Record<string, unknown>): string {
-  const verb = (actionWords(action, targetId ?? '') ?? action.replace('.', ' ')).replace(/\s+(?=[\s:，。]|$)/g, '').trim();
   const role = summary.from !== undefined && summary.to !== undefined ? `: ${summary.from} -> ${summary.to}` : '';
   if (action.endsWith('.update')) {
+    const verb = sentenceOf(action, targetId ?? '');
     const list = changes(summary);
     return list.length ? t('audit.set', { verb, changes: list.join('; ') }) : verb;
   }
-  const name = typeof summary.name === 'string' && summary.name ? ` “${summary.name}”` : '';
-  return `${verb}${name}${role}`;
+  // The name goes beside the id, where each language puts the thing ("Peer 3 “phone” hinzugefügt").
+  const name = typeof summary.name === 'string' && summary.name ? `“${summary.name}”` : '';
+  const verb = sentenceOf(action, [targetId ?? '', name].filter(Boolean).join(' '));
+  return `${verb}${name && !verb.includes(name) ? ` ${name}` : ''}${role}`;
 }
+
+/** The action's words with its target, without the space an empty target leaves. */
+const sentenceOf = (action: string, target: string): string =>
+  (actionWords(action, target) ?? action.replace('.', ' ')).replace(/\s+(?=[\s:，。]|$)/g, '').trim();
