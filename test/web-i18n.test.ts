@@ -132,7 +132,7 @@ t('a German browser gets the page in German, numbers in German', async () => {
   await drive.waitFor(`document.querySelector('.count')?.textContent === '1–50 von 1.002 Peers'`);
   await go(`peers/${ids.peer}`);
   await drive.waitFor(`document.getElementById('state-h')?.textContent === 'Zustand'`);
-  assert.match(await drive.js<string>(`document.querySelector('.usage-line').textContent`), /^Diesen Monat verbraucht: 0 B von 5 GiB \(0 %\)$/);
+  assert.match(await drive.js<string>(`document.querySelector('.usage-line').textContent`), /^Diesen Monat verbraucht: 0 B von 5 GiB \(0\s%\)$/);
   assert.is(await drive.js<string>(`document.querySelector('label[for=switch-enabled]').textContent`), 'Peer an');
   assert.equal(await drive.js<string[]>(`[...document.querySelectorAll('nav.sections button')].map((b) => b.textContent)`),
     ['Übersicht', 'Einstellungen', 'Zugriff', 'Zeitplan', 'Datenverkehr', 'Weitergeben']);
