@@ -39,7 +39,6 @@ export function formatAgo(unixSeconds: number, nowMs = Date.now()): string {
   return formatRelative(new Date(unixSeconds * 1000).toISOString(), nowMs);
 }
 
-export const plural = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
 /** An RFC 3339 time as the value of an <input type="datetime-local"> (local time), and back. */
 export function toLocalInput(iso: string | null): string {
