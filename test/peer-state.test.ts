@@ -1,11 +1,14 @@
-// The data limit is one rule: the usage job, a peer's update and the metrics ask isOverLimit,
-// the store's query of peers over their limit runs overLimitSql, and both say the same.
+// A peer's state is one rule a place (src/peer-state.ts): the data limit (the usage job, a
+// peer's update and the metrics ask isOverLimit, the store's query runs overLimitSql, and both
+// say the same), enabled and its reasons, and when the usage baseline is forgotten.
+import fs from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { GB, isOverLimit, isTenthsLimit, limitBytes, overLimitSql, wholeGB } from '../src/data-limit';
+import { enabledBy, GB, isOverLimit, isTenthsLimit, leavesInterface, limitBytes, overLimitSql, wholeGB } from '../src/peer-state';
 
-const t = suite('data limit: one rule for the jobs, the operations and SQL');
+const t = suite('peer state: one rule for the jobs, the operations and SQL');
 
 t('one GB is 2^30 bytes, as DESIGN.md says', () => {
   assert.is(GB, 2 ** 30);
@@ -44,6 +47,36 @@ t('SQLite judges every case as the function does', () => {
     [1.5 * GB, 1.5], [1.5 * GB - 1, 1.5], [limitBytes(1.1), 1.1], [limitBytes(1.1) - 1, 1.1], [limitBytes(0.3), 0.3], [limitBytes(0.3) - 1, 0.3]];
   for (const [usage, limit] of cases) assert.is(over.get({ usage, limit }) === 1, isOverLimit(usage, limit), `${usage} bytes against ${limit} GB`);
   db.close();
+});
+
+t('a peer is enabled exactly when no reason holds it off', () => {
+  assert.ok(enabledBy([]));
+  assert.not.ok(enabledBy(['schedule']));
+});
+
+t('the baseline is forgotten when a change takes a peer off its interface, and only then', () => {
+  assert.ok(leavesInterface({ enabled: true }, { enabled: false }));
+  assert.ok(leavesInterface(null, { enabled: false }), 'made off');
+  assert.not.ok(leavesInterface({ enabled: false }, { enabled: false }), 'off already: forgotten when it left');
+  assert.not.ok(leavesInterface({ enabled: false }, { enabled: true }));
+  assert.not.ok(leavesInterface({ enabled: true }, { enabled: true }));
+});
+
+t('every place that forgets a baseline asks leavesInterface first (one condition, not two)', () => {
+  const root = path.join(__dirname, '..', '..', 'src');
+  const calls: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (p.endsWith('.ts') && !p.endsWith(path.join('store', 'usage.ts'))) {
+        for (const line of fs.readFileSync(p, 'utf8').split('\n')) if (line.includes('forgetBaseline(')) calls.push(`${path.relative(root, p)}: ${line.trim()}`);
+      }
+    }
+  };
+  walk(root);
+  assert.ok(calls.length >= 4, calls.join('\n'));
+  assert.equal(calls.filter((c) => !/if \(leavesInterface\(/.test(c)), []);
 });
 
 t.run();
