@@ -1,5 +1,5 @@
 // Daemon configuration from the environment (DESIGN.md section 7), validated once at start.
-import { HaConfigError, loadHaConfig, type HaConfig } from './ha/config';
+import { HaConfigError, loadHaConfig, type HaConfig } from './ha-config';
 import path from 'node:path';
 import { loadOidcSettings, OidcSettingsError, type OidcSettings } from './access/oidc-settings';
 
@@ -46,7 +46,7 @@ export interface Config {
   oidc: OidcSettings | null;
   /** WGCP_PAGE_KEY_SIGN_IN: whether the page's sign-in takes a key or token (off only with single sign-on; API keys in headers and the CLI are never affected). */
   pageKeySignIn: boolean;
-  /** The standby pair (src/ha/config.ts): null alone; absent in a hand-made Config, read from the environment at start. */
+  /** The standby pair (src/ha-config.ts): null alone; absent in a hand-made Config: alone. */
   ha?: HaConfig | null;
 }
 

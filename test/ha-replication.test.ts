@@ -14,6 +14,7 @@ import { clockWatchOf } from '../src/jobs/clock-watch';
 import { runCommand } from '../src/cli/main';
 import { AUTH_HEADER, saltTag, signRequest } from '../src/ha/auth';
 import { MIGRATIONS } from '../src/store/migrations';
+import { passkeyTable } from '../src/store/passkeys';
 
 const t = suite('standby pair: what the primary\'s jobs write, and where jobs run');
 
@@ -52,6 +53,14 @@ t('the usage cycle\'s totals and the peers\' last endpoints reach the standby wi
   // Answered once the standby holds it: no wait.
   assert.is(usageOf(w.b, w.peer.id), 3000);
   assert.equal(w.b.daemon.app.store.ha.endpoints(), [{ peerId: w.peer.id, endpoint: '198.51.100.7:40123', at }]);
+});
+
+t('a row with bytes (a passkey\'s public key) reaches the standby byte for byte', async () => {
+  const publicKey = new Uint8Array([0, 1, 2, 250, 251, 255]);
+  const made = await w.a.daemon.app.runner.run('test.passkey', () => ({
+    commit: ({ store }) => passkeyTable(store).insert({ webauthnId: 'cred-1', publicKey, counter: 0, transports: ['usb'], name: 'key', owner: { subject: 'ana', email: null, role: 'admin' }, createdAt: new Date().toISOString() }),
+  }));
+  assert.equal(passkeyTable(w.b.daemon.app.store).get(made.id)?.publicKey, publicKey);
 });
 
 t('a router that ran alone joins as standby: its own changes are kept aside and give way to the primary\'s snapshot', async () => {

@@ -11,8 +11,8 @@ const t = suite('configuration from the environment');
 const CONFIG_SOURCE = fs.readFileSync(path.join(__dirname, '../../src/config.ts'), 'utf8');
 // Single sign-on's settings are read by src/access/oidc-settings.ts, through `get('…')`.
 const OIDC_SOURCE = fs.readFileSync(path.join(__dirname, '../../src/access/oidc-settings.ts'), 'utf8');
-// The standby pair's settings are read by src/ha/config.ts, through `nonEmpty(env, '…')` and `whole(env, '…', …)`.
-const HA_SOURCE = fs.readFileSync(path.join(__dirname, '../../src/ha/config.ts'), 'utf8');
+// The standby pair's settings are read by src/ha-config.ts, through `nonEmpty(env, '…')` and `whole(env, '…', …)`.
+const HA_SOURCE = fs.readFileSync(path.join(__dirname, '../../src/ha-config.ts'), 'utf8');
 const readVariables = (): string[] => [...new Set([...CONFIG_SOURCE.matchAll(/nonEmpty\(env, '([A-Z0-9_]+)'\)/g), ...OIDC_SOURCE.matchAll(/get\('([A-Z0-9_]+)'\)/g),
   ...HA_SOURCE.matchAll(/(?:nonEmpty|whole)\(env, '([A-Z0-9_]+)'/g)].map((m) => m[1]))].sort();
 const SECRET_FILE = path.join(fs.mkdtempSync('/tmp/wgcp-config-'), 'oidc-secret');

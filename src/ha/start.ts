@@ -14,7 +14,7 @@ import { pairJournal } from '../ops/ha-journal';
 import { promote } from '../ops/ha-follow';
 import type { HaPosition } from '../store/ha';
 import { createChannelServer } from './channel';
-import { readHaKey, type HaConfig } from './config';
+import { readHaKey, type HaConfig } from '../ha-config';
 import { Follower } from './follower';
 import { attachPair, Pair, type HaRole, type PartnerStatus } from './pair';
 

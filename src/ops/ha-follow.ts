@@ -13,7 +13,7 @@ import type { App } from '../app';
 import { writeSecretFile } from '../first-key';
 import { snapshotPosition, type HaPosition, type JournalEntry, type SnapshotPosition } from '../store/ha';
 import { jobActor } from './runner';
-import { serverViews, syncServersToKernel, type ServerView } from './ha-kernel';
+import { syncServersToKernel, touchedServers, type TouchedServers } from './ha-kernel';
 import { fileStamp, stageRestore } from './restore';
 import { restoreStaged } from './restore-live';
 
@@ -36,30 +36,12 @@ export function epochOf(epochs: { epoch: number; startSeq: number }[], seq: numb
   return e;
 }
 
-/** Servers the entries touch: by id where the row says it; every server when a device, forward or peer access moved. */
-function touchedServers(app: App, entries: readonly JournalEntry[]): Set<number> {
-  const ids = new Set<number>();
-  let all = false;
-  for (const e of entries) {
-    if (e.tbl === 'servers') ids.add(Number(e.pk.id));
-    else if (e.tbl === 'peers') {
-      ids.add(Number(e.row?.server_id));
-      const now = app.store.peers.serverOf(Number(e.pk.id));
-      if (now !== undefined) ids.add(now);
-    } else if (['devices', 'port_forwards', 'peer_access'].includes(e.tbl)) all = true;
-  }
-  if (all) for (const s of app.store.servers.list()) ids.add(s.id);
-  return ids;
-}
-
 /** Stores one tail answer and brings the kernel along; resolves to the position now held. */
 export async function applyFollowed(app: App, answer: TailAnswer): Promise<HaPosition> {
   const at: HaPosition = { epoch: epochOf(answer.epochs, answer.upTo), seq: answer.upTo };
-  let ids = new Set<number>();
-  let before = new Map<number, ServerView>();
+  let touched: TouchedServers = new Map();
   await app.runner.run('ha.follow', (store) => {
-    ids = touchedServers(app, answer.entries);
-    before = serverViews(store, ids);
+    touched = touchedServers(answer.entries, (id) => store.peers.serverOf(id), () => store.servers.list().map((s) => s.id));
     return {
       commit({ store: s }) {
         s.ha.applyEntries(answer.entries);
@@ -71,12 +53,7 @@ export async function applyFollowed(app: App, answer: TailAnswer): Promise<HaPos
     };
   }, { replicated: true, actor: HA_ACTOR });
   // The kernel follows in its own turn: the next poll (the primary's acknowledgement) need not wait for it.
-  if (ids.size) {
-    void syncServersToKernel(app, ids, before).catch((err: unknown) => {
-      // The rows are held; the kernel is put right by a later sync or at promotion (the reconciler's first audit).
-      app.log.error('the standby could not apply the followed changes to its kernel', { error: err instanceof Error ? err.message : String(err) });
-    });
-  }
+  if (touched.size) void syncServersToKernel(app, touched);
   return at;
 }
 

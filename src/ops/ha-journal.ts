@@ -6,12 +6,19 @@
 import { apiError } from '../error-registry';
 import type { Store } from '../store/store';
 import type { ChangeJournal, ChangeOptions } from './runner';
-import type { Pair } from '../ha/pair';
+
+/** What the hook needs of the pair (src/ha/pair.ts's Pair; named here so that ops/ never imports ha/). */
+export interface PairHold {
+  readonly role: 'primary' | 'standby' | 'alone';
+  readonly partnerUrl: string | null;
+  committed(): void;
+  held(seq: number): Promise<void>;
+}
 
 /** The journal is pruned to its bounded tail once every this many changes (or every `keep`, when fewer). */
 const PRUNE_EVERY = 100;
 
-export function pairJournal(store: Store, pair: Pair, opts: { journaling: boolean; keep: number }): ChangeJournal {
+export function pairJournal(store: Store, pair: PairHold, opts: { journaling: boolean; keep: number }): ChangeJournal {
   let recording = false;
   let wrote = false;
   let pending = 0;

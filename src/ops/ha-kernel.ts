@@ -1,72 +1,55 @@
 // A standby keeps its own kernel in the desired state of the rows it follows: after a batch
-// of the primary's changes is stored, the servers it touched go from what the kernel was
-// given before (their records, peers and forwards then) to what the store holds now, with
-// the same incremental steps a change uses (a server made, updated or taken down; a peer
-// added, changed or removed; a forward). One change of the runner, so it takes its turn.
+// of the primary's changes is stored, each server it touched is synced to what the store
+// now says (src/ops/kernel-sync.ts, one change of the runner a server): a partial sync of
+// the peers the batch named (constant time a peer), the whole server when its own row moved.
 //
-// syncServersToKernel is the one call the follower makes: when the desired-state kernel
-// sync of issue 35 lands, its body becomes that sync of `ids`.
+// syncServersToKernel is the one call the follower makes.
 import type { App } from '../app';
-import type { PortForward } from '../kernel/plane';
-import type { PeerRecord } from '../store/peers';
-import type { ServerRecord } from '../store/servers';
-import type { Store } from '../store/store';
-import type { KernelChange } from './runner';
+import type { JournalEntry } from '../store/ha';
+import { syncServer } from './kernel-sync';
 
-export interface ServerView { server: ServerRecord; peers: PeerRecord[]; forwards: PortForward[] }
+/** What each server's sync takes: the peers named, or 'all'. */
+export type TouchedServers = Map<number, number[] | 'all'>;
 
-/** What the kernel was given for each of `ids` (absent: no such server), read from `store`. */
-export function serverViews(store: Store, ids: Iterable<number>): Map<number, ServerView> {
-  const views = new Map<number, ServerView>();
-  for (const id of ids) {
-    const server = store.servers.get(id);
-    if (server) views.set(id, { server, peers: store.peers.listByServer(id), forwards: store.forwards.kernelForwardsOfServer(id) });
-  }
-  return views;
+function touch(out: TouchedServers, serverId: number | undefined, peerId: number | 'all' | null): void {
+  if (serverId === undefined || !Number.isSafeInteger(serverId)) return;
+  const held = out.get(serverId) ?? [];
+  if (held === 'all') return;
+  if (peerId === 'all') out.set(serverId, 'all');
+  else out.set(serverId, peerId === null || held.includes(peerId) ? held : [...held, peerId]);
 }
-
-const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
 /**
- * What of a peer the kernel is given (its keys, addresses, access, internet, networks, state,
- * bandwidth limits): a peer whose usage total or name moved (every usage cycle) is no kernel step.
+ * The servers a batch touches, read before it is stored (`serverOf`: a peer's server now,
+ * so a peer that moves or goes is synced where it was too). A device or forward moved: every
+ * server's forwards (a sync compares them all).
  */
-const kernelSide = (p: PeerRecord) => [p.ip, p.ip6, p.publicKey, p.presharedKey, p.allowAccess, p.allowInternet, p.networks ?? null, p.enabled, p.downloadLimitMbps, p.uploadLimitMbps];
-
-function byId<T extends { id: number }>(list: T[]): Map<number, T> { return new Map(list.map((x) => [x.id, x])); }
-
-/** The kernel's way from `before` to `after`, server by server. Pure. */
-export function kernelSteps(ids: Iterable<number>, before: Map<number, ServerView>, after: Map<number, ServerView>): KernelChange[] {
-  const steps: KernelChange[] = [];
-  for (const id of ids) {
-    const b = before.get(id);
-    const a = after.get(id);
-    if (!a && !b) continue;
-    if (!a) { steps.push({ server: { before: b!.server, after: null, peers: b!.peers, forwards: b!.forwards } }); continue; }
-    if (!b) { steps.push({ server: { before: null, after: a.server, peers: a.peers, forwards: a.forwards } }); continue; }
-    if (!same(a.server, b.server)) steps.push({ server: { before: b.server, after: a.server, peers: [], forwards: a.forwards } });
-    const peersBefore = byId(b.peers);
-    const peersAfter = byId(a.peers);
-    for (const [pid, p] of peersBefore) if (!peersAfter.has(pid)) steps.push({ peer: { server: a.server, before: p, after: null } });
-    for (const [pid, p] of peersAfter) {
-      const was = peersBefore.get(pid) ?? null;
-      if (!was || !same(kernelSide(was), kernelSide(p))) steps.push({ peer: { server: a.server, before: was, after: p } });
-    }
-    const fwdBefore = byId(b.forwards);
-    const fwdAfter = byId(a.forwards);
-    for (const [fid, f] of fwdBefore) if (!fwdAfter.has(fid)) steps.push({ forward: { server: a.server, before: f, after: null } });
-    for (const [fid, f] of fwdAfter) {
-      const was = fwdBefore.get(fid) ?? null;
-      if (!was || !same(was, f)) steps.push({ forward: { server: a.server, before: was, after: f } });
+export function touchedServers(entries: readonly JournalEntry[], serverOf: (peerId: number) => number | undefined, servers: () => number[]): TouchedServers {
+  const out: TouchedServers = new Map();
+  for (const e of entries) {
+    if (e.tbl === 'servers') touch(out, Number(e.pk.id), 'all');
+    else if (e.tbl === 'peers' || e.tbl === 'peer_access') {
+      const peerId = Number(e.tbl === 'peers' ? e.pk.id : e.pk.peer_id);
+      if (e.tbl === 'peers') touch(out, Number(e.row?.server_id), peerId);
+      touch(out, serverOf(peerId), peerId);
+    } else if (e.tbl === 'devices' || e.tbl === 'port_forwards') {
+      for (const id of servers()) touch(out, id, null);
     }
   }
-  return steps;
+  return out;
 }
 
-/** Brings the kernel of servers `ids` from `before` to what the store holds now, in the runner's turn. */
-export function syncServersToKernel(app: App, ids: ReadonlySet<number>, before: Map<number, ServerView>): Promise<number> {
-  return app.runner.run('ha.kernel', (store) => {
-    const steps = kernelSteps(ids, before, serverViews(store, ids));
-    return { kernel: steps, commit: () => steps.length, audit: false };
-  }, { replicated: true });
+/** Syncs each touched server's kernel to the store, one after another, in the runner's turn; resolves to the servers that failed. */
+export async function syncServersToKernel(app: App, touched: TouchedServers): Promise<number[]> {
+  const failed: number[] = [];
+  for (const [serverId, peers] of touched) {
+    try {
+      await syncServer(app, serverId, { peers }, { replicated: true });
+    } catch (err) {
+      // The rows are held; a later sync of the server, or the reconciler after a promotion, puts the kernel right.
+      failed.push(serverId);
+      app.log.error('the standby could not bring a followed server to its kernel', { serverID: serverId, error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  return failed;
 }

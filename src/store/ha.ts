@@ -41,15 +41,16 @@ export interface PeerEndpoint { peerId: number; endpoint: string; at: string }
 const quote = (name: string): string => `"${name.replace(/"/g, '""')}"`;
 const lit = (name: string): string => `'${name.replace(/'/g, "''")}'`;
 
-interface TableShape { name: string; columns: string[]; pk: string[] }
+/** A table as the journal sees it; `blobs`: columns declared BLOB, journaled as hex (JSON holds no bytes). */
+interface TableShape { name: string; columns: string[]; pk: string[]; blobs: Set<string> }
 
 /** The live schema's tables that replicate, with their columns and primary key (rowid when none is declared). */
 export function replicatedTables(db: DB): TableShape[] {
   const names = db.prepare("SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
   return names.filter((n) => !LOCAL_TABLES.has(n)).map((name) => {
-    const cols = db.prepare(`PRAGMA main.table_info(${quote(name)})`).all() as { name: string; pk: number }[];
+    const cols = db.prepare(`PRAGMA main.table_info(${quote(name)})`).all() as { name: string; pk: number; type: string }[];
     const pk = cols.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk).map((c) => c.name);
-    return { name, columns: cols.map((c) => c.name), pk: pk.length ? pk : ['rowid'] };
+    return { name, columns: cols.map((c) => c.name), pk: pk.length ? pk : ['rowid'], blobs: new Set(cols.filter((c) => /BLOB/i.test(c.type)).map((c) => c.name)) };
   });
 }
 
@@ -181,7 +182,7 @@ export class HaTable {
     const row = e.row ?? {};
     // The audit log refuses updates: its rows are appended under this router's own ids.
     const columns = shape.columns.filter((c) => c in row && !(shape.name === 'audit_log' && c === 'id'));
-    const values = columns.map((c) => row[c] as unknown);
+    const values = columns.map((c) => (shape.blobs.has(c) && typeof row[c] === 'string' ? Buffer.from(row[c] as string, 'hex') : row[c] as unknown));
     const cols = columns.map(quote).join(', ');
     const marks = columns.map(() => '?').join(', ');
     const key = `${shape.name}|W|${columns.join(',')}`;
@@ -208,7 +209,8 @@ export class HaTable {
     this.db.function('wgcp_ha_epoch', { deterministic: false }, () => fns.epoch());
     const tables = replicatedTables(this.db);
     for (const t of tables) {
-      const json = (ref: string, cols: string[]) => `json_object(${cols.map((c) => `${lit(c)}, ${ref}.${quote(c)}`).join(', ')})`;
+      const value = (ref: string, c: string) => (t.blobs.has(c) ? `(CASE WHEN ${ref}.${quote(c)} IS NULL THEN NULL ELSE hex(${ref}.${quote(c)}) END)` : `${ref}.${quote(c)}`);
+      const json = (ref: string, cols: string[]) => `json_object(${cols.map((c) => `${lit(c)}, ${value(ref, c)}`).join(', ')})`;
       const body = (op: string, ref: string) => `INSERT INTO main.ha_journal (seq, epoch, tbl, op, pk, row) VALUES (wgcp_ha_seq(), wgcp_ha_epoch(), ${lit(t.name)}, '${op}', ${json(ref, t.pk)}, ${json(ref, t.columns)});`;
       const moved = (UPDATES_THAT_MATTER[t.name] ?? t.columns.filter((c) => c !== 'rowid')).map((c) => `OLD.${quote(c)} IS NOT NEW.${quote(c)}`).join(' OR ');
       for (const [event, op, ref] of [['INSERT', 'I', 'NEW'], ['UPDATE', 'U', 'NEW'], ['DELETE', 'D', 'OLD']] as const) {

@@ -1,4 +1,4 @@
-// Migrations of issue 36 (the standby router), after networks.ts.
+// Migrations of issue 36 (the standby router), after passkeys.ts.
 export const HA_MIGRATIONS: readonly string[] = [
   // ---- The change journal: each committed change's (epoch, sequence), and its rows ----
   // ha_state: where this router stands (the last change it holds). ha_epochs: the first
