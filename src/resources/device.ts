@@ -5,7 +5,6 @@
 // key. So the control plane names a device by its `id` (its peer's id, which is not secret)
 // and shows the device_id, as `uuid`, to admins alone; everyone else, and every event, sees
 // its first 8 characters (`uuidPrefix`).
-import { deviceIdPrefix } from '../device/identifiers';
 import type { Resource } from './describe';
 import { readBool } from './read';
 import type { PeerRecord } from './peer';
@@ -29,6 +28,9 @@ export interface DeviceRecord {
 
 /** What the presenter is handed beside a device: its peer (its address) and its forwards' hash. */
 export interface DeviceSight { peer: Pick<PeerRecord, 'ip'> | undefined; forwardsHash: string }
+
+/** Enough to tell devices apart in a log or an event (32 bits), far too little to act as one: every role sees it. */
+export const deviceIdPrefix = (id: string): string => id.slice(0, 8);
 
 const str = { type: 'string' };
 const int = { type: 'integer', format: 'int64' };
