@@ -32,6 +32,8 @@ import { trafficHistoryRoutes } from './traffic-history';
 import { auditRoutes } from './audit';
 import { shareRoutes } from './shares';
 import { totpRoutes } from './totp';
+import { passkeyRoutes } from './passkeys';
+import { passkeySignInRoutes } from './passkey-sign-in';
 import { signedInRoutes } from './sessions';
 import { oidcRoutes } from '../http/oidc';
 
@@ -80,7 +82,7 @@ export function controlRoutes(app: App): Route[] {
     ...eventStreamRoutes(app),
     ...regTokenRoutes(app),
     ...credentialsRoutes(app),
-    ...auditRoutes(app), ...shareRoutes(app), ...totpRoutes(app), ...signedInRoutes(app),
+    ...auditRoutes(app), ...shareRoutes(app), ...totpRoutes(app), ...passkeyRoutes(app), ...signedInRoutes(app),
     ...backupRoutes(app), ...importRoutes(app), ...kernelCheckRoutes(app),
     ...deviceRoutes(app),
     ...forwardRoutes(app),
@@ -88,7 +90,7 @@ export function controlRoutes(app: App): Route[] {
     metricsRoute(app, 'control'),
     ...deviceApiRoutes(app),
     // The dashboard: its sign-in and its built page (WGCP_LISTEN only).
-    ...sessionRoutes(app), ...oidcRoutes(app), ...pageRoutes(),
+    ...sessionRoutes(app), ...passkeySignInRoutes(app), ...oidcRoutes(app), ...pageRoutes(),
   ];
   return routes;
 }

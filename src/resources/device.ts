@@ -9,6 +9,9 @@ import type { Resource } from './describe';
 import { readBool } from './read';
 import type { PeerRecord } from './peer';
 
+/** Enough to tell devices apart in a log or an event (32 bits), far too little to act as one. */
+export const deviceIdPrefix = (id: string): string => id.slice(0, 8);
+
 export interface DeviceRecord {
   deviceId: string;
   serverId: number;
@@ -28,9 +31,6 @@ export interface DeviceRecord {
 
 /** What the presenter is handed beside a device: its peer (its address) and its forwards' hash. */
 export interface DeviceSight { peer: Pick<PeerRecord, 'ip'> | undefined; forwardsHash: string }
-
-/** Enough to tell devices apart in a log or an event (32 bits), far too little to act as one: every role sees it. */
-export const deviceIdPrefix = (id: string): string => id.slice(0, 8);
 
 const str = { type: 'string' };
 const int = { type: 'integer', format: 'int64' };
