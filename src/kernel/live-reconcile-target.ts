@@ -46,6 +46,11 @@ export class ReconcilerHooks {
     this.dumps = observe;
     this.restoredObserver = observe.restored;
     this.lastRepairOf = observe.lastRepair;
+    return this.view(live);
+  }
+
+  /** The plane as the comparers read and repair it, without hooks (a full sync's read of the kernel). */
+  view(live: LivePlaneParts): ReconcileTarget {
     const wanted = (): PolicyElements => {
       const policy = fullPolicy(live.upServers());
       const side = live.wanHeld();

@@ -3,12 +3,12 @@
 // holds. Nothing outside wgcp's own links and the `inet wgcp` table is read or touched.
 import fs from 'node:fs';
 import path from 'node:path';
-import { SECRET_FILE, run } from './command';
+import { run } from '../exec/command';
 import { dumpInterface } from '../wg/link';
 import { linkInfo } from '../wg/link-owner';
 import { enableIpv6Forwarding, ipv6ForwardingState } from '../wg/ipv6-forwarding';
-import { peerDrift, peerDriftCounts, peerRepair, wantedOfModel, type PeerRepair } from './reconcile-peers';
-import { runWgBatch } from './peer-batch';
+import { peerDrift, peerDriftCounts, peerRepair, wantedOfModel } from './reconcile-peers';
+import { applyPeerRepair } from './interface-peers';
 import { nftDrift, parseTable } from './reconcile-nft';
 import type { Comparer, Finding, ReconcileTarget } from './reconcile-target';
 import { hasDrift } from '../shaping/compare';
@@ -19,16 +19,6 @@ import { addRoutes } from '../wg/peer-routes';
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 const picked = (t: ReconcileTarget, servers: ReadonlySet<number> | null): ServerModel[] => t.upServers().filter((m) => !servers || servers.has(m.server.id));
-
-/**
- * A peer repair as one batch: foreign peers removed (many to a `wg set`), then every drifted
- * peer in one `wg addconf` read from a private file. 6,000 peers are two tool runs, not 6,000.
- */
-async function runPeerRepair(ifname: string, r: PeerRepair): Promise<void> {
-  if (r.removals.length) await runWgBatch(ifname, r.removals);
-  // A whole interface's worth (10,000 peers) takes wireguard-go about 2 s, as a bring-up's syncconf.
-  if (r.conf !== null) await run('wg', ['addconf', ifname, SECRET_FILE], { secret: r.conf, timeoutMs: 60_000 });
-}
 
 /** Peers of each interface, from a fresh `wg show dump` (the usage cycle's dump is the cheap first look). */
 export const peerComparer: Comparer = {
@@ -50,7 +40,7 @@ export const peerComparer: Comparer = {
       out.push({
         kind: 'peer', serverId: m.server.id, interface: ifname, counts, items: drift.missing.length + drift.wrong.length + drift.keepalive.length + drift.extra.length,
         summary: `${ifname}: ${drift.missing.length} peers missing, ${drift.wrong.length} with other keys or allowed IPs, ${drift.keepalive.length} with a keepalive, ${drift.extra.length} not wgcp's`,
-        repair: () => runPeerRepair(ifname, repair),
+        repair: () => applyPeerRepair(ifname, repair),
       });
     }
     return out;

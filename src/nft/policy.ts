@@ -1,7 +1,7 @@
 // Which elements a server, a peer or a forward contributes to the table (DESIGN.md 6).
 // Slices are computed from the changed thing and its neighbours only, so a peer change
 // costs the same whatever the number of peers.
-import type { PortForward } from '../kernel/plane';
+import type { PortForward } from '../store/forwards';
 import type { KernelPeer } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import {

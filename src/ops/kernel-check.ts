@@ -6,7 +6,7 @@
 // bandwidth limits); the WAN set is the one wgcpd holds (WGCP_WAN_INTERFACES, else the
 // interfaces of the default routes).
 import type { Store } from '../store/store';
-import { run } from '../kernel/command';
+import { run } from '../exec/command';
 import { checkLimits, limitsCheckFails, limitsCheckSummary } from '../shaping/check-limits';
 import { parseShapingTable } from '../shaping/compare-elements';
 import { namesOf, SHAPING_TABLE } from '../shaping/render';
