@@ -9,6 +9,7 @@ import { SERVER } from '../resources/server';
 import { pageApiPaths } from '../http/page-openapi';
 import { trafficHistoryApiPaths } from './openapi-traffic-history';
 import { backupApiPaths } from './openapi-backup';
+import { haApiPaths } from './openapi-ha';
 import { accessApiPaths, markRoles } from './openapi-access';
 import { passkeyApiPaths } from './openapi-passkeys';
 
@@ -158,6 +159,7 @@ const openApiDocument = {
     ...pageApiPaths,
     ...trafficHistoryApiPaths,
     ...backupApiPaths,
+    ...haApiPaths,
     ...accessApiPaths,
     ...passkeyApiPaths,
     '/healthz': { get: { summary: 'Liveness and kernel backend', security: [], responses: { 200: { description: 'ready', ...json(ref('Health')) } } } },

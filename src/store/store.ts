@@ -18,6 +18,7 @@ import { AuditTable } from './audit';
 import { TotpTable } from './totp';
 import { ShareTable } from './shares';
 import { KernelRepairTable } from './kernel-repairs';
+import { HaTable } from './ha';
 
 export class Store {
   readonly servers: ServerTable;
@@ -36,6 +37,7 @@ export class Store {
   readonly totp: TotpTable;
   readonly shares: ShareTable;
   readonly kernelRepairs: KernelRepairTable;
+  readonly ha: HaTable;
 
   private readonly totalChanges;
   /** Rows changed by telemetryTx, left out of revision(). */
@@ -59,6 +61,7 @@ export class Store {
     this.totp = new TotpTable(db);
     this.shares = new ShareTable(db);
     this.kernelRepairs = new KernelRepairTable(db);
+    this.ha = new HaTable(db);
   }
 
   static open(dataDir: string): Store {
