@@ -83,6 +83,8 @@ export const ERRORS = {
   WGCP_DEVICE_SUSPENDED: { status: 403, message: 'device is suspended' },
   WGCP_HEARTBEAT_FAILED: { status: 500, message: 'heartbeat failed' },
   WGCP_DEVICE_THROTTLED: { status: 429, message: 'too many device requests; try again later' },
+  // wgcp's own heartbeat field `networks` (docs/device-api.md): the whole set is refused, the rule named.
+  WGCP_DEVICE_NETWORKS_REFUSED: { status: 400, message: 'networks refused: {reason}' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

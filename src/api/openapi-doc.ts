@@ -137,6 +137,7 @@ export const openApiDocument = {
           lastHandshake: { type: ['string', 'null'], format: 'date-time', readOnly: true },
           lastSeenAt: { type: ['string', 'null'], format: 'date-time', readOnly: true },
           lastSourceAddress: { type: ['string', 'null'], readOnly: true }, forwardsHash: { ...str, readOnly: true },
+          heartbeatIntervalS: { type: ['integer', 'null'], readOnly: true, description: "seconds between the agent's heartbeats, as its last heartbeat said (`interval`); null: it never said" },
           provisionedAt: { ...ts, readOnly: true }, createdAt: { ...ts, readOnly: true }, updatedAt: { ...ts, readOnly: true },
         },
       },
@@ -165,7 +166,11 @@ export const openApiDocument = {
       },
       HeartbeatRequest: {
         type: 'object', required: ['device_id'],
-        properties: { device_id: { ...str, format: 'uuid' }, status: str, state: str, tunnel_up: bool, last_handshake: { ...str, format: 'date-time' } },
+        properties: {
+          device_id: { ...str, format: 'uuid' }, status: str, state: str, tunnel_up: bool, last_handshake: { ...str, format: 'date-time' },
+          networks: { type: 'array', maxItems: 64, items: str, description: "wgcp's own, optional: the prefixes behind the device, set on its peer as its `networks` when they differ (the same rules; 400 WGCP_DEVICE_NETWORKS_REFUSED); left out: unchanged" },
+          interval: { type: 'integer', minimum: 1, maximum: 86400, description: "wgcp's own, optional: the agent's heartbeat interval in seconds, shown to admins" },
+        },
       },
       HeartbeatResponse: {
         type: 'object',

@@ -43,7 +43,7 @@ export interface PeerInput extends PeerClientOptions {
 }
 
 /** The networks' rules (ops/network-rules.ts) against the router's routes as they stand now. */
-function checkNetworks(store: Store, networks: string[], selfId: number | null): void {
+export function checkNetworks(store: Store, networks: string[], selfId: number | null): void {
   const tunnels = new Set(store.servers.list().map((s) => s.interface));
   checkPeerNetworks(store, networks, selfId, routerRoutes(tunnels));
 }

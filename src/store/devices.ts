@@ -16,6 +16,8 @@ export interface DeviceRecord {
   lastHandshake: string | null;
   lastSeenAt: string | null;
   lastSource: string | null;
+  /** Seconds between the agent's heartbeats, as it last reported them; null: never reported. */
+  heartbeatIntervalS: number | null;
   provisionedAt: string;
   createdAt: string;
   updatedAt: string;
@@ -26,6 +28,8 @@ export interface HeartbeatReport {
   state?: string;
   tunnelUp?: boolean;
   lastHandshake?: string | null;
+  /** The agent's heartbeat interval in seconds; undefined: not reported (the stored one stays). */
+  intervalS?: number;
   seenAt: string;
   source: string;
 }
@@ -44,13 +48,17 @@ export interface HeartbeatView {
   /** The peer's IPv6 address and its server's IPv6 tunnel address with prefix, when the server has one. */
   ip6: string | null;
   address6: string | null;
+  /** What the device routes into its tunnel: the peer's own choice, else its server's default (null: by allowInternet). */
+  clientAllowedIPs: string | null;
+  /** The networks behind the device's peer, as stored ("a, b"; '' none). */
+  networks: string;
   /** JSON array text of the device's forwards: `{"protocol","listenPort","targetPort"}` each. */
   forwardsJson: string;
 }
 
 const SEEN_KEY = (deviceId: string) => `unhex(replace(${deviceId}, '-', ''))`;
 const COLUMNS = `device_id AS deviceId, server_id AS serverId, peer_id AS peerId, hwid, suspended, status, state,
-  tunnel_up AS tunnelUp, last_handshake AS lastHandshake, last_seen_at AS lastSeenAt, last_source AS lastSource,
+  tunnel_up AS tunnelUp, last_handshake AS lastHandshake, last_seen_at AS lastSeenAt, last_source AS lastSource, heartbeat_interval_s AS heartbeatIntervalS,
   provisioned_at AS provisionedAt, created_at AS createdAt, updated_at AS updatedAt,
   s.id IS NOT NULL AS seenKnown, s.seen_ms AS seenMs, s.handshake_ms AS handshakeMs`;
 const FROM = `devices LEFT JOIN device_seen s ON s.id = ${SEEN_KEY('devices.device_id')}`;
@@ -91,9 +99,11 @@ export class DeviceTable {
     // Fields the device left out of its report keep their stored value; an unchanged report
     // leaves the wide row alone (no page written).
     this.heartbeatStmt = db.prepare(`UPDATE devices SET status = COALESCE(@status, status), state = COALESCE(@state, state),
-      tunnel_up = CASE WHEN @tunnelUp IS NULL THEN tunnel_up ELSE @tunnelUp END, last_source = @source
+      tunnel_up = CASE WHEN @tunnelUp IS NULL THEN tunnel_up ELSE @tunnelUp END, last_source = @source,
+      heartbeat_interval_s = COALESCE(@intervalS, heartbeat_interval_s)
       WHERE device_id = @deviceId AND (status IS NOT COALESCE(@status, status) OR state IS NOT COALESCE(@state, state)
-        OR tunnel_up IS NOT (CASE WHEN @tunnelUp IS NULL THEN tunnel_up ELSE @tunnelUp END) OR last_source IS NOT @source)`);
+        OR tunnel_up IS NOT (CASE WHEN @tunnelUp IS NULL THEN tunnel_up ELSE @tunnelUp END) OR last_source IS NOT @source
+        OR heartbeat_interval_s IS NOT COALESCE(@intervalS, heartbeat_interval_s))`);
     // A report for a device deleted meanwhile writes nothing (the SELECT finds no device).
     this.seenStmt = db.prepare(`INSERT INTO device_seen (id, seen_ms, handshake_ms)
       SELECT ${SEEN_KEY('@deviceId')}, @seenMs, CASE WHEN @hasHandshake = 1 THEN @handshakeMs ELSE NULL END FROM devices WHERE device_id = @deviceId
@@ -103,7 +113,7 @@ export class DeviceTable {
     this.viewStmt = db.prepare(`SELECT d.suspended, p.ip, p.private_key, p.preshared_key, p.allow_internet, s.public_key,
       s.endpoint, s.address, s.dns, (SELECT json_group_array(json_object('protocol', protocol, 'listenPort', listen_port,
       'targetPort', target_port)) FROM port_forwards f WHERE f.device_id = d.device_id)
-      , p.ip6, s.address6
+      , p.ip6, s.address6, COALESCE(p.client_allowed_ips, s.client_allowed_ips), p.networks
       FROM devices d JOIN peers p ON p.id = d.peer_id JOIN servers s ON s.id = d.server_id WHERE d.device_id = ?`).raw();
   }
 
@@ -123,11 +133,12 @@ export class DeviceTable {
   }
 
   heartbeatView(deviceId: string): HeartbeatView | undefined {
-    const r = this.viewStmt.get(deviceId) as [number, string, string | null, string, number, string, string, string, string, string, string | null, string | null] | undefined;
+    const r = this.viewStmt.get(deviceId) as [number, string, string | null, string, number, string, string, string, string, string, string | null, string | null, string | null, string] | undefined;
     if (!r) return undefined;
     return {
       suspended: r[0] === 1, ip: r[1], privateKey: r[2], presharedKey: r[3], allowInternet: r[4] === 1,
       serverPublicKey: r[5], endpoint: r[6], address: r[7], dns: r[8], forwardsJson: r[9], ip6: r[10], address6: r[11],
+      clientAllowedIPs: r[12], networks: r[13],
     };
   }
 
@@ -148,6 +159,7 @@ export class DeviceTable {
       status: r.status ?? null,
       state: r.state ?? null,
       tunnelUp: r.tunnelUp === undefined ? null : r.tunnelUp ? 1 : 0,
+      intervalS: r.intervalS ?? null,
       source: r.source,
     });
     this.seenStmt.run({

@@ -51,7 +51,7 @@ export interface Delivery {
 /** schema Device: `uuid` (the device_id, a credential) is there for admins only */
 export interface Device {
   id: number; uuid?: string; uuidPrefix: string; serverID: number; peerID: number; hwid: string; ip: string; suspended: boolean; status: string; state: string;
-  tunnelUp: boolean | null; lastHandshake: string | null; lastSeenAt: string | null; lastSourceAddress: string | null;
+  tunnelUp: boolean | null; lastHandshake: string | null; lastSeenAt: string | null; lastSourceAddress: string | null; heartbeatIntervalS: number | null;
   forwardsHash: string; provisionedAt: string; createdAt: string; updatedAt: string;
 }
 /** schema PortForward */

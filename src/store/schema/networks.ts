@@ -17,4 +17,8 @@ export const NETWORKS_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE peers ADD COLUMN networks TEXT NOT NULL DEFAULT '';
   `,
+  // ---- Heartbeats carry the agent's interval (seconds; NULL: not reported) ----
+  `
+  ALTER TABLE devices ADD COLUMN heartbeat_interval_s INTEGER;
+  `,
 ];
