@@ -4,6 +4,7 @@ import { VERSION } from '../version';
 import { SCHEDULE_SCHEMA } from './openapi-schedule';
 import { pageApiPaths } from '../http/page-openapi';
 import { usageApiPaths } from './openapi-usage';
+import { siteApiPaths } from './openapi-site';
 import { backupApiPaths } from './openapi-backup';
 import { accessApiPaths, markRoles } from './openapi-access';
 
@@ -220,6 +221,7 @@ export const openApiDocument = {
     ...usageApiPaths,
     ...backupApiPaths,
     ...accessApiPaths,
+    ...siteApiPaths,
     '/healthz': { get: { summary: 'Liveness and kernel backend', security: [], responses: { 200: { description: 'ready', ...json(ref('Health')) } } } },
     '/api/openapi.json': { get: op('This document', { 200: { description: 'OpenAPI document', ...json({ type: 'object' }) } }, []) },
     '/api/servers': {

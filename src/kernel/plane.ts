@@ -6,6 +6,8 @@ import type { ServerRecord } from '../store/servers';
 import type { KernelRepairNote } from '../store/kernel-repairs';
 import type { ServerFailure } from './failed-servers';
 import type { FailingRepair } from './repair-backoff';
+import type { SiteLinkChange } from './site-links';
+import type { SiteLinkRecord } from '../store/site-links';
 
 export interface PeerChange {
   server: ServerRecord;
@@ -82,6 +84,10 @@ export interface KernelPlane {
   /** Many peers' changes as one kernel batch (a boundary of access schedules); absent: the runner applies them one by one. */
   applyPeers?(changes: PeerChange[]): Promise<void>;
   applyForward(change: ForwardChange): Promise<void>;
+  /** A site link made or removed (src/kernel/site-links.ts); absent: nothing is applied (the store holds it for the next start). */
+  applySiteLink?(change: SiteLinkChange): Promise<void>;
+  /** Start-up, after reconcile: every stored site link up. */
+  bringUpSiteLinks?(links: SiteLinkRecord[]): Promise<void>;
   /** Kernel work that is not a change of the store (a failed server's retry) waits its turn through this. */
   setSerializer?(serialize: (what: string, work: () => Promise<void>) => Promise<void>): void;
   /** Live counters of a server's peers, keyed by public key; empty when nothing is known. Read without holding the event loop. */

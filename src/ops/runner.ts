@@ -22,6 +22,7 @@ import type { Logger } from '../log';
 import type { Actor } from '../store/audit';
 import type { Store } from '../store/store';
 import { recordEvent } from './event-record';
+import type { SiteLinkChange } from '../kernel/site-links';
 
 export type KernelChange =
   | { peer: PeerChange }
@@ -29,7 +30,9 @@ export type KernelChange =
   | { peers: PeerChange[] }
   | { server: ServerChange }
   | { forward: ForwardChange }
-  | { repair: KernelRepair };
+  | { repair: KernelRepair }
+  /** This router's link to another wgcp router (wgcp join). */
+  | { siteLink: SiteLinkChange };
 
 /** The reconciler's repair: puts the kernel back to what the store says; it has no inverse (undoing it would break the kernel again). */
 export interface KernelRepair { what: string; run(): Promise<void> }
@@ -72,6 +75,7 @@ export function inverseOf(k: KernelChange): KernelChange {
   }
   if ('server' in k) return { server: { ...k.server, before: k.server.after, after: k.server.before } };
   if ('repair' in k) return { repair: { what: k.repair.what, run: async () => {} } };
+  if ('siteLink' in k) return { siteLink: { before: k.siteLink.after, after: k.siteLink.before } };
   return { forward: { ...k.forward, before: k.forward.after, after: k.forward.before } };
 }
 
@@ -89,7 +93,7 @@ function idOf(r: unknown): string | number | null {
 /** How long a kernel step may take before the log says a change waits for it. */
 const SLOW_KERNEL_MS = 1000;
 
-const describe = (k: KernelChange): string => ('peers' in k ? 'peers' : 'peer' in k ? 'peer' : 'server' in k ? 'server' : 'repair' in k ? 'repair' : 'forward');
+const describe = (k: KernelChange): string => ('peers' in k ? 'peers' : 'peer' in k ? 'peer' : 'server' in k ? 'server' : 'repair' in k ? 'repair' : 'siteLink' in k ? 'site link' : 'forward');
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export class ChangeRunner {
@@ -195,6 +199,7 @@ export class ChangeRunner {
     if ('peer' in k) return this.kernel.applyPeer(k.peer);
     if ('server' in k) return this.kernel.applyServer(k.server);
     if ('repair' in k) return k.repair.run();
+    if ('siteLink' in k) return this.kernel.applySiteLink?.(k.siteLink) ?? Promise.resolve();
     return this.kernel.applyForward(k.forward);
   }
 

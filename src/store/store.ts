@@ -17,6 +17,7 @@ import { AuditTable } from './audit';
 import { TotpTable } from './totp';
 import { ShareTable } from './shares';
 import { KernelRepairTable } from './kernel-repairs';
+import { SiteLinkTable } from './site-links';
 
 export class Store {
   readonly servers: ServerTable;
@@ -34,6 +35,7 @@ export class Store {
   readonly totp: TotpTable;
   readonly shares: ShareTable;
   readonly kernelRepairs: KernelRepairTable;
+  readonly siteLinks: SiteLinkTable;
 
   private readonly totalChanges;
   /** Rows changed by telemetryTx, left out of revision(). */
@@ -56,6 +58,7 @@ export class Store {
     this.totp = new TotpTable(db);
     this.shares = new ShareTable(db);
     this.kernelRepairs = new KernelRepairTable(db);
+    this.siteLinks = new SiteLinkTable(db);
   }
 
   static open(dataDir: string): Store {

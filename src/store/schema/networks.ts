@@ -21,4 +21,21 @@ export const NETWORKS_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE devices ADD COLUMN heartbeat_interval_s INTEGER;
   `,
+  // ---- Site links: this router joined another as its peer (wgcp join), one interface each ----
+  `
+  CREATE TABLE site_links (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    interface TEXT NOT NULL UNIQUE,
+    private_key TEXT NOT NULL,
+    public_key TEXT NOT NULL,
+    address TEXT NOT NULL,
+    address6 TEXT,
+    peer_public_key TEXT NOT NULL,
+    preshared_key TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    routes TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  `,
 ];
