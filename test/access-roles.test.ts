@@ -1,6 +1,6 @@
 // Every route of the OpenAPI document tried with a key of each role, against a real daemon
 // over HTTP. The document is the list: an operation with credentials but no x-wgcp-role,
-// or a served control route missing from the role table, fails here.
+// or a served control route that declares no role, fails here.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -52,7 +52,7 @@ t('every operation with credentials names its role, and the router serves each w
   assert.equal(missing, [], 'operations without x-wgcp-role');
   const served = d.daemon.routes.filter((r) => r.auth === 'control');
   const unset = served.filter((r) => r.role === undefined).map((r) => `${r.method} ${r.path}`);
-  assert.equal(unset, [], 'control routes missing from the role table');
+  assert.equal(unset, [], 'control routes that declare no role');
   for (const r of served) {
     const o = ops.find((x) => x.method === r.method && x.path === r.path.replace(/:(\w+)/g, '{$1}'));
     assert.is(o?.role, r.role, `${r.method} ${r.path}`);

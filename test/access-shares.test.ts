@@ -7,6 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { call, client, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { DB_FILE } from '../src/store/db';
+import { SHARE_LANGUAGES, SHARE_WORDS, shareLanguage } from '../src/views/share-words';
 
 const t = suite('one-time config links');
 let d: TestDaemon;
@@ -141,6 +142,37 @@ t('making, revoking and using a link are in the audit log, with who and from whe
   assert.is(use.actor.kind, 'share');
   assert.is(use.address, '127.0.0.1');
   assert.equal(rows.find((r) => r.action === 'share.create')!.actor.name, 'front-desk');
+});
+
+t('the page speaks the reader\'s language (Accept-Language), a dead link too; the JSON answer stays English', async () => {
+  const { url } = (await operator.post(`/api/peers/${peerId}/share`, {})).json;
+  const first = await open(url, { accept: 'text/html', 'accept-language': 'de-AT,de;q=0.9,en;q=0.8' });
+  assert.is(first.status, 200);
+  assert.match(first.text, /<html lang="de">/);
+  assert.match(first.text, /WireGuard-Konfiguration für anna-phone/);
+  assert.match(first.text, /anna-phone\.conf herunterladen/);
+  const dead = await open(url, { accept: 'text/html', 'accept-language': 'zh-CN,zh;q=0.9' });
+  assert.is(dead.status, 410);
+  assert.match(dead.text, /<html lang="zh-CN">/);
+  assert.match(dead.text, /配置链接只能使用一次/);
+  const json = await open(url, { 'accept-language': 'fr' });
+  assert.match(json.json.error, /^This link was opened already/);
+});
+
+t('the share page\'s words: every language has English\'s, with the same {values}; the browser\'s order decides', () => {
+  const holes = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).join();
+  for (const lang of SHARE_LANGUAGES) {
+    for (const [k, v] of Object.entries(SHARE_WORDS.en)) {
+      const w = (SHARE_WORDS[lang] as unknown as Record<string, string>)[k];
+      assert.ok(w && w.trim(), `${lang} ${k}`);
+      assert.is(holes(w), holes(v), `${lang} ${k}: its {values}`);
+    }
+  }
+  assert.is(shareLanguage('fr-CA, en;q=0.5'), 'fr');
+  assert.is(shareLanguage('it, es;q=0.8, de;q=0.9'), 'de');
+  assert.is(shareLanguage('zh-Hans-CN'), 'zh-CN');
+  assert.is(shareLanguage('de;q=0, ja'), 'en');
+  assert.is(shareLanguage(undefined), 'en');
 });
 
 t.run();

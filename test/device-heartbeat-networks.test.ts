@@ -12,7 +12,8 @@ let f: DeviceFixture;
 const events: WgcpEvent[] = [];
 
 t.before(async () => {
-  f = await deviceFixture();
+  // The jobs are not scheduled: no change but the heartbeats' runs while a test counts them.
+  f = await deviceFixture({ options: { events: { schedule: false } } });
   f.d.daemon.app.events.subscribe((e) => events.push(e));
 });
 t.after(async () => { await f.d.stop(); });

@@ -7,10 +7,10 @@ import { splitTarget } from '../src/http/server';
 const t = suite('router');
 const h = () => ok(null);
 const routes: Route[] = [
-  { method: 'GET', path: '/api/servers', auth: 'control', handler: h },
-  { method: 'POST', path: '/api/servers', auth: 'control', handler: h },
-  { method: 'GET', path: '/api/servers/:id', auth: 'control', handler: h },
-  { method: 'GET', path: '/api/servers/:id/peers', auth: 'control', handler: h },
+  { method: 'GET', path: '/api/servers', auth: 'control', role: 'viewer', handler: h },
+  { method: 'POST', path: '/api/servers', auth: 'control', role: 'viewer', handler: h },
+  { method: 'GET', path: '/api/servers/:id', auth: 'control', role: 'viewer', handler: h },
+  { method: 'GET', path: '/api/servers/:id/peers', auth: 'control', role: 'viewer', handler: h },
 ];
 
 t('matches literal and parameter segments', () => {

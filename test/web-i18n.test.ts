@@ -6,10 +6,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Browser, Page } from 'puppeteer-core';
-import { client, startTestDaemon, type TestDaemon } from './helpers/daemon';
-import { browserSuite, ensureWebBuilt, launchChromium, REPO, seedPeers, watchPage, type PageWatch } from './web-support';
-import { driver } from './web-drive';
+import { call, client, startTestDaemon, type TestDaemon } from './helpers/daemon';
+import { dashboardPage, DESKTOP, PHONE, type DashboardPage } from './helpers/signed-in-page';
+import { browserSuite, REPO, seedPeers } from './web-support';
+import { literalsOf, pageLiterals } from './web-literals';
 
 const SRC = path.join(REPO, 'web', 'src');
 const LOCALES = path.join(SRC, 'locales');
@@ -53,28 +53,60 @@ c('every key is used by the page, and every key the page uses is in English', ()
   assert.equal([...new Set(used)].filter((k) => !(k in en)), [], 'keys used but not in English');
 });
 
+/** Words that stay as they are in every language, each with why. */
+const KEPT_ENGLISH: { file: string; why: string }[] = [
+  // A .conf template is a file for WireGuard: its keys are English, and so are its comments.
+  { file: 'conf-file.ts', why: 'the .conf template is a file for WireGuard, not the page' },
+];
+
+c('no view writes words of its own: every word a person reads comes from the catalogues', () => {
+  const left = pageLiterals(SRC).filter((l) => !KEPT_ENGLISH.some((k) => k.file === l.file));
+  assert.equal(left.map((l) => `${l.file}:${l.line} ${l.text}`), [], 'English words in a view: put them in locales/en.ts and the four JSON files');
+});
+
+c('the search for words left in a view finds each kind of them', () => {
+  const found = literalsOf('fixture.tsx', `
+    export const V = () => <>
+      <h2>Port forwards</h2>
+      <TextField label="Router port" placeholder="vpn.example.com:51820" name="listenPort" />
+      <button class="quiet primary">{busy ? 'Sending…' : 'Save'}</button>
+      <code>wgcp restore FILE</code>
+      <p>{t('peer.state')} · URL</p>
+    </>;
+    notify('Peer settings saved');
+    const why = \`Server \${name} could not be brought up\`;
+  `).map((l) => l.text);
+  assert.equal(found, ['Port forwards', 'label="Router port"', 'Sending…', 'Save', 'Peer settings saved', 'Server … could not be brought up']);
+});
+
 c.run();
 
 const t = browserSuite('the page in the owner\'s language, in chromium');
 let d: TestDaemon;
-let browser: Browser;
-let page: Page;
-let watch: PageWatch;
-let drive: ReturnType<typeof driver>;
-let serverId = 0;
+let { page, browser, watch, drive, go, signIn } = {} as DashboardPage;
+const ids = { server: 0, peer: 0, hook: 0, device: 0 };
 
 t.before(async () => {
-  ensureWebBuilt();
   d = await startTestDaemon({ options: { events: { schedule: false } } });
-  serverId = (await client(d).post('/api/servers', { name: 'home', endpoint: 'vpn.example.com:51820', mode: 'forward', address: '10.70.0.1/16' })).json.id;
-  seedPeers(d.daemon.app, serverId, 1000, [10, 70]);
-  browser = await launchChromium();
-  page = await browser.newPage();
-  await page.setViewport({ width: 1280, height: 900 });
+  const api = client(d);
+  ids.server = (await api.post('/api/servers', { name: 'home', endpoint: 'vpn.example.com:51820', mode: 'forward', address: '10.70.0.1/16' })).json.id;
+  seedPeers(d.daemon.app, ids.server, 1000, [10, 70]);
+  // One of everything a view shows: a peer with a limit, an expiry and a schedule, a webhook
+  // with a delivery, an enrolled device with a forward, a key and a token, mail settings.
+  ids.peer = (await api.post(`/api/servers/${ids.server}/peers`, { name: 'phone', dataLimitGB: 5, expiresAt: '2099-01-01T00:00:00Z',
+    schedule: { timezone: 'Europe/Berlin', windows: [{ days: ['mon', 'tue', 'wed'], from: '08:00', to: '18:00' }] } })).json.id;
+  ids.hook = (await api.post(`/api/servers/${ids.server}/webhooks`, { name: 'hook', url: 'http://127.0.0.1:9/x' })).json.id;
+  await api.post(`/api/webhooks/${ids.hook}/test`, undefined);
+  await api.post('/api/settings/smtp', { enabled: false, server: 'mail.example.com', port: 587, fromEmail: 'vpn@example.com' });
+  await api.post('/api/apikeys', { name: 'script', role: 'viewer' });
+  await api.post('/api/access-tokens', { name: 'prometheus', expiresInDays: 30 });
+  const token = (await api.post(`/api/servers/${ids.server}/tokens`, undefined)).json.token;
+  await api.post(`/api/servers/${ids.server}/tokens`, undefined);
+  assert.is((await call(d.url, 'POST', '/api/v1/provision', { token, hwid: 'hw-i18n-1' })).status, 200);
+  ids.device = (await api.get('/api/devices')).json[0].id;
+  await api.post(`/api/devices/${ids.device}/forwards`, { protocol: 'tcp', listenPort: 8022, targetPort: 22 });
   // A browser set to German (Austria first), as navigator.languages says.
-  await page.evaluateOnNewDocument(`Object.defineProperty(navigator, 'languages', { get: () => ['de-AT', 'de', 'en'] })`);
-  watch = await watchPage(page, d.url);
-  drive = driver(page);
+  ({ page, browser, watch, drive, go, signIn } = await dashboardPage(d, { languages: ['de-AT', 'de', 'en'] }));
 });
 t.after(async () => {
   await browser?.close();
@@ -84,39 +116,76 @@ t.after(async () => {
 const navText = () => drive.js<string[]>(`[...document.querySelectorAll('header nav a')].map((a) => a.textContent)`);
 
 t('a German browser gets the page in German, numbers in German', async () => {
-  await page.goto(`${d.url}/`, { waitUntil: 'networkidle0' });
+  await go('');
   await page.waitForSelector('#signin-key');
   await drive.waitFor(`document.querySelector('main button[type=submit]')?.textContent === 'Anmelden'`);
   assert.match(await drive.js<string>(`document.querySelector('label[for=signin-key]').textContent`), /^API-Schlüssel oder Zugriffstoken/);
   await drive.accessible('sign-in in German');
-  await page.type('#signin-key', d.key);
-  await page.keyboard.press('Enter');
+  await signIn();
   await drive.waitFor(`document.querySelector('header nav a')?.textContent === 'Übersicht'`);
   assert.equal(await navText(), ['Übersicht', 'Geräte', 'E-Mail', 'Zugang', 'Protokoll']);
   assert.is(await drive.js<string>('document.documentElement.lang'), 'de');
   await drive.h1Is('Übersicht');
-  await drive.waitFor(`[...document.querySelectorAll('.cards dd')][1]?.textContent === '1.000'`);
-  await drive.hasText('#main table', '0 / 1.000 Peers');
-  await drive.accessible('overview in German');
-  await page.goto(`${d.url}/#/servers/${serverId}`, { waitUntil: 'networkidle0' });
-  await drive.waitFor(`document.querySelector('.count')?.textContent === '1–50 von 1.000 Peers'`);
-  await drive.accessible('server page in German');
-  const peerId = (await client(d).get(`/api/servers/${serverId}/peers?limit=1`)).json[0].id;
-  await page.goto(`${d.url}/#/peers/${peerId}`, { waitUntil: 'networkidle0' });
+  await drive.waitFor(`[...document.querySelectorAll('.cards dd')][1]?.textContent === '1.002'`);
+  await drive.hasText('#main table', '0 / 1.002 Peers');
+  await go(`servers/${ids.server}`);
+  await drive.waitFor(`document.querySelector('.count')?.textContent === '1–50 von 1.002 Peers'`);
+  await go(`peers/${ids.peer}`);
   await drive.waitFor(`document.getElementById('state-h')?.textContent === 'Zustand'`);
-  assert.match(await drive.js<string>(`document.querySelector('.usage-line').textContent`), /^Diesen Monat verbraucht: 0 B \(ohne Limit\)$/);
+  assert.match(await drive.js<string>(`document.querySelector('.usage-line').textContent`), /^Diesen Monat verbraucht: 0 B von 5 GiB \(0 %\)$/);
   assert.is(await drive.js<string>(`document.querySelector('label[for=switch-enabled]').textContent`), 'Peer an');
   assert.equal(await drive.js<string[]>(`[...document.querySelectorAll('nav.sections button')].map((b) => b.textContent)`),
     ['Übersicht', 'Einstellungen', 'Zugriff', 'Zeitplan', 'Datenverkehr', 'Weitergeben']);
-  await drive.accessible('peer page in German');
-  await page.goto(`${d.url}/#/devices`, { waitUntil: 'networkidle0' });
+  // Day names and the schedule's words by Intl and the catalogue.
+  await drive.hasText('.facts', 'Mo–Mi 08:00–18:00 (Europe/Berlin)');
+  await drive.hasText('#schedule-form legend', 'Zeitfenster 1');
+  await go('devices');
   await drive.h1Is('Geräte');
-  await drive.hasText('main p', 'Noch kein Gerät angemeldet.');
-  await drive.accessible('devices in German');
 });
 
+/** Every view but the sign-in (`#/` addresses), and what shows once it is drawn. */
+const views = (): [string, string][] => [
+  ['', '.cards dd'], [`servers/${ids.server}`, '.count'], [`servers/${ids.server}/webhooks`, 'main table'], [`servers/${ids.server}/tokens`, 'main table'],
+  [`servers/${ids.server}/edit`, '#server-name'], [`servers/${ids.server}/peers/new`, '#peer-name'], ['servers/new', '#server-name'],
+  [`peers/${ids.peer}`, '.usage-bar'], [`webhooks/${ids.hook}`, 'main table'], ['devices', 'main table'], [`devices/${ids.device}`, '.chips'],
+  ['mail', '#smtp-server'], ['access', '#key-h'], ['audit', 'ol.audit li'], ['nowhere', 'main h1'],
+];
+
+/** English words of two or more that another language says otherwise: none may show in that language. */
+function englishPhrases(lang: string): string[] {
+  const en = english();
+  const other = JSON.parse(fs.readFileSync(path.join(LOCALES, `${lang}.json`), 'utf8')) as Record<string, string>;
+  return Object.keys(en).filter((k) => other[k] !== en[k]).map((k) => en[k].replace(/\\'/g, "'"))
+    .flatMap((text) => text.split(/\{\w+\}/)).map((part) => part.trim()).filter((part) => part.length >= 12 && /[a-z]{2,} [a-z]{2,}/.test(part));
+}
+
+for (const [lang, overview] of [['de', 'Übersicht'], ['zh-CN', '概览']]) {
+  t(`every view in ${lang}: no English left, axe-core finds nothing, nothing scrolls sideways at 390 px`, async () => {
+    await page.setViewport(DESKTOP);
+    await go('');
+    await page.select('.language select', lang);
+    await drive.waitFor(`document.querySelector('header nav a')?.textContent === ${JSON.stringify(overview)}`);
+    const phrases = englishPhrases(lang);
+    for (const viewport of [DESKTOP, PHONE]) {
+      await page.setViewport(viewport);
+      for (const [view, drawn] of views()) {
+        await go(view);
+        await drive.waitFor(`!!document.querySelector(${JSON.stringify(drawn)})`);
+        // Folded parts open, so that their words are read too.
+        await drive.js(`document.querySelectorAll('details').forEach((e) => { e.open = true; })`);
+        const text = await drive.js<string>('document.body.innerText');
+        assert.equal(phrases.filter((p) => text.includes(p)), [], `English words on #/${view} in ${lang}`);
+        assert.not.ok(await drive.scrollsSideways(), `#/${view} in ${lang} scrolls sideways at ${viewport.width} px`);
+        if (viewport === DESKTOP) await drive.accessible(`#/${view} in ${lang}`);
+        if (process.env.WGCP_LOOK) await page.screenshot({ path: path.join(process.env.WGCP_LOOK, `${lang}-${viewport.width}-${view.replace(/\//g, '_') || 'overview'}.png`), fullPage: true });
+      }
+    }
+  });
+}
+
 t('the switch changes the language at once, each passes axe-core, and the choice is kept', async () => {
-  await page.goto(`${d.url}/#/servers/${serverId}`, { waitUntil: 'networkidle0' });
+  await page.setViewport(DESKTOP);
+  await go(`servers/${ids.server}`);
   await drive.waitFor(`!!document.querySelector('.count')`);
   const expected: Record<string, string> = { fr: 'Vue d’ensemble', es: 'Resumen', 'zh-CN': '概览', en: 'Overview' };
   for (const [lang, overview] of Object.entries(expected)) {
@@ -130,7 +199,7 @@ t('the switch changes the language at once, each passes axe-core, and the choice
   await drive.waitFor(`document.querySelector('header nav a')?.textContent === 'Vue d’ensemble'`);
   await page.reload({ waitUntil: 'networkidle0' });
   await drive.waitFor(`document.querySelector('header nav a')?.textContent === 'Vue d’ensemble'`);
-  await drive.waitFor(`/^1–50 sur 1\\s000 pairs$/.test(document.querySelector('.count')?.textContent ?? '')`);
+  await drive.waitFor(`/^1–50 sur 1\\s002 pairs$/.test(document.querySelector('.count')?.textContent ?? '')`);
 });
 
 t('nothing logged an error, broke the CSP or left the origin', () => {

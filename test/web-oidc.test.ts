@@ -7,23 +7,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as assert from 'uvu/assert';
-import type { Browser, Page } from 'puppeteer-core';
+import { dashboardPage, type DashboardPage } from './helpers/signed-in-page';
 import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
 import { freePort, signInAtProvider as signInOverHttp, startTestProvider, type TestProvider } from './helpers/oidc-provider';
 import { call } from './helpers/daemon';
-import { driver } from './web-drive';
-import { browserSuite, ensureWebBuilt, launchChromium } from './web-support';
+import { browserSuite } from './web-support';
 
 const t = browserSuite('page in chromium: single sign-on through a real OpenID provider');
 
 let provider: TestProvider;
 let d: TestDaemon;
-let browser: Browser;
-let page: Page;
-let drive: ReturnType<typeof driver>;
+let { browser, page, drive } = {} as DashboardPage;
 
 t.before(async () => {
-  ensureWebBuilt();
   const port = await freePort();
   const publicUrl = `http://127.0.0.1:${port}`;
   provider = await startTestProvider(publicUrl, {
@@ -38,10 +34,7 @@ t.before(async () => {
     WGCP_OIDC_CLIENT_ID: provider.clientId, WGCP_OIDC_CLIENT_SECRET_FILE: secretFile,
     WGCP_OIDC_ROLES: 'admin=groups:wgcp-admins;operator=groups:wgcp-ops', WGCP_OIDC_SCOPES: 'openid email groups',
   }, options: { events: { schedule: false } } });
-  browser = await launchChromium();
-  page = await browser.newPage();
-  await page.setViewport({ width: 1200, height: 860 });
-  drive = driver(page);
+  ({ browser, page, drive } = await dashboardPage(d, { viewport: { width: 1200, height: 860 } }));
 });
 t.after(async () => {
   await browser?.close();

@@ -5,10 +5,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as assert from 'uvu/assert';
-import type { Browser, Page } from 'puppeteer-core';
+import { dashboardPage, type DashboardPage } from './helpers/signed-in-page';
 import { call, client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
 import { eventually } from './helpers/receiver';
-import { browserSuite, ensureWebBuilt, launchChromium, watchPage, type PageWatch } from './web-support';
+import { browserSuite, watchPage } from './web-support';
 import { driver } from './web-drive';
 import { kernelWithFailedServer } from './web-failed-kernel';
 import { decryptFile } from '../src/backup/cipher';
@@ -17,25 +17,17 @@ import { peerAllowedIps } from '../src/wg/conf';
 const t = browserSuite('dashboard in chromium: sessions, files and credentials as an owner meets them');
 
 let d: TestDaemon;
+let { browser, page, watch, drive, signIn, go } = {} as DashboardPage;
 let api: ReturnType<typeof client>;
-let browser: Browser;
-let page: Page;
-let watch: PageWatch;
-let drive: ReturnType<typeof driver>;
 let downloads = '';
 const ids = { server: 0, peer: 0 };
 
 t.before(async () => {
-  ensureWebBuilt();
   d = await startTestDaemon({ options: { events: { schedule: false } } });
   api = client(d);
   ids.server = (await api.post('/api/servers', { name: 'home', endpoint: 'vpn.example.com:51820', mode: 'forward', address6: 'fd00:77:1:2::1/64' })).json.id;
   ids.peer = (await api.post(`/api/servers/${ids.server}/peers`, { name: 'phone' })).json.id;
-  browser = await launchChromium();
-  page = await browser.newPage();
-  await page.setViewport({ width: 1200, height: 860 });
-  watch = await watchPage(page, d.url);
-  drive = driver(page);
+  ({ browser, page, watch, drive, signIn, go } = await dashboardPage(d, { viewport: { width: 1200, height: 860 } }));
   downloads = tempDir('wgcp-downloads-');
   const cdp = await browser.target().createCDPSession();
   await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: downloads });
@@ -45,19 +37,11 @@ t.after(async () => {
   await d?.stop();
 });
 
-async function signIn(key = d.key): Promise<void> {
-  await page.goto(`${d.url}/`, { waitUntil: 'networkidle0' });
-  await page.waitForSelector('#signin-key');
-  await page.type('#signin-key', key);
-  await page.keyboard.press('Enter');
-  await drive.h1Is('Overview');
-}
 /** A file the page saved into the downloads folder, once whole. */
 const downloaded = (name: string) => eventually(`${name} downloaded`, () => {
   const file = path.join(downloads, name);
   return fs.existsSync(file) && !fs.existsSync(`${file}.crdownload`) && fs.statSync(file).size > 0 ? fs.readFileSync(file) : undefined;
 });
-const go = async (view: string) => { await page.goto(`${d.url}/#/${view}`, { waitUntil: 'networkidle0' }); };
 
 t('reloading a peer\'s page names its server in the breadcrumb', async () => {
   await signIn();

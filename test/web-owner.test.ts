@@ -4,47 +4,30 @@
 // data, long names that never widen a phone's page. Sessions, files and credentials are in
 // web-owner-access.test.ts.
 import * as assert from 'uvu/assert';
-import type { Browser, Page } from 'puppeteer-core';
+import { dashboardPage, PHONE, type DashboardPage } from './helpers/signed-in-page';
 import { client, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { eventually } from './helpers/receiver';
-import { browserSuite, ensureWebBuilt, launchChromium, watchPage, type PageWatch } from './web-support';
-import { driver } from './web-drive';
+import { browserSuite } from './web-support';
 
 const t = browserSuite('dashboard in chromium: what a router\'s owner meets in the first hour');
 
 let d: TestDaemon;
+let { browser, page, watch, drive, signIn, go } = {} as DashboardPage;
 let api: ReturnType<typeof client>;
-let browser: Browser;
-let page: Page;
-let watch: PageWatch;
-let drive: ReturnType<typeof driver>;
 /** 64 characters with no space or hyphen to break at. */
 const LONG = (c: string) => `${c.repeat(20)}ANameOfSixtyFourCharactersWithNoSpaceOrHyphen${c.repeat(20)}`.slice(0, 64);
 const ids = { server: 0, peer: 0 };
 
 t.before(async () => {
-  ensureWebBuilt();
   d = await startTestDaemon({ options: { events: { schedule: false } } });
   api = client(d);
-  browser = await launchChromium();
-  page = await browser.newPage();
-  await page.setViewport({ width: 1200, height: 860 });
-  watch = await watchPage(page, d.url);
-  drive = driver(page);
+  ({ browser, page, watch, drive, signIn, go } = await dashboardPage(d, { viewport: { width: 1200, height: 860 } }));
 });
 t.after(async () => {
   await browser?.close();
   await d?.stop();
 });
 
-async function signIn(key = d.key): Promise<void> {
-  await page.goto(`${d.url}/`, { waitUntil: 'networkidle0' });
-  await page.waitForSelector('#signin-key');
-  await page.type('#signin-key', key);
-  await page.keyboard.press('Enter');
-  await drive.h1Is('Overview');
-}
-const go = async (view: string) => { await page.goto(`${d.url}/#/${view}`, { waitUntil: 'networkidle0' }); };
 
 t('a server made in the form has the IPv6 address typed; its page shows it, and a peer gets one of its addresses', async () => {
   await signIn();
@@ -206,7 +189,7 @@ t('64-character names: nothing scrolls sideways at 390 px, the overview\'s colum
   await drive.hasText('#main table', LONG('s'));
   assert.ok(await drive.js<boolean>(`(() => { const w = document.querySelector('.table-wrap'); return w.scrollWidth <= w.clientWidth; })()`), 'the overview\'s table fits its frame at desktop width');
   assert.is(await drive.js<string>(`document.querySelector('#main table a[href="#/servers/${server.id}"]').title`), LONG('s'));
-  await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 });
+  await page.setViewport(PHONE);
   try {
     for (const [view, heading] of [['', 'Overview'], [`servers/${server.id}`, LONG('s')], [`peers/${peer.id}`, LONG('p')], ['access', 'Access'], [`servers/${server.id}/edit`, 'Edit server']]) {
       await go(view);

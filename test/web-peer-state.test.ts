@@ -3,27 +3,20 @@
 // reached from its section bar without scrolling past the others; the note after adding a
 // peer never covers its QR code.
 import * as assert from 'uvu/assert';
-import type { Browser, Page } from 'puppeteer-core';
+import { dashboardPage, DESKTOP, PHONE, type DashboardPage } from './helpers/signed-in-page';
 import { client, startTestDaemon, type TestDaemon } from './helpers/daemon';
-import { browserSuite, ensureWebBuilt, launchChromium, watchPage, type PageWatch } from './web-support';
-import { driver } from './web-drive';
+import { browserSuite } from './web-support';
 import { restrictOverLimit } from '../src/jobs/usage';
 
 const t = browserSuite('dashboard in chromium: a peer\'s state agrees with itself, its sections, the note beside the QR code');
 
 let d: TestDaemon;
+let { browser, page, watch, drive, go } = {} as DashboardPage;
 let api: ReturnType<typeof client>;
-let browser: Browser;
-let page: Page;
-let watch: PageWatch;
-let drive: ReturnType<typeof driver>;
 const ids = { server: 0, over: 0 };
-const PHONE = { width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
-const DESKTOP = { width: 1280, height: 900 };
 const GIB = 1024 ** 3;
 
 t.before(async () => {
-  ensureWebBuilt();
   d = await startTestDaemon({ options: { events: { schedule: false } } });
   api = client(d);
   ids.server = (await api.post('/api/servers', { name: 'home', endpoint: 'vpn.example.com:51820', mode: 'forward' })).json.id;
@@ -32,23 +25,13 @@ t.before(async () => {
   const app = d.daemon.app;
   app.store.tx(() => app.store.usage.addUsage([[ids.over, ids.server, 6 * GIB, 0]]));
   assert.equal(await restrictOverLimit(app), [ids.over]);
-  browser = await launchChromium();
-  page = await browser.newPage();
-  await page.setViewport(DESKTOP);
-  watch = await watchPage(page, d.url);
-  drive = driver(page);
-  await page.goto(`${d.url}/`, { waitUntil: 'networkidle0' });
-  await page.waitForSelector('#signin-key');
-  await page.type('#signin-key', d.key);
-  await page.keyboard.press('Enter');
-  await drive.h1Is('Overview');
+  ({ browser, page, watch, drive, go } = await dashboardPage(d, { signIn: true }));
 });
 t.after(async () => {
   await browser?.close();
   await d?.stop();
 });
 
-const go = async (view: string) => { await page.goto(`${d.url}/#/${view}`, { waitUntil: 'networkidle0' }); };
 
 for (const viewport of [DESKTOP, PHONE]) {
   t(`at ${viewport.width} px, over its limit the badge, the switch and the bar agree: off, why, red past 100 %`, async () => {

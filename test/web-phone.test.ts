@@ -3,26 +3,19 @@
 // nor a table inside it; on the phone a table's rows are cards, each value under its
 // column's name; a key's role menu shows its words; the audit log says what changed.
 import * as assert from 'uvu/assert';
-import type { Browser, Page } from 'puppeteer-core';
+import { dashboardPage, DESKTOP, PHONE, type DashboardPage } from './helpers/signed-in-page';
 import { client, startTestDaemon, type TestDaemon } from './helpers/daemon';
-import { browserSuite, ensureWebBuilt, launchChromium, seedPeers, watchPage, type PageWatch } from './web-support';
-import { driver } from './web-drive';
+import { browserSuite, seedPeers } from './web-support';
 
 const t = browserSuite('dashboard on a phone and a desktop: cards, nothing sideways, the audit log in words');
 
 let d: TestDaemon;
+let { browser, page, watch, drive, go } = {} as DashboardPage;
 let api: ReturnType<typeof client>;
-let browser: Browser;
-let page: Page;
-let watch: PageWatch;
-let drive: ReturnType<typeof driver>;
 const LONG = (c: string) => `${c.repeat(20)}ANameOfSixtyFourCharactersWithNoSpaceOrHyphen${c.repeat(20)}`.slice(0, 64);
 const ids = { server: 0, peer: 0 };
-const PHONE = { width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
-const DESKTOP = { width: 1280, height: 900 };
 
 t.before(async () => {
-  ensureWebBuilt();
   d = await startTestDaemon({ options: { events: { schedule: false } } });
   api = client(d);
   ids.server = (await api.post('/api/servers', { name: LONG('s'), endpoint: 'vpn.example.com:51820', mode: 'forward', address: '10.60.0.1/16' })).json.id;
@@ -33,23 +26,13 @@ t.before(async () => {
   assert.is((await api.put(`/api/peers/${ids.peer}`, { name: LONG('p'), dataLimitGB: 10 })).status, 200);
   assert.is((await api.post('/api/apikeys', { name: LONG('k'), role: 'viewer' })).status, 201);
   assert.is((await api.post('/api/access-tokens', { name: LONG('t') })).status, 201);
-  browser = await launchChromium();
-  page = await browser.newPage();
-  await page.setViewport(DESKTOP);
-  watch = await watchPage(page, d.url);
-  drive = driver(page);
-  await page.goto(`${d.url}/`, { waitUntil: 'networkidle0' });
-  await page.waitForSelector('#signin-key');
-  await page.type('#signin-key', d.key);
-  await page.keyboard.press('Enter');
-  await drive.h1Is('Overview');
+  ({ browser, page, watch, drive, go } = await dashboardPage(d, { signIn: true }));
 });
 t.after(async () => {
   await browser?.close();
   await d?.stop();
 });
 
-const go = async (view: string) => { await page.goto(`${d.url}/#/${view}`, { waitUntil: 'networkidle0' }); };
 
 /** What scrolls sideways: the page, or any box inside it that scrolls (form fields aside). */
 const sideways = () => drive.js<string[]>(`(() => {

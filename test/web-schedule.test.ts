@@ -2,36 +2,23 @@
 // the windows editor, refused with the API's words naming the field, saved as typed, and
 // shown in the peers table and on the peer's page.
 import * as assert from 'uvu/assert';
-import type { Browser, Page } from 'puppeteer-core';
+import { dashboardPage, type DashboardPage } from './helpers/signed-in-page';
 import { client, startTestDaemon, type TestDaemon } from './helpers/daemon';
-import { browserSuite, ensureWebBuilt, launchChromium, watchPage } from './web-support';
-import { driver } from './web-drive';
+import { browserSuite } from './web-support';
 
 const t = browserSuite('dashboard in chromium: a peer\'s access schedule');
 
 let d: TestDaemon;
+let { browser, page, drive } = {} as DashboardPage;
 let api: ReturnType<typeof client>;
-let browser: Browser;
-let page: Page;
-let drive: ReturnType<typeof driver>;
 const ids = { server: 0, peer: 0 };
 
 t.before(async () => {
-  ensureWebBuilt();
   d = await startTestDaemon({ options: { events: { schedule: false } } });
   api = client(d);
   ids.server = (await api.post('/api/servers', { name: 'home', endpoint: 'vpn.example.com:51820', mode: 'forward' })).json.id;
   ids.peer = (await api.post(`/api/servers/${ids.server}/peers`, { name: 'kid-tablet' })).json.id;
-  browser = await launchChromium();
-  page = await browser.newPage();
-  await page.setViewport({ width: 1200, height: 900 });
-  await watchPage(page, d.url);
-  drive = driver(page);
-  await page.goto(`${d.url}/`, { waitUntil: 'networkidle0' });
-  await page.waitForSelector('#signin-key');
-  await page.type('#signin-key', d.key);
-  await page.keyboard.press('Enter');
-  await drive.h1Is('Overview');
+  ({ browser, page, drive } = await dashboardPage(d, { viewport: { width: 1200, height: 900 }, signIn: true }));
 });
 t.after(async () => {
   await browser?.close();

@@ -7,16 +7,18 @@ import ts from 'typescript';
 /** A record's fields; a field whose type is itself a record (or a list of them) has its own. */
 export interface Shape { fields: Map<string, Shape | null> }
 
-/** Every interface of a file, by name, with the schema or route its doc comment names. */
-export function readShapes(file: string): Map<string, { shape: Shape; doc: string }> {
-  const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
+/** Every interface of the files, by name, with the schema or route its doc comment names (a type of one file may name another's). */
+export function readShapes(...files: string[]): Map<string, { shape: Shape; doc: string }> {
   const decls = new Map<string, ts.InterfaceDeclaration>();
-  source.forEachChild((n) => { if (ts.isInterfaceDeclaration(n)) decls.set(n.name.text, n); });
+  for (const file of files) {
+    const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
+    source.forEachChild((n) => { if (ts.isInterfaceDeclaration(n)) decls.set(n.name.text, n); });
+  }
   const shapeOfMembers = (members: ts.NodeArray<ts.TypeElement>): Shape => {
     const fields = new Map<string, Shape | null>();
     for (const m of members) {
       if (!ts.isPropertySignature(m) || !m.name) continue;
-      fields.set(m.name.getText(source), m.type ? shapeOfType(m.type) : null);
+      fields.set(m.name.getText(), m.type ? shapeOfType(m.type) : null);
     }
     return { fields };
   };
@@ -28,7 +30,7 @@ export function readShapes(file: string): Map<string, { shape: Shape; doc: strin
     if (ts.isArrayTypeNode(t)) return shapeOfType(t.elementType);
     if (ts.isParenthesizedTypeNode(t)) return shapeOfType(t.type);
     if (ts.isTypeLiteralNode(t)) return shapeOfMembers(t.members);
-    if (ts.isTypeReferenceNode(t) && decls.has(t.typeName.getText(source))) return shapeOfMembers(decls.get(t.typeName.getText(source))!.members);
+    if (ts.isTypeReferenceNode(t) && decls.has(t.typeName.getText())) return shapeOfMembers(decls.get(t.typeName.getText())!.members);
     return null;
   };
   const out = new Map<string, { shape: Shape; doc: string }>();

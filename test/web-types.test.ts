@@ -1,12 +1,16 @@
-// The page's wire types (web/src/types.ts) against the API they describe: a real wgcpd's
-// answers and its OpenAPI document. A field the API returns and the page's types lack (as
-// IPv6 once went missing) fails here, and so does a page field the API has not got.
+// The page's wire types (web/src/types.ts, and types.generated.ts written from the resource
+// descriptions) against the API they describe: a real wgcpd's answers and its OpenAPI
+// document. A field the API returns and the page's types lack (as IPv6 once went missing)
+// fails here, and so does a page field the API has not got; the generated file must be what
+// the descriptions give now.
+import fs from 'node:fs';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { call, client, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { differencesFromSchema, readShapes, undeclaredInAnswer, type Shape } from './web-type-shapes';
 import { REPO } from './web-support';
+import { PAGE_TYPES_FILE, pageTypesText } from '../src/resources/page-types';
 
 const t = suite('the page\'s wire types hold every field the API returns');
 
@@ -15,7 +19,8 @@ let d: TestDaemon;
 let api: ReturnType<typeof client>;
 let doc: any;
 let cookie = '';
-const shapes = readShapes(TYPES);
+const GENERATED = path.join(REPO, PAGE_TYPES_FILE);
+const shapes = readShapes(TYPES, GENERATED);
 const answers = new Map<string, unknown>();
 
 t.before(async () => {
@@ -73,6 +78,11 @@ const schemaAt: Record<string, () => object> = {
 // Interfaces with no HTTP answer to hold them to, and why.
 const NOT_AN_ANSWER: Record<string, string> = { PeerUsage: 'an event stream message (docs/events.md), not an HTTP answer' };
 const shape = (name: string): Shape => shapes.get(name)!.shape;
+
+t('the generated types are what the descriptions give now (npm run build writes them again)', () => {
+  assert.fixture(fs.readFileSync(GENERATED, 'utf8'), pageTypesText());
+  assert.ok(shapes.has('Peer') && !/interface Peer\b/.test(fs.readFileSync(TYPES, 'utf8')), 'Peer is generated, not written by hand');
+});
 
 t('every interface of the page\'s types is held to a real answer or a schema', () => {
   for (const [name, { doc: comment }] of shapes) {

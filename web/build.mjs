@@ -1,7 +1,9 @@
-// Builds the dashboard into dist/web: index.html, and under assets/ the bundled script and
-// stylesheet named by content hash, the icon, and a .gz of each text file (wgcpd sends
-// those to browsers that take gzip). Type-checks web/src first; fails when the first
-// load (script + stylesheet, gzipped) is over its budget.
+// Builds the dashboard into dist/web: index.html, and under assets/ the bundled script (an
+// ES module) and stylesheet named by content hash, the chunks views load when first shown
+// (`import()`: the passkey views and their WebAuthn library), the icon, and a .gz of each
+// text file (wgcpd sends those to browsers that take gzip). Type-checks web/src first;
+// fails when the first load (the script, the chunks it imports at once, the stylesheet,
+// gzipped) is over its budget.
 //
 //   node web/build.mjs             build
 //   node web/build.mjs --if-stale  build only when web/ changed since the last build
@@ -60,7 +62,11 @@ async function build(hash) {
     entryPoints: [path.join(here, 'src', 'main.tsx')],
     bundle: true,
     minify: true,
-    format: 'iife',
+    format: 'esm',
+    splitting: true,
+    entryNames: 'app-[hash]',
+    chunkNames: 'chunk-[hash]',
+    metafile: true,
     target: ['es2020'],
     jsx: 'automatic',
     jsxImportSource: 'preact',
@@ -69,18 +75,31 @@ async function build(hash) {
     outdir: 'out',
     logLevel: 'warning',
   });
-  const byExt = Object.fromEntries(result.outputFiles.map((f) => [path.extname(f.path), Buffer.from(f.contents)]));
-  if (!byExt['.js'] || !byExt['.css']) throw new Error('esbuild made no script or no stylesheet');
+  // The entry, and what it imports at once (loaded with it: the first load), found in the metafile.
+  const outputs = result.metafile.outputs;
+  const rel = (p) => path.relative(path.resolve('out'), path.resolve(p));
+  const entry = Object.keys(outputs).find((o) => outputs[o].entryPoint && o.endsWith('.js'));
+  const css = Object.keys(outputs).find((o) => o.endsWith('.css'));
+  if (!entry || !css) throw new Error('esbuild made no script or no stylesheet');
+  const atOnce = new Set();
+  const follow = (o) => {
+    for (const i of outputs[o].imports) if (i.kind === 'import-statement' && !atOnce.has(i.path)) { atOnce.add(i.path); follow(i.path); }
+  };
+  follow(entry);
+  const scripts = result.outputFiles.filter((f) => f.path.endsWith('.js')).map((f) => ({ name: rel(f.path), body: Buffer.from(f.contents) }));
+  const cssBody = Buffer.from(result.outputFiles.find((f) => rel(f.path) === rel(css)).contents);
   fs.rmSync(out, { recursive: true, force: true });
   fs.mkdirSync(path.join(out, 'assets'), { recursive: true });
   const icon = fs.readFileSync(path.join(here, 'src', 'icon.svg'));
-  const names = { js: contentName('app', '.js', byExt['.js']), css: contentName('app', '.css', byExt['.css']), icon: contentName('icon', '.svg', icon) };
+  const names = { js: rel(entry), css: contentName('app', '.css', cssBody), icon: contentName('icon', '.svg', icon) };
+  const preload = [...atOnce].map((c) => `<link rel="modulepreload" href="/assets/${rel(c)}">`).join('\n');
   const html = fs.readFileSync(path.join(here, 'src', 'index.html'), 'utf8')
-    .replace('{{css}}', `/assets/${names.css}`).replace('{{js}}', `/assets/${names.js}`).replace('{{icon}}', `/assets/${names.icon}`);
+    .replace('{{css}}', `/assets/${names.css}`).replace('{{js}}', `/assets/${names.js}`).replace('{{icon}}', `/assets/${names.icon}`).replace('{{preload}}', preload);
+  const firstLoad = new Set([rel(entry), ...[...atOnce].map(rel)]);
   const files = [
     { name: 'index.html', body: Buffer.from(html) },
-    { name: `assets/${names.js}`, body: byExt['.js'], firstLoad: true },
-    { name: `assets/${names.css}`, body: byExt['.css'], firstLoad: true },
+    ...scripts.map((f) => ({ name: `assets/${f.name}`, body: f.body, firstLoad: firstLoad.has(f.name) })),
+    { name: `assets/${names.css}`, body: cssBody, firstLoad: true },
     { name: `assets/${names.icon}`, body: icon },
     ...locales.map((l) => ({ name: l.name, body: l.body })),
   ];
@@ -97,6 +116,12 @@ async function build(hash) {
   console.log(`dashboard built in dist/web: first load ${firstLoadGzipBytes} B gzipped (budget ${BUDGET_GZIP_BYTES})`);
   if (firstLoadGzipBytes > BUDGET_GZIP_BYTES) throw new Error(`the first load is ${firstLoadGzipBytes} B gzipped, over the budget of ${BUDGET_GZIP_BYTES} B`);
 }
+
+// The page's types of the described resources (web/src/types.generated.ts) are written from
+// src/resources/ by the compiled daemon first, so the hash below sees them as they are now.
+const typesWriter = path.join(root, 'dist', 'src', 'resources', 'page-types.js');
+if (fs.existsSync(typesWriter)) execFileSync(process.execPath, [typesWriter, root], { stdio: 'inherit' });
+else console.log('dist/src/resources/page-types.js is not built: web/src/types.generated.ts is used as it is (npm run build first)');
 
 const hash = inputsHash();
 if (process.argv.includes('--if-stale') && isFresh(hash)) {

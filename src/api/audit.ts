@@ -9,7 +9,7 @@ import { readAuditQuery } from '../access/audit-query';
 export function auditRoutes(app: App): Route[] {
   return [
     {
-      method: 'GET', path: '/api/audit', auth: 'control',
+      method: 'GET', path: '/api/audit', auth: 'control', role: 'admin',
       handler(ctx) {
         const { filter, page } = readAuditQuery(ctx.query);
         return { ...ok(app.store.audit.list(filter, page)), headers: { 'Cache-Control': 'no-store' } };

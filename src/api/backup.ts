@@ -35,7 +35,7 @@ export function backupRoutes(app: App): Route[] {
     {
       // Applies the backup `wgcp restore FILE` checked and staged in the data folder: the
       // file never travels through this API, only the word to apply it (docs/operations.md).
-      method: 'POST', path: '/api/restore', auth: 'control',
+      method: 'POST', path: '/api/restore', auth: 'control', role: 'admin',
       async handler(ctx) {
         const { restoreStaged } = require('../ops/restore-live') as typeof import('../ops/restore-live');
         const r = await restoreStaged(app, { actor: ctx.actor });
@@ -43,7 +43,7 @@ export function backupRoutes(app: App): Route[] {
       },
     },
     {
-      method: 'GET', path: '/api/backup', auth: 'control',
+      method: 'GET', path: '/api/backup', auth: 'control', role: 'admin',
       async handler(ctx) {
         const passphrase = passphraseOf(ctx.req.headers[PASSPHRASE_HEADER]);
         // Loaded at the first backup, not with the daemon (docs/performance.md).

@@ -13,9 +13,9 @@ import { optionalBody } from './optional-body';
 
 function credentialRoutes(app: App, kind: CredentialKind, base: string, secretField: 'key' | 'token'): Route[] {
   return [
-    { method: 'GET', path: base, auth: 'control', handler: () => ok(listCredentials(app.store, kind)) },
+    { method: 'GET', path: base, auth: 'control', role: 'admin', handler: () => ok(listCredentials(app.store, kind)) },
     {
-      method: 'POST', path: base, auth: 'control',
+      method: 'POST', path: base, auth: 'control', role: 'admin',
       async handler(ctx) {
         const body = await optionalBody(ctx);
         const now = app.now();
@@ -30,7 +30,7 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
     },
     {
       // Only the role changes: a key's secret and name stay as they were made.
-      method: 'PUT', path: `${base}/:id`, auth: 'control',
+      method: 'PUT', path: `${base}/:id`, auth: 'control', role: 'admin',
       async handler(ctx) {
         const what = kind === 'apikey' ? 'API key' as const : 'access token' as const;
         const id = parseId(ctx.params.id, what);
@@ -42,7 +42,7 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
       },
     },
     {
-      method: 'DELETE', path: `${base}/:id`, auth: 'control',
+      method: 'DELETE', path: `${base}/:id`, auth: 'control', role: 'admin',
       async handler(ctx) {
         const what = kind === 'apikey' ? 'API key' as const : 'access token' as const;
         if (!await revokeCredential(app.runner, kind, parseId(ctx.params.id, what), app.now(), { actor: ctx.actor })) throw apiError(NOT_FOUND[what]);

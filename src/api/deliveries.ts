@@ -18,14 +18,14 @@ export function presentDelivery(d: DeliveryRecord) {
 export function deliveryRoutes(app: App): Route[] {
   return [
     {
-      method: 'GET', path: '/api/webhooks/:id/deliveries', auth: 'control',
+      method: 'GET', path: '/api/webhooks/:id/deliveries', auth: 'control', role: 'viewer',
       handler(ctx) {
         const hook = findWebhook(app, ctx.params.id);
         return ok(app.store.outbox.attemptsOf(hook.id).map(presentDelivery));
       },
     },
     {
-      method: 'POST', path: '/api/webhooks/:id/test', auth: 'control',
+      method: 'POST', path: '/api/webhooks/:id/test', auth: 'control', role: 'admin',
       async handler(ctx) {
         const hook = findWebhook(app, ctx.params.id);
         const result = await sendTestEvent(app, hook);

@@ -7,7 +7,7 @@ import type { Route } from '../http/router';
 export function eventStreamRoutes(_app: App): Route[] {
   return [
     {
-      method: 'GET', path: '/api/events', auth: 'control',
+      method: 'GET', path: '/api/events', auth: 'control', role: 'viewer',
       handler() {
         throw apiError('WGCP_WEBSOCKET_REQUIRED', undefined, { headers: { Upgrade: 'websocket' } });
       },

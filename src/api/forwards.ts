@@ -11,14 +11,14 @@ import { deviceFromPath } from './lookups';
 export function forwardRoutes(app: App): Route[] {
   return [
     {
-      method: 'GET', path: '/api/devices/:id/forwards', auth: 'control',
+      method: 'GET', path: '/api/devices/:id/forwards', auth: 'control', role: 'viewer',
       handler(ctx) {
         const device = deviceFromPath(app, ctx.params.id);
         return ok(app.store.forwards.listByDevice(device.deviceId).map((f) => presentForward(f, device)));
       },
     },
     {
-      method: 'POST', path: '/api/devices/:id/forwards', auth: 'control',
+      method: 'POST', path: '/api/devices/:id/forwards', auth: 'control', role: 'operator',
       async handler(ctx) {
         const device = deviceFromPath(app, ctx.params.id);
         const input = parseForwardInput(await ctx.body());
@@ -26,7 +26,7 @@ export function forwardRoutes(app: App): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/api/forwards/:id', auth: 'control',
+      method: 'DELETE', path: '/api/forwards/:id', auth: 'control', role: 'operator',
       async handler(ctx) {
         await removeForward(app, parseId(ctx.params.id, 'forward'), { actor: ctx.actor });
         return noContent();

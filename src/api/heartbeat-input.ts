@@ -4,7 +4,7 @@
 // behind the device, and `interval`, the agent's heartbeat interval in seconds.
 import { apiError, fieldError } from '../error-registry';
 import { isUuid } from '../device/identifiers';
-import { readNetworks } from './client-options-input';
+import { readNetworks } from '../resources/read-client-options';
 
 export interface HeartbeatInput {
   deviceId: string;

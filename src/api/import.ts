@@ -37,7 +37,7 @@ function importCode() {
 export function importRoutes(app: App): Route[] {
   return [
     {
-      method: 'POST', path: '/api/import', auth: 'control', bodyLimit: IMPORT_BODY_LIMIT,
+      method: 'POST', path: '/api/import', auth: 'control', role: 'admin', bodyLimit: IMPORT_BODY_LIMIT,
       async handler(ctx) {
         const body = await ctx.body();
         const source = required(oneOf(body, 'source', IMPORT_SOURCES), 'source');

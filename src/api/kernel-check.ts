@@ -10,7 +10,7 @@ import { kernelCheckReport } from '../ops/kernel-check';
 export function kernelCheckRoutes(app: App): Route[] {
   return [
     {
-      method: 'GET', path: '/api/kernel/check', auth: 'control',
+      method: 'GET', path: '/api/kernel/check', auth: 'control', role: 'admin',
       async handler() {
         return { ...ok(await kernelCheckReport(app.store, app.config.wanInterfaces)), headers: { 'Cache-Control': 'no-store' } };
       },

@@ -13,13 +13,14 @@ import { observeRequests } from '../metrics/http-observer';
 import { registerOwnListener } from '../net/own-listeners';
 
 export function metricsRoute(app: App, auth: AuthKind): Route {
-  return {
-    method: 'GET', path: '/metrics', auth,
+  const route = {
+    method: 'GET', path: '/metrics',
     async handler() {
       const { contentType, text } = await scrape(app);
       return { status: 200, raw: text, type: contentType };
     },
-  };
+  } as const;
+  return auth === 'control' ? { ...route, auth, role: 'viewer' } : { ...route, auth };
 }
 
 /** The WGCP_METRICS_LISTEN listener: /metrics and nothing else, no credentials. */

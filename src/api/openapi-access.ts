@@ -1,6 +1,6 @@
 // The OpenAPI entries of issue 26 (audit log, share links, two-factor sign-in) and of `wgcp check` through the daemon,
-// stamp that names each control route's least role as `x-wgcp-role` from route-roles.ts.
-import { ROUTE_ROLES } from './route-roles';
+// stamp that names each control route's least role as `x-wgcp-role`: the role its route declares.
+import type { Route } from '../http/router';
 
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
 const error = (description: string) => ({ description, ...json({ $ref: '#/components/schemas/Error' }) });
@@ -108,14 +108,15 @@ export const accessApiPaths = {
 
 const METHODS = ['get', 'put', 'post', 'delete'];
 
-/** Each operation with credentials gets `x-wgcp-role`, from the one table the router enforces. */
-export function markRoles(paths: Record<string, Record<string, unknown>>): void {
+/** Each operation with credentials gets `x-wgcp-role`: the role its route declares, the one the router enforces. */
+export function markRoles(paths: Record<string, Record<string, unknown>>, routes: readonly Route[]): void {
+  const roles = new Map(routes.map((r) => [`${r.method} ${r.path}`, r.role]));
   for (const [p, item] of Object.entries(paths)) {
     const routePath = p.replace(/\{(\w+)\}/g, ':$1');
     for (const m of METHODS) {
       const op = item[m] as { security?: unknown[]; 'x-wgcp-role'?: string } | undefined;
       if (!op || (Array.isArray(op.security) && op.security.length === 0)) continue;
-      const role = ROUTE_ROLES[`${m.toUpperCase()} ${routePath}`];
+      const role = roles.get(`${m.toUpperCase()} ${routePath}`);
       if (role !== undefined) op['x-wgcp-role'] = role;
     }
   }

@@ -1,15 +1,16 @@
 // The OpenAPI 3.1 description of the control-plane API, written by hand as the contract
 // the clients read; a test holds its list of operations equal to the router's.
+import type { Route } from '../http/router';
 import { VERSION } from '../version';
-import { SCHEDULE_SCHEMA } from './openapi-schedule';
+import { CLIENT_ROUTES_SCHEMA as CLIENT_ROUTES } from '../resources/schemas';
+import { jsonSchema } from '../resources/describe';
+import { PEER } from '../resources/peer';
 import { pageApiPaths } from '../http/page-openapi';
 import { usageApiPaths } from './openapi-usage';
 import { siteApiPaths } from './openapi-site';
 import { backupApiPaths } from './openapi-backup';
 import { accessApiPaths, markRoles } from './openapi-access';
 
-// A client's AllowedIPs: a mode or prefixes (IPv4 and IPv6).
-const CLIENT_ROUTES = { oneOf: [{ enum: ['full', 'split'] }, { type: 'array', minItems: 1, maxItems: 64, items: { type: 'string' } }, { type: 'null' }] };
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
 const err = (description: string) => ({ description, ...json(ref('Error')) });
@@ -43,7 +44,7 @@ const int = { type: 'integer', format: 'int64' };
 const bool = { type: 'boolean' };
 const ts = { type: 'string', format: 'date-time' };
 
-export const openApiDocument = {
+const openApiDocument = {
   openapi: '3.1.0',
   info: { title: 'wgcp control-plane API', version: '1.0', 'x-wgcp-version': VERSION },
   components: {
@@ -83,26 +84,7 @@ export const openApiDocument = {
           createdAt: { ...ts, readOnly: true }, updatedAt: { ...ts, readOnly: true },
         },
       },
-      Peer: {
-        type: 'object',
-        properties: {
-          id: { ...int, readOnly: true }, serverID: { ...int, readOnly: true }, name: str, email: str,
-          ip: str, ip6: { type: ['string', 'null'], description: 'the peer IPv6 address, a /128 of the server prefix; null when the server has none' }, publicKey: str, allowAccess: { type: 'array', items: int }, allowInternet: bool, enabled: bool,
-          disabledReason: { enum: ['', 'admin', 'suspended', 'data_limit', 'schedule'], readOnly: true, description: 'the first of disabledReasons, or ""' },
-          disabledReasons: { type: 'array', items: { enum: ['admin', 'suspended', 'data_limit', 'schedule'] }, readOnly: true, description: 'every reason the peer is off; each is lifted only by its owner' },
-          dataLimitGB: { ...int, minimum: 0 }, currentDataUsageBytes: { ...int, readOnly: true },
-          expiresAt: { type: ['string', 'null'], format: 'date-time' }, hasPrivateKey: { ...bool, readOnly: true },
-          schedule: SCHEDULE_SCHEMA,
-          downloadLimitMbps: { type: ['number', 'null'], minimum: 0.1, maximum: 10000, description: 'shaping of what the router sends the peer, Mbit/s; null: no limit' },
-          uploadLimitMbps: { type: ['number', 'null'], minimum: 0.1, maximum: 10000, description: 'shaping of what the peer sends the router, Mbit/s; null: no limit' },
-          networks: { type: 'array', maxItems: 64, items: str, description: 'prefixes (IPv4 and IPv6) behind the peer, routed to it: in its AllowedIPs on the server and routed through the interface; none may overlap a server subnet, another peer\'s networks or the router\'s own networks, nor be a default route' },
-          dns: { type: ['array', 'null'], maxItems: 8, items: str, description: 'the DNS servers in this peer\'s .conf; []: none; null: the server\'s dns' },
-          clientAllowedIPs: { ...CLIENT_ROUTES, description: 'what this client routes into the tunnel: "full", "split" or prefixes; null: the server\'s default' },
-          persistentKeepalive: { type: ['integer', 'null'], minimum: 0, maximum: 65535, description: 'this client\'s keepalive, seconds; 0: off; null: the server\'s' },
-          mtu: { type: ['integer', 'null'], minimum: 1280, maximum: 9000, description: 'this client\'s MTU; null: the server\'s' },
-          createdAt: { ...ts, readOnly: true }, updatedAt: { ...ts, readOnly: true },
-        },
-      },
+      Peer: jsonSchema(PEER),
       Webhook: {
         type: 'object', required: ['url'],
         properties: {
@@ -358,4 +340,9 @@ export const openApiDocument = {
     },
   } as Record<string, Record<string, unknown>>,
 };
-markRoles(openApiDocument.paths);
+
+/** The document, each operation with credentials marked with the role its route declares. */
+export function openApiDocumentFor(routes: readonly Route[]): typeof openApiDocument {
+  markRoles(openApiDocument.paths, routes);
+  return openApiDocument;
+}

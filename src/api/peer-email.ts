@@ -29,7 +29,7 @@ export async function deliverMail(send: () => Promise<{ messageId: string; accep
 export function peerEmailRoutes(app: App): Route[] {
   return [
     {
-      method: 'POST', path: '/api/peers/:id/email', auth: 'control',
+      method: 'POST', path: '/api/peers/:id/email', auth: 'control', role: 'operator',
       async handler(ctx) {
         const peer = peerFromPath(app, ctx.params.id);
         const body = await optionalBody(ctx);

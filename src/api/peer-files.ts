@@ -23,7 +23,7 @@ export function renderQrPng(text: string): Promise<Buffer> {
 export function peerFileRoutes(app: App): Route[] {
   return [
     {
-      method: 'GET', path: '/api/peers/:id/config', auth: 'control',
+      method: 'GET', path: '/api/peers/:id/config', auth: 'control', role: 'operator',
       handler(ctx) {
         const peer = peerFromPath(app, ctx.params.id);
         return {
@@ -35,7 +35,7 @@ export function peerFileRoutes(app: App): Route[] {
       },
     },
     {
-      method: 'GET', path: '/api/peers/:id/qrcode', auth: 'control',
+      method: 'GET', path: '/api/peers/:id/qrcode', auth: 'control', role: 'operator',
       async handler(ctx) {
         const png = await renderQrPng(peerConfText(app, peerFromPath(app, ctx.params.id)));
         return { status: 200, raw: png, type: 'image/png', headers: { 'Cache-Control': 'no-store' } };

@@ -8,11 +8,12 @@ import { presentPeer } from '../views/present';
 import { parseId } from './fields';
 import { parsePeerInput } from './peer-input';
 import { readPeerQuery } from './peer-query';
+import { PEER_DELETE_ROLE } from '../ops/deletion-rights';
 
 export function peerRoutes(app: App): Route[] {
   return [
     {
-      method: 'GET', path: '/api/servers/:id/peers', auth: 'control',
+      method: 'GET', path: '/api/servers/:id/peers', auth: 'control', role: 'viewer',
       handler(ctx) {
         const server = getServer(app, parseId(ctx.params.id, 'server'));
         const query = readPeerQuery(ctx.query);
@@ -23,7 +24,7 @@ export function peerRoutes(app: App): Route[] {
       },
     },
     {
-      method: 'POST', path: '/api/servers/:id/peers', auth: 'control',
+      method: 'POST', path: '/api/servers/:id/peers', auth: 'control', role: 'operator',
       async handler(ctx) {
         // A quick 404 before the body; the operation reads the server again in its transaction.
         const serverId = getServer(app, parseId(ctx.params.id, 'server')).id;
@@ -32,11 +33,11 @@ export function peerRoutes(app: App): Route[] {
       },
     },
     {
-      method: 'GET', path: '/api/peers/:id', auth: 'control',
+      method: 'GET', path: '/api/peers/:id', auth: 'control', role: 'viewer',
       handler: (ctx) => ok(presentPeer(getPeer(app, parseId(ctx.params.id, 'peer')))),
     },
     {
-      method: 'PUT', path: '/api/peers/:id', auth: 'control',
+      method: 'PUT', path: '/api/peers/:id', auth: 'control', role: 'operator',
       async handler(ctx) {
         const id = getPeer(app, parseId(ctx.params.id, 'peer')).id;
         const input = parsePeerInput(await ctx.body(), app.now());
@@ -44,7 +45,7 @@ export function peerRoutes(app: App): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/api/peers/:id', auth: 'control',
+      method: 'DELETE', path: '/api/peers/:id', auth: 'control', role: PEER_DELETE_ROLE,
       async handler(ctx) {
         await deletePeer(app, parseId(ctx.params.id, 'peer'), { actor: ctx.actor });
         return noContent();

@@ -12,7 +12,7 @@ export function regTokenRoutes(app: App): Route[] {
   const { store } = app;
   return [
     {
-      method: 'GET', path: '/api/servers/:id/tokens', auth: 'control',
+      method: 'GET', path: '/api/servers/:id/tokens', auth: 'control', role: 'operator',
       handler(ctx) {
         const server = serverFromPath(app, ctx.params.id);
         const now = app.now().toISOString();
@@ -20,7 +20,7 @@ export function regTokenRoutes(app: App): Route[] {
       },
     },
     {
-      method: 'POST', path: '/api/servers/:id/tokens', auth: 'control',
+      method: 'POST', path: '/api/servers/:id/tokens', auth: 'control', role: 'operator',
       // The request needs no body: a token is fully described by its server.
       async handler(ctx) {
         const server = serverFromPath(app, ctx.params.id);
@@ -31,7 +31,7 @@ export function regTokenRoutes(app: App): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/api/tokens/:token', auth: 'control',
+      method: 'DELETE', path: '/api/tokens/:token', auth: 'control', role: 'operator',
       async handler(ctx) {
         const value = ctx.params.token;
         if (!await revokeRegToken(app.runner, value, { actor: ctx.actor })) throw apiError('WGCP_REGTOKEN_NOT_FOUND');

@@ -30,7 +30,6 @@ import { sessionRoutes } from '../http/session';
 import { pageRoutes } from '../http/static-assets';
 import { metricsRoute } from './metrics';
 import { usageRoutes } from './usage';
-import { withRoles } from './route-roles';
 import { auditRoutes } from './audit';
 import { shareRoutes } from './shares';
 import { totpRoutes } from './totp';
@@ -64,9 +63,12 @@ function health(app: App) {
 }
 
 export function controlRoutes(app: App): Route[] {
-  return withRoles([
+  let document: unknown;
+  // Built at its first reading, with the roles the routes below declare.
+  const openApi = () => (document ??= (require('./openapi-doc') as typeof OpenApiDoc).openApiDocumentFor(routes));
+  const routes: Route[] = [
     { method: 'GET', path: '/healthz', auth: 'none', handler: () => ok(health(app)) },
-    { method: 'GET', path: '/api/openapi.json', auth: 'control', handler: () => ok((require('./openapi-doc') as typeof OpenApiDoc).openApiDocument) }, // built at its first reading
+    { method: 'GET', path: '/api/openapi.json', auth: 'control', role: 'viewer', handler: () => ok(openApi()) },
     ...serverRoutes(app),
     ...peerRoutes(app),
     ...peerFileRoutes(app),
@@ -89,5 +91,6 @@ export function controlRoutes(app: App): Route[] {
     ...deviceApiRoutes(app),
     // The dashboard: its sign-in and its built page (WGCP_LISTEN only).
     ...sessionRoutes(app), ...oidcRoutes(app), ...pageRoutes(),
-  ]);
+  ];
+  return routes;
 }

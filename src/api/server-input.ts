@@ -6,7 +6,7 @@ import { parseIpv4 } from '../wg/ipv4';
 import { formatCidr6, formatIpv6, parseCidr6, parseIpv6 } from '../wg/ipv6';
 import { badField, oneOf, readInt, readName, readString, type Body } from './fields';
 import { INTERFACE_NAME, INTERFACE_NAME_RULE } from '../wg/interface-name';
-import { readServerClientDefaults } from './client-options-input';
+import { readServerClientDefaults } from '../resources/read-client-options';
 
 /** Refuses a given value that breaks its stored rule (ops/value-rules.ts): 400 naming the field. */
 function keepRule(field: string, value: unknown): void {

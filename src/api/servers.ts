@@ -19,25 +19,25 @@ export function serverRoutes(app: App): Route[] {
   const serverOf = (idText: string) => getServer(app, parseId(idText, 'server'));
   return [
     {
-      method: 'GET', path: '/api/servers', auth: 'control',
+      method: 'GET', path: '/api/servers', auth: 'control', role: 'viewer',
       handler: (ctx) => {
         const withPeers = peersWanted(ctx.query);
         return ok(app.store.servers.list().map((s) => showServer(app, s, webhookSight(ctx.actor?.role), { withPeers })));
       },
     },
     {
-      method: 'POST', path: '/api/servers', auth: 'control',
+      method: 'POST', path: '/api/servers', auth: 'control', role: 'admin',
       async handler(ctx) {
         const input = parseServerInput(await ctx.body());
         return created(showServer(app, await createServer(app, input, { actor: ctx.actor }), webhookSight(ctx.actor?.role)));
       },
     },
     {
-      method: 'GET', path: '/api/servers/:id', auth: 'control',
+      method: 'GET', path: '/api/servers/:id', auth: 'control', role: 'viewer',
       handler: (ctx) => ok(showServer(app, serverOf(ctx.params.id), webhookSight(ctx.actor?.role), { withPeers: peersWanted(ctx.query) })),
     },
     {
-      method: 'PUT', path: '/api/servers/:id', auth: 'control',
+      method: 'PUT', path: '/api/servers/:id', auth: 'control', role: 'admin',
       async handler(ctx) {
         const id = serverOf(ctx.params.id).id;
         const withPeers = peersWanted(ctx.query);
@@ -46,7 +46,7 @@ export function serverRoutes(app: App): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/api/servers/:id', auth: 'control',
+      method: 'DELETE', path: '/api/servers/:id', auth: 'control', role: 'admin',
       async handler(ctx) {
         await deleteServer(app, parseId(ctx.params.id, 'server'), { actor: ctx.actor });
         return noContent();

@@ -9,9 +9,9 @@ import { endPersonSessions, endSession, listSignedIn } from '../ops/people-sessi
 
 export function signedInRoutes(app: App): Route[] {
   return [
-    { method: 'GET', path: '/api/sessions', auth: 'control', handler: () => ({ ...ok({ sessions: listSignedIn(app) }), headers: { 'Cache-Control': 'no-store' } }) },
+    { method: 'GET', path: '/api/sessions', auth: 'control', role: 'admin', handler: () => ({ ...ok({ sessions: listSignedIn(app) }), headers: { 'Cache-Control': 'no-store' } }) },
     {
-      method: 'DELETE', path: '/api/sessions/:id', auth: 'control',
+      method: 'DELETE', path: '/api/sessions/:id', auth: 'control', role: 'admin',
       handler(ctx) {
         if (!/^\d{1,15}$/.test(ctx.params.id)) throw apiError('WGCP_SESSION_NOT_FOUND');
         endSession(app, ctx.actor!, Number(ctx.params.id));
@@ -19,7 +19,7 @@ export function signedInRoutes(app: App): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/api/people/:subject/sessions', auth: 'control',
+      method: 'DELETE', path: '/api/people/:subject/sessions', auth: 'control', role: 'admin',
       handler(ctx) {
         const subject = ctx.params.subject;
         if (subject.length === 0 || subject.length > 255) throw fieldError('subject', 'must be 1 to 255 characters');

@@ -7,6 +7,7 @@ import type { RequestContext, Route } from '../http/router';
 import { created, noContent, ok, type Reply } from '../http/reply';
 import { SHARE_DEFAULT_HOURS, SHARE_MAX_HOURS, consumeShare, createShare, listShares, revokeShare, shareState } from '../ops/shares';
 import { deadSharePageHtml, presentShare, sharePageHtml, deadShareText } from '../views/share-present';
+import { shareLanguage } from '../views/share-words';
 import { parseId, readInt } from './fields';
 import { optionalBody } from './optional-body';
 import { peerConfText, renderQrPng } from './peer-files';
@@ -38,18 +39,18 @@ async function openShare(app: App, ctx: RequestContext): Promise<Reply> {
   if (!opening.ok) {
     const status = opening.reason === 'unknown' ? 404 : 410;
     if (!(ctx.req.headers.accept ?? '').includes('text/html')) return { status, json: { error: deadShareText(opening.reason), code: status === 404 ? 'WGCP_SHARE_LINK_UNKNOWN' : 'WGCP_SHARE_LINK_GONE' }, headers: SHARE_PAGE_HEADERS };
-    return { status, raw: deadSharePageHtml(opening.reason), type: HTML, headers: SHARE_PAGE_HEADERS };
+    return { status, raw: deadSharePageHtml(opening.reason, shareLanguage(ctx.req.headers['accept-language'])), type: HTML, headers: SHARE_PAGE_HEADERS };
   }
   const conf = peerConfText(app, opening.peer);
   const png = await renderQrPng(conf);
   const name = opening.peer.name || `peer ${opening.peer.id}`;
-  return { status: 200, raw: sharePageHtml(name, tunnelFileName(opening.peer), conf, png), type: HTML, headers: SHARE_PAGE_HEADERS };
+  return { status: 200, raw: sharePageHtml(name, tunnelFileName(opening.peer), conf, png, shareLanguage(ctx.req.headers['accept-language'])), type: HTML, headers: SHARE_PAGE_HEADERS };
 }
 
 export function shareRoutes(app: App): Route[] {
   return [
     {
-      method: 'POST', path: '/api/peers/:id/share', auth: 'control',
+      method: 'POST', path: '/api/peers/:id/share', auth: 'control', role: 'operator',
       async handler(ctx) {
         const body = await optionalBody(ctx);
         const hours = readInt(body, 'expiresInHours', 1, SHARE_MAX_HOURS) ?? SHARE_DEFAULT_HOURS;
@@ -61,14 +62,14 @@ export function shareRoutes(app: App): Route[] {
       },
     },
     {
-      method: 'GET', path: '/api/peers/:id/shares', auth: 'control',
+      method: 'GET', path: '/api/peers/:id/shares', auth: 'control', role: 'operator',
       handler(ctx) {
         const now = app.now().toISOString();
         return ok(listShares(app, parseId(ctx.params.id, 'peer')).map((s) => presentShare(s, now)));
       },
     },
     {
-      method: 'DELETE', path: '/api/shares/:id', auth: 'control',
+      method: 'DELETE', path: '/api/shares/:id', auth: 'control', role: 'operator',
       async handler(ctx) {
         await revokeShare(app, ctx.actor!, parseId(ctx.params.id, 'share link'));
         app.log.info('share link revoked', { shareID: Number(ctx.params.id) });

@@ -15,7 +15,7 @@ import { deviceContext } from '../device/context';
 import { isUuid } from '../device/identifiers';
 import { joinSite, type JoinRequest } from '../ops/site-join';
 import { PEER_VALUE_RULES } from '../ops/value-rules';
-import { readNetworks } from './client-options-input';
+import { readNetworks } from '../resources/read-client-options';
 import { badField, readName, type Body } from './fields';
 import { sourceAddress } from './provision';
 

@@ -9,7 +9,7 @@ import { createSiteLink, deleteSiteLink, type SiteLinkInput } from '../ops/site-
 import { PEER_VALUE_RULES, endpointPort } from '../ops/value-rules';
 import { parseIpv4 } from '../wg/ipv4';
 import { parseIpv6 } from '../wg/ipv6';
-import { normalPrefix } from './client-options-input';
+import { normalPrefix } from '../resources/read-client-options';
 import { badField, parseId, readName, required, type Body } from './fields';
 
 export const presentSiteLink = (l: SiteLinkRecord) => ({
@@ -38,15 +38,15 @@ function readSiteLink(body: Body): SiteLinkInput {
 
 export function siteLinkRoutes(app: App): Route[] {
   return [
-    { method: 'GET', path: '/api/site-links', auth: 'control', handler: () => ok(app.store.siteLinks.list().map(presentSiteLink)) },
+    { method: 'GET', path: '/api/site-links', auth: 'control', role: 'viewer', handler: () => ok(app.store.siteLinks.list().map(presentSiteLink)) },
     {
-      method: 'POST', path: '/api/site-links', auth: 'control',
+      method: 'POST', path: '/api/site-links', auth: 'control', role: 'admin',
       async handler(ctx) {
         return created(presentSiteLink(await createSiteLink(app, readSiteLink(await ctx.body()), { actor: ctx.actor })));
       },
     },
     {
-      method: 'DELETE', path: '/api/site-links/:id', auth: 'control',
+      method: 'DELETE', path: '/api/site-links/:id', auth: 'control', role: 'admin',
       async handler(ctx) {
         await deleteSiteLink(app, parseId(ctx.params.id, 'site link'), { actor: ctx.actor });
         return noContent();

@@ -12,7 +12,7 @@ import { deliverMail } from './peer-email';
 export function smtpTestRoutes(app: App): Route[] {
   return [
     {
-      method: 'POST', path: '/api/settings/smtp/test', auth: 'control',
+      method: 'POST', path: '/api/settings/smtp/test', auth: 'control', role: 'admin',
       async handler(ctx) {
         const body = await optionalBody(ctx);
         const smtp = app.store.smtp.get();

@@ -10,9 +10,9 @@ import { MASK, presentSmtp } from '../views/present';
 export function smtpRoutes(app: App): Route[] {
   const { store } = app;
   return [
-    { method: 'GET', path: '/api/settings/smtp', auth: 'control', handler: () => ok(presentSmtp(store.smtp.get())) },
+    { method: 'GET', path: '/api/settings/smtp', auth: 'control', role: 'viewer', handler: () => ok(presentSmtp(store.smtp.get())) },
     {
-      method: 'POST', path: '/api/settings/smtp', auth: 'control',
+      method: 'POST', path: '/api/settings/smtp', auth: 'control', role: 'admin',
       async handler(ctx) {
         const body = await ctx.body();
         const input = {

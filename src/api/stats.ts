@@ -11,7 +11,7 @@ export function statsRoutes(app: App, extraTotals: () => Record<string, number> 
   const { store, kernel } = app;
   return [
     {
-      method: 'GET', path: '/api/stats', auth: 'control',
+      method: 'GET', path: '/api/stats', auth: 'control', role: 'viewer',
       handler() {
         const peers = store.peers.counts(null);
         return ok({
@@ -27,7 +27,7 @@ export function statsRoutes(app: App, extraTotals: () => Record<string, number> 
       },
     },
     {
-      method: 'GET', path: '/api/servers/:id/stats', auth: 'control',
+      method: 'GET', path: '/api/servers/:id/stats', auth: 'control', role: 'viewer',
       handler(ctx) {
         const server = serverFromPath(app, ctx.params.id);
         const peers = store.peers.counts(server.id);

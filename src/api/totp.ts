@@ -19,16 +19,16 @@ const readCode = (body: Record<string, unknown>): string => required(readString(
 
 export function totpRoutes(app: App): Route[] {
   return [
-    { method: 'GET', path: '/api/session/totp', auth: 'control', handler: (ctx) => ({ ...ok(statusOfActor(app, ctx.actor!)), headers: NO_STORE }) },
+    { method: 'GET', path: '/api/session/totp', auth: 'control', role: 'viewer', handler: (ctx) => ({ ...ok(statusOfActor(app, ctx.actor!)), headers: NO_STORE }) },
     {
-      method: 'POST', path: '/api/session/totp', auth: 'control',
+      method: 'POST', path: '/api/session/totp', auth: 'control', role: 'viewer',
       async handler(ctx) {
         const { secret, uri } = beginTotp(app, ctx.actor!);
         return { ...ok({ secret, uri, qrSvg: await renderQrSvg(uri) }), headers: NO_STORE };
       },
     },
     {
-      method: 'POST', path: '/api/session/totp/confirm', auth: 'control',
+      method: 'POST', path: '/api/session/totp/confirm', auth: 'control', role: 'viewer',
       async handler(ctx) {
         const recoveryCodes = confirmTotp(app, ctx.actor!, readCode(await ctx.body()));
         app.log.info('two-factor sign-in turned on', { credentialID: ctx.actor!.id });
@@ -36,7 +36,7 @@ export function totpRoutes(app: App): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/api/session/totp', auth: 'control',
+      method: 'DELETE', path: '/api/session/totp', auth: 'control', role: 'viewer',
       async handler(ctx) {
         disableTotp(app, ctx.actor!, readCode(await ctx.body()));
         app.log.info('two-factor sign-in turned off', { credentialID: ctx.actor!.id });

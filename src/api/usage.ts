@@ -19,7 +19,7 @@ function answer(app: App, subject: number, query: URLSearchParams) {
 
 export function usageRoutes(app: App): Route[] {
   return [
-    { method: 'GET', path: '/api/peers/:id/usage', auth: 'control', handler: (ctx) => answer(app, peerFromPath(app, ctx.params.id).id, ctx.query) },
-    { method: 'GET', path: '/api/servers/:id/usage', auth: 'control', handler: (ctx) => answer(app, serverSubject(serverFromPath(app, ctx.params.id).id), ctx.query) },
+    { method: 'GET', path: '/api/peers/:id/usage', auth: 'control', role: 'viewer', handler: (ctx) => answer(app, peerFromPath(app, ctx.params.id).id, ctx.query) },
+    { method: 'GET', path: '/api/servers/:id/usage', auth: 'control', role: 'viewer', handler: (ctx) => answer(app, serverSubject(serverFromPath(app, ctx.params.id).id), ctx.query) },
   ];
 }

@@ -23,11 +23,11 @@ export function webhookRoutes(app: App): Route[] {
   const { store } = app;
   return [
     {
-      method: 'GET', path: '/api/servers/:id/webhooks', auth: 'control',
+      method: 'GET', path: '/api/servers/:id/webhooks', auth: 'control', role: 'viewer',
       handler: (ctx) => ok(store.webhooks.listByServer(serverFromPath(app, ctx.params.id).id).map((w) => presentWebhook(w, webhookSight(ctx.actor?.role)))),
     },
     {
-      method: 'POST', path: '/api/servers/:id/webhooks', auth: 'control',
+      method: 'POST', path: '/api/servers/:id/webhooks', auth: 'control', role: 'admin',
       async handler(ctx) {
         const server = serverFromPath(app, ctx.params.id);
         const input = parseWebhookInput(await ctx.body(), guardFacts());
@@ -35,11 +35,11 @@ export function webhookRoutes(app: App): Route[] {
       },
     },
     {
-      method: 'GET', path: '/api/webhooks/:id', auth: 'control',
+      method: 'GET', path: '/api/webhooks/:id', auth: 'control', role: 'viewer',
       handler: (ctx) => ok(presentWebhook(findWebhook(app, ctx.params.id), webhookSight(ctx.actor?.role))),
     },
     {
-      method: 'PUT', path: '/api/webhooks/:id', auth: 'control',
+      method: 'PUT', path: '/api/webhooks/:id', auth: 'control', role: 'admin',
       async handler(ctx) {
         const id = findWebhook(app, ctx.params.id).id;
         const input = parseWebhookInput(await ctx.body(), guardFacts());
@@ -47,7 +47,7 @@ export function webhookRoutes(app: App): Route[] {
       },
     },
     {
-      method: 'DELETE', path: '/api/webhooks/:id', auth: 'control',
+      method: 'DELETE', path: '/api/webhooks/:id', auth: 'control', role: 'admin',
       async handler(ctx) {
         await deleteWebhook(app, findWebhook(app, ctx.params.id).id, { actor: ctx.actor });
         return noContent();

@@ -23,7 +23,7 @@ export function errorToBody(err: unknown): ErrorBody {
         const v = (err as { [k: string]: unknown })[name];
         if (typeof v === 'string') body[name] = v;
       }
-      // Every bad field of a body (api/field-errors.ts), each as errors.<field>: the body stays a map of strings.
+      // Every bad field of a body (error-registry.ts: FieldErrors), each as errors.<field>: the body stays a map of strings.
       const all = (err as { fieldErrors?: unknown }).fieldErrors;
       if (all && typeof all === 'object') for (const [f, m] of Object.entries(all)) if (typeof m === 'string') body[`errors.${f}`] = m;
       const h = (err as { headers?: Record<string, string> }).headers;

@@ -19,16 +19,16 @@ export interface RequestContext {
   body(): Promise<Record<string, unknown>>;
 }
 
-export interface Route {
+interface RouteShape {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
-  auth: AuthKind;
-  /** The least role a `control` route needs (src/api/route-roles.ts sets it); admin when unset. */
-  role?: Role;
   /** Largest accepted request body; the listener's default when absent. */
   bodyLimit?: number;
   handler(ctx: RequestContext): Reply | Promise<Reply>;
 }
+
+/** A route with credentials declares, where it is defined, the least role it needs: the router refuses a caller below it, the OpenAPI document shows it as `x-wgcp-role`. */
+export type Route = RouteShape & ({ auth: 'none'; role?: undefined } | { auth: 'control'; role: Role });
 
 export interface Match { route: Route; params: Record<string, string> }
 

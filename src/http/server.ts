@@ -81,7 +81,7 @@ export function createRequestHandler(opts: HandlerOptions): RequestListener {
       let actor: Actor | undefined;
       if (route.auth === 'control') {
         actor = opts.authenticate(req);
-        // A route without a role in the table is admin's: a forgotten entry fails closed.
+        // Every control route declares its role (the type requires it); one that somehow has none is admin's: fails closed.
         requireRole(actor, route.role ?? 'admin');
       }
       const ctx: RequestContext = { req, res, params, query, requestId, actor, body: () => readJsonBody(req, bodyLimitOf(route, opts.bodyLimit)) };

@@ -1,6 +1,6 @@
 // Who may delete a peer, in one place. A change whose effect is a deletion needs this role
 // whatever route it comes by: `DELETE /api/peers/{id}`, a device removed with its peer
-// (both in src/api/route-roles.ts), and an expiry that the expiry job will act on. An
+// (both declare it where they are defined, src/api/peers.ts and devices.ts), and an expiry that the expiry job will act on. An
 // operator may hand out a new peer with an expiry (nothing that exists is deleted sooner),
 // clear an expiry or postpone one; setting an expiry on a peer that had none, or bringing
 // one nearer, is scheduling that peer's deletion.

@@ -3,6 +3,7 @@
 // port, interface, a key already held) refuses the whole import: nothing half-imported.
 import type { App } from '../app';
 import type { PeerRecord } from '../store/peers';
+import { newPeerRecord } from '../resources/peer';
 import type { NewServer, ServerRecord } from '../store/servers';
 import type { ImportPlan } from '../import/plan';
 import { portHeld } from '../kernel/listening-ports';
@@ -72,11 +73,11 @@ export function runImport(ctx: ImportContext, plan: ImportPlan, opts?: ChangeOpt
     const id = store.servers.nextId();
     const server: ServerRecord = { ...draft, id, interface: plan.server.interface ?? defaultInterfaceName(store, id, (name) => kernel.isForeignLink(name)) };
     const firstPeer = store.peers.nextId();
-    const peers: PeerRecord[] = plan.peers.map((p, i) => ({
-      id: firstPeer + i, serverId: id, name: p.name, email: '', ip: p.ip, ip6: p.ip6,
+    const peers: PeerRecord[] = plan.peers.map((p, i) => newPeerRecord({
+      id: firstPeer + i, serverId: id, name: p.name, ip: p.ip, ip6: p.ip6,
       publicKey: p.publicKey, privateKey: p.privateKey, presharedKey: p.presharedKey,
-      allowAccess: [], allowInternet: p.allowInternet, enabled: p.enabled, disabledReasons: p.enabled ? [] : ['admin'],
-      dataLimitGB: 0, usageBytes: 0, expiresAt: p.expiresAt, downloadLimitMbps: null, uploadLimitMbps: null, createdAt: p.createdAt ?? now, updatedAt: now,
+      allowInternet: p.allowInternet, enabled: p.enabled, disabledReasons: p.enabled ? [] : ['admin'],
+      expiresAt: p.expiresAt, createdAt: p.createdAt ?? now, updatedAt: now,
     }));
     return {
       kernel: [{ server: { before: null, after: server, peers, forwards: [] } }],

@@ -6,6 +6,8 @@ import type { App } from '../app';
 import type { Store } from '../store/store';
 import type { ChangeOptions } from './runner';
 import type { PeerRecord } from '../store/peers';
+import { mergeInput, withInitials } from '../resources/describe';
+import { PEER } from '../resources/peer';
 import type { ServerRecord } from '../store/servers';
 import { peerEventData } from '../views/event-data';
 import { deviceNumber } from '../views/devices-present';
@@ -15,32 +17,13 @@ import { badField } from './field-error';
 import { bringsDeletionNearer, requirePeerDeleteRight } from './deletion-rights';
 import { forwardsOfPeerChange } from './forwards-follow';
 import { withScheduleState } from './schedule-state';
-import type { Schedule } from '../schedule/rules';
 import { isOverLimit } from '../data-limit';
-import type { PeerClientOptions } from '../wg/client-options';
 import { checkPeerNetworks } from './network-rules';
 import { routerRoutes } from '../net/router-routes';
 import { allocatePeerIp, allocatePeerIp6, checkAllowAccess, checkPeerIp, checkPeerIp6, checkPeerKey } from './peer-rules';
 
-/** A peer's fields as an operation takes them; left out means "as it is" (or the default on create). */
-export interface PeerInput extends PeerClientOptions {
-  name?: string;
-  email?: string;
-  ip?: string;
-  ip6?: string;
-  publicKey?: string;
-  allowAccess?: number[];
-  allowInternet?: boolean;
-  enabled?: boolean;
-  dataLimitGB?: number;
-  expiresAt?: string | null;
-  /** null: no schedule. */
-  schedule?: Schedule | null;
-  downloadLimitMbps?: number | null;
-  uploadLimitMbps?: number | null;
-  /** Prefixes behind the peer, routed to it (as networks); [] none. */
-  networks?: string[];
-}
+/** A peer's fields as an operation takes them (those with an input rule in resources/peer.ts); left out means "as it is" (or the initial value on create). */
+export type PeerInput = Partial<Omit<PeerRecord, 'id' | 'serverId' | 'privateKey' | 'presharedKey' | 'disabledReasons' | 'usageBytes' | 'createdAt' | 'updatedAt' | 'ip6'>> & { ip6?: string };
 
 /** The networks' rules (ops/network-rules.ts) against the router's routes as they stand now. */
 export function checkNetworks(store: Store, networks: string[], selfId: number | null): void {
@@ -56,26 +39,8 @@ export function getPeer(app: Pick<App, 'store'>, id: number): PeerRecord {
 
 /** Applies an update to a peer: the admin's own disable, and lifting a data-limit restriction the new limit no longer holds. */
 export function mergePeer(before: PeerRecord, input: PeerInput, now: string): PeerRecord {
-  const next: PeerRecord = {
-    ...before,
-    name: input.name ?? before.name,
-    email: input.email ?? before.email,
-    ip: input.ip ?? before.ip,
-    ip6: input.ip6 ?? before.ip6,
-    allowAccess: input.allowAccess ?? before.allowAccess,
-    allowInternet: input.allowInternet ?? before.allowInternet,
-    dataLimitGB: input.dataLimitGB ?? before.dataLimitGB,
-    expiresAt: input.expiresAt === undefined ? before.expiresAt : input.expiresAt,
-    schedule: input.schedule === undefined ? before.schedule ?? null : input.schedule,
-    downloadLimitMbps: input.downloadLimitMbps === undefined ? before.downloadLimitMbps : input.downloadLimitMbps,
-    uploadLimitMbps: input.uploadLimitMbps === undefined ? before.uploadLimitMbps : input.uploadLimitMbps,
-    networks: input.networks ?? before.networks ?? [],
-    dns: input.dns === undefined ? before.dns ?? null : input.dns,
-    clientAllowedIPs: input.clientAllowedIPs === undefined ? before.clientAllowedIPs ?? null : input.clientAllowedIPs,
-    persistentKeepalive: input.persistentKeepalive === undefined ? before.persistentKeepalive ?? null : input.persistentKeepalive,
-    mtu: input.mtu === undefined ? before.mtu ?? null : input.mtu,
-    updatedAt: now,
-  };
+  // Each plain field given replaces its value (resources/peer.ts); publicKey and enabled are merged here.
+  const next: PeerRecord = { ...mergeInput(PEER, before, input), updatedAt: now };
   if (input.publicKey !== undefined && input.publicKey !== before.publicKey) {
     next.publicKey = input.publicKey;
     next.privateKey = null;
@@ -103,15 +68,11 @@ export function createPeer(app: App, serverId: number, input: PeerInput, opts?: 
     if (input.networks?.length) checkNetworks(store, input.networks, null);
     const enabled = input.enabled ?? true;
     // The id is decided here so that the kernel holds the peer the commit writes.
-    const peer: PeerRecord = withScheduleState({
-      id: store.peers.nextId(), serverId: server.id, name: input.name ?? '', email: input.email ?? '', ip, ip6,
+    const peer: PeerRecord = withScheduleState(withInitials(PEER, {
+      ...input, id: store.peers.nextId(), serverId: server.id, ip, ip6,
       publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey: generatePresharedKey(),
-      allowAccess, allowInternet: input.allowInternet ?? false, enabled, disabledReasons: enabled ? [] : ['admin'],
-      dataLimitGB: input.dataLimitGB ?? 0, usageBytes: 0, expiresAt: input.expiresAt ?? null, schedule: input.schedule ?? null,
-      downloadLimitMbps: input.downloadLimitMbps ?? null, uploadLimitMbps: input.uploadLimitMbps ?? null,
-      networks: input.networks ?? [], dns: input.dns ?? null, clientAllowedIPs: input.clientAllowedIPs ?? null, persistentKeepalive: input.persistentKeepalive ?? null, mtu: input.mtu ?? null,
-      createdAt: now, updatedAt: now,
-    }, Date.parse(now));
+      allowAccess, enabled, disabledReasons: enabled ? [] : ['admin'], usageBytes: 0, createdAt: now, updatedAt: now,
+    }), Date.parse(now));
     return {
       kernel: [{ peer: { server, before: null, after: peer } }],
       commit({ store, event }) {

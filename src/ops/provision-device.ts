@@ -11,6 +11,7 @@ import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { DeviceRecord } from '../store/devices';
 import type { PeerRecord } from '../store/peers';
+import { newPeerRecord } from '../resources/peer';
 import type { ServerRecord } from '../store/servers';
 import type { Store } from '../store/store';
 import { forwardsHash } from '../device/forwards-hash';
@@ -104,12 +105,11 @@ export function provisionDevice(app: App, token: string, hwid: string, source: s
     const before = known ? store.peers.get(known.peerId)! : null;
     const peer: PeerRecord & { privateKey: string } = before
       ? { ...before, publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey, updatedAt: now }
-      : {
-        id: store.peers.nextId(), serverId: server.id, name: `device-${hwid}`.slice(0, 64), email: '', ...freeAddresses(store, server),
+      : newPeerRecord({
+        id: store.peers.nextId(), serverId: server.id, name: `device-${hwid}`.slice(0, 64), ...freeAddresses(store, server),
         publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey,
-        allowAccess: [], allowInternet: DEVICE_PEER_INTERNET, enabled: true, disabledReasons: [],
-        dataLimitGB: 0, usageBytes: 0, expiresAt: null, downloadLimitMbps: null, uploadLimitMbps: null, createdAt: now, updatedAt: now,
-      };
+        allowInternet: DEVICE_PEER_INTERNET, enabled: true, disabledReasons: [], createdAt: now, updatedAt: now,
+      });
     const deviceId = known?.deviceId ?? newUuid();
     return {
       kernel: [{ peer: { server, before, after: peer } }],

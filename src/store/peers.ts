@@ -3,48 +3,15 @@
 import { nextIdOf, type DB } from './db';
 import { FreeAddresses, type Freed } from './free-addresses';
 import type { ServerRecord } from './servers';
-import { scheduleOf, scheduleText, type Schedule } from '../schedule/rules';
-import { listOf, listText, routesOf, routesText, splitList, type PeerClientOptions } from '../wg/client-options';
+import { scheduleOf, type Schedule } from '../schedule/rules';
+import { splitList } from '../wg/client-options';
+import { insertSql, rowToRecord, withInitials, selectList, toColumns as columnsOf, updateSql } from '../resources/describe';
+import { DISABLE_REASONS, PEER, parseReasons, type NewPeer, type PeerRecord } from '../resources/peer';
 
-/** Why a peer is off; the order is the canonical one (the first is shown as `disabledReason`). */
-export const DISABLE_REASONS = ['admin', 'suspended', 'data_limit', 'schedule'] as const;
-export type DisableReason = typeof DISABLE_REASONS[number];
+export { DISABLE_REASONS, parseReasons, type DisableReason, type NewPeer, type PeerRecord } from '../resources/peer';
 
-/** The client options (wg/client-options.ts) are optional: absent is null, the server's default. */
-export interface PeerRecord extends PeerClientOptions {
-  id: number;
-  serverId: number;
-  name: string;
-  email: string;
-  ip: string;
-  /** The peer's IPv6 address (a /128 of its server's prefix), or null when the server has none. */
-  ip6: string | null;
-  publicKey: string;
-  privateKey: string | null;
-  presharedKey: string;
-  allowAccess: number[];
-  allowInternet: boolean;
-  /** Prefixes (IPv4 and IPv6, as networks) behind the peer, routed to it; absent: none. */
-  networks?: string[];
-  /** True exactly when disabledReasons is empty. */
-  enabled: boolean;
-  disabledReasons: DisableReason[];
-  dataLimitGB: number;
-  /** Shaping seen from the peer, in Mbit/s (null: none): download is what the router sends it. */
-  downloadLimitMbps: number | null;
-  uploadLimitMbps: number | null;
-  usageBytes: number;
-  expiresAt: string | null;
-  /** Weekly windows of access in a time zone; outside them the reason `schedule` holds. Null or absent: always. */
-  schedule?: Schedule | null;
-  createdAt: string;
-  updatedAt: string;
-}
 
 type LimitFields = 'downloadLimitMbps' | 'uploadLimitMbps';
-/** A new row; bandwidth limits left out are none. */
-export type NewPeer = Omit<PeerRecord, 'id' | LimitFields> & Partial<Pick<PeerRecord, LimitFields>>;
-
 /** What the kernel and the packet filter need of a peer; the kernel plane keeps only this. */
 export type KernelPeer = Pick<PeerRecord, 'id' | 'ip' | 'ip6' | 'publicKey' | 'presharedKey' | 'allowAccess' | 'allowInternet' | 'enabled'>
   & Partial<Pick<PeerRecord, LimitFields | 'networks'>>;
@@ -68,23 +35,12 @@ export type PeerSort = keyof typeof PEER_SORTS;
 /** A page of a server's peers: `q` is found in the name, e-mail, address or public key. */
 export interface PeerQuery { q: string; sort: PeerSort; order: 'asc' | 'desc'; limit: number; offset: number }
 
-const COLUMNS = `id, server_id AS serverId, name, email, ip, ip6, public_key AS publicKey, private_key AS privateKey,
-  preshared_key AS presharedKey, allow_internet AS allowInternet, enabled, disabled_reasons AS disabledReasons,
-  data_limit_gb AS dataLimitGB, COALESCE((SELECT usage_bytes FROM peer_usage WHERE peer_id = peers.id), 0) AS usageBytes, expires_at AS expiresAt, schedule,
-  download_limit_mbps AS downloadLimitMbps, upload_limit_mbps AS uploadLimitMbps,
-  networks, client_dns AS dns, client_allowed_ips AS clientAllowedIPs, client_keepalive AS persistentKeepalive, client_mtu AS mtu,
-  created_at AS createdAt, updated_at AS updatedAt`;
-
-type Row = Omit<PeerRecord, 'allowAccess' | 'allowInternet' | 'enabled' | 'disabledReasons' | 'schedule' | 'dns' | 'clientAllowedIPs' | 'networks'>
-  & { networks: string; allowInternet: number; enabled: number; disabledReasons: string; schedule: string | null; dns: string | null; clientAllowedIPs: string | null };
+const COLUMNS = selectList(PEER);
+type Row = Record<string, unknown> & { id: number };
 
 /** `enabled` is stored beside the reasons (indexes and triggers read it) and always follows them. */
-function toColumns(p: Omit<PeerRecord, 'allowAccess'> | NewPeer) {
-  const { allowAccess: _ignored, disabledReasons, ...rest } = p as PeerRecord;
-  const reasons = DISABLE_REASONS.filter((r) => disabledReasons.includes(r));
-  return { ...rest, allowInternet: p.allowInternet ? 1 : 0, enabled: reasons.length === 0 ? 1 : 0, disabledReasons: reasons.join(','), schedule: scheduleText(p.schedule ?? null),
-    downloadLimitMbps: p.downloadLimitMbps ?? null, uploadLimitMbps: p.uploadLimitMbps ?? null,
-    networks: (p.networks ?? []).join(', '), dns: listText(p.dns), clientAllowedIPs: routesText(p.clientAllowedIPs), persistentKeepalive: p.persistentKeepalive ?? null, mtu: p.mtu ?? null };
+function toColumns(p: Partial<PeerRecord>) {
+  return { ...columnsOf(PEER, p), enabled: DISABLE_REASONS.some((r) => p.disabledReasons?.includes(r)) ? 0 : 1 };
 }
 
 export class PeerTable {
@@ -126,18 +82,8 @@ export class PeerTable {
     this.kernelByServer = db.prepare(`SELECT id, ip, ip6, public_key, preshared_key, allow_internet, enabled,
       download_limit_mbps, upload_limit_mbps, networks
       FROM peers WHERE server_id = ? ORDER BY id`).raw();
-    this.insertStmt = db.prepare(`INSERT INTO peers (id, server_id, name, email, ip, ip6, public_key, private_key, preshared_key,
-      allow_internet, enabled, disabled_reasons, data_limit_gb, usage_bytes, expires_at, schedule, created_at, updated_at,
-      download_limit_mbps, upload_limit_mbps, networks, client_dns, client_allowed_ips, client_keepalive, client_mtu)
-      VALUES (@id, @serverId, @name, @email, @ip, @ip6, @publicKey, @privateKey, @presharedKey, @allowInternet, @enabled,
-      @disabledReasons, @dataLimitGB, @usageBytes, @expiresAt, @schedule, @createdAt, @updatedAt,
-      @downloadLimitMbps, @uploadLimitMbps, @networks, @dns, @clientAllowedIPs, @persistentKeepalive, @mtu)`);
-    this.updateStmt = db.prepare(`UPDATE peers SET name = @name, email = @email, ip = @ip, ip6 = @ip6, public_key = @publicKey,
-      private_key = @privateKey, preshared_key = @presharedKey, allow_internet = @allowInternet, enabled = @enabled,
-      disabled_reasons = @disabledReasons, data_limit_gb = @dataLimitGB,
-      expires_at = @expiresAt, schedule = @schedule, updated_at = @updatedAt,
-      download_limit_mbps = @downloadLimitMbps, upload_limit_mbps = @uploadLimitMbps,
-      networks = @networks, client_dns = @dns, client_allowed_ips = @clientAllowedIPs, client_keepalive = @persistentKeepalive, client_mtu = @mtu WHERE id = @id`);
+    this.insertStmt = db.prepare(insertSql(PEER));
+    this.updateStmt = db.prepare(updateSql(PEER));
     this.deleteStmt = db.prepare('DELETE FROM peers WHERE id = ?');
     this.networksStmt = db.prepare("SELECT id, networks FROM peers WHERE networks <> ''").raw();
     this.scheduledStmt = db.prepare('SELECT id, schedule, disabled_reasons FROM peers WHERE schedule IS NOT NULL').raw();
@@ -246,8 +192,8 @@ export class PeerTable {
   /** An id given (from nextId(), planned before the commit) is kept; without one SQLite picks the next. */
   insert(p: NewPeer & { id?: number }): PeerRecord {
     const id = Number(this.free.ownWrite(() => this.insertStmt.run({ ...toColumns(p), id: p.id ?? null })).lastInsertRowid);
-    this.setAccess(id, p.allowAccess);
-    return { ...p, downloadLimitMbps: p.downloadLimitMbps ?? null, uploadLimitMbps: p.uploadLimitMbps ?? null, id };
+    this.setAccess(id, p.allowAccess ?? []);
+    return { ...withInitials(PEER, p), id };
   }
 
   /** The id the next insert would get: ids are never reused (AUTOINCREMENT), not even a deleted last one's. */
@@ -280,20 +226,6 @@ function ipv4Number(ip: string): number {
   return parts.reduce((n, part) => n * 256 + (Number(part) & 255), 0);
 }
 
-export function parseReasons(text: string): DisableReason[] {
-  const listed = text.split(',');
-  return DISABLE_REASONS.filter((r) => listed.includes(r));
-}
-
-// Every field named in one literal: a spread of the row gave each record a hidden class of
-// its own (about 0.5 KB a peer, 5 MB at 10,000), where one literal shares one.
 function fromRow(row: Row, allowAccess: number[]): PeerRecord {
-  return {
-    id: row.id, serverId: row.serverId, name: row.name, email: row.email, ip: row.ip, ip6: row.ip6, publicKey: row.publicKey,
-    privateKey: row.privateKey, presharedKey: row.presharedKey, allowAccess, allowInternet: row.allowInternet === 1,
-    enabled: row.enabled === 1, disabledReasons: parseReasons(row.disabledReasons), dataLimitGB: row.dataLimitGB,
-    usageBytes: row.usageBytes, expiresAt: row.expiresAt, schedule: scheduleOf(row.schedule), createdAt: row.createdAt, updatedAt: row.updatedAt,
-    downloadLimitMbps: row.downloadLimitMbps, uploadLimitMbps: row.uploadLimitMbps,
-    networks: splitList(row.networks), dns: listOf(row.dns), clientAllowedIPs: routesOf(row.clientAllowedIPs), persistentKeepalive: row.persistentKeepalive, mtu: row.mtu,
-  };
+  return rowToRecord(PEER, row, { allowAccess });
 }

@@ -1,5 +1,7 @@
 // Records as the API shows them: contract field names, secrets left out or masked.
 import type { PeerRecord } from '../store/peers';
+import { present } from '../resources/describe';
+import { PEER } from '../resources/peer';
 import type { ServerRecord } from '../store/servers';
 import type { ServerKernelState } from '../kernel/plane';
 import type { SmtpRecord } from '../store/smtp';
@@ -9,38 +11,9 @@ import { MASK, webhookAsSeen, type WebhookSight } from './webhook-sight';
 
 export { MASK };
 
-/** The contract's single `disabledReason`: the first reason in canonical order, or "". */
-const primaryReason = (reasons: readonly string[]): string => reasons[0] ?? '';
-
+/** A peer as the API shows it (every role sees the same fields: resources/peer.ts). */
 export function presentPeer(p: PeerRecord) {
-  return {
-    id: p.id,
-    serverID: p.serverId,
-    name: p.name,
-    email: p.email,
-    ip: p.ip,
-    ip6: p.ip6,
-    publicKey: p.publicKey,
-    allowAccess: p.allowAccess,
-    allowInternet: p.allowInternet,
-    enabled: p.enabled,
-    disabledReason: primaryReason(p.disabledReasons),
-    disabledReasons: p.disabledReasons,
-    dataLimitGB: p.dataLimitGB,
-    currentDataUsageBytes: p.usageBytes,
-    expiresAt: p.expiresAt,
-    schedule: p.schedule ?? null,
-    downloadLimitMbps: p.downloadLimitMbps,
-    uploadLimitMbps: p.uploadLimitMbps,
-    networks: p.networks ?? [],
-    dns: p.dns ?? null,
-    clientAllowedIPs: p.clientAllowedIPs ?? null,
-    persistentKeepalive: p.persistentKeepalive ?? null,
-    mtu: p.mtu ?? null,
-    hasPrivateKey: p.privateKey !== null,
-    createdAt: p.createdAt,
-    updatedAt: p.updatedAt,
-  };
+  return present(PEER, p, 'viewer');
 }
 
 /** A webhook as `sight` (webhook-sight.ts: by the caller's role) lets it be seen. */

@@ -2,6 +2,7 @@
 // holds), and the page a link opens: the QR code and the .conf, in one answer with no
 // further request, since the link is dead once it is opened.
 import type { ShareRecord } from '../store/shares';
+import { SHARE_WORDS, type ShareLanguage } from './share-words';
 
 export function presentShare(s: ShareRecord, now: string) {
   const state = s.usedAt ? 'used' : s.revokedAt ? 'revoked' : s.expiresAt <= now ? 'expired' : 'live';
@@ -11,8 +12,8 @@ export function presentShare(s: ShareRecord, now: string) {
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
-const frame = (title: string, body: string): string => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+const frame = (lang: ShareLanguage, title: string, body: string): string => `<!doctype html>
+<html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer"><title>${escapeHtml(title)}</title>
 <style>/* The dashboard's look (web/src/style.css): its colours, font, cards and buttons. */
 body{font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Ubuntu,sans-serif;background:#f6f7f9;color:#1b1f24;margin:0}
@@ -25,27 +26,29 @@ pre{white-space:pre-wrap;background:#f3f4f6;padding:.75rem;border-radius:6px}</s
 <body><main>${body}</main></body></html>`;
 
 /** The one-time page: scan the QR code with the WireGuard app, or download the .conf. */
-export function sharePageHtml(peerName: string, fileName: string, conf: string, qrPng: Buffer): string {
+export function sharePageHtml(peerName: string, fileName: string, conf: string, qrPng: Buffer, lang: ShareLanguage = 'en'): string {
+  const w = SHARE_WORDS[lang];
+  const name = escapeHtml(peerName);
+  const file = escapeHtml(fileName);
   const confUrl = `data:text/plain;charset=utf-8;base64,${Buffer.from(conf, 'utf8').toString('base64')}`;
-  return frame(`WireGuard config: ${peerName}`, `
-<h1>WireGuard config for ${escapeHtml(peerName)}</h1>
-<p><strong>This link worked once and is now used up.</strong> Save the config or scan the code before you leave this page.</p>
-<h2>On a phone</h2>
-<p>In the WireGuard app, add a tunnel from a QR code and scan this:</p>
-<img alt="QR code of the WireGuard config" src="data:image/png;base64,${qrPng.toString('base64')}">
-<h2>On a computer</h2>
-<p><a class="button" download="${escapeHtml(fileName)}" href="${confUrl}">Download ${escapeHtml(fileName)}</a></p>
-<p>Then import the file into WireGuard.</p>`);
+  return frame(lang, w.title.replace('{name}', peerName), `
+<h1>${w.heading.replace('{name}', name)}</h1>
+<p><strong>${w.usedUp}</strong> ${w.keep}</p>
+<h2>${w.phone}</h2>
+<p>${w.phoneHow}</p>
+<img alt="${w.qrAlt}" src="data:image/png;base64,${qrPng.toString('base64')}">
+<h2>${w.computer}</h2>
+<p><a class="button" download="${file}" href="${confUrl}">${w.download.replace('{file}', file)}</a></p>
+<p>${w.then}</p>`);
 }
 
-const DEAD_TEXT: Record<string, string> = {
-  unknown: 'This link does not exist. Ask whoever sent it for a new one.',
-  used: 'This link was opened already: a config link works once. Ask whoever sent it for a new one.',
-  revoked: 'This link was revoked. Ask whoever sent it for a new one.',
-  expired: 'This link has expired. Ask whoever sent it for a new one.',
+const deadText = (reason: string, lang: ShareLanguage): string => {
+  const w = SHARE_WORDS[lang];
+  return reason === 'used' ? w.used : reason === 'revoked' ? w.revoked : reason === 'expired' ? w.expired : w.unknown;
 };
 
-export const deadShareText = (reason: string): string => DEAD_TEXT[reason] ?? DEAD_TEXT.unknown;
+/** A dead link's reason in English, for the JSON answer (a script's). */
+export const deadShareText = (reason: string): string => deadText(reason, 'en');
 
-export const deadSharePageHtml = (reason: string): string =>
-  frame('Config link not available', `<h1>Config link not available</h1><p>${escapeHtml(deadShareText(reason))}</p>`);
+export const deadSharePageHtml = (reason: string, lang: ShareLanguage = 'en'): string =>
+  frame(lang, SHARE_WORDS[lang].deadTitle, `<h1>${SHARE_WORDS[lang].deadTitle}</h1><p>${escapeHtml(deadText(reason, lang))}</p>`);

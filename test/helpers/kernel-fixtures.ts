@@ -1,6 +1,7 @@
 // Server and peer records for the kernel-plane unit tests and the benchmark: real keys,
 // addresses in 10.<server>.0.0/16 and fd77:0:<server>::/64.
 import type { PeerRecord } from '../../src/store/peers';
+import { newPeerRecord } from '../../src/resources/peer';
 import type { ServerRecord } from '../../src/store/servers';
 import { generateKeyPair, generatePresharedKey } from '../../src/wg/keys';
 import { formatIpv4 } from '../../src/wg/ipv4';
@@ -20,10 +21,8 @@ export function fixtureServer(id: number, over: Partial<ServerRecord> = {}): Ser
 export function fixturePeer(id: number, server: ServerRecord, n: number, over: Partial<PeerRecord> = {}): PeerRecord {
   const base = ((10 << 24) | (server.id << 16)) >>> 0;
   const keys = generateKeyPair();
-  return {
-    id, serverId: server.id, name: `p${id}`, email: '', ip: formatIpv4(base + 1 + n), ip6: `fd77:0:${server.id.toString(16)}::${(1 + n).toString(16)}`, publicKey: keys.publicKey,
-    privateKey: keys.privateKey, presharedKey: generatePresharedKey(), allowAccess: [], allowInternet: false, enabled: true,
-    disabledReasons: [], dataLimitGB: 0, usageBytes: 0, expiresAt: null, createdAt: T, updatedAt: T,
-    downloadLimitMbps: null, uploadLimitMbps: null, ...over,
-  };
+  return newPeerRecord({
+    id, serverId: server.id, name: `p${id}`, ip: formatIpv4(base + 1 + n), ip6: `fd77:0:${server.id.toString(16)}::${(1 + n).toString(16)}`, publicKey: keys.publicKey,
+    privateKey: keys.privateKey, presharedKey: generatePresharedKey(), enabled: true, disabledReasons: [], createdAt: T, updatedAt: T, ...over,
+  });
 }

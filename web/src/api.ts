@@ -1,10 +1,14 @@
 // The page's one way to the JSON API: same origin, the session cookie, JSON in and out.
-// An error answer becomes an ApiError with the API's message and the field it names; a 401
+// An error answer becomes an ApiError with the API's message, its code (WGCP_…, what views
+// branch on: the message is for people and may be reworded) and the field it names; a 401
 // anywhere but the sign-in means the session ended, and the app shows the sign-in again.
+import { t } from './i18n';
 
 export class ApiError extends Error {
   /** Every bad field the API named (its errors.<field> keys), by field. */
   fields: Record<string, string> = {};
+  /** The API's code (src/error-registry.ts), '' when the answer had none (not JSON, no connection). */
+  code = '';
   constructor(readonly status: number, message: string, readonly field?: string, readonly sessionEnded = false) {
     super(message);
   }
@@ -31,21 +35,23 @@ async function send(method: string, path: string, body?: unknown, extraHeaders: 
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new ApiError(0, 'wgcpd cannot be reached: check the connection and try again');
+    throw new ApiError(0, t('api.unreachable'));
   }
   if (res.ok) return res;
   let error = `${res.status} ${res.statusText}`;
   let field: string | undefined;
+  let code = '';
   const fields: Record<string, string> = {};
   try {
     const j = (await res.json()) as Record<string, unknown>;
     if (typeof j.error === 'string') error = j.error;
     if (typeof j.field === 'string') field = j.field;
+    if (typeof j.code === 'string') code = j.code;
     for (const [k, v] of Object.entries(j)) if (k.startsWith('errors.') && typeof v === 'string') fields[k.slice(7)] = v;
   } catch { /* not JSON: keep the status line */ }
   const ended = res.status === 401 && path !== '/api/session';
   if (ended) sessionEnded();
-  throw Object.assign(new ApiError(res.status, error, field, ended), { fields });
+  throw Object.assign(new ApiError(res.status, error, field, ended), { fields, code });
 }
 
 export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {

@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, get, onSessionEnded, onSignedOut } from './api';
 import { startLive, stopLive } from './live';
+import { t } from './i18n';
 import { setWho, type Who } from './role';
 import { Shell } from './views/shell';
 import { SignIn, SignInDialog } from './views/sign-in';
@@ -37,7 +38,7 @@ export function App() {
   }, []);
   useEffect(() => { if (session === 'in') startLive(); }, [session]);
 
-  if (session === 'checking') return <main id="main"><p class="loading">Loading…</p></main>;
+  if (session === 'checking') return <main id="main"><p class="loading">{t('load.loading')}</p></main>;
   if (session === 'out') return <SignIn ways={waysIn} note={because} onSignedIn={() => { setBecause(''); checkSession().then(setSession, () => setSession('out')); }} />;
   const signOut = async () => {
     // The views go first (and their pending reloads with them), then the session.

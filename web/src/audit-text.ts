@@ -1,37 +1,70 @@
 // An audit entry as a sentence an owner reads ("set data limit 5 GiB -> 10 GiB"): the
 // action in words, then each field it changed, from what it was (the daemon records `was`
 // beside an update's new values) to what it became. The raw fields stay one click away.
-import { formatGiB } from './format';
+// Every word comes from the catalogues; an action or field this page does not know is
+// shown as the API names it.
+import { formatDate, formatGiB } from './format';
+import { t } from './i18n';
 
-const ACTIONS: Record<string, string> = {
-  'peer.create': 'added peer', 'peer.update': 'changed peer', 'peer.delete': 'deleted peer', 'peer.expire': 'peer expired',
-  'server.create': 'added server', 'server.update': 'changed server', 'server.delete': 'deleted server', 'server.import': 'imported server',
-  'share.create': 'made a share link for peer', 'share.revoke': 'revoked a share link of peer', 'share.use': 'share link used for peer',
-  'apikey.create': 'made API key', 'apikey.revoke': 'revoked API key', 'apikey.role': 'changed the role of API key',
-  'token.create': 'made access token', 'token.revoke': 'revoked access token', 'token.role': 'changed the role of access token',
-  'session.sign-in': 'signed in', 'session.sign-in-failed': 'failed to sign in',
-  'totp.enable': 'turned on two-factor sign-in', 'totp.disable': 'turned off two-factor sign-in', 'totp.reset': 'reset two-factor sign-in',
-  'regtoken.create': 'made a registration token for server', 'regtoken.revoke': 'revoked a registration token of server',
-  'device.provision': 'enrolled device', 'device.delete': 'removed device', 'forward.add': 'added a port forward', 'forward.remove': 'removed a port forward',
-  'webhook.create': 'added webhook', 'webhook.update': 'changed webhook', 'webhook.delete': 'deleted webhook',
-  'smtp.save': 'saved the mail settings', 'backup.restore': 'restored a backup', 'kernel.repair': 'repaired the kernel state', 'audit.prune': 'pruned the audit log',
+/** The action in words, `{id}` where the target's id goes ("changed peer 3"). */
+const actionWords = (action: string, id: string): string | undefined => {
+  const v = { id };
+  switch (action) {
+    case 'peer.create': return t('audit.peerCreate', v);
+    case 'peer.update': return t('audit.peerUpdate', v);
+    case 'peer.delete': return t('audit.peerDelete', v);
+    case 'peer.expire': return t('audit.peerExpire', v);
+    case 'server.create': return t('audit.serverCreate', v);
+    case 'server.update': return t('audit.serverUpdate', v);
+    case 'server.delete': return t('audit.serverDelete', v);
+    case 'server.import': return t('audit.serverImport', v);
+    case 'share.create': return t('audit.shareCreate', v);
+    case 'share.revoke': return t('audit.shareRevoke', v);
+    case 'share.use': return t('audit.shareUse', v);
+    case 'apikey.create': return t('audit.apikeyCreate', v);
+    case 'apikey.revoke': return t('audit.apikeyRevoke', v);
+    case 'apikey.role': return t('audit.apikeyRole', v);
+    case 'token.create': return t('audit.tokenCreate', v);
+    case 'token.revoke': return t('audit.tokenRevoke', v);
+    case 'token.role': return t('audit.tokenRole', v);
+    case 'session.sign-in': return t('audit.signIn');
+    case 'session.sign-in-failed': return t('audit.signInFailed');
+    case 'totp.enable': return t('audit.totpEnable');
+    case 'totp.disable': return t('audit.totpDisable');
+    case 'totp.reset': return t('audit.totpReset');
+    case 'regtoken.create': return t('audit.regtokenCreate', v);
+    case 'regtoken.revoke': return t('audit.regtokenRevoke', v);
+    case 'device.provision': return t('audit.deviceProvision', v);
+    case 'device.delete': return t('audit.deviceDelete', v);
+    case 'forward.add': return t('audit.forwardAdd');
+    case 'forward.remove': return t('audit.forwardRemove');
+    case 'webhook.create': return t('audit.webhookCreate', v);
+    case 'webhook.update': return t('audit.webhookUpdate', v);
+    case 'webhook.delete': return t('audit.webhookDelete', v);
+    case 'smtp.save': return t('audit.smtpSave');
+    case 'backup.restore': return t('audit.backupRestore');
+    case 'kernel.repair': return t('audit.kernelRepair');
+    case 'audit.prune': return t('audit.prune');
+    default: return undefined;
+  }
 };
 
-const FIELDS: Record<string, string> = {
-  name: 'name', email: 'e-mail', ip: 'address', ip6: 'IPv6 address', publicKey: 'public key', allowAccess: 'may reach',
-  allowInternet: 'internet access', enabled: 'switch', dataLimitGB: 'data limit', expiresAt: 'expiry', schedule: 'schedule',
-  downloadLimitMbps: 'download limit', uploadLimitMbps: 'upload limit', endpoint: 'endpoint', mode: 'mode', interface: 'interface',
-  address: 'address', address6: 'IPv6 prefix', listenPort: 'port', dns: 'DNS', mtu: 'MTU', role: 'role', from: 'role was', to: 'role',
-};
+const fieldWords = (field: string): string => ({
+  name: t('audit.f.name'), email: t('audit.f.email'), ip: t('audit.f.ip'), ip6: t('audit.f.ip6'), publicKey: t('audit.f.publicKey'),
+  allowAccess: t('audit.f.allowAccess'), allowInternet: t('audit.f.allowInternet'), enabled: t('audit.f.enabled'), dataLimitGB: t('audit.f.dataLimit'),
+  expiresAt: t('audit.f.expiresAt'), schedule: t('audit.f.schedule'), downloadLimitMbps: t('audit.f.download'), uploadLimitMbps: t('audit.f.upload'),
+  endpoint: t('audit.f.endpoint'), mode: t('audit.f.mode'), interface: t('audit.f.interface'), address: t('audit.f.ip'), address6: t('audit.f.address6'),
+  listenPort: t('audit.f.port'), dns: 'DNS', mtu: 'MTU', role: t('audit.f.role'), from: t('audit.f.roleWas'), to: t('audit.f.role'),
+} as Record<string, string>)[field] ?? field;
 
 function valueText(field: string, v: unknown): string {
-  if (v === null || v === undefined || v === '') return field === 'dataLimitGB' ? 'no limit' : 'none';
-  if (field === 'dataLimitGB' && typeof v === 'number') return v === 0 ? 'no limit' : formatGiB(v);
-  if ((field === 'downloadLimitMbps' || field === 'uploadLimitMbps') && typeof v === 'number') return `${v} Mbit/s`;
-  if (typeof v === 'boolean') return field === 'enabled' ? (v ? 'on' : 'off') : v ? 'yes' : 'no';
-  if (field === 'expiresAt' && typeof v === 'string') return new Date(v).toLocaleString();
-  if (Array.isArray(v)) return v.length ? v.join(', ') : 'none';
-  if (typeof v === 'object') return field === 'schedule' ? 'a schedule' : JSON.stringify(v);
+  if (v === null || v === undefined || v === '') return field === 'dataLimitGB' ? t('speed.noLimit') : t('speed.none');
+  if (field === 'dataLimitGB' && typeof v === 'number') return v === 0 ? t('speed.noLimit') : formatGiB(v);
+  if ((field === 'downloadLimitMbps' || field === 'uploadLimitMbps') && typeof v === 'number') return t('speed.mbps', { n: v });
+  if (typeof v === 'boolean') return field === 'enabled' ? (v ? t('audit.on') : t('audit.off')) : v ? t('audit.yes') : t('audit.no');
+  if (field === 'expiresAt' && typeof v === 'string') return formatDate(v);
+  if (Array.isArray(v)) return v.length ? v.join(', ') : t('speed.none');
+  if (typeof v === 'object') return field === 'schedule' ? t('audit.aSchedule') : JSON.stringify(v);
   return String(v);
 }
 
@@ -39,20 +72,19 @@ function valueText(field: string, v: unknown): string {
 export function changes(summary: Record<string, unknown>): string[] {
   const was = (summary.was ?? null) as Record<string, unknown> | null;
   return Object.entries(summary).filter(([k]) => k !== 'was' && k !== 'serverID' && k !== 'from' && k !== 'to').map(([k, v]) => {
-    const label = FIELDS[k] ?? k;
+    const label = fieldWords(k);
     return was && k in was ? `${label} ${valueText(k, was[k])} -> ${valueText(k, v)}` : `${label} ${valueText(k, v)}`;
   });
 }
 
-/** The entry as one line: "set data limit 5 GiB -> 10 GiB on peer 3". */
-export function auditSentence(action: string, targetType: string, targetId: string | null, summary: Record<string, unknown>): string {
-  const verb = ACTIONS[action] ?? action.replace('.', ' ');
-  const target = targetId !== null && verb.endsWith(targetType) ? ` ${targetId}` : '';
+/** The entry as one line: "changed peer 3: set data limit 5 GiB -> 10 GiB". */
+export function auditSentence(action: string, targetId: string | null, summary: Record<string, unknown>): string {
+  const verb = (actionWords(action, targetId ?? '') ?? action.replace('.', ' ')).replace(/\s+(?=[\s:，。]|$)/g, '').trim();
   const role = summary.from !== undefined && summary.to !== undefined ? `: ${summary.from} -> ${summary.to}` : '';
   if (action.endsWith('.update')) {
     const list = changes(summary);
-    return `${verb}${target}${list.length ? `: set ${list.join('; ')}` : ''}`;
+    return list.length ? t('audit.set', { verb, changes: list.join('; ') }) : verb;
   }
   const name = typeof summary.name === 'string' && summary.name ? ` “${summary.name}”` : '';
-  return `${verb}${target}${name}${role}`;
+  return `${verb}${name}${role}`;
 }

@@ -3,6 +3,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describe } from './api';
+import { t } from './i18n';
 
 interface Props { title: string; yes: string; onYes: () => Promise<void>; onClose: () => void; children: ComponentChildren }
 
@@ -28,7 +29,7 @@ export function ConfirmDialog({ title, yes, onYes, onClose, children }: Props) {
       {error && <p class="form-error" role="alert">{error}</p>}
       <div class="buttons">
         <button type="button" class="danger" disabled={busy} onClick={go}>{yes}</button>
-        <button type="button" autoFocus onClick={() => dialog.current?.close()}>Cancel</button>
+        <button type="button" autoFocus onClick={() => dialog.current?.close()}>{t('f.cancel')}</button>
       </div>
     </dialog>
   );

@@ -2,8 +2,9 @@
 // question and a second, explicit button.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describe } from './api';
+import { t } from './i18n';
 
-export function ConfirmDelete({ what, onDelete, label = 'Delete' }: { what: string; onDelete: () => Promise<void>; label?: string }) {
+export function ConfirmDelete({ what, onDelete, label = t('confirm.delete') }: { what: string; onDelete: () => Promise<void>; label?: string }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
@@ -22,10 +23,10 @@ export function ConfirmDelete({ what, onDelete, label = 'Delete' }: { what: stri
   };
   return (
     <div class="confirm" role="group" aria-label={`${label} ${what}`}>
-      <p>{label} {what}? This cannot be undone.</p>
+      <p>{t('confirm.question', { action: label, what })}</p>
       {error && <p class="form-error" role="alert">{error}</p>}
-      <button type="button" class="danger" disabled={busy} onClick={run} ref={yes}>Yes, {label.toLowerCase()}</button>
-      <button type="button" onClick={() => setAsking(false)}>Cancel</button>
+      <button type="button" class="danger" disabled={busy} onClick={run} ref={yes}>{t('confirm.yes', { action: label.toLowerCase() })}</button>
+      <button type="button" onClick={() => setAsking(false)}>{t('f.cancel')}</button>
     </div>
   );
 }

@@ -5,12 +5,13 @@
 import type { ComponentChildren } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import { ApiError, describe } from './api';
+import { t } from './i18n';
 
 export type Values = Record<string, string | boolean>;
 /** Problems found before sending: field name to what is wrong, said after the field's label ("must be …"). */
 export type Problems = Record<string, string>;
 
-export const SESSION_ENDED = 'Your session ended, so this was not saved. Sign in again: what you typed is kept here, then save again.';
+export const sessionEnded = () => t('form.sessionEnded');
 
 export interface Form<T extends Values> {
   id: string;
@@ -63,7 +64,7 @@ export function useForm<T extends Values>(id: string, initial: T): Form<T> {
       try {
         await run();
       } catch (err) {
-        if (err instanceof ApiError && err.sessionEnded) setFormError(SESSION_ENDED);
+        if (err instanceof ApiError && err.sessionEnded) setFormError(sessionEnded());
         else if (err instanceof ApiError && err.field && labels.has(err.field)) {
           // Every field the API found bad, each beside its field.
           const all = Object.keys(err.fields).length ? err.fields : { [err.field]: err.message };
@@ -103,7 +104,7 @@ function Extras({ id, hint, error }: { id: string; hint?: ComponentChildren; err
 
 interface InputAttrs {
   type?: 'text' | 'password' | 'email' | 'url' | 'datetime-local'; placeholder?: string; maxLength?: number; required?: boolean; autoFocus?: boolean;
-  autoComplete?: string; inputMode?: 'numeric' | 'text' | 'email' | 'url'; disabled?: boolean;
+  autoComplete?: string; inputMode?: 'numeric' | 'decimal' | 'text' | 'email' | 'url'; disabled?: boolean;
 }
 
 export function TextField<T extends Values>({ form, name, label, hint, required, ...rest }: FieldProps<T> & InputAttrs) {

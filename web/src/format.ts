@@ -44,7 +44,9 @@ export function fromLocalInput(value: string): string | null {
   return Number.isNaN(d.getTime()) ? value : d.toISOString();
 }
 
-export const REASONS: Record<string, string> = { admin: 'switched off here', suspended: 'device suspended', data_limit: 'over its data limit', schedule: 'outside its schedule' };
+/** Why a peer is off, in words: "over its data limit"; a reason this page does not know is shown as the API says it. */
+export const reasonWords = (reason: string): string =>
+  ({ admin: t('reason.admin'), suspended: t('reason.suspended'), data_limit: t('reason.data_limit'), schedule: t('reason.schedule') })[reason] ?? reason;
 
 /** A past or future time relative to now ("5 minutes ago"), by Intl; the exact time goes in a title. */
 export function formatRelative(iso: string, nowMs = Date.now()): string {

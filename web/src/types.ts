@@ -1,21 +1,12 @@
-// The API's records as the page reads them (GET /api/openapi.json). Written by hand, and held
-// to the API by test/web-types.test.ts: every field a real wgcpd answers with, and every
-// property of the OpenAPI schema named beside each interface, must be declared here.
+// The API's records as the page reads them (GET /api/openapi.json). Those with a resource
+// description (src/resources/) are written from it into types.generated.ts and only re-exported
+// here; the rest are written by hand, and held to the API by test/web-types.test.ts: every field
+// a real wgcpd answers with, and every property of the OpenAPI schema named beside each
+// interface, must be declared here.
 
-/** schema Peer */
-export interface Peer {
-  id: number; serverID: number; name: string; email: string; ip: string; ip6: string | null; publicKey: string;
-  allowAccess: number[]; allowInternet: boolean; enabled: boolean; disabledReason: string; disabledReasons: string[];
-  dataLimitGB: number; currentDataUsageBytes: number; expiresAt: string | null; hasPrivateKey: boolean;
-  /** Weekly windows of local time in an IANA zone (docs/schedules.md); null: always on. */
-  schedule: { timezone: string; windows: { days: ('mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun')[]; from: string; to: string }[] } | null;
-  downloadLimitMbps: number | null; uploadLimitMbps: number | null;
-  /** Prefixes behind the peer, routed to it (docs/api.md). */
-  networks: string[];
-  /** The client's own options; null: the server's default (docs/api.md). */
-  dns: string[] | null; clientAllowedIPs: 'full' | 'split' | string[] | null; persistentKeepalive: number | null; mtu: number | null;
-  createdAt: string; updatedAt: string;
-}
+import type { Peer } from './types.generated';
+
+export type { Peer };
 export type Schedule = NonNullable<Peer['schedule']>;
 export type ScheduleWindow = Schedule['windows'][number];
 /** schema Server */

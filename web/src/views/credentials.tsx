@@ -16,12 +16,13 @@ import { TwoFactor } from './two-factor';
 import { SignedInList } from './signed-in';
 import { BackupDownload } from './backup-download';
 import { Cell } from '../cell';
-import { NEW_KEY_HOW } from './sign-in';
+import { newKeyHow } from './sign-in';
+import { t } from '../i18n';
 
-const ROLES: { role: Role; text: string }[] = [
-  { role: 'admin', text: 'admin: everything' },
-  { role: 'operator', text: 'operator: peers, configs, share links, devices' },
-  { role: 'viewer', text: 'viewer: reads only' },
+const roles = (): { role: Role; text: string }[] => [
+  { role: 'admin', text: t('cred.roleAdmin') },
+  { role: 'operator', text: t('cred.roleOperator') },
+  { role: 'viewer', text: t('cred.roleViewer') },
 ];
 
 /**
@@ -39,19 +40,22 @@ function RoleSelect({ id, value, onChange, label, confirm = false }: { id: strin
       if (confirm) menu.value = value;
       onChange(next);
     }}>
-      {ROLES.map((r) => <option key={r.role} value={r.role}>{text(r)}</option>)}
+      {roles().map((r) => <option key={r.role} value={r.role}>{text(r)}</option>)}
     </select>
   );
 }
 
-const LABELS: Record<string, string> = { name: 'Name', expiresInDays: 'Expires in days' };
+const labels = (): Record<string, string> => ({ name: t('f.name'), expiresInDays: t('cred.days') });
 
-interface Kind { path: string; title: string; one: string; secretField: 'key' | 'token'; expires: boolean; about: string; make: string }
+/** A kind's words: `one` is the kind as a sentence names it ("the API key …"). */
+interface Words { title: string; one: string; about: string; make: string; makeOne: string; fresh: string; revoked: string; out: string; mine: string }
+interface Kind { path: string; secretField: 'key' | 'token'; expires: boolean; words: () => Words }
 
 const KINDS: Kind[] = [
-  { path: '/api/apikeys', title: 'API keys', one: 'API key', secretField: 'key', expires: false, about: 'Sent as wg-control-key by scripts and the wgcp command; they never expire.', make: NEW_KEY_HOW },
-  { path: '/api/access-tokens', title: 'Access tokens', one: 'access token', secretField: 'token', expires: true, about: 'Sent as Authorization: Bearer (Prometheus sends this); they may expire.',
-    make: 'To make a new access token, run wgcp token create on the router with the daemon\'s data folder (WGCP_DATA_DIR), or sign in with an API key.' },
+  { path: '/api/apikeys', secretField: 'key', expires: false, words: () => ({ title: t('cred.keys'), one: t('cred.key'), about: t('cred.keysAbout'), make: newKeyHow(),
+    makeOne: t('cred.makeKey'), fresh: t('cred.freshKey'), revoked: t('cred.keyRevoked'), out: t('cred.keyOut'), mine: t('cred.keyMine') }) },
+  { path: '/api/access-tokens', secretField: 'token', expires: true, words: () => ({ title: t('cred.tokens'), one: t('cred.token'), about: t('cred.tokensAbout'),
+    make: t('cred.tokenMake'), makeOne: t('cred.makeToken'), fresh: t('cred.freshToken'), revoked: t('cred.tokenRevoked'), out: t('cred.tokenOut'), mine: t('cred.tokenMine') }) },
 ];
 
 function CredentialSection({ kind }: { kind: Kind }) {
@@ -64,6 +68,7 @@ function CredentialSection({ kind }: { kind: Kind }) {
   const [role, setRole] = useState<Role>('admin');
   const [changing, setChanging] = useState<{ c: Credential; next: Role } | null>(null);
   const id = kind.secretField;
+  const w = kind.words();
   let input: HTMLInputElement | null = null;
   const create = async (e: Event) => {
     e.preventDefault();
@@ -80,7 +85,7 @@ function CredentialSection({ kind }: { kind: Kind }) {
       list.reload();
     } catch (err) {
       // The API's field names said as the labels above say them.
-      setError(err instanceof ApiError && err.field ? withLabel(err.message, err.field, LABELS[err.field]) : describe(err));
+      setError(err instanceof ApiError && err.field ? withLabel(err.message, err.field, labels()[err.field]) : describe(err));
     }
   };
   // Asked first (the dialog below): one slip of the menu could take a key's rights away,
@@ -88,7 +93,7 @@ function CredentialSection({ kind }: { kind: Kind }) {
   const changeRole = async (c: Credential, next: Role) => {
     await api('PUT', `${kind.path}/${c.id}`, { role: next });
     setChanging(null);
-    notify(`${c.name} is now ${next}`);
+    notify(t('cred.roleChanged', { name: c.name, role: next }));
     list.reload();
   };
   const mine = (c: Credential) => currentWho().credentialID === c.id && currentWho().kind === c.kind;
@@ -97,64 +102,63 @@ function CredentialSection({ kind }: { kind: Kind }) {
     // Revoking ends the sessions opened with it: when this page's was one, say so on the sign-in page.
     const session = await get<SessionState>('/api/session');
     if (!session.signedIn) {
-      signedOut(`You revoked the ${kind.one} "${c.name}" that you signed in with, so you were signed out. `
-        + (kind.secretField === 'key' ? 'If it was the first key, the file api-key in the data folder still holds it, revoked.' : ''));
+      signedOut(t('cred.revokedOwn', { what: w.one, name: c.name }) + (kind.secretField === 'key' ? ` ${t('cred.firstKey')}` : ''));
       return;
     }
     setRevoking(null);
-    notify(`${kind.one[0].toUpperCase()}${kind.one.slice(1)} revoked`);
+    notify(w.revoked);
     list.reload();
   };
   return (
     <section aria-labelledby={`${id}-h`}>
-      <h2 id={`${id}-h`}>{kind.title}</h2>
-      <p>{kind.about}</p>
+      <h2 id={`${id}-h`}>{w.title}</h2>
+      <p>{w.about}</p>
       <form class="cols" onSubmit={create}>
         <div class="field">
-          <label for={`${id}-name`}>Name</label>
+          <label for={`${id}-name`}>{t('f.name')}</label>
           <input id={`${id}-name`} value={name} maxLength={64} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
         </div>
         <div class="field">
-          <label for={`${id}-role`}>Role</label>
-          <RoleSelect id={`${id}-role`} value={role} onChange={setRole} label="Role" />
+          <label for={`${id}-role`}>{t('cred.role')}</label>
+          <RoleSelect id={`${id}-role`} value={role} onChange={setRole} label={t('cred.role')} />
         </div>
         {kind.expires && (
           <div class="field">
-            <label for={`${id}-days`}>Expires in days (empty: never)</label>
+            <label for={`${id}-days`}>{t('cred.daysLabel')}</label>
             <input id={`${id}-days`} type="number" min={1} max={36500} value={days} onInput={(e) => setDays((e.target as HTMLInputElement).value)} />
           </div>
         )}
-        <div class="buttons"><button type="submit" class="primary">Make an {kind.one}</button></div>
+        <div class="buttons"><button type="submit" class="primary">{w.makeOne}</button></div>
       </form>
       {error && <p class="form-error" role="alert">{error}</p>}
       {fresh && (
         <div class="panel" role="region" aria-labelledby={`${id}-fresh-h`}>
-          <h3 id={`${id}-fresh-h`}>New {kind.one}</h3>
-          <p>Copy it now: this page shows it only this once.</p>
+          <h3 id={`${id}-fresh-h`}>{w.fresh}</h3>
+          <p>{t('cred.copyNow')}</p>
           <div class="copy">
-            <label for={`${id}-fresh`} class="visually-hidden">New {kind.one}</label>
+            <label for={`${id}-fresh`} class="visually-hidden">{w.fresh}</label>
             <input id={`${id}-fresh`} readOnly value={fresh} ref={(el) => { input = el; }} />
-            <button type="button" onClick={async () => { if (input && (await copyField(input))) notify('Copied'); }}>Copy</button>
+            <button type="button" onClick={async () => { if (input && (await copyField(input))) notify(t('copy.done')); }}>{t('copy.button')}</button>
           </div>
         </div>
       )}
-      <LoadError error={list.error} reload={list.reload} />
+      <LoadError error={list.error} code={list.code} reload={list.reload} />
       {list.data && list.data.length > 0 && (
-        <p class="hint">Roles: {ROLES.map((r) => r.text).join('; ')}. A change is asked first.</p>
+        <p class="hint">{t('cred.rolesHint', { roles: roles().map((r) => r.text).join('; ') })}</p>
       )}
       {list.data && list.data.length > 0 && (
         <div class="table-wrap stack">
           <table>
-            <thead><tr><th scope="col">Name</th><th scope="col">Role</th><th scope="col">Made</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+            <thead><tr><th scope="col">{t('f.name')}</th><th scope="col">{t('cred.role')}</th><th scope="col">{t('cred.made')}</th><th scope="col">{t('peers.col.expires')}</th><th scope="col">{t('cred.lastUsed')}</th><th scope="col"><span class="visually-hidden">{t('f.actions')}</span></th></tr></thead>
             <tbody>
               {list.data.map((c) => (
                 <tr key={c.id}>
                   <th scope="row" class="name" title={c.name}>{c.name}</th>
-                  <Cell label="Role"><RoleSelect id={`${id}-role-${c.id}`} value={c.role} confirm onChange={(next) => { if (next !== c.role) setChanging({ c, next }); }} label={`Role of ${kind.one} ${c.name}`} /></Cell>
-                  <Cell label="Made">{formatDate(c.createdAt)}</Cell>
-                  <Cell label="Expires">{c.expiresAt ? formatDate(c.expiresAt) : 'never'}</Cell>
-                  <Cell label="Last used">{c.lastUsedAt ? formatDate(c.lastUsedAt) : 'not yet'}</Cell>
-                  <td><button type="button" class="quiet" onClick={() => setRevoking(c)} aria-label={`Revoke ${kind.one} ${c.name}`}>Revoke</button></td>
+                  <Cell label={t('cred.role')}><RoleSelect id={`${id}-role-${c.id}`} value={c.role} confirm onChange={(next) => { if (next !== c.role) setChanging({ c, next }); }} label={t('cred.roleOf', { what: w.one, name: c.name })} /></Cell>
+                  <Cell label={t('cred.made')}>{formatDate(c.createdAt)}</Cell>
+                  <Cell label={t('peers.col.expires')}>{c.expiresAt ? formatDate(c.expiresAt) : t('peers.never')}</Cell>
+                  <Cell label={t('cred.lastUsed')}>{c.lastUsedAt ? formatDate(c.lastUsedAt) : t('cred.notYet')}</Cell>
+                  <td><button type="button" class="quiet" onClick={() => setRevoking(c)} aria-label={t('cred.revokeOne', { what: w.one, name: c.name })}>{t('cred.revoke')}</button></td>
                 </tr>
               ))}
             </tbody>
@@ -162,17 +166,17 @@ function CredentialSection({ kind }: { kind: Kind }) {
         </div>
       )}
       {changing && (
-        <ConfirmDialog title={`Make the ${kind.one} “${changing.c.name}” ${changing.next}?`} yes={`Yes, make it ${changing.next}`}
+        <ConfirmDialog title={t('cred.roleAsk', { what: w.one, name: changing.c.name, role: changing.next })} yes={t('cred.roleYes', { role: changing.next })}
           onYes={() => changeRole(changing.c, changing.next)} onClose={() => setChanging(null)}>
-          <p>It is {changing.c.role} now; it will be {ROLES.find((r) => r.role === changing.next)!.text}. Its page sessions change at once.</p>
-          {mine(changing.c) && changing.next !== 'admin' && <p><strong>You signed in with this {kind.one}: you will lose what only {changing.c.role === 'admin' ? 'an admin' : 'an operator'} may do</strong>, and cannot give it back yourself.</p>}
+          <p>{t('cred.roleNow', { was: changing.c.role, next: roles().find((r) => r.role === changing.next)!.text })}</p>
+          {mine(changing.c) && changing.next !== 'admin' && <p><strong>{w.mine} {t(changing.c.role === 'admin' ? 'cred.loseAdmin' : 'cred.loseOperator')}</strong></p>}
         </ConfirmDialog>
       )}
       {revoking && (
-        <ConfirmDialog title={`Revoke the ${kind.one} “${revoking.name}”?`} yes="Yes, revoke" onYes={() => revoke(revoking)} onClose={() => setRevoking(null)}>
-          <p>Whoever uses it loses access at once, and every session opened with it ends.</p>
-          <p><strong>If you signed in with this {kind.one}, you will be signed out</strong> and will need another key or token to sign in again.</p>
-          <p>{kind.make}</p>
+        <ConfirmDialog title={t('cred.revokeAsk', { what: w.one, name: revoking.name })} yes={t('cred.revokeYes')} onYes={() => revoke(revoking)} onClose={() => setRevoking(null)}>
+          <p>{t('cred.revokeText')}</p>
+          <p><strong>{w.out}</strong> {t('cred.revokeAgain')}</p>
+          <p>{w.make}</p>
         </ConfirmDialog>
       )}
     </section>
@@ -180,11 +184,11 @@ function CredentialSection({ kind }: { kind: Kind }) {
 }
 
 export function Credentials() {
-  useTitle('Access');
+  useTitle(t('nav.access'));
   return (
     <>
-      <h1>Access</h1>
-      {currentWho().kind === 'person' ? <p>You signed in with single sign-on as <strong>{currentWho().name}</strong>: your provider's own sign-in protects this session.</p> : <TwoFactor />}
+      <h1>{t('nav.access')}</h1>
+      {currentWho().kind === 'person' ? <p>{t('cred.sso', { name: currentWho().name })}</p> : <TwoFactor />}
       {can('admin') && <SignedInList />}
       {can('admin') && KINDS.map((k) => <CredentialSection key={k.path} kind={k} />)}
       {can('admin') && <BackupDownload />}

@@ -21,7 +21,7 @@ export function Devices() {
     <>
       <h1>{t('devices.title')}</h1>
       <p>{t('devices.about', { setting: 'heartbeat_interval_s' })}</p>
-      <LoadError error={devices.error} reload={devices.reload} />
+      <LoadError error={devices.error} code={devices.code} reload={devices.reload} />
       {devices.data && devices.data.length === 0 && <p>{t('devices.none')}</p>}
       {devices.data && devices.data.length > 0 && (
         <div class="table-wrap stack">

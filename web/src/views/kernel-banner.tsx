@@ -6,6 +6,7 @@ import { get } from '../api';
 import { useLive } from '../live';
 import { useThrottled } from '../load';
 import { href } from '../router';
+import { t } from '../i18n';
 import type { Health } from '../types';
 import { ServerCrumb } from './server-crumb';
 
@@ -20,16 +21,16 @@ export function KernelBanner({ route }: { route: string }) {
   const failures = Array.isArray(health.failures) ? health.failures : [];
   if (!off && failures.length === 0 && health.status !== 'degraded') return null;
   return (
-    <section class="banner" aria-label="Kernel backend" role="status">
+    <section class="banner" aria-label={t('kernel.banner')} role="status">
       {off && (
-        <p><strong>The kernel backend is off: changes are stored but not applied</strong> to WireGuard or the firewall.
-          {health.kernelReason ? <> Why: {health.kernelReason}.</> : null}</p>
+        <p><strong>{t('kernel.off')}</strong> {t('kernel.offTo')}
+          {health.kernelReason ? <> {t('kernel.why', { reason: health.kernelReason })}</> : null}</p>
       )}
       {failures.map((f) => (
-        <p key={f.serverID}><strong>Server <ServerCrumb id={f.serverID} to={href('servers', f.serverID)} /> ({f.interface}) could not be brought up:</strong> {f.reason}.
-          Its changes are stored and applied once it comes up.</p>
+        <p key={f.serverID}><strong>{t('kernel.server')} <ServerCrumb id={f.serverID} to={href('servers', f.serverID)} /> ({f.interface}) {t('kernel.notUp')}</strong> {f.reason}.
+          {' '}{t('kernel.notUpThen')}</p>
       ))}
-      {!off && failures.length === 0 && <p><strong>wgcpd reports a problem</strong> (/healthz says degraded): changes may not be applied.</p>}
+      {!off && failures.length === 0 && <p><strong>{t('kernel.degraded')}</strong> {t('kernel.degradedText')}</p>}
     </section>
   );
 }

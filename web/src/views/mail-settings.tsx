@@ -5,6 +5,7 @@ import { Checkbox, FormError, TextField, toInt, useForm } from '../form';
 import { LoadError, useLoad, useTitle } from '../load';
 import { notify } from '../notice';
 import type { Smtp } from '../types';
+import { t } from '../i18n';
 
 const valuesOf = (s?: Smtp) => ({
   enabled: s?.enabled ?? false, server: s?.server ?? '', port: String(s?.port ?? 587), useTLS: s?.useTLS ?? true, useAuth: s?.useAuth ?? true,
@@ -12,7 +13,7 @@ const valuesOf = (s?: Smtp) => ({
 });
 
 export function MailSettings() {
-  useTitle('Mail');
+  useTitle(t('nav.mail'));
   const smtp = useLoad(() => get<Smtp>('/api/settings/smtp'), []);
   const form = useForm('smtp', valuesOf());
   const test = useForm('smtptest', { to: '' });
@@ -21,35 +22,35 @@ export function MailSettings() {
     const v = form.values;
     const saved = await api<Smtp>('POST', '/api/settings/smtp', { ...v, port: toInt(v.port), server: v.server.trim(), fromEmail: v.fromEmail.trim() });
     form.reset(valuesOf(saved));
-    notify('Mail settings saved');
+    notify(t('mail.saved'));
   });
   const send = test.submit(async () => {
     const r = await api<{ to: string }>('POST', '/api/settings/smtp/test', test.values.to.trim() ? { to: test.values.to.trim() } : {});
-    notify(`Test mail sent to ${r.to}`);
+    notify(t('mail.testSent', { to: r.to }));
   });
   return (
     <>
-      <h1>Mail</h1>
-      <LoadError error={smtp.error} reload={smtp.reload} />
+      <h1>{t('nav.mail')}</h1>
+      <LoadError error={smtp.error} code={smtp.code} reload={smtp.reload} />
       <form onSubmit={save} noValidate>
-        <Checkbox form={form} name="enabled" label="Send mail (peer configurations, notices)" />
-        <TextField form={form} name="server" label="SMTP server" placeholder="smtp.example.com" />
-        <TextField form={form} name="port" label="Port" inputMode="numeric" hint="587 with STARTTLS, 465 with TLS from the start." />
-        <Checkbox form={form} name="useTLS" label="Use TLS" />
-        <Checkbox form={form} name="useAuth" label="Sign in to the server" />
-        <TextField form={form} name="username" label="User name" autoComplete="off" />
-        <TextField form={form} name="password" label="Password" type="password" autoComplete="new-password" hint="Shown as ********: left so, the stored password stays." />
-        <TextField form={form} name="fromEmail" label="From address" type="email" />
-        <TextField form={form} name="fromName" label="From name" />
+        <Checkbox form={form} name="enabled" label={t('mail.enabled')} />
+        <TextField form={form} name="server" label={t('mail.server')} placeholder="smtp.example.com" />
+        <TextField form={form} name="port" label={t('mail.port')} inputMode="numeric" hint={t('mail.portHint')} />
+        <Checkbox form={form} name="useTLS" label={t('mail.tls')} />
+        <Checkbox form={form} name="useAuth" label={t('mail.auth')} />
+        <TextField form={form} name="username" label={t('mail.user')} autoComplete="off" />
+        <TextField form={form} name="password" label={t('mail.password')} type="password" autoComplete="new-password" hint={t('mail.passwordHint')} />
+        <TextField form={form} name="fromEmail" label={t('mail.fromEmail')} type="email" />
+        <TextField form={form} name="fromName" label={t('mail.fromName')} />
         <FormError form={form} />
-        <div class="buttons"><button type="submit" class="primary" disabled={form.busy}>Save mail settings</button></div>
+        <div class="buttons"><button type="submit" class="primary" disabled={form.busy}>{t('mail.save')}</button></div>
       </form>
       <section aria-labelledby="test-h">
-        <h2 id="test-h">Test mail</h2>
+        <h2 id="test-h">{t('mail.test')}</h2>
         <form onSubmit={send} noValidate>
-          <TextField form={test} name="to" label="Send a test mail to" type="email" hint="Empty: to the from address. Uses the saved settings." />
+          <TextField form={test} name="to" label={t('mail.testTo')} type="email" hint={t('mail.testHint')} />
           <FormError form={test} />
-          <div class="buttons"><button type="submit" disabled={test.busy}>{test.busy ? 'Sending…' : 'Send test mail'}</button></div>
+          <div class="buttons"><button type="submit" disabled={test.busy}>{test.busy ? t('mail.sending') : t('mail.testSend')}</button></div>
         </form>
       </section>
     </>

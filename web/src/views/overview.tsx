@@ -37,7 +37,7 @@ export function Overview() {
   return (
     <>
       <h1>{say('overview.title')}</h1>
-      <LoadError error={servers.error || stats.error} reload={servers.reload} />
+      <LoadError error={servers.error || stats.error} code={servers.code || stats.code} reload={servers.reload} />
       <section aria-labelledby="totals-h">
         <h2 id="totals-h" class="visually-hidden">{say('overview.totals')}</h2>
         <dl class="cards">

@@ -4,8 +4,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, describe, get, getPage } from '../api';
 import { notify } from '../notice';
 import type { Peer } from '../types';
+import { t } from '../i18n';
 
-const label = (p: Pick<Peer, 'id' | 'name' | 'ip'>) => `${p.name || `peer ${p.id}`} (${p.ip})`;
+const label = (p: Pick<Peer, 'id' | 'name' | 'ip'>) => `${p.name || t('peer.unnamed', { id: p.id })} (${p.ip})`;
 
 export function PeerAccess({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => void }) {
   const [names, setNames] = useState(new Map<number, string>());
@@ -15,7 +16,7 @@ export function PeerAccess({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) =
   useEffect(() => {
     const missing = peer.allowAccess.filter((id) => !names.has(id));
     if (missing.length === 0) return;
-    Promise.all(missing.map((id) => get<Peer>(`/api/peers/${id}`).then((p) => [id, label(p)] as const, () => [id, `peer ${id}`] as const)))
+    Promise.all(missing.map((id) => get<Peer>(`/api/peers/${id}`).then((p) => [id, label(p)] as const, () => [id, t('peer.unnamed', { id })] as const)))
       .then((pairs) => setNames((m) => new Map([...m, ...pairs])));
   }, [peer.allowAccess.join(',')]);
   useEffect(() => {
@@ -37,29 +38,29 @@ export function PeerAccess({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) =
   };
   return (
     <section aria-labelledby="access-h">
-      <h2 id="access-h">May reach these peers</h2>
-      <p class="hint" id="access-hint">Connections this peer may open to other peers of its server; their replies come back.</p>
-      {peer.allowAccess.length === 0 ? <p>None.</p> : (
+      <h2 id="access-h">{t('access.title')}</h2>
+      <p class="hint" id="access-hint">{t('access.hint')}</p>
+      {peer.allowAccess.length === 0 ? <p>{t('access.none')}</p> : (
         <ul class="chips">
           {peer.allowAccess.map((id) => (
-            <li key={id}>{names.get(id) ?? `peer ${id}`}{' '}
-              <button type="button" class="quiet" onClick={() => save(peer.allowAccess.filter((x) => x !== id), `No longer reaches ${names.get(id) ?? id}`)}
-                aria-label={`Remove ${names.get(id) ?? `peer ${id}`}`}>Remove</button>
+            <li key={id}>{names.get(id) ?? t('peer.unnamed', { id })}{' '}
+              <button type="button" class="quiet" onClick={() => save(peer.allowAccess.filter((x) => x !== id), t('access.removed', { name: names.get(id) ?? String(id) }))}
+                aria-label={t('access.removeOne', { name: names.get(id) ?? t('peer.unnamed', { id }) })}>{t('access.remove')}</button>
             </li>
           ))}
         </ul>
       )}
       <div class="field">
-        <label for="access-search">Find a peer to allow</label>
+        <label for="access-search">{t('access.find')}</label>
         <input id="access-search" type="search" value={q} autoComplete="off" aria-describedby={error ? 'access-hint access-error' : 'access-hint'}
           aria-invalid={error ? 'true' : undefined} onInput={(e) => setQ(e.currentTarget.value)} />
         {error && <p id="access-error" class="field-error">{error}</p>}
       </div>
       {found.length > 0 && (
-        <ul class="choices" aria-label="Peers found">
+        <ul class="choices" aria-label={t('access.found')}>
           {found.map((p) => (
             <li key={p.id}>
-              <button type="button" onClick={() => { setQ(''); save([...peer.allowAccess, p.id], `Now reaches ${label(p)}`); }}>Allow {label(p)}</button>
+              <button type="button" onClick={() => { setQ(''); save([...peer.allowAccess, p.id], t('access.added', { name: label(p) })); }}>{t('access.allow', { name: label(p) })}</button>
             </li>
           ))}
         </ul>

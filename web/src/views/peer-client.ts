@@ -1,14 +1,15 @@
 // The networks behind a peer and the client's own options in the peer form: each an empty text for "the server's default".
 // DNS "none" is no DNS line; routes are "full", "split" or prefixes separated by commas.
 import type { Peer } from '../types';
+import { t } from '../i18n';
 
-export const CLIENT_HINTS = {
-  networks: 'Prefixes behind this peer (its LAN), routed to it; separated by commas',
-  dns: 'Addresses separated by commas; "none" for no DNS; empty: the server\'s',
-  clientAllowedIPs: '"full", "split" (the server\'s networks) or prefixes; empty: the server\'s',
-  persistentKeepalive: 'Seconds; 0: off; empty: the server\'s',
-  mtu: '1280 to 9000; empty: the server\'s',
-};
+export const clientHints = () => ({
+  networks: t('client.networks'),
+  dns: t('client.dns'),
+  clientAllowedIPs: t('client.routes'),
+  persistentKeepalive: t('client.keepalive'),
+  mtu: t('client.mtu'),
+});
 
 export const clientValuesOf = (p: Peer) => ({
   networks: p.networks.join(', '),

@@ -4,6 +4,7 @@ import { useState } from 'preact/hooks';
 import { describe, get, getFile } from '../api';
 import { confTemplate, saveFile, tunnelFileName } from '../conf-file';
 import type { Peer, Server } from '../types';
+import { t } from '../i18n';
 
 export function PeerConf({ peer, name }: { peer: Peer; name: string }) {
   const [error, setError] = useState('');
@@ -19,16 +20,15 @@ export function PeerConf({ peer, name }: { peer: Peer; name: string }) {
     <>
       {peer.hasPrivateKey ? (
         <img class="qr" src={`/api/peers/${peer.id}/qrcode?v=${encodeURIComponent(peer.updatedAt)}`}
-          alt={`QR code of the WireGuard configuration of ${name}: scan it with the WireGuard app`} />
+          alt={t('conf.qr', { name })} />
       ) : (
-        <p id="conf-template-hint">This peer brought its own keys: wgcp holds no private key, so it has no QR code. The template
-          has everything else; put the peer's private key in it (and the preshared key, which the administrator has).</p>
+        <p id="conf-template-hint">{t('conf.template')}</p>
       )}
       <p>
         <button type="button" onClick={save} aria-describedby={peer.hasPrivateKey ? undefined : 'conf-template-hint'}>
-          {peer.hasPrivateKey ? 'Download the .conf file' : 'Download a .conf template'}
+          {peer.hasPrivateKey ? t('conf.download') : t('conf.downloadTemplate')}
         </button>
-        {' '}<span class="hint">as <code>{file}</code></span>
+        {' '}<span class="hint">{t('conf.as')} <code>{file}</code></span>
       </p>
       {error && <p class="form-error" role="alert">{error}</p>}
     </>

@@ -6,10 +6,11 @@ import { fromLocalInput, toLocalInput } from '../format';
 import { FormError, TextField, toInt, useForm } from '../form';
 import { notify } from '../notice';
 import type { Peer } from '../types';
-import { checkPeer, EXPIRY_HINT, EXPIRY_HINT_OPERATOR, LIMIT_HINT, LIMIT_LABEL } from './peer-fields';
+import { checkPeer, expiryHint, expiryHintOperator, limitHint, limitLabel } from './peer-fields';
 import { can } from '../role';
-import { DOWNLOAD_LABEL, mbpsOf, SPEED_HINT, speedLimit, UPLOAD_LABEL } from './peer-speed';
-import { CLIENT_HINTS, clientBodyOf, clientValuesOf } from './peer-client';
+import { downloadLabel, mbpsOf, speedHint, speedLimit, uploadLabel } from './peer-speed';
+import { clientHints, clientBodyOf, clientValuesOf } from './peer-client';
+import { t } from '../i18n';
 
 const valuesOf = (p: Peer) => ({ name: p.name, email: p.email, ip: p.ip, ip6: p.ip6 ?? '', dataLimitGB: String(p.dataLimitGB), expiresAt: toLocalInput(p.expiresAt),
   downloadLimitMbps: p.downloadLimitMbps === null ? '' : String(p.downloadLimitMbps), uploadLimitMbps: p.uploadLimitMbps === null ? '' : String(p.uploadLimitMbps), ...clientValuesOf(p) });
@@ -38,31 +39,32 @@ export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => 
     if (v.ip6.trim() && v.ip6.trim() !== (peer.ip6 ?? '')) body.ip6 = v.ip6.trim();
     const saved = await api<Peer>('PUT', `/api/peers/${peer.id}`, body);
     onSaved(saved);
-    notify('Peer settings saved');
+    notify(t('peerf.saved'));
   }, (v) => {
     const found = checkPeer(v, shown.current.expiresAt);
     for (const k of ['downloadLimitMbps', 'uploadLimitMbps'] as const) if (speedLimit(v[k])) found[k] = speedLimit(v[k]);
     return found;
   });
+  const hints = clientHints();
   return (
     <section aria-labelledby="edit-h">
-      <h2 id="edit-h">Settings</h2>
+      <h2 id="edit-h">{t('peer.sec.settings')}</h2>
       <form onSubmit={submit} noValidate class="cols">
-        <TextField form={form} name="name" label="Name" maxLength={64} />
-        <TextField form={form} name="email" label="E-mail" type="email" autoComplete="off" />
-        <TextField form={form} name="ip" label="Address" />
-        {peer.ip6 !== null && <TextField form={form} name="ip6" label="IPv6 address" />}
-        <TextField form={form} name="dataLimitGB" label={LIMIT_LABEL} inputMode="numeric" hint={LIMIT_HINT} />
-        <TextField form={form} name="expiresAt" label="Expires" type="datetime-local" hint={can('admin') ? EXPIRY_HINT : EXPIRY_HINT_OPERATOR} />
-        <TextField form={form} name="downloadLimitMbps" label={DOWNLOAD_LABEL} inputMode="text" hint={SPEED_HINT} />
-        <TextField form={form} name="uploadLimitMbps" label={UPLOAD_LABEL} inputMode="text" />
-        <TextField form={form} name="networks" label="Networks behind" hint={CLIENT_HINTS.networks} />
-        <TextField form={form} name="dns" label="Client DNS" hint={CLIENT_HINTS.dns} />
-        <TextField form={form} name="clientAllowedIPs" label="Client routes" hint={CLIENT_HINTS.clientAllowedIPs} />
-        <TextField form={form} name="persistentKeepalive" label="Keepalive" inputMode="numeric" hint={CLIENT_HINTS.persistentKeepalive} />
-        <TextField form={form} name="mtu" label="Client MTU" inputMode="numeric" hint={CLIENT_HINTS.mtu} />
+        <TextField form={form} name="name" label={t('f.name')} maxLength={64} />
+        <TextField form={form} name="email" label={t('f.email')} type="email" autoComplete="off" />
+        <TextField form={form} name="ip" label={t('peers.col.address')} />
+        {peer.ip6 !== null && <TextField form={form} name="ip6" label={t('peerf.ip6')} />}
+        <TextField form={form} name="dataLimitGB" label={limitLabel()} inputMode="decimal" hint={limitHint()} />
+        <TextField form={form} name="expiresAt" label={t('peers.col.expires')} type="datetime-local" hint={can('admin') ? expiryHint() : expiryHintOperator()} />
+        <TextField form={form} name="downloadLimitMbps" label={downloadLabel()} inputMode="text" hint={speedHint()} />
+        <TextField form={form} name="uploadLimitMbps" label={uploadLabel()} inputMode="text" />
+        <TextField form={form} name="networks" label={t('client.networksLabel')} hint={hints.networks} />
+        <TextField form={form} name="dns" label={t('client.dnsLabel')} hint={hints.dns} />
+        <TextField form={form} name="clientAllowedIPs" label={t('client.routesLabel')} hint={hints.clientAllowedIPs} />
+        <TextField form={form} name="persistentKeepalive" label={t('client.keepaliveLabel')} inputMode="numeric" hint={hints.persistentKeepalive} />
+        <TextField form={form} name="mtu" label={t('client.mtuLabel')} inputMode="numeric" hint={hints.mtu} />
         <FormError form={form} />
-        <div class="buttons"><button type="submit" class="primary" disabled={form.busy}>Save settings</button></div>
+        <div class="buttons"><button type="submit" class="primary" disabled={form.busy}>{t('peerf.save')}</button></div>
       </form>
     </section>
   );

@@ -1,19 +1,20 @@
 // What the peer forms (add, edit) share: the checks the page can make before sending, and
 // the words beside the limit and the expiry.
 import { email, future, ipv4Address, ipv6Address, problems, wholeNumber, wireGuardKey } from '../checks';
+import { t } from '../i18n';
 
-export const LIMIT_LABEL = 'Monthly data limit (GiB)';
-export const LIMIT_HINT = '1 GiB is 1,073,741,824 bytes. 0 means no limit.';
-export const EXPIRY_HINT = 'When this time passes, the peer and its keys are deleted (not only switched off). Empty: never.';
+export const limitLabel = () => t('peerf.limit');
+export const limitHint = () => t('peerf.limitHint', { bytes: 1_073_741_824 });
+export const expiryHint = () => t('peerf.expiryHint');
 /** On an existing peer, below admin: an expiry is a deletion, which only an admin may schedule or bring nearer. */
-export const EXPIRY_HINT_OPERATOR = `${EXPIRY_HINT} Only an admin may set one or make it sooner; you may postpone or clear it.`;
+export const expiryHintOperator = () => `${expiryHint()} ${t('peerf.expiryOperator')}`;
 
 interface PeerValues { name: string; email: string; ip: string; ip6: string; dataLimitGB: string; expiresAt: string; publicKey?: string }
 
 /** `expiryShown`: the expiry the form opened with; left as it was, it is not checked again. */
 export function checkPeer(v: PeerValues, expiryShown = ''): Record<string, string> {
   return problems({
-    name: !v.name.trim() && 'must not be blank: name who or what this is',
+    name: !v.name.trim() && t('peerf.blankName'),
     email: v.email.trim() && email(v.email),
     ip: v.ip.trim() && ipv4Address(v.ip),
     ip6: v.ip6.trim() && ipv6Address(v.ip6),

@@ -8,7 +8,7 @@ import { api, describe, get } from '../api';
 import { ConfirmDelete } from '../confirm';
 import { describeSchedule } from '../schedule-text';
 import { PeerSchedule } from './peer-schedule';
-import { formatAgo, formatBytes, formatDate, formatGiB, REASONS } from '../format';
+import { formatAgo, formatBytes, formatDate, formatGiB, reasonWords } from '../format';
 import { isOnline, usage, useLive } from '../live';
 import { LoadError, useLoad, useThrottled, useTitle } from '../load';
 import { ServerCrumb } from './server-crumb';
@@ -35,7 +35,7 @@ function Switch({ peer, field, label, onSaved }: { peer: Peer; field: 'enabled' 
     try {
       const saved = await api<Peer>('PUT', `/api/peers/${peer.id}`, { [field]: value });
       onSaved(saved);
-      notify(field === 'enabled' ? (value ? 'Peer switched on' : 'Peer switched off') : (value ? 'Internet access allowed' : 'Internet access stopped'));
+      notify(field === 'enabled' ? (value ? t('peer.switchedOn') : t('peer.switchedOff')) : (value ? t('peer.internetOn') : t('peer.internetOff')));
     } catch (err) {
       setError(describe(err));
     } finally {
@@ -54,8 +54,8 @@ function Switch({ peer, field, label, onSaved }: { peer: Peer; field: 'enabled' 
       <input type="checkbox" role="switch" id={id} checked={checked} disabled={busy || !can('operator') || (stuck && !peer.disabledReasons.includes('admin'))}
         aria-describedby={described} onChange={(e) => change(e.currentTarget.checked)} />
       <label for={id}>{label}</label>
-      {stuck && <p id={`${id}-why`} class="reason">Off: {others.map((r) => REASONS[r] ?? r).join(', ')}.{' '}
-        {peer.disabledReasons.includes('admin') ? 'It is also switched off here.' : 'It comes back on by itself when that ends.'}</p>}
+      {stuck && <p id={`${id}-why`} class="reason">{t('peer.offWhy', { why: others.map((r) => reasonWords(r)).join(', ') })}{' '}
+        {peer.disabledReasons.includes('admin') ? t('peer.alsoOff') : t('peer.comesBack')}</p>}
       {error && <p id={`${id}-error`} class="field-error">{error}</p>}
     </div>
   );
@@ -76,10 +76,10 @@ export function PeerPage({ id }: { id: string }) {
     if (e.event === 'peerDeleted' || e.event === 'peerExpired') setGone(true);
     else reload();
   }, [id, reload]);
-  const name = peer ? peer.name || `peer ${peer.ip}` : `peer ${id}`;
+  const name = peer ? peer.name || t('peer.unnamed', { id: peer.ip }) : t('peer.unnamed', { id });
   useTitle(name);
-  if (gone) return <><h1>{name}</h1><p role="alert">This peer was deleted.</p><p><a href={href()}>Go to the overview</a></p></>;
-  if (!peer) return <><h1>{name}</h1><LoadError error={loaded.error} reload={loaded.reload} />{!loaded.error && <p class="loading">Loading…</p>}</>;
+  if (gone) return <><h1>{name}</h1><p role="alert">{t('peer.gone')}</p><p><a href={href()}>{t('notFound.link')}</a></p></>;
+  if (!peer) return <><h1>{name}</h1><LoadError error={loaded.error} code={loaded.code} reload={loaded.reload} />{!loaded.error && <p class="loading">{t('load.loading')}</p>}</>;
 
   const live = usage.get(peer.id);
   const used = live?.currentDataUsageBytes ?? peer.currentDataUsageBytes;
@@ -88,7 +88,7 @@ export function PeerPage({ id }: { id: string }) {
   const enabled = live ? live.enabled : peer.enabled;
   const remove = async () => {
     await api('DELETE', `/api/peers/${peer.id}`);
-    notify(`Peer ${name} deleted`);
+    notify(t('peer.deleted', { name }));
     navigate(href('servers', peer.serverID));
   };
   const sections: [string, string][] = [['peer-overview', t('peer.sec.overview')], ['edit-h', t('peer.sec.settings')], ['access-h', t('peer.sec.access')],
@@ -97,10 +97,10 @@ export function PeerPage({ id }: { id: string }) {
   const shown = can('operator') ? sections : sections.filter(([id]) => id === 'peer-overview' || id === 'traffic-h');
   return (
     <>
-      <p class="crumbs"><a href={href()}>Overview</a> / <ServerCrumb id={peer.serverID} to={href('servers', peer.serverID)} /> / {name}</p>
+      <p class="crumbs"><a href={href()}>{t('nav.overview')}</a> / <ServerCrumb id={peer.serverID} to={href('servers', peer.serverID)} /> / {name}</p>
       <div class="bar">
         <h1>{name}</h1>
-        {can('admin') && <ConfirmDelete what={`peer ${name}`} onDelete={remove} />}
+        {can('admin') && <ConfirmDelete what={t('peer.deleteWhat', { name })} onDelete={remove} />}
       </div>
       <SectionNav sections={shown} />
       <div class="peer-grid" id="peer-overview" tabIndex={-1}>
@@ -116,27 +116,26 @@ export function PeerPage({ id }: { id: string }) {
             : t('peer.noLimit', { used: formatBytes(used) }) })}</p>
           {peer.dataLimitGB > 0 && <UsageBar used={used} limitGiB={peer.dataLimitGB} />}
           <dl class="facts">
-            <div><dt>Address</dt><dd><code>{peer.ip}</code></dd></div>
-            <div><dt>IPv6 address</dt><dd>{peer.ip6 ? <code>{peer.ip6}</code> : 'none (the server is IPv4 only)'}</dd></div>
-            <div><dt>Internet access</dt><dd>{peer.allowInternet ? 'through this router' : 'no: the tunnel only'}</dd></div>
-            <div><dt>Access schedule</dt><dd>{describeSchedule(peer.schedule)}</dd></div>
-            <div><dt>Expires</dt><dd>{peer.expiresAt ? `${formatDate(peer.expiresAt)}: then it is deleted with its keys` : 'never'}</dd></div>
-            <div class="wide"><dt>Public key</dt><dd><code class="key">{peer.publicKey}</code></dd></div>
+            <div><dt>{t('peers.col.address')}</dt><dd><code>{peer.ip}</code></dd></div>
+            <div><dt>{t('peerf.ip6')}</dt><dd>{peer.ip6 ? <code>{peer.ip6}</code> : t('peer.noIp6')}</dd></div>
+            <div><dt>{t('peer.internet')}</dt><dd>{peer.allowInternet ? t('peer.internetYes') : t('peer.internetNo')}</dd></div>
+            <div><dt>{t('schedule.title')}</dt><dd>{describeSchedule(peer.schedule)}</dd></div>
+            <div><dt>{t('peers.col.expires')}</dt><dd>{peer.expiresAt ? t('peer.expiresAt', { when: formatDate(peer.expiresAt) }) : t('peers.never')}</dd></div>
+            <div class="wide"><dt>{t('peerf.publicKey')}</dt><dd><code class="key">{peer.publicKey}</code></dd></div>
           </dl>
         </section>
         <section aria-labelledby="conf-h">
           <h2 id="conf-h">{t('peer.configuration')}</h2>
-          {!can('operator') ? <p>Configurations are for operators and admins: a viewer sees no private keys.</p>
-            : device.data ? <p>This peer is the tunnel of device <a href={href('devices', device.data.id)}><code>{device.data.uuidPrefix}</code></a>:
-              the device fetches its own configuration, so it has no QR code, link or mail here.</p>
+          {!can('operator') ? <p>{t('peer.viewerConf')}</p>
+            : device.data ? <p>{t('peer.deviceTunnel')} <a href={href('devices', device.data.id)}><code>{device.data.uuidPrefix}</code></a>{t('peer.deviceOwn')}</p>
             : <PeerConf peer={peer} name={name} />}
         </section>
       </div>
       {can('operator') && <>
         <PeerEdit peer={peer} onSaved={setOverride} />
         <section aria-labelledby="internet-h">
-          <h2 id="internet-h" class="visually-hidden">Internet access</h2>
-          <Switch peer={peer} field="allowInternet" label="Internet access through this router" onSaved={setOverride} />
+          <h2 id="internet-h" class="visually-hidden">{t('peer.internet')}</h2>
+          <Switch peer={peer} field="allowInternet" label={t('peerf.internet')} onSaved={setOverride} />
         </section>
         <PeerAccess peer={peer} onSaved={setOverride} />
         <PeerSchedule peer={peer} onSaved={setOverride} />

@@ -5,9 +5,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, describe } from '../api';
 import { notify } from '../notice';
 import type { Peer, Schedule, ScheduleWindow } from '../types';
-import { WEEK, describeSchedule } from '../schedule-text';
+import { WEEK, dayName, describeSchedule } from '../schedule-text';
+import { t } from '../i18n';
 
-const LABEL: Record<string, string> = { mon: 'Mon', tue: 'Tue', wed: 'Wed', thu: 'Thu', fri: 'Fri', sat: 'Sat', sun: 'Sun' };
 const localZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
 const fresh = (): ScheduleWindow => ({ days: ['mon', 'tue', 'wed', 'thu', 'fri'], from: '08:00', to: '18:00' });
 
@@ -34,7 +34,7 @@ export function PeerSchedule({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer)
     const schedule: Schedule | null = on ? { timezone: zone.trim(), windows } : null;
     try {
       onSaved(await api<Peer>('PUT', `/api/peers/${peer.id}`, { schedule }));
-      notify(on ? 'Access schedule saved' : 'Access schedule removed: the peer may connect at any time');
+      notify(on ? t('schedule.saved') : t('schedule.removed'));
     } catch (err) {
       setError(err instanceof ApiError ? err.message : describe(err));
     } finally {
@@ -43,33 +43,33 @@ export function PeerSchedule({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer)
   };
   return (
     <section aria-labelledby="schedule-h">
-      <h2 id="schedule-h">Access schedule</h2>
-      <p class="hint" id="schedule-hint">Outside these hours the peer is off; it comes back within a minute of a window opening. Now: {describeSchedule(peer.schedule)}.</p>
+      <h2 id="schedule-h">{t('schedule.title')}</h2>
+      <p class="hint" id="schedule-hint">{t('schedule.hint', { now: describeSchedule(peer.schedule) })}</p>
       <form onSubmit={save} noValidate id="schedule-form">
-        <label class="switch"><input id="schedule-on" type="checkbox" checked={on} onChange={(e) => setOn(e.currentTarget.checked)} /> Only at these hours</label>
+        <label class="switch"><input id="schedule-on" type="checkbox" checked={on} onChange={(e) => setOn(e.currentTarget.checked)} /> {t('schedule.only')}</label>
         {on && <>
           <div class="field">
-            <label for="schedule-zone">Time zone</label>
+            <label for="schedule-zone">{t('schedule.zone')}</label>
             <input id="schedule-zone" value={zone} autoComplete="off" aria-describedby="schedule-hint" onInput={(e) => setZone(e.currentTarget.value)} />
           </div>
           {windows.map((w, i) => (
             <fieldset key={i} class="window">
-              <legend>Window {i + 1}</legend>
+              <legend>{t('schedule.window', { n: i + 1 })}</legend>
               <div class="days">
                 {WEEK.map((d) => (
-                  <label key={d}><input id={`schedule-${i}-${d}`} type="checkbox" checked={w.days.includes(d)} onChange={() => toggleDay(i, d)} /> {LABEL[d]}</label>
+                  <label key={d}><input id={`schedule-${i}-${d}`} type="checkbox" checked={w.days.includes(d)} onChange={() => toggleDay(i, d)} /> {dayName(d)}</label>
                 ))}
               </div>
-              <label>From <input id={`schedule-${i}-from`} type="time" value={w.from} required onInput={(e) => change(i, { from: e.currentTarget.value })} /></label>
-              {' '}<label>to <input id={`schedule-${i}-to`} type="time" value={w.to === '24:00' ? '00:00' : w.to} required onInput={(e) => change(i, { to: e.currentTarget.value })} /></label>
-              {w.to <= w.from && <span class="hint"> (runs into the next day)</span>}
-              {windows.length > 1 && <>{' '}<button type="button" class="quiet" onClick={() => setWindows((ws) => ws.filter((_, j) => j !== i))}>Remove window {i + 1}</button></>}
+              <label>{t('schedule.from')} <input id={`schedule-${i}-from`} type="time" value={w.from} required onInput={(e) => change(i, { from: e.currentTarget.value })} /></label>
+              {' '}<label>{t('schedule.to')} <input id={`schedule-${i}-to`} type="time" value={w.to === '24:00' ? '00:00' : w.to} required onInput={(e) => change(i, { to: e.currentTarget.value })} /></label>
+              {w.to <= w.from && <span class="hint"> {t('schedule.runsOver')}</span>}
+              {windows.length > 1 && <>{' '}<button type="button" class="quiet" onClick={() => setWindows((ws) => ws.filter((_, j) => j !== i))}>{t('schedule.removeWindow', { n: i + 1 })}</button></>}
             </fieldset>
           ))}
-          <button type="button" onClick={() => setWindows((ws) => [...ws, fresh()])}>Add a window</button>
+          <button type="button" onClick={() => setWindows((ws) => [...ws, fresh()])}>{t('schedule.add')}</button>
         </>}
         {error && <p role="alert" class="field-error" id="schedule-error">{error}</p>}
-        <div class="buttons"><button type="submit" class="primary" disabled={busy}>Save schedule</button></div>
+        <div class="buttons"><button type="submit" class="primary" disabled={busy}>{t('schedule.save')}</button></div>
       </form>
     </section>
   );

@@ -1,17 +1,18 @@
 // A peer's bandwidth limits as the page shows and takes them: Mbit/s, empty for none.
 import type { Peer } from '../types';
+import { t } from '../i18n';
 
-export const DOWNLOAD_LABEL = 'Download limit (Mbit/s)';
-export const UPLOAD_LABEL = 'Upload limit (Mbit/s)';
-export const SPEED_HINT = 'Seen from the peer: download is what this router sends it. 0.1 to 10000; empty means no limit.';
+export const downloadLabel = () => t('speed.down');
+export const uploadLabel = () => t('speed.up');
+export const speedHint = () => t('speed.hint');
 
 /** '' when the text is a usable limit or empty, else what is wrong with it. */
 export function speedLimit(text: string): string {
-  const t = text.trim();
-  if (!t) return '';
-  const n = Number(t);
-  if (!/^\d+(\.\d+)?$/.test(t) || !Number.isFinite(n)) return 'Enter a number of Mbit/s, such as 20 or 2.5, or leave it empty.';
-  if (n < 0.1 || n > 10_000) return 'Enter a limit from 0.1 to 10000 Mbit/s, or leave it empty.';
+  const typed = text.trim();
+  if (!typed) return '';
+  const n = Number(typed);
+  if (!/^\d+(\.\d+)?$/.test(typed) || !Number.isFinite(n)) return t('speed.number');
+  if (n < 0.1 || n > 10_000) return t('speed.range');
   return '';
 }
 
@@ -20,7 +21,7 @@ export const mbpsOf = (text: string): number | null => (text.trim() ? Number(tex
 
 /** The peers table's words: "↓ 20 / ↑ 5 Mbit/s", "none". */
 export function speedShown(p: Pick<Peer, 'downloadLimitMbps' | 'uploadLimitMbps'>): string {
-  if (p.downloadLimitMbps === null && p.uploadLimitMbps === null) return 'none';
-  const part = (v: number | null) => (v === null ? 'no limit' : `${v} Mbit/s`);
-  return `down ${part(p.downloadLimitMbps)}, up ${part(p.uploadLimitMbps)}`;
+  if (p.downloadLimitMbps === null && p.uploadLimitMbps === null) return t('speed.none');
+  const part = (v: number | null) => (v === null ? t('speed.noLimit') : t('speed.mbps', { n: v }));
+  return t('speed.shown', { down: part(p.downloadLimitMbps), up: part(p.uploadLimitMbps) });
 }

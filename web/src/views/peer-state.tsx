@@ -1,11 +1,11 @@
 // What the peer page's overview says of a peer's state, so that its parts agree: the badge
 // says off and why (the same reason the switch shows), the usage bar turns red at the limit
 // and past it says how far; and the bar of sections that jumps to each part of the page.
-import { formatGiB, GIB, REASONS } from '../format';
+import { formatGiB, GIB, reasonWords } from '../format';
 import { t } from '../i18n';
 
 export function StateBadge({ enabled, online, reasons }: { enabled: boolean; online: boolean; reasons: string[] }) {
-  if (!enabled) return <span class="pill off">{t('state.off', { why: reasons.map((r) => REASONS[r] ?? r).join(', ') || REASONS.admin })}</span>;
+  if (!enabled) return <span class="pill off">{t('state.off', { why: reasons.map((r) => reasonWords(r)).join(', ') || reasonWords('admin') })}</span>;
   return online ? <span class="pill on">{t('state.online')}</span> : <span class="pill">{t('state.offline')}</span>;
 }
 
@@ -20,7 +20,7 @@ export function UsageBar({ used, limitGiB }: { used: number; limitGiB: number })
   const over = percent >= 100;
   return (
     <div class={`usage-bar${over ? ' over' : percent >= 90 ? ' near' : ''}`} role="meter" aria-valuemin={0} aria-valuemax={100} aria-valuenow={Math.min(percent, 100)}
-      aria-valuetext={`${percent} % of ${formatGiB(limitGiB)}`} aria-label={t('peer.barLabel')}>
+      aria-valuetext={t('peer.barText', { n: percent, limit: formatGiB(limitGiB) })} aria-label={t('peer.barLabel')}>
       <div class="fill" style={{ width: `${Math.min(percent, 100)}%` }} />
     </div>
   );

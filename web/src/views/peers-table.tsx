@@ -4,9 +4,9 @@
 // text waits, so fast typing never queues a request a key.
 import { can } from '../role';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { describe, getPage } from '../api';
+import { ApiError, describe, getPage } from '../api';
 import { describeSchedule } from '../schedule-text';
-import { formatBytes, formatDate, formatGiB, REASONS } from '../format';
+import { formatBytes, formatDate, formatGiB, reasonWords } from '../format';
 import { isOnline, usage, useLive } from '../live';
 import { LoadError, useThrottled } from '../load';
 import { href } from '../router';
@@ -24,7 +24,7 @@ interface Result { items: Peer[]; total: number; query: Query }
 function usePeerPages(serverId: string, onShown: () => void) {
   const [query, setQuery] = useState<Query>({ q: '', sort: 'name', order: 'asc', offset: 0 });
   const [result, setResult] = useState<Result | null>(null);
-  const [error, setError] = useState('');
+  const [error, setError] = useState({ text: '', code: '' });
   const busy = useRef(false);
   const waiting = useRef<Query | null>(null);
   const shown = useRef(false);
@@ -37,10 +37,10 @@ function usePeerPages(serverId: string, onShown: () => void) {
     getPage<Peer>(`/api/servers/${serverId}/peers?${params}`).then(
       (r) => {
         setResult({ ...r, query: q });
-        setError('');
+        setError({ text: '', code: '' });
         if (!shown.current) { shown.current = true; onShown(); }
       },
-      (e) => setError(describe(e)),
+      (e) => setError({ text: describe(e), code: e instanceof ApiError ? e.code : '' }),
     ).finally(() => {
       busy.current = false;
       const next = waiting.current;
@@ -56,7 +56,7 @@ function Status({ peer }: { peer: Peer }) {
   const live = usage.get(peer.id);
   const enabled = live ? live.enabled : peer.enabled;
   const reason = live ? live.disabledReason : peer.disabledReason;
-  if (!enabled) return <span class="pill off">{t('state.off', { why: REASONS[reason] ?? reason })}</span>;
+  if (!enabled) return <span class="pill off">{t('state.off', { why: reasonWords(reason) })}</span>;
   return isOnline(live?.latestHandshake) ? <span class="pill on">{t('state.online')}</span> : <span class="pill">{t('state.offline')}</span>;
 }
 
@@ -98,7 +98,7 @@ export function PeersTable({ serverId, onShown = () => {} }: { serverId: string;
         <input id="peer-search" type="search" value={text} autoComplete="off" aria-controls={result && result.items.length > 0 ? 'peers' : undefined}
           placeholder={t('peers.searchHint')} onInput={(e) => search(e.currentTarget.value)} />
       </div>
-      <LoadError error={error} reload={reload} />
+      <LoadError error={error.text} code={error.code} reload={reload} />
       <p class="count" role="status">
         {!result ? t('peers.loading') : total === 0 ? (result.query.q ? t('peers.noMatch', { q: result.query.q }) : t('peers.none'))
           : total <= PAGE ? t(total === 1 ? 'peers.count.one' : 'peers.count.many', { n: total }) : t('peers.showing', { from, to, total })}

@@ -8,6 +8,7 @@ import { Checkbox, FormError, Select, TextField, toInt, useForm } from '../form'
 import { LoadError, useLoad, useTitle } from '../load';
 import { notify } from '../notice';
 import { href, navigate } from '../router';
+import { t } from '../i18n';
 import type { Server } from '../types';
 import { ServerCrumb } from './server-crumb';
 
@@ -15,7 +16,7 @@ const EMPTY = { name: '', endpoint: '', mode: 'forward', interface: '', address:
 type ServerValues = typeof EMPTY;
 
 const check = (v: ServerValues) => problems({
-  name: !v.name.trim() && 'must not be empty',
+  name: !v.name.trim() && t('serverf.blank'),
   endpoint: endpoint(v.endpoint),
   address: v.address.trim() && cidr4(v.address),
   address6: !v.ipv4Only && v.address6.trim() && cidr6(v.address6),
@@ -24,7 +25,7 @@ const check = (v: ServerValues) => problems({
 });
 
 export function ServerForm({ id }: { id?: string }) {
-  useTitle(id ? 'Edit server' : 'Add a server');
+  useTitle(id ? t('serverf.edit') : t('overview.addServer'));
   const form = useForm('server', EMPTY);
   const loaded = useLoad(async () => (id ? get<Server>(`/api/servers/${id}?peers=none`) : undefined), [id]);
   useEffect(() => {
@@ -46,35 +47,35 @@ export function ServerForm({ id }: { id?: string }) {
     if (String(v.mtu).trim()) body.mtu = toInt(v.mtu); else if (id) body.mtu = null;
     // An edit's answer leaves the peers out: at 10,000 peers the whole server is 4 MB.
     const saved = await api<Server>(id ? 'PUT' : 'POST', id ? `/api/servers/${id}?peers=none` : '/api/servers', body);
-    notify(id ? `Server ${saved.name} saved` : `Server ${saved.name} added`);
+    notify(t(id ? 'serverf.saved' : 'serverf.added', { name: saved.name }));
     navigate(href('servers', saved.id));
   }, check);
 
   return (
     <>
-      <p class="crumbs"><a href={href()}>Overview</a>{id && <> / <ServerCrumb id={Number(id)} to={href('servers', id)} /></>}</p>
-      <h1>{id ? 'Edit server' : 'Add a server'}</h1>
-      <LoadError error={loaded.error} />
+      <p class="crumbs"><a href={href()}>{t('nav.overview')}</a>{id && <> / <ServerCrumb id={Number(id)} to={href('servers', id)} /></>}</p>
+      <h1>{id ? t('serverf.edit') : t('overview.addServer')}</h1>
+      <LoadError error={loaded.error} code={loaded.code} />
       <form onSubmit={submit} noValidate>
-        <TextField form={form} name="name" label="Name" required maxLength={64} />
-        <TextField form={form} name="endpoint" label="Endpoint" required placeholder="vpn.example.com:51820"
-          hint="The host name or address and UDP port peers connect to, as host:port." />
-        <Select form={form} name="mode" label="Mode" options={[['forward', 'forward: wgcp keeps the firewall rules'], ['standalone', 'standalone: tunnels only, no firewall rules']]} />
+        <TextField form={form} name="name" label={t('f.name')} required maxLength={64} />
+        <TextField form={form} name="endpoint" label={t('overview.col.endpoint')} required placeholder="vpn.example.com:51820"
+          hint={t('serverf.endpointHint')} />
+        <Select form={form} name="mode" label={t('overview.col.mode')} options={[['forward', t('serverf.forward')], ['standalone', t('serverf.standalone')]]} />
         <details>
-          <summary>More settings</summary>
-          <TextField form={form} name="interface" label="Interface" hint="Default: wgcp followed by the server's id." />
-          <TextField form={form} name="address" label="Tunnel address" placeholder="10.8.0.1/24" hint="The server's address with its prefix. Default: the next free 10.n.0.1/24." />
-          <Checkbox form={form} name="ipv4Only" label="IPv4 only: no IPv6 in the tunnel" />
-          <TextField form={form} name="address6" label="IPv6 tunnel address" placeholder="fd12:3456:789a:1::1/64" disabled={form.values.ipv4Only}
-            hint="The server's IPv6 address with its prefix; each peer gets one of its addresses. Default: a unique local /64. A server whose peers have IPv6 addresses cannot be made IPv4 only." />
-          <TextField form={form} name="listenPort" label="Listen port" inputMode="numeric" hint="Default: the endpoint's port." />
-          <TextField form={form} name="dns" label="DNS" hint="Addresses separated by commas. Default: the server's tunnel address." />
-          <TextField form={form} name="mtu" label="MTU" inputMode="numeric" hint="1280 to 9000; empty for WireGuard's default." />
+          <summary>{t('f.more')}</summary>
+          <TextField form={form} name="interface" label={t('serverf.interface')} hint={t('serverf.interfaceHint')} />
+          <TextField form={form} name="address" label={t('serverf.address')} placeholder="10.8.0.1/24" hint={t('serverf.addressHint')} />
+          <Checkbox form={form} name="ipv4Only" label={t('serverf.ipv4Only')} />
+          <TextField form={form} name="address6" label={t('serverf.address6')} placeholder="fd12:3456:789a:1::1/64" disabled={form.values.ipv4Only}
+            hint={t('serverf.address6Hint')} />
+          <TextField form={form} name="listenPort" label={t('serverf.port')} inputMode="numeric" hint={t('serverf.portHint')} />
+          <TextField form={form} name="dns" label="DNS" hint={t('serverf.dnsHint')} />
+          <TextField form={form} name="mtu" label="MTU" inputMode="numeric" hint={t('serverf.mtuHint')} />
         </details>
         <FormError form={form} />
         <div class="buttons">
-          <button type="submit" class="primary" disabled={form.busy}>{id ? 'Save' : 'Add server'}</button>
-          <a class="button" href={id ? href('servers', id) : href()}>Cancel</a>
+          <button type="submit" class="primary" disabled={form.busy}>{id ? t('f.save') : t('serverf.submit')}</button>
+          <a class="button" href={id ? href('servers', id) : href()}>{t('f.cancel')}</a>
         </div>
       </form>
     </>

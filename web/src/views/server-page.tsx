@@ -12,6 +12,7 @@ import { LoadError, useLoad, useThrottled, useTitle } from '../load';
 import { serverNames, useServerName } from '../names';
 import { notify } from '../notice';
 import { href, navigate } from '../router';
+import { t } from '../i18n';
 import type { Server } from '../types';
 import { KernelState } from './kernel-state';
 import { PeersTable } from './peers-table';
@@ -34,41 +35,41 @@ export function ServerPage({ id, tab }: { id: string; tab: Tab }) {
   const known = useServerName(Number(id));
   const name = s?.name ?? known;
   useTitle(name);
-  const tabLink = (t: Tab, text: string) => (
-    <li><a href={t === 'peers' ? href('servers', id) : href('servers', id, t)} aria-current={t === tab ? 'page' : undefined}>{text}</a></li>
+  const tabLink = (to: Tab, text: string) => (
+    <li><a href={to === 'peers' ? href('servers', id) : href('servers', id, to)} aria-current={to === tab ? 'page' : undefined}>{text}</a></li>
   );
   const remove = async () => {
     await api('DELETE', `/api/servers/${id}`);
-    notify(`Server ${name} deleted`);
+    notify(t('server.deleted', { name }));
     navigate(href());
   };
   return (
     <>
-      <p class="crumbs"><a href={href()}>Overview</a> / {name}</p>
+      <p class="crumbs"><a href={href()}>{t('nav.overview')}</a> / {name}</p>
       <div class="bar">
         <h1>{name}</h1>
         {can('admin') && <div class="buttons">
-          <a class="button" href={href('servers', id, 'edit')}>Edit server</a>
-          <ConfirmDelete what={`server ${name} with all its peers and webhooks`} onDelete={remove} />
+          <a class="button" href={href('servers', id, 'edit')}>{t('serverf.edit')}</a>
+          <ConfirmDelete what={t('server.deleteWhat', { name })} onDelete={remove} />
         </div>}
       </div>
-      <LoadError error={server.error} reload={server.reload} />
+      <LoadError error={server.error} code={server.code} reload={server.reload} />
       {s && (
         <dl class="facts">
-          <div><dt>Endpoint</dt><dd><code>{s.endpoint}</code></dd></div>
-          <div><dt>Mode</dt><dd>{s.mode}</dd></div>
-          <div><dt>Interface</dt><dd><code>{s.interface}</code></dd></div>
-          <div><dt>Tunnel address</dt><dd><code>{s.address}</code></dd></div>
-          <div><dt>IPv6 tunnel address</dt><dd>{s.address6 ? <code>{s.address6}</code> : 'none: IPv4 only'}</dd></div>
-          <div><dt>Listen port</dt><dd>{s.listenPort}</dd></div>
-          <div><dt>Kernel</dt><dd><KernelState server={s} /></dd></div>
-          {s.lastKernelRepair && <div><dt>Last kernel repair</dt><dd class="kernel-repair">{formatDate(s.lastKernelRepair.at)}: {repairWords(s.lastKernelRepair.kinds)}</dd></div>}
-          <div class="wide"><dt>Public key</dt><dd><code class="key">{s.publicKey}</code></dd></div>
-          <div><dt>Created</dt><dd>{formatDate(s.createdAt)}</dd></div>
+          <div><dt>{t('overview.col.endpoint')}</dt><dd><code>{s.endpoint}</code></dd></div>
+          <div><dt>{t('overview.col.mode')}</dt><dd>{s.mode}</dd></div>
+          <div><dt>{t('serverf.interface')}</dt><dd><code>{s.interface}</code></dd></div>
+          <div><dt>{t('serverf.address')}</dt><dd><code>{s.address}</code></dd></div>
+          <div><dt>{t('serverf.address6')}</dt><dd>{s.address6 ? <code>{s.address6}</code> : t('server.ipv4Only')}</dd></div>
+          <div><dt>{t('serverf.port')}</dt><dd>{s.listenPort}</dd></div>
+          <div><dt>{t('overview.col.kernel')}</dt><dd><KernelState server={s} /></dd></div>
+          {s.lastKernelRepair && <div><dt>{t('server.repair')}</dt><dd class="kernel-repair">{formatDate(s.lastKernelRepair.at)}: {repairWords(s.lastKernelRepair.kinds)}</dd></div>}
+          <div class="wide"><dt>{t('peerf.publicKey')}</dt><dd><code class="key">{s.publicKey}</code></dd></div>
+          <div><dt>{t('f.created')}</dt><dd>{formatDate(s.createdAt)}</dd></div>
         </dl>
       )}
-      <nav aria-label="Server sections" class="tabs">
-        <ul>{tabLink('peers', 'Peers')}{tabLink('webhooks', 'Webhooks')}{can('operator') && tabLink('tokens', 'Registration tokens')}</ul>
+      <nav aria-label={t('server.sections')} class="tabs">
+        <ul>{tabLink('peers', t('peers.title'))}{tabLink('webhooks', t('hooks.title'))}{can('operator') && tabLink('tokens', t('tokens.title'))}</ul>
       </nav>
       {tab === 'peers' && <PeersTable serverId={id} onShown={() => setPeersShown(true)} />}
       {tab === 'webhooks' && <WebhookList serverId={id} />}

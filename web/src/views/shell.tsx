@@ -70,7 +70,7 @@ export function Shell({ onSignOut }: { onSignOut: () => void }) {
           </ul>
         </nav>
         <LiveBadge />
-        <span class="who" title={`Signed in as ${currentWho().name}, ${currentWho().role}`}>{currentWho().name} · {currentWho().role}</span>
+        <span class="who" title={t('shell.who', { name: currentWho().name, role: currentWho().role })}>{currentWho().name} · {currentWho().role}</span>
         <LanguageSwitch />
         <button type="button" class="quiet" onClick={onSignOut}>{t('shell.signOut')}</button>
       </header>

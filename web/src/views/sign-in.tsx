@@ -3,13 +3,12 @@
 // for the authenticator app's code (or a recovery code) and sends both. As a page at first;
 // as a dialog over the open view when a session ends, so nothing typed in that view is lost.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from '../api';
+import { ApiError, api } from '../api';
 import { FormError, TextField, useForm } from '../form';
 import { useTitle } from '../load';
 import { LanguageSwitch, t } from '../i18n';
 
-export const NEW_KEY_HOW = 'To make a new API key, run wgcp apikey create on the router with the daemon\'s data folder: '
-  + 'wgcp apikey create --data-dir /var/lib/wgcp (from a clone, where npm start keeps it: --data-dir ./var).';
+export const newKeyHow = () => t('signin.newKey', { command: 'wgcp apikey create --data-dir /var/lib/wgcp', clone: '--data-dir ./var' });
 
 function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
   const form = useForm('signin', { key: '', code: '' });
@@ -18,15 +17,15 @@ function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
     try {
       await api('POST', '/api/session', needsCode ? { key: form.values.key, code: form.values.code.trim() } : { key: form.values.key });
     } catch (err) {
-      const e = err as { status?: number; field?: string; message: string };
-      if (e.status === 401 && e.field === 'code' && !needsCode) {
+      const code = err instanceof ApiError ? err.code : '';
+      if (code === 'WGCP_TOTP_CODE_REQUIRED' && !needsCode) {
         setNeedsCode(true);
         setTimeout(() => document.getElementById('signin-code')?.focus());
         return;
       }
       // "unauthorized" is the API's word; beside the field a person reads this instead.
-      if (e.status === 401 && e.field === 'code') throw Object.assign(err as Error, { message: 'This code is wrong or was used already: wait for the next one.' });
-      if (e.status === 401) throw Object.assign(err as Error, { message: 'This key or token is not valid: it may be mistyped, revoked or expired.' });
+      if (code === 'WGCP_TOTP_CODE_WRONG' || code === 'WGCP_TOTP_CODE_REQUIRED') throw Object.assign(err as Error, { message: t('signin.wrongCode') });
+      if (code === 'WGCP_UNAUTHORIZED') throw Object.assign(err as Error, { message: t('signin.wrongKey') });
       throw err;
     }
     onSignedIn();
@@ -34,10 +33,10 @@ function SignInForm({ onSignedIn }: { onSignedIn: () => void }) {
   return (
     <form onSubmit={submit} noValidate>
       <TextField form={form} name="key" label={t('signin.key')} type="password" autoComplete="current-password" required autoFocus
-        hint="Keys and tokens are made with the wgcp command: wgcp apikey create, wgcp token create (with WGCP_DATA_DIR set to the daemon's data folder)." />
+        hint={t('signin.keyHint', { apikey: 'wgcp apikey create', token: 'wgcp token create', dir: 'WGCP_DATA_DIR' })} />
       {needsCode && (
-        <TextField form={form} name="code" label="Two-factor code" autoComplete="one-time-code" inputMode="numeric" required
-          hint="The 6-digit code of your authenticator app, or one of your recovery codes." />
+        <TextField form={form} name="code" label={t('signin.code')} autoComplete="one-time-code" inputMode="numeric" required
+          hint={t('signin.codeHint')} />
       )}
       <FormError form={form} />
       <button type="submit" class="primary" disabled={form.busy}>{form.busy ? t('signin.busy') : t('signin.button')}</button>
@@ -49,7 +48,7 @@ interface WaysIn { singleSignOn: boolean; keySignIn: boolean }
 
 /** Single sign-on is a link: the browser goes to the provider and comes back signed in. */
 const SingleSignOn = ({ ways }: { ways: WaysIn }) => (ways.singleSignOn
-  ? <p><a class="button primary" href="api/oidc/login">Sign in with single sign-on</a></p> : null);
+  ? <p><a class="button primary" href="api/oidc/login">{t('signin.sso')}</a></p> : null);
 
 export function SignIn({ onSignedIn, note = '', ways }: { onSignedIn: () => void; note?: string; ways: WaysIn }) {
   useTitle(t('signin.title'));
@@ -58,7 +57,7 @@ export function SignIn({ onSignedIn, note = '', ways }: { onSignedIn: () => void
       <div class="bar"><h1>wgcp</h1><LanguageSwitch /></div>
       <SingleSignOn ways={ways} />
       {!ways.keySignIn ? null : note ? (
-        <div class="form-error" role="alert"><p>{note}</p><p>{NEW_KEY_HOW}</p></div>
+        <div class="form-error" role="alert"><p>{note}</p><p>{newKeyHow()}</p></div>
       ) : (
         <p>{t('signin.intro', { file: '\u0000', command: '\u0001' }).split(/([\u0000\u0001])/).map((part) => (part === '\u0000' ? <code>api-key</code> : part === '\u0001' ? <code>wgcp apikey create</code> : part))}</p>
       )}
@@ -73,8 +72,8 @@ export function SignInDialog({ onSignedIn, ways }: { onSignedIn: () => void; way
   useEffect(() => { if (!dialog.current?.open) dialog.current?.showModal(); }, []);
   return (
     <dialog ref={dialog} class="signin-dialog" aria-labelledby="signin-dialog-h" onCancel={(e) => e.preventDefault()}>
-      <h2 id="signin-dialog-h">Your session ended</h2>
-      <p>Sign in again to go on. What you typed on this page is kept: save it again once signed in.</p>
+      <h2 id="signin-dialog-h">{t('signin.ended')}</h2>
+      <p>{t('signin.endedText')}</p>
       <SingleSignOn ways={ways} />
       {ways.keySignIn && <SignInForm onSignedIn={onSignedIn} />}
     </dialog>

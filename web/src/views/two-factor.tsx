@@ -6,6 +6,7 @@ import { api, describe, get } from '../api';
 import { LoadError, useLoad } from '../load';
 import { notify } from '../notice';
 import { currentWho } from '../role';
+import { t } from '../i18n';
 
 interface State { enabled: boolean; pending: boolean; recoveryCodesLeft: number }
 
@@ -28,7 +29,7 @@ export function TwoFactor() {
       setCodes(done.recoveryCodes);
       setEnrolment(null);
       setCode('');
-      notify('Two-factor sign-in is on');
+      notify(t('totp.isOn'));
       state.reload();
     });
   };
@@ -37,7 +38,7 @@ export function TwoFactor() {
     return run(async () => {
       await api('DELETE', '/api/session/totp', { code: code.trim() });
       setCode('');
-      notify('Two-factor sign-in is off');
+      notify(t('totp.isOff'));
       state.reload();
     });
   };
@@ -49,35 +50,35 @@ export function TwoFactor() {
   );
   return (
     <section aria-labelledby="totp-h">
-      <h2 id="totp-h">Two-factor sign-in</h2>
+      <h2 id="totp-h">{t('totp.title')}</h2>
       {who.credentialID === null ? (
-        <p>You signed in with the WGCP_API_KEY of wgcpd's environment, which has no two-factor sign-in. Sign in with a stored key or token to set it up.</p>
+        <p>{t('totp.envKey')}</p>
       ) : (
         <>
-          <p>With it on, signing in here with <strong>{who.name}</strong> also needs a code from an authenticator app. The key itself still works alone for scripts.</p>
-          <LoadError error={state.error} reload={state.reload} />
-          {state.data && !state.data.enabled && !enrolment && <button type="button" class="primary" onClick={start}>Set up two-factor sign-in</button>}
+          <p>{t('totp.about', { name: who.name })}</p>
+          <LoadError error={state.error} code={state.code} reload={state.reload} />
+          {state.data && !state.data.enabled && !enrolment && <button type="button" class="primary" onClick={start}>{t('totp.setUp')}</button>}
           {enrolment && (
             <form onSubmit={confirm} class="panel">
-              <p>Scan this with the authenticator app, then type the code it shows.</p>
-              <div class="qr" role="img" aria-label="QR code of the two-factor secret" dangerouslySetInnerHTML={{ __html: enrolment.qrSvg }} />
-              <p>Or type this secret: <code id="totp-secret">{enrolment.secret}</code></p>
-              {codeField('Code from the app')}
-              <div class="buttons"><button type="submit" class="primary">Turn on</button></div>
+              <p>{t('totp.scan')}</p>
+              <div class="qr" role="img" aria-label={t('totp.qr')} dangerouslySetInnerHTML={{ __html: enrolment.qrSvg }} />
+              <p>{t('totp.secret')} <code id="totp-secret">{enrolment.secret}</code></p>
+              {codeField(t('totp.code'))}
+              <div class="buttons"><button type="submit" class="primary">{t('totp.turnOn')}</button></div>
             </form>
           )}
           {codes && (
             <div class="panel" role="region" aria-labelledby="recovery-h">
-              <h3 id="recovery-h">Recovery codes</h3>
-              <p>Keep these somewhere safe: each signs in once without the phone. This page shows them only now.</p>
+              <h3 id="recovery-h">{t('totp.recovery')}</h3>
+              <p>{t('totp.recoveryText')}</p>
               <ul class="recovery">{codes.map((c) => <li key={c}><code>{c}</code></li>)}</ul>
             </div>
           )}
           {state.data?.enabled && (
             <form onSubmit={turnOff}>
-              <p>On, with {state.data.recoveryCodesLeft} recovery codes left. A lost phone: <code>wgcp totp reset {who.credentialID}</code> on the router.</p>
-              {codeField('A current code, to turn it off')}
-              <div class="buttons"><button type="submit">Turn off</button></div>
+              <p>{t('totp.onLeft', { n: state.data.recoveryCodesLeft })} <code>wgcp totp reset {who.credentialID}</code></p>
+              {codeField(t('totp.current'))}
+              <div class="buttons"><button type="submit">{t('totp.turnOff')}</button></div>
             </form>
           )}
           {error && <p class="form-error" role="alert">{error}</p>}

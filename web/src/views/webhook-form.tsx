@@ -3,11 +3,11 @@
 import { api } from '../api';
 import { Checkbox, FormError, Select, TextArea, TextField, useForm } from '../form';
 import type { Webhook } from '../types';
+import { t } from '../i18n';
 
-export const ACTIONS: [number, string][] = [
-  [1, 'Peer created'], [2, 'Peer updated'], [3, 'Peer deleted'], [4, 'Peer restricted (data limit)'],
-  [5, 'Peer expired'], [6, 'Device provisioned'], [7, 'Device suspended'], [8, 'Server changed'], [9, 'Kernel drift repaired'],
-];
+/** The API's action codes; their words are the catalogue's (`actionWords`). */
+export const ACTIONS: number[] = [1, 2, 3, 4, 5, 6, 7, 8, 9];
+const actionWords = (code: number): string => [t('hook.a1'), t('hook.a2'), t('hook.a3'), t('hook.a4'), t('hook.a5'), t('hook.a6'), t('hook.a7'), t('hook.a8'), t('hook.a9')][code - 1] ?? String(code);
 
 const MASK = '********';
 
@@ -17,7 +17,7 @@ function valuesOf(w?: Webhook) {
     template: w?.template ?? 'default', customBody: w?.customBody ?? '', defaultPayload: w?.defaultPayload ?? '',
     customHeaders: w ? new TextDecoder().decode(new Uint8Array(w.customHeaders)) : '', secret: w?.secret ?? '',
   };
-  for (const [code] of ACTIONS) v[`action${code}`] = w ? w.subscribedActions.includes(code) : false;
+  for (const code of ACTIONS) v[`action${code}`] = w ? w.subscribedActions.includes(code) : false;
   return v;
 }
 
@@ -28,7 +28,7 @@ export function WebhookForm({ serverId, hook, onSaved }: { serverId: number | st
     const body: Record<string, unknown> = {
       name: v.name, url: String(v.url).trim(), isEnabled: v.isEnabled, isGlobal: v.isGlobal, verifySSL: v.verifySSL,
       template: v.template, customBody: v.customBody, defaultPayload: v.defaultPayload,
-      subscribedActions: ACTIONS.filter(([code]) => v[`action${code}`]).map(([code]) => code),
+      subscribedActions: ACTIONS.filter((code) => v[`action${code}`]),
     };
     // The API reads custom headers as a JSON object; anything else it refuses, naming the field.
     const headers = String(v.customHeaders).trim();
@@ -40,27 +40,27 @@ export function WebhookForm({ serverId, hook, onSaved }: { serverId: number | st
   });
   return (
     <form onSubmit={submit} noValidate>
-      <TextField form={form} name="name" label="Name" />
+      <TextField form={form} name="name" label={t('f.name')} />
       <TextField form={form} name="url" label="URL" type="url" required placeholder="https://hooks.example.com/wgcp" />
-      <Checkbox form={form} name="isEnabled" label="Enabled" />
-      <Checkbox form={form} name="isGlobal" label="Every server's events, not only this server's" />
-      <Checkbox form={form} name="verifySSL" label="Check the receiver's TLS certificate" />
+      <Checkbox form={form} name="isEnabled" label={t('hook.enabled')} />
+      <Checkbox form={form} name="isGlobal" label={t('hook.global')} />
+      <Checkbox form={form} name="verifySSL" label={t('hook.verify')} />
       <fieldset>
-        <legend>Events</legend>
-        <p class="hint">None ticked: every event.</p>
-        {ACTIONS.map(([code, text]) => <Checkbox key={code} form={form} name={`action${code}`} label={text} />)}
+        <legend>{t('hook.events')}</legend>
+        <p class="hint">{t('hook.eventsHint')}</p>
+        {ACTIONS.map((code) => <Checkbox key={code} form={form} name={`action${code}`} label={actionWords(code)} />)}
       </fieldset>
-      <Select form={form} name="template" label="Body" options={[['default', 'default: the JSON envelope'], ['slack', 'Slack'], ['discord', 'Discord'], ['custom', 'custom: my own body']]} />
-      {v.template === 'custom' && <TextArea form={form} name="customBody" label="Custom body" hint="{{event}}, {{serverID}}, {{data.peer.name}}… are filled in." />}
+      <Select form={form} name="template" label={t('hook.body')} options={[['default', t('hook.default')], ['slack', 'Slack'], ['discord', 'Discord'], ['custom', t('hook.custom')]]} />
+      {v.template === 'custom' && <TextArea form={form} name="customBody" label={t('hook.customBody')} hint={t('hook.customHint', { fields: '{{event}}, {{serverID}}, {{data.peer.name}}…' })} />}
       <details>
-        <summary>More settings</summary>
-        <TextArea form={form} name="defaultPayload" label="Extra fields" rows={3} hint="A JSON object merged into the default envelope." />
-        <TextArea form={form} name="customHeaders" label="Custom headers" rows={3} hint='A JSON object, such as {"Authorization": "Bearer …"}.' />
-        <TextField form={form} name="secret" label="Signing secret" type="password" autoComplete="new-password"
-          hint="Signs each body: X-Wgcp-Signature: sha256=<HMAC>. Left as it is, the stored secret stays." />
+        <summary>{t('f.more')}</summary>
+        <TextArea form={form} name="defaultPayload" label={t('hook.extra')} rows={3} hint={t('hook.extraHint')} />
+        <TextArea form={form} name="customHeaders" label={t('hook.headers')} rows={3} hint={t('hook.headersHint', { example: '{"Authorization": "Bearer …"}' })} />
+        <TextField form={form} name="secret" label={t('hook.secret')} type="password" autoComplete="new-password"
+          hint={t('hook.secretHint', { header: 'X-Wgcp-Signature: sha256=<HMAC>' })} />
       </details>
       <FormError form={form} />
-      <div class="buttons"><button type="submit" class="primary" disabled={form.busy}>{hook ? 'Save webhook' : 'Add webhook'}</button></div>
+      <div class="buttons"><button type="submit" class="primary" disabled={form.busy}>{hook ? t('hook.save') : t('hook.submit')}</button></div>
     </form>
   );
 }

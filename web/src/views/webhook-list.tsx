@@ -7,6 +7,7 @@ import { LoadError, useLoad } from '../load';
 import { notify } from '../notice';
 import { href } from '../router';
 import type { Webhook } from '../types';
+import { t } from '../i18n';
 import { WebhookForm } from './webhook-form';
 
 export function WebhookList({ serverId }: { serverId: string }) {
@@ -15,22 +16,22 @@ export function WebhookList({ serverId }: { serverId: string }) {
   return (
     <section aria-labelledby="hooks-h">
       <div class="bar">
-        <h2 id="hooks-h">Webhooks</h2>
-        {!adding && can('admin') && <button type="button" class="primary" onClick={() => setAdding(true)}>Add a webhook</button>}
+        <h2 id="hooks-h">{t('hooks.title')}</h2>
+        {!adding && can('admin') && <button type="button" class="primary" onClick={() => setAdding(true)}>{t('hook.add')}</button>}
       </div>
-      <LoadError error={hooks.error} reload={hooks.reload} />
-      {hooks.data && hooks.data.length === 0 && <p>No webhook: nothing is told of this server's events.</p>}
+      <LoadError error={hooks.error} code={hooks.code} reload={hooks.reload} />
+      {hooks.data && hooks.data.length === 0 && <p>{t('hook.none')}</p>}
       {hooks.data && hooks.data.length > 0 && (
         <div class="table-wrap stack">
           <table>
-            <thead><tr><th scope="col">Name</th><th scope="col">URL</th><th scope="col">State</th><th scope="col">Events</th></tr></thead>
+            <thead><tr><th scope="col">{t('f.name')}</th><th scope="col">URL</th><th scope="col">{t('peer.state')}</th><th scope="col">{t('hook.events')}</th></tr></thead>
             <tbody>
               {hooks.data.map((w) => (
                 <tr key={w.id}>
-                  <th scope="row"><a href={href('webhooks', w.id)}>{w.name || `webhook ${w.id}`}</a></th>
+                  <th scope="row"><a href={href('webhooks', w.id)}>{w.name || t('hook.unnamed', { id: w.id })}</a></th>
                   <Cell label="URL"><code class="key">{w.url}</code></Cell>
-                  <Cell label="State">{w.isEnabled ? 'enabled' : 'disabled'}{w.isGlobal ? ', every server' : ''}</Cell>
-                  <Cell label="Events">{w.subscribedActions.length === 0 ? 'all' : w.subscribedActions.join(', ')}</Cell>
+                  <Cell label={t('peer.state')}>{w.isEnabled ? t('hook.on') : t('hook.off')}{w.isGlobal ? `, ${t('hook.everyServer')}` : ''}</Cell>
+                  <Cell label={t('hook.events')}>{w.subscribedActions.length === 0 ? t('hook.all') : w.subscribedActions.join(', ')}</Cell>
                 </tr>
               ))}
             </tbody>
@@ -39,9 +40,9 @@ export function WebhookList({ serverId }: { serverId: string }) {
       )}
       {adding && (
         <section aria-labelledby="newhook-h" class="panel">
-          <h3 id="newhook-h">New webhook</h3>
-          <WebhookForm serverId={serverId} onSaved={(w) => { notify(`Webhook ${w.name || w.id} added`); setAdding(false); hooks.reload(); }} />
-          <button type="button" onClick={() => setAdding(false)}>Cancel</button>
+          <h3 id="newhook-h">{t('hook.new')}</h3>
+          <WebhookForm serverId={serverId} onSaved={(w) => { notify(t('hook.added', { name: w.name || String(w.id) })); setAdding(false); hooks.reload(); }} />
+          <button type="button" onClick={() => setAdding(false)}>{t('f.cancel')}</button>
         </section>
       )}
     </section>

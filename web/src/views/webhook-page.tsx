@@ -11,7 +11,11 @@ import { ServerCrumb } from './server-crumb';
 import { notify } from '../notice';
 import { href, navigate } from '../router';
 import type { Delivery, Webhook } from '../types';
+import { t } from '../i18n';
 import { WebhookForm } from './webhook-form';
+
+const outcomeWords = (o: string): string =>
+  ({ delivered: t('hook.oDelivered'), retrying: t('hook.oRetrying'), failed: t('hook.oFailed'), test: t('hook.oTest') } as Record<string, string>)[o] ?? o;
 
 function TestSend({ id, onDone }: { id: number; onDone: () => void }) {
   const [busy, setBusy] = useState(false);
@@ -21,7 +25,7 @@ function TestSend({ id, onDone }: { id: number; onDone: () => void }) {
     setResult(null);
     try {
       const r = await api<{ httpStatus: number; durationMs: number }>('POST', `/api/webhooks/${id}/test`);
-      setResult({ ok: true, text: `Delivered: the receiver answered ${r.httpStatus} in ${r.durationMs} ms.` });
+      setResult({ ok: true, text: t('hook.delivered', { status: String(r.httpStatus), ms: r.durationMs }) });
     } catch (err) {
       setResult({ ok: false, text: describe(err) });
     } finally {
@@ -31,7 +35,7 @@ function TestSend({ id, onDone }: { id: number; onDone: () => void }) {
   };
   return (
     <div class="test-send">
-      <button type="button" onClick={run} disabled={busy}>{busy ? 'Sending…' : 'Send a test event'}</button>
+      <button type="button" onClick={run} disabled={busy}>{busy ? t('mail.sending') : t('hook.test')}</button>
       <p role="status" class={result ? (result.ok ? 'good' : 'bad') : ''}>{result?.text ?? ''}</p>
     </div>
   );
@@ -41,32 +45,32 @@ export function WebhookPage({ id }: { id: string }) {
   const hook = useLoad(() => get<Webhook>(`/api/webhooks/${id}`), [id]);
   const log = useLoad(() => get<Delivery[]>(`/api/webhooks/${id}/deliveries`), [id]);
   const w = hook.data;
-  const name = w ? w.name || `webhook ${w.id}` : `webhook ${id}`;
+  const name = w ? w.name || t('hook.unnamed', { id: w.id }) : t('hook.unnamed', { id });
   useTitle(name);
-  if (!w) return <><h1>{name}</h1><LoadError error={hook.error} reload={hook.reload} /></>;
+  if (!w) return <><h1>{name}</h1><LoadError error={hook.error} code={hook.code} reload={hook.reload} /></>;
   const remove = async () => {
     await api('DELETE', `/api/webhooks/${w.id}`);
-    notify(`Webhook ${name} deleted`);
+    notify(t('hook.deleted', { name }));
     navigate(href('servers', w.serverID, 'webhooks'));
   };
   return (
     <>
-      <p class="crumbs"><a href={href()}>Overview</a> / <ServerCrumb id={w.serverID} to={href('servers', w.serverID, 'webhooks')} /> / {name}</p>
-      <div class="bar"><h1>{name}</h1>{can('admin') && <ConfirmDelete what={`webhook ${name}`} onDelete={remove} />}</div>
+      <p class="crumbs"><a href={href()}>{t('nav.overview')}</a> / <ServerCrumb id={w.serverID} to={href('servers', w.serverID, 'webhooks')} /> / {name}</p>
+      <div class="bar"><h1>{name}</h1>{can('admin') && <ConfirmDelete what={t('hook.deleteWhat', { name })} onDelete={remove} />}</div>
       {can('admin') && <TestSend id={w.id} onDone={log.reload} />}
       <section aria-labelledby="log-h">
-        <h2 id="log-h">Deliveries</h2>
-        <LoadError error={log.error} reload={log.reload} />
-        {log.data && log.data.length === 0 && <p>Nothing sent yet.</p>}
+        <h2 id="log-h">{t('hook.deliveries')}</h2>
+        <LoadError error={log.error} code={log.code} reload={log.reload} />
+        {log.data && log.data.length === 0 && <p>{t('hook.nothingSent')}</p>}
         {log.data && log.data.length > 0 && (
           <div class="table-wrap stack">
             <table>
-              <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col">Attempt</th><th scope="col">Outcome</th><th scope="col">HTTP</th><th scope="col">Error</th></tr></thead>
+              <thead><tr><th scope="col">{t('hook.when')}</th><th scope="col">{t('hook.event')}</th><th scope="col">{t('hook.attempt')}</th><th scope="col">{t('hook.outcome')}</th><th scope="col">HTTP</th><th scope="col">{t('hook.error')}</th></tr></thead>
               <tbody>
                 {log.data.map((d) => (
                   <tr key={d.id}>
-                    <Cell label="When">{formatDate(d.timestamp)}</Cell><Cell label="Event">{d.event}</Cell><Cell label="Attempt">{d.attempt}</Cell>
-                    <Cell label="Outcome" class={d.outcome === 'delivered' ? 'good' : 'bad'}>{d.outcome}</Cell><Cell label="HTTP">{d.httpStatus ?? '—'}</Cell><Cell label="Error">{d.error || '—'}</Cell>
+                    <Cell label={t('hook.when')}>{formatDate(d.timestamp)}</Cell><Cell label={t('hook.event')}>{d.event}</Cell><Cell label={t('hook.attempt')}>{d.attempt}</Cell>
+                    <Cell label={t('hook.outcome')} class={d.outcome === 'delivered' ? 'good' : 'bad'}>{outcomeWords(d.outcome)}</Cell><Cell label="HTTP">{d.httpStatus ?? '—'}</Cell><Cell label={t('hook.error')}>{d.error || '—'}</Cell>
                   </tr>
                 ))}
               </tbody>
@@ -75,8 +79,8 @@ export function WebhookPage({ id }: { id: string }) {
         )}
       </section>
       <section aria-labelledby="hook-edit-h">
-        <h2 id="hook-edit-h">Settings</h2>
-        {can('admin') && <WebhookForm serverId={w.serverID} hook={w} key={w.updatedAt} onSaved={() => { notify('Webhook saved'); hook.reload(); }} />}
+        <h2 id="hook-edit-h">{t('peer.sec.settings')}</h2>
+        {can('admin') && <WebhookForm serverId={w.serverID} hook={w} key={w.updatedAt} onSaved={() => { notify(t('hook.saved')); hook.reload(); }} />}
       </section>
     </>
   );

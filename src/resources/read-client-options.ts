@@ -5,11 +5,12 @@ import { PEER_VALUE_RULES, SERVER_VALUE_RULES } from '../ops/value-rules';
 import { formatIpv4, formatNetwork, parseCidr, parseIpv4 } from '../wg/ipv4';
 import { formatCidr6, formatIpv6, networkOf6, parseCidr6, parseIpv6 } from '../wg/ipv6';
 import type { ClientRoutes, PeerClientOptions } from '../wg/client-options';
-import { badField, type Body } from './fields';
+import { fieldError } from '../error-registry';
+import type { Body } from './describe';
 
 const ruleOf = (rules: Record<string, (v: unknown) => string | null>, field: string, value: unknown): void => {
   const problem = rules[field](value);
-  if (problem) throw badField(field, problem);
+  if (problem) throw fieldError(field, problem);
 };
 
 export const normalAddress = (a: string): string => (parseIpv4(a) !== null ? formatIpv4(parseIpv4(a)!) : formatIpv6(parseIpv6(a)!));
@@ -23,23 +24,15 @@ export function normalPrefix(p: string): string {
 
 const normalRoutes = (r: ClientRoutes | null): ClientRoutes | null => (r === null || typeof r === 'string' ? r : r.map(normalPrefix));
 
-/** The peer's overrides present in `body` (null kept: back to the server's default). */
-export function readPeerClientOptions(body: Body): PeerClientOptions {
-  const out: PeerClientOptions = {};
-  if (body.dns !== undefined) {
-    ruleOf(PEER_VALUE_RULES, 'dns', body.dns);
-    out.dns = body.dns === null ? null : (body.dns as string[]).map(normalAddress);
-  }
-  if (body.clientAllowedIPs !== undefined) {
-    ruleOf(PEER_VALUE_RULES, 'clientAllowedIPs', body.clientAllowedIPs);
-    out.clientAllowedIPs = normalRoutes(body.clientAllowedIPs as ClientRoutes | null);
-  }
-  for (const field of ['persistentKeepalive', 'mtu'] as const) {
-    if (body[field] === undefined) continue;
-    ruleOf(PEER_VALUE_RULES, field, body[field]);
-    out[field] = body[field] as number | null;
-  }
-  return out;
+/** One of a peer's overrides (dns, clientAllowedIPs, persistentKeepalive, mtu): undefined when left out, null kept (back to the server's default). */
+export function readPeerClientOption<K extends keyof PeerClientOptions>(body: Body, field: K): PeerClientOptions[K] | undefined {
+  if (body[field] === undefined) return undefined;
+  ruleOf(PEER_VALUE_RULES, field, body[field]);
+  const v = body[field] as PeerClientOptions[K];
+  if (v === null) return null as PeerClientOptions[K];
+  if (field === 'dns') return (v as string[]).map(normalAddress) as PeerClientOptions[K];
+  if (field === 'clientAllowedIPs') return normalRoutes(v as ClientRoutes) as PeerClientOptions[K];
+  return v;
 }
 
 /** The networks behind a peer, as networks (10.9.0.1/24 is 10.9.0.0/24), or undefined when left out. */

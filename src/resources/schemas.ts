@@ -1,5 +1,5 @@
-// The OpenAPI schema of a peer's access schedule (docs/schedules.md), spread into the Peer
-// schema of the API's document (openapi-doc.ts).
+// OpenAPI schemas more than one description uses: a peer's access schedule
+// (docs/schedules.md) and a client's AllowedIPs (a peer's, a server's default).
 const hhmm = (end: boolean) => ({ type: 'string', pattern: end ? '^(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$' : '^([01][0-9]|2[0-3]):[0-5][0-9]$' });
 
 export const SCHEDULE_SCHEMA = {
@@ -22,3 +22,6 @@ export const SCHEDULE_SCHEMA = {
     },
   },
 } as const;
+
+// A client's AllowedIPs: a mode or prefixes (IPv4 and IPv6).
+export const CLIENT_ROUTES_SCHEMA = { oneOf: [{ enum: ['full', 'split'] }, { type: 'array', minItems: 1, maxItems: 64, items: { type: 'string' } }, { type: 'null' }] };

@@ -1,0 +1,182 @@
+// A resource described once: each field its column, its JSON name, who may see it, its input
+// rule and its OpenAPI schema. The generic functions here derive from a description the row
+// mapping (named columns), the input parsing (every bad field named at once), the merge of an
+// update, the presenter (what each role sees) and the JSON Schema; src/resources/page-types.ts
+// writes the page's types from that schema. Plain typed tables rather than a schema library:
+// why, in docs/development.md ("Resources").
+import { FieldErrors } from '../error-registry';
+
+/** The three roles, least first: the same as src/store/roles.ts, which imports this folder (a type import back would be a cycle). */
+export type Role = 'viewer' | 'operator' | 'admin';
+const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
+
+/** An OpenAPI 3.1 (JSON Schema) fragment. */
+export type JsonSchema = Record<string, unknown>;
+
+/** A body as the API takes it. */
+export type Body = Record<string, unknown>;
+
+/** What an input rule may need beyond the body: the daemon's clock. */
+export interface InputContext { now: Date }
+
+/** How a field is stored in its table's row. */
+export interface Column<V> {
+  name: string;
+  /** SQL read in place of the column (a value kept in another table). */
+  select?: string;
+  /** Written by an insert only (never by an update): creation time, a counter kept elsewhere. */
+  insertOnly?: boolean;
+  /** Stored form of the value; absent: as it is. */
+  write?: (v: V) => unknown;
+  /** Value of the stored form; absent: as it is. */
+  read?: (stored: never) => V;
+}
+
+export interface Field<V> {
+  /** The API's name for it; absent: the record's name. */
+  json?: string;
+  /** Where it is stored; a string is a plain column. Absent: not in the table's row (the table reads it otherwise). */
+  column?: string | Column<V>;
+  /** The least role that sees it; 'never': not shown at all (secrets). Default viewer. */
+  seenBy?: Role | 'never';
+  /** Reads the field from a body: undefined when left out, or throws fieldError. Absent: read-only. */
+  input?: (body: Body, field: string, ctx: InputContext) => V | undefined;
+  /** An input the operation merges itself (it touches other fields); plain ones merge as "left out: as it was". */
+  ownMerge?: boolean;
+  /** The value on create when the input leaves it out. */
+  initial?: () => V;
+  /** Its OpenAPI schema, description included (readOnly follows from having no input). */
+  schema?: JsonSchema;
+}
+
+/** A value the API shows that no column holds: computed from the record. */
+export interface Derived<R> {
+  /** The field it is shown after. */
+  after: keyof R & string;
+  value: (r: R) => unknown;
+  seenBy?: Role;
+  schema: JsonSchema;
+}
+
+export interface Resource<R> {
+  /** The OpenAPI schema's name. */
+  name: string;
+  table: string;
+  description?: string;
+  /** Every field of the record. */
+  fields: { [K in keyof R]-?: Field<R[K]> };
+  derived?: Record<string, Derived<R>>;
+  /** The JSON names a create must carry (the schema's `required`). */
+  required?: string[];
+}
+
+type AnyField = Field<unknown>;
+const fieldsOf = <R>(res: Resource<R>) => Object.entries(res.fields) as [keyof R & string, AnyField][];
+const columnOf = (f: AnyField): Column<unknown> | undefined => (typeof f.column === 'string' ? { name: f.column } : f.column);
+const jsonName = (key: string, f: AnyField): string => f.json ?? key;
+
+/** The SELECT list of a description's columns, each aliased to its record name. */
+export function selectList<R>(res: Resource<R>): string {
+  return fieldsOf(res).flatMap(([k, f]) => {
+    const c = columnOf(f);
+    return c ? [`${c.select ?? c.name} AS ${k}`] : [];
+  }).join(', ');
+}
+
+/** `INSERT INTO table (...) VALUES (@...)` of every stored field. */
+export function insertSql<R>(res: Resource<R>): string {
+  const cols = fieldsOf(res).flatMap(([k, f]) => { const c = columnOf(f); return c ? [[c.name, k]] : []; });
+  return `INSERT INTO ${res.table} (${cols.map((c) => c[0]).join(', ')}) VALUES (${cols.map((c) => `@${c[1]}`).join(', ')})`;
+}
+
+/** `UPDATE table SET ... WHERE id = @id` of every stored field an update writes. */
+export function updateSql<R>(res: Resource<R>): string {
+  const sets = fieldsOf(res).flatMap(([k, f]) => {
+    const c = columnOf(f);
+    return c && !c.insertOnly && k !== 'id' ? [`${c.name} = @${k}`] : [];
+  });
+  return `UPDATE ${res.table} SET ${sets.join(', ')} WHERE id = @id`;
+}
+
+/** The named parameters of a record for insertSql and updateSql. */
+export function toColumns<R>(res: Resource<R>, r: Partial<R>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, f] of fieldsOf(res)) {
+    const c = columnOf(f);
+    if (!c) continue;
+    const v = r[k] === undefined ? (f.initial ? f.initial() : null) : r[k];
+    out[k] = c.write ? c.write(v) : v;
+  }
+  return out;
+}
+
+/**
+ * A row read with selectList as its record; `extra` holds what the table reads elsewhere.
+ * Every record is built by the same sequence of property writes, so all share one hidden
+ * class (a spread of rows once gave each its own: 5 MB at 10,000 peers).
+ */
+export function rowToRecord<R>(res: Resource<R>, row: Record<string, unknown>, extra: Partial<R>): R {
+  const out: Record<string, unknown> = {};
+  for (const [k, f] of fieldsOf(res)) {
+    const c = columnOf(f);
+    if (!c) out[k] = extra[k];
+    else out[k] = c.read ? (c.read as (v: unknown) => unknown)(row[k]) : row[k];
+  }
+  return out as R;
+}
+
+/** A record with the initial value of each field left out (a new row). */
+export function withInitials<R>(res: Resource<R>, r: Partial<R>): R {
+  const out = { ...r } as Record<string, unknown>;
+  for (const [k, f] of fieldsOf(res)) if (out[k] === undefined && f.initial) out[k] = f.initial();
+  return out as R;
+}
+
+/** Each input field of the body, read by its rule; one 400 names every bad field. */
+export function parseInput<R>(res: Resource<R>, body: Body, ctx: InputContext): Partial<R> {
+  const bad = new FieldErrors();
+  const out: Partial<R> = {};
+  for (const [k, f] of fieldsOf(res)) {
+    if (!f.input) continue;
+    const v = bad.read(() => f.input!(body, jsonName(k, f), ctx));
+    if (v !== undefined) out[k] = v as R[typeof k];
+  }
+  bad.throwAny();
+  return out;
+}
+
+/** An update: each plain input field given replaces its value, one left out stays as it was. */
+export function mergeInput<R>(res: Resource<R>, before: R, input: Partial<R>): R {
+  const next = { ...before };
+  for (const [k, f] of fieldsOf(res)) {
+    if (f.input && !f.ownMerge && input[k] !== undefined) next[k] = input[k] as R[typeof k];
+  }
+  return next;
+}
+
+const sees = (role: Role, least: Role | 'never' | undefined): boolean => least !== 'never' && RANK[role] >= RANK[least ?? 'viewer'];
+
+/** The record as `role` sees it: the API's names, the derived values, nothing above the role. */
+export function present<R>(res: Resource<R>, r: R, role: Role): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const derived = Object.entries(res.derived ?? {});
+  for (const [k, f] of fieldsOf(res)) {
+    if (sees(role, f.seenBy)) out[jsonName(k, f)] = r[k] ?? null;
+    for (const [name, d] of derived) if (d.after === k && sees(role, d.seenBy)) out[name] = d.value(r);
+  }
+  return out;
+}
+
+/** The OpenAPI schema of what the API shows and takes; a field above viewer is marked with `x-wgcp-role`. */
+export function jsonSchema<R>(res: Resource<R>): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const derived = Object.entries(res.derived ?? {});
+  for (const [k, f] of fieldsOf(res)) {
+    if (f.seenBy !== 'never') {
+      const role = f.seenBy && f.seenBy !== 'viewer' ? { 'x-wgcp-role': f.seenBy } : {};
+      properties[jsonName(k, f)] = { ...f.schema, ...(f.input ? {} : { readOnly: true }), ...role };
+    }
+    for (const [name, d] of derived) if (d.after === k) properties[name] = { ...d.schema, readOnly: true };
+  }
+  return { type: 'object', ...(res.description ? { description: res.description } : {}), ...(res.required ? { required: res.required } : {}), properties };
+}
