@@ -15,7 +15,7 @@ import { Fleet } from './scale-fleet';
 import { say } from './scale-measure';
 import { machineLines, runInNamespace } from './scale-namespace';
 import { NftSession } from '../src/nft/session';
-import { SECRET_FILE, run } from '../src/kernel/command';
+import { SECRET_FILE, run } from '../src/exec/command';
 import { generateKeyPair, generatePresharedKey } from '../src/wg/keys';
 
 const SIZES = (process.env.WGCP_BENCH_SIZES ?? '100,10000').split(',').map(Number);

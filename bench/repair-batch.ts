@@ -9,8 +9,14 @@
 //      meanwhile (it waits for the change runner the repair holds);
 //   3. the same N peers put on by hand three ways, for the cost of each: one `wg addconf`
 //      (what the repair runs), N `wg set` processes (what it ran before), and the full
-//      rebuild of the interface (`wg syncconf` of every peer, what a start-up runs).
+//      rebuild of the interface (`wg syncconf` of every peer, what a start-up runs);
+//   4. the repair against a full rebuild through the daemon (issue 35): every peer deleted
+//      from the kernel behind wgcpd's back, then the repair triggered (the next usage cycle,
+//      1 s apart here, reads the dump and syncs the interface), timed until every peer is
+//      back; against a restart of wgcpd (its start-up sync), timed from the spawn until every
+//      peer is back. Target: the repair within 3x the rebuild.
 //   node dist/bench/repair-batch.js [peers] [rounds]      (root)
+//   WGCP_BENCH_QUICK=1: part 4 only.
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -79,7 +85,38 @@ async function until(what: string, check: () => boolean, limitMs = 300_000): Pro
 }
 const timed = (fn: () => void): number => { const t0 = performance.now(); fn(); return performance.now() - t0; };
 
+/** Part 4: the repair of every peer deleted behind wgcpd's back, against a restart (the full rebuild). */
+async function repairAgainstRestart(): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wgcp-repair-rebuild-'));
+  const { keys } = seed(dir);
+  const d = new Daemon(dir, 18091, { WGCP_USAGE_INTERVAL_S: '1', WGCP_KERNEL_AUDIT_S: '3600' });
+  await d.start();
+  process.once('exit', () => { if (process.exitCode) console.error(d.log().slice(-3000)); });
+  console.log(machineLines().join('\n'));
+  await until('every peer up', () => held() >= PEERS);
+  const repair: number[] = [];
+  const rebuild: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    removeAll(keys);
+    const t0 = performance.now();
+    await until('every peer back', () => held() >= PEERS);
+    repair.push(performance.now() - t0);
+    await d.stop();
+    const t1 = performance.now();
+    await d.start();
+    await until('every peer back after the restart', () => { try { return held() >= PEERS; } catch { return false; } });
+    rebuild.push(performance.now() - t1);
+  }
+  await d.stop();
+  console.log(`\n| ${PEERS} peers | median s | max s |\n|---|---:|---:|`);
+  console.log(`| repair: every peer deleted behind wgcpd's back, until all are back (the wait for the next usage cycle, up to 1 s, included) | ${fmt(median(repair))} | ${fmt(Math.max(...repair))} |`);
+  console.log(`| full rebuild: wgcpd restarted, from the spawn until all are back | ${fmt(median(rebuild))} | ${fmt(Math.max(...rebuild))} |`);
+  console.log(`\nrepair / rebuild (medians): ${(median(repair) / median(rebuild)).toFixed(2)}x (target: within 3x)`);
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
 async function live(): Promise<void> {
+  if (process.env.WGCP_BENCH_QUICK === '1') return repairAgainstRestart();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wgcp-repair-bench-'));
   const { keys, privateKey } = seed(dir);
   const counter = wgCounter();
@@ -148,6 +185,7 @@ async function live(): Promise<void> {
   row('`wg syncconf` of the whole interface (the full rebuild of a start-up)', ways.syncconf);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.rmSync(counter.dir, { recursive: true, force: true });
+  await repairAgainstRestart();
 }
 
 if (args.includes('--help')) console.log('node dist/bench/repair-batch.js [peers] [rounds]');

@@ -12,7 +12,7 @@ import { say } from './scale-measure';
 import { KernelLive } from '../src/kernel/live';
 import type { PeerChange } from '../src/kernel/plane';
 import { startAccessSchedules } from '../src/jobs/access-schedules';
-import { run } from '../src/kernel/command';
+import { run } from '../src/exec/command';
 
 const PEERS = Number(process.env.WGCP_BENCH_PEERS ?? 10_000);
 const ROUNDS = Number(process.env.WGCP_BENCH_ROUNDS ?? 3);

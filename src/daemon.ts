@@ -26,7 +26,7 @@ import type { FailureLimit } from './device/failure-limiter';
 import { createDeviceServer } from './device/listener';
 import { loadServerSalt } from './device/server-salt';
 import { MetricsTally } from './metrics/tally';
-import { timedKernel } from './metrics/kernel-timing';
+import { kernelTiming } from './metrics/kernel-timing';
 import { attachMetrics } from './metrics/context';
 import { observeRequests } from './metrics/http-observer';
 import { createMetricsServer } from './api/metrics';
@@ -74,15 +74,17 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
   let adminSocket: http.Server | null = null;
   try {
     const tally = new MetricsTally();
-    kernel = timedKernel(opts.kernel ?? selectKernel(config, log), tally);
+    const timing = kernelTiming(tally);
+    const plane: KernelPlane = opts.kernel ?? selectKernel(config, log);
+    kernel = plane;
     // A database from before links were marked adopts its servers' links once, by name.
     const adoptUnmarked = store.usage.getState(ADOPT_STATE) === '1';
-    await kernel.reconcile(store.servers.list().map((server) => ({ server, peers: store.peers.kernelPeersOf(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) })), { adoptUnmarked });
+    await timing.time('reconcile', () => plane.reconcile(store.servers.list().map((server) => ({ server, peers: store.peers.kernelPeersOf(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) })), { adoptUnmarked }));
     if (adoptUnmarked && kernel.state === 'on') store.usage.setState(ADOPT_STATE, '0');
     await kernel.bringUpSiteLinks?.(store.siteLinks.list());
     for (const f of kernel.failures()) log.error('server is down: wgcpd runs without it and retries', { serverID: f.serverId, interface: f.interface, reason: f.reason });
     const events = new EventBus(log, now);
-    const app: App = { config, store, kernel, events, runner: new ChangeRunner(store, kernel, events, log), log, now };
+    const app: App = { config, store, kernel, events, runner: new ChangeRunner(store, kernel, events, log, timing), log, now };
     ensureFirstApiKey(store, config, log, now().toISOString());
     const salt = loadServerSalt(config.serverSalt, config.dataDir);
     if (salt.origin === 'generated') log.info('generated the device API salt (SERVER_SALT)', { saltFile: salt.file });

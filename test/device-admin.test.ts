@@ -1,3 +1,4 @@
+import type { SyncUndo } from '../src/kernel/server-sync';
 import { suiteNeeding } from './helpers/root';
 import * as assert from 'uvu/assert';
 import dgram from 'node:dgram';
@@ -30,6 +31,7 @@ class SeamRecorder implements KernelPlane {
     if (this.refuse) throw new Error('kernel refused the forward');
     this.forwards.push(c);
   }
+  async syncServer(): Promise<SyncUndo> { return { server: null, peers: [], forwards: [], ids: [] }; }
   async peerCounters(): Promise<Map<string, PeerCounters>> { return new Map(); }
   isForeignLink(): boolean { return false; }
   serverState(): ServerKernelState { return { state: 'off' }; }

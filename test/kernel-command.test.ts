@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { run, SECRET_FILE } from '../src/kernel/command';
+import { run, SECRET_FILE } from '../src/exec/command';
 
 const t = suite('kernel: running tools');
 

@@ -210,7 +210,7 @@ if (canRunAsRoot('kernel rollback')) {
     assert.not.match(w.daemon.exec('ip', ['-o', 'link', 'show']), /wgcp-lab/);
     const sets = JSON.parse(kernelState(w.daemon)).sets as Record<string, string[]>;
     assert.ok(['tunnels', 'server_addrs', 'pairs', 'internet', 'port_forwards', 'server_addrs6', 'pairs6', 'internet6', 'port_forwards6'].every((n) => n in sets));
-    // The WAN interfaces are the router's, not the server's: only they may stay.
+    // The WAN interfaces (and the router's networks, left out of kernelState) are the router's, not the server's: only they may stay.
     assert.equal(Object.entries(sets).filter(([n, v]) => n !== 'wan_ifaces' && v.length > 0), []);
     assert.is(wireguardGoPid(w.daemon, 'wgcp-lab'), null);
   });

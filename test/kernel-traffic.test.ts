@@ -131,7 +131,9 @@ if (canRunAsRoot('kernel traffic')) {
     assert.is(await reachSoon(w.clients.b.ns, '10.77.0.1', 7000), 'router 10.77.0.3');
     assert.is(await reachBeside(w.clients.b.ns, [INTERNET, 80], ROUTER), null);
     assert.is(await reachBeside(w.clients.b.ns, ['198.51.100.1', 7000], ROUTER), null, 'the router\'s other addresses are closed to it too');
-    assert.is(await reachSoon(w.clients.a.ns, '198.51.100.1', 7000), 'router 10.77.0.2', 'but open to an allowInternet peer');
+    assert.is(await reachBeside(w.clients.a.ns, ['198.51.100.1', 7000], ROUTER), null, 'allowInternet opens the internet, not the router\'s own addresses');
+    await put('a', { lanAccess: 'lan' });
+    assert.is(await reachSoon(w.clients.a.ns, '198.51.100.1', 7000), 'router 10.77.0.2', 'lanAccess "lan" opens them');
   });
 
   t('an update takes effect at once, without a restart', async () => {

@@ -55,6 +55,27 @@ t('deleting a peer in the model also forgets the allowAccess entries naming it',
   assert.equal([...fullPolicy([model]).pairs], ['10.1.0.4 . 10.1.0.2']);
 });
 
+t('a peer stands for its address and its networks: in pairs both ways, internet, lanAccess and reachableFrom, per family', () => {
+  const server = fixtureServer(1);
+  const site = fixturePeer(1, server, 1, { networks: ['10.9.0.0/24', 'fd09::/64'], allowAccess: [2], allowInternet: true, lanAccess: ['192.168.1.0/24'], reachableFrom: 'lan' });
+  const dev = fixturePeer(2, server, 2, { networks: ['10.8.5.0/24'], lanAccess: 'lan', reachableFrom: ['192.168.1.7/32', 'fd01::/64'] });
+  const model = new ServerModel(server, [site, dev]);
+  const s = peerSlice(server, site, (id) => model.peers.get(id), model.referrersOf(site.id));
+  assert.equal([...s.pairs].sort(), ['10.1.0.2 . 10.1.0.3', '10.1.0.2 . 10.8.5.0/24', '10.9.0.0/24 . 10.1.0.3', '10.9.0.0/24 . 10.8.5.0/24']);
+  assert.equal([...s.pairs6].sort(), ['fd09::/64 . fd77:0:1::3', 'fd77:0:1::2 . fd77:0:1::3']);
+  assert.equal([...s.internet], ['10.1.0.2', '10.9.0.0/24']);
+  assert.equal([...s.lanAccess], ['10.1.0.2 . 192.168.1.0/24', '10.9.0.0/24 . 192.168.1.0/24']);
+  assert.equal([...s.lanAccess6], [], 'a v4 prefix opens nothing to IPv6');
+  assert.equal([...s.reachLan], ['10.1.0.2', '10.9.0.0/24']);
+  assert.equal([...s.reachLan6], ['fd77:0:1::2', 'fd09::/64']);
+  // The device's slice holds the site's pairs towards it (its referrer), and its own reach.
+  const d = peerSlice(server, dev, (id) => model.peers.get(id), model.referrersOf(dev.id));
+  assert.ok(d.pairs.has('10.9.0.0/24 . 10.8.5.0/24'));
+  assert.equal([...d.lanAll], ['10.1.0.3', '10.8.5.0/24']);
+  assert.equal([...d.reachFrom], ['192.168.1.7 . 10.1.0.3', '192.168.1.7 . 10.8.5.0/24']);
+  assert.equal([...d.reachFrom6], ['fd01::/64 . fd77:0:1::3']);
+});
+
 t('client text that is not an address, port or interface name never reaches the policy', () => {
   const server = fixtureServer(1);
   const bad = fixturePeer(1, server, 1, { ip: '10.1.0.2 }; flush ruleset; {', allowInternet: true });

@@ -23,18 +23,22 @@ t('the full table replaces itself in one batch and touches no other table', () =
 t('empty sets are declared without an elements line', () => {
   const text = renderTable(emptyElements());
   assert.not.ok(text.includes('elements'));
-  assert.ok(text.includes('set pairs {\n    type ipv4_addr . ipv4_addr\n  }'));
+  assert.ok(text.includes('set pairs {\n    type ipv4_addr . ipv4_addr\n    flags interval\n  }'));
 });
 
-t('the forward chain drops tunnel traffic that no pair, internet flag or conntrack allows, in both families', () => {
+t('the forward chain drops tunnel traffic that no pair, LAN access, internet flag or conntrack allows, in both families', () => {
   const text = renderTable(emptyElements());
   const chain = /chain tunnel_forward \{([^}]*)\}/.exec(text)![1].trim().split('\n').map((l) => l.trim());
   assert.equal(chain, [
     'ct state established,related accept',
     'ip saddr . ip daddr @pairs accept',
     'ip6 saddr . ip6 daddr @pairs6 accept',
-    'oifname != @tunnels ip saddr @internet accept',
-    'oifname != @tunnels ip6 saddr @internet6 accept',
+    'ip saddr . ip daddr @lan_access accept',
+    'ip6 saddr . ip6 daddr @lan_access6 accept',
+    'ip daddr @router_nets ip saddr @lan_all accept',
+    'ip6 daddr @router_nets6 ip6 saddr @lan_all6 accept',
+    'oifname != @tunnels ip daddr != @router_nets ip saddr @internet accept',
+    'oifname != @tunnels ip6 daddr != @router_nets6 ip6 saddr @internet6 accept',
     'drop',
   ]);
   assert.ok(text.includes('iifname @tunnels oifname != @tunnels ip saddr @internet masquerade'));
@@ -60,7 +64,29 @@ t('standalone interfaces and forward-mode tunnels are kept apart both ways, befo
     'iifname @standalone oifname @tunnels drop',
     'iifname @tunnels oifname @standalone drop',
     'iifname @tunnels jump tunnel_forward',
+    'oifname @tunnels jump tunnel_inbound',
   ]);
+});
+
+t('traffic into a tunnel from elsewhere passes as a reply, a port forward or by reachableFrom; a new connection is dropped', () => {
+  const text = renderTable(emptyElements());
+  const chain = /chain tunnel_inbound \{([^}]*)\}/.exec(text)![1].trim().split('\n').map((l) => l.trim());
+  assert.equal(chain, [
+    'ct state established,related accept',
+    'ct status dnat accept',
+    'ip saddr @router_nets ip daddr @reach_lan accept',
+    'ip6 saddr @router_nets6 ip6 daddr @reach_lan6 accept',
+    'ip saddr . ip daddr @reach_from accept',
+    'ip6 saddr . ip6 daddr @reach_from6 accept',
+    'drop',
+  ]);
+});
+
+t('the router\'s own addresses are open to a peer only through its tunnel address or lanAccess, not allowInternet', () => {
+  const chain = /chain tunnel_input \{([^}]*)\}/.exec(renderTable(emptyElements()))![1];
+  assert.not.match(chain, /@internet/);
+  assert.match(chain, /ip saddr @lan_all accept/);
+  assert.match(chain, /ip saddr \. ip daddr @lan_access accept/);
 });
 
 t('diff of equal policies is empty', () => {

@@ -43,7 +43,7 @@ if (canRunAsRoot('networks behind a peer', ['ip', 'wg', 'wireguard-go', 'nft']))
     serverId = server.json.id;
     ifname = server.json.interface;
     const created = await daemon.api('POST', `/api/servers/${serverId}/peers`, {
-      name: 'branch', networks: ['10.90.0.0/24', 'fd90::/64'], clientAllowedIPs: ['10.79.0.0/24', 'fd79::/64', '192.168.60.0/24', 'fd60::/64'],
+      name: 'branch', networks: ['10.90.0.0/24', 'fd90::/64'], reachableFrom: 'lan', clientAllowedIPs: ['10.79.0.0/24', 'fd79::/64', '192.168.60.0/24', 'fd60::/64'],
     });
     assert.is(created.status, 201, created.text);
     peer = created.json;
@@ -99,6 +99,20 @@ if (canRunAsRoot('networks behind a peer', ['ip', 'wg', 'wireguard-go', 'nft']))
     const back = await daemon.api('PUT', `/api/peers/${peer.id}`, { networks: ['10.90.0.0/24', 'fd90::/64'] });
     assert.is(back.status, 200, back.text);
     assert.match((await reachSoon(lan, '10.90.0.2', 7100)) ?? '', /^camera /);
+  });
+
+  t('a route to a peer\'s network deleted by hand is drift, put back by the reconciler; a route wgcp did not make is left alone', async () => {
+    router.exec('ip', ['route', 'add', '10.99.0.0/24', 'dev', ifname]);
+    router.exec('ip', ['route', 'del', '10.90.0.0/24', 'dev', ifname]);
+    router.exec('ip', ['-6', 'route', 'del', 'fd90::/64', 'dev', ifname]);
+    const deadline = Date.now() + 20_000;
+    while (!/^10\.90\.0\.0\/24 /m.test(routes()) || !/^fd90::\/64 /m.test(routes())) {
+      assert.ok(Date.now() < deadline, `the routes were not put back: ${routes()}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.match(routes(), /^10\.99\.0\.0\/24 /m, 'the foreign route stays');
+    assert.match((await reachSoon(lan, '10.90.0.2', 7100)) ?? '', /^camera /);
+    router.exec('ip', ['route', 'del', '10.99.0.0/24', 'dev', ifname]);
   });
 
   t('overlapping or default prefixes are refused with 400 naming networks', async () => {

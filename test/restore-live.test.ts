@@ -7,24 +7,50 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import WebSocket from 'ws';
 import { client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
-import { KernelOff, type ServerChange } from '../src/kernel/plane';
+import { KernelOff, type ServerChange, type ServerState } from '../src/kernel/plane';
+import type { KernelPeer } from '../src/store/peers';
 import { stageRestore } from '../src/ops/restore';
 
 const t = suite('restore into the running daemon, as one change');
 
-const applied: ServerChange[] = [];
+type Asked = ServerChange | { sync: ServerState };
+const applied: Asked[] = [];
 let failOn: ((c: ServerChange) => boolean) | null = null;
+/** What the kernel holds of each server, as its changes and syncs left it: a sync's undo is the sync back to these rows. */
+const held = new Map<number, ServerState>();
 const kernel = new KernelOff();
 kernel.applyServer = async (c) => {
   if (failOn?.(c)) throw new Error('the kernel refused (test)');
   applied.push(c);
+  if (c.after) held.set(c.after.id, { server: c.after, peers: c.peers, forwards: c.forwards }); else held.delete(c.before!.id);
 };
+kernel.applyPeer = async ({ server, before, after }) => {
+  const h = held.get(server.id)!;
+  const id = (after ?? before)!.id;
+  held.set(server.id, { ...h, peers: [...h.peers.filter((p) => p.id !== id), ...(after ? [after] : [])] });
+};
+kernel.syncServer = async (serverId, desired, opts) => {
+  const was = held.get(serverId)!;
+  const peers = new Map(was.peers.map((p) => [p.id, p]));
+  const named = opts.peers === 'all' ? new Set([...peers.keys(), ...desired!.peers.map((p) => p.id)]) : new Set(opts.peers);
+  for (const id of named) peers.delete(id);
+  for (const p of desired!.peers) if (named.has(p.id)) peers.set(p.id, p);
+  const now = { server: desired!.server, peers: [...peers.values()], forwards: desired!.forwards };
+  applied.push({ sync: now });
+  held.set(serverId, now);
+  return { server: was.server, peers: was.peers.filter((p) => named.has(p.id)), forwards: was.forwards, ids: [...named] };
+};
+/** Peer names by id: a sync carries rows as the kernel holds them, without names. */
+const names = new Map<number, string>();
+const nameOf = (p: KernelPeer) => names.get(p.id) ?? String(p.id);
 
 let d: TestDaemon;
 let api: ReturnType<typeof client>;
 const w = {} as { same: number; changed: number; deleted: number; file: string; atBackup: string; maxPeerId: number };
 
-const describe = (c: ServerChange) => `${c.before ? 'down' : 'up'} ${(c.before ?? c.after)!.name}${c.after ? ` with ${c.peers.map((p) => p.name).sort().join(',') || '-'}` : ''}`;
+const describe = (c: Asked) => ('sync' in c
+  ? `sync ${c.sync.server.name} to ${c.sync.peers.map(nameOf).sort().join(',') || '-'}`
+  : `${c.before ? 'down' : 'up'} ${(c.before ?? c.after)!.name}${c.after ? ` with ${c.peers.map(nameOf).sort().join(',') || '-'}` : ''}`);
 
 t.before(async () => {
   d = await startTestDaemon({ options: { kernel } });
@@ -34,7 +60,9 @@ t.before(async () => {
   w.changed = await server('changed', 132);
   w.deleted = await server('deleted-since', 133);
   for (const [s, n] of [[w.same, 'a'], [w.changed, 'b'], [w.changed, 'c'], [w.deleted, 'd']] as const) {
-    assert.is((await api.post(`/api/servers/${s}/peers`, { name: n })).status, 201);
+    const r = await api.post(`/api/servers/${s}/peers`, { name: n });
+    assert.is(r.status, 201);
+    names.set(r.json.id, n);
   }
   const backup = await api.get('/api/backup');
   assert.is(backup.status, 200);
@@ -43,6 +71,7 @@ t.before(async () => {
   w.atBackup = (await api.get('/api/servers')).text;
   // What happens after the backup, and is undone by the restore.
   const e = (await api.post(`/api/servers/${w.changed}/peers`, { name: 'e' })).json;
+  names.set(e.id, 'e');
   assert.is((await api.del(`/api/servers/${w.deleted}`)).status, 204);
   await server('made-since', 134);
   w.maxPeerId = e.id;
@@ -77,10 +106,11 @@ t('a kernel refusal halfway undoes the steps already taken and changes no row', 
   assert.is(r.status, 500, r.text);
   assert.match(r.json.error, /kernel refused/);
   assert.is((await api.get('/api/servers')).text, before);
-  // The steps taken, then their inverses in reverse: the servers taken down come up whole.
+  // The steps taken, then their inverses in reverse: the sync goes back to the rows held
+  // before, the server taken down comes up whole.
   assert.equal(applied.map(describe), [
-    'down changed', 'down made-since', 'up changed with b,c',
-    'down changed', 'up made-since with -', 'up changed with b,c,e',
+    'down made-since', 'sync changed to b,c',
+    'sync changed to b,c,e', 'up made-since with -',
   ]);
   assert.not.ok(fs.existsSync(path.join(d.dataDir, 'wgcp.db.restore-pending')), 'the staged copy is dropped');
   assert.not.ok(fs.readdirSync(d.dataDir).some((f) => f.includes('before-restore')), 'no kept copy of a restore that did not happen');
@@ -97,7 +127,8 @@ t('a staged backup restores as one change: the answers are the backup\'s, and th
   assert.equal(r.json.restored.peers, 4);
   assert.match(r.json.restored.beforeFile, /^wgcp\.db\.before-restore-/);
   assert.is((await api.get('/api/servers')).text, w.atBackup);
-  assert.equal(applied.map(describe).sort(), ['down changed', 'down made-since', 'up changed with b,c', 'up deleted-since with d']);
+  // The server both hold is synced (a changed peer never takes it down); the others go and come.
+  assert.equal(applied.map(describe).sort(), ['down made-since', 'sync changed to b,c', 'up deleted-since with d']);
   const changes = () => events.messages.filter((m) => m.event === 'serverChanged').map((m) => `${m.data.change} ${m.data.server.name}`).sort();
   for (let i = 0; changes().length < 3 && i < 200; i++) await new Promise((res) => setTimeout(res, 10));
   assert.equal(changes(), ['created deleted-since', 'deleted made-since', 'updated changed']);

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SECRET_FILE } from '../src/kernel/command';
+import { SECRET_FILE } from '../src/exec/command';
 import { peerOps, renderInterfaceConf } from '../src/wg/uapi-conf';
 import { fixturePeer, fixtureServer } from './helpers/kernel-fixtures';
 

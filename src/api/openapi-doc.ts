@@ -68,6 +68,7 @@ const openApiDocument = {
           dns: { ...str, description: 'the clients\' DNS by default: "auto" (default; the tunnel address when a resolver listens there on port 53, else none), "" (none) or addresses separated by commas' },
           mtu: { type: ['integer', 'null'], minimum: 1280, maximum: 9000, description: 'the clients\' MTU by default; null: none in the .conf' },
           clientAllowedIPs: { ...CLIENT_ROUTES, description: 'what clients route into the tunnel by default: "full", "split" (the server\'s networks) or prefixes; null (default): full for peers with allowInternet, split otherwise' },
+          lanAccess: { oneOf: [{ const: 'lan' }, { type: 'array', maxItems: 64, items: str }], description: 'the lanAccess a new peer gets when it does not say: "lan", prefixes of the router\'s networks, or [] (none, the default)' },
           persistentKeepalive: { type: 'integer', minimum: 0, maximum: 65535, description: 'the clients\' keepalive by default, seconds; 0: off; default 25' },
           kernelState: { enum: ['up', 'failed', 'off'], readOnly: true, description: 'up in the kernel, failed (see kernelFailure; retried), or off (no kernel backend)' },
           kernelFailure: {

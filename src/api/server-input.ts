@@ -6,7 +6,7 @@ import { parseIpv4 } from '../wg/ipv4';
 import { formatCidr6, formatIpv6, parseCidr6, parseIpv6 } from '../wg/ipv6';
 import { badField, oneOf, readInt, readName, readString, type Body } from './fields';
 import { INTERFACE_NAME, INTERFACE_NAME_RULE } from '../wg/interface-name';
-import { readServerClientDefaults } from '../resources/read-client-options';
+import { readServerClientDefaults, readServerLanAccess } from '../resources/read-client-options';
 
 /** Refuses a given value that breaks its stored rule (ops/value-rules.ts): 400 naming the field. */
 function keepRule(field: string, value: unknown): void {
@@ -27,6 +27,8 @@ export function parseServerInput(body: Body): ServerInput {
     mtu: body.mtu === null ? null : readInt(body, 'mtu', 1280, 9000),
     ...readServerClientDefaults(body),
   };
+  const lanAccess = readServerLanAccess(body);
+  if (lanAccess !== undefined) input.lanAccess = lanAccess;
   for (const field of ['endpoint', 'address', 'address6', 'dns'] as const) keepRule(field, input[field]);
   if (typeof input.address6 === 'string') input.address6 = formatCidr6(parseCidr6(input.address6)!);
   if (input.dns !== undefined && input.dns !== 'auto' && input.dns !== '') {

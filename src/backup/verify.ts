@@ -3,6 +3,7 @@
 // schema to this program's, as a start would. Every refusal is a BackupRefused.
 import Database from 'better-sqlite3';
 import { migrate, type DB } from '../store/db';
+import { reachOf } from '../store/peers';
 import { MIGRATIONS } from '../store/migrations';
 import { listOf, routesOf, splitList } from '../wg/client-options';
 import { backfillIpv6 } from '../store/ipv6-backfill';
@@ -58,16 +59,20 @@ function inspect(db: DB): { version: number } {
 // rule refuses (an emoji with U+FE0F) but harmless where it goes; a name that breaks a line
 // (a log line, a mail header) is refused.
 const SERVER_ROWS = `SELECT id, name, endpoint, interface, address, address6, listen_port AS listenPort, dns, mtu,
-  client_allowed_ips AS clientAllowedIPs, client_keepalive AS persistentKeepalive,
+  client_allowed_ips AS clientAllowedIPs, client_keepalive AS persistentKeepalive, lan_access AS lanAccess,
   private_key AS privateKey, public_key AS publicKey FROM servers`;
 const PEER_ROWS = `SELECT id, name, email, ip, ip6, public_key AS publicKey, private_key AS privateKey, preshared_key AS presharedKey,
-  networks, client_dns AS dns, client_allowed_ips AS clientAllowedIPs, client_keepalive AS persistentKeepalive, client_mtu AS mtu FROM peers`;
+  networks, lan_access AS lanAccess, reachable_from AS reachableFrom,
+  client_dns AS dns, client_allowed_ips AS clientAllowedIPs, client_keepalive AS persistentKeepalive, client_mtu AS mtu FROM peers`;
 /** The client options are stored as text (wg/client-options.ts) and judged as the API takes them. */
 const asTaken = (row: Record<string, unknown>): Record<string, unknown> => ({
   ...row,
   ...(typeof row.clientAllowedIPs === 'string' ? { clientAllowedIPs: routesOf(row.clientAllowedIPs) } : {}),
   ...(typeof row.dns === 'string' && 'presharedKey' in row ? { dns: listOf(row.dns) } : {}),
   ...(typeof row.networks === 'string' ? { networks: splitList(row.networks) } : {}),
+  // lanAccess and reachableFrom become packet-filter elements: judged as the API takes them.
+  ...(typeof row.lanAccess === 'string' ? { lanAccess: reachOf(row.lanAccess) } : {}),
+  ...(typeof row.reachableFrom === 'string' ? { reachableFrom: reachOf(row.reachableFrom) } : {}),
 });
 const NAMED_ROWS = [['webhooks', 'name'], ['credentials', 'name'], ['smtp_settings', 'from_name']] as const;
 

@@ -13,7 +13,7 @@ import { wantedOfModel } from '../kernel/reconcile-peers';
 import { ATTRIBUTE_SLICES, type DumpCheck } from '../kernel/peer-counters';
 import { NftMonitor } from '../kernel/nft-monitor';
 import type { Comparer, DriftKind, Finding, ReconcileTarget } from '../kernel/reconcile-target';
-import type { ReconcileObserver } from '../kernel/live-reconcile-target';
+import type { KernelPlane } from '../kernel/plane';
 import { recordRestored, repairKernel, type RepairResult } from '../ops/kernel-repair';
 import { metricsOf } from '../metrics/context';
 import { RepairBackoff } from '../kernel/repair-backoff';
@@ -21,11 +21,15 @@ import { RepairBackoff } from '../kernel/repair-backoff';
 export const LINK_CHECK_MS = 2_000;
 
 /** The plane's side the reconciler needs (KernelLive has it; KernelOff does not). */
-interface Reconcilable {
-  reconcileTarget(observe: ReconcileObserver): ReconcileTarget;
-  ownNftPids(): (number | null)[];
-  /** Where failed repairs wait, kept by the plane so that /healthz and /metrics show them. */
-  readonly repairBackoff: RepairBackoff;
+type Reconcilable = Required<Pick<KernelPlane, 'reconcileTarget' | 'ownNftPids' | 'repairBackoff'>>;
+
+/** That side of a plane that drives the kernel; null where it is off or lacks it. */
+function reconcilableOf(kernel: KernelPlane): Reconcilable | null {
+  const { repairBackoff } = kernel;
+  if (kernel.state !== 'on' || !kernel.reconcileTarget || !kernel.ownNftPids || !repairBackoff) return null;
+  const target = kernel.reconcileTarget.bind(kernel);
+  const pids = kernel.ownNftPids.bind(kernel);
+  return { reconcileTarget: target, ownNftPids: pids, repairBackoff };
 }
 
 const reconcilers = new WeakMap<App, Reconciler>();
@@ -193,9 +197,9 @@ export { RepairBackoff };
 
 /** Starts the reconciler where the kernel is driven; null where it is off. */
 export function startReconciler(app: App): Reconciler | null {
-  const plane = app.kernel as unknown as Partial<Reconcilable>;
-  if (app.kernel.state !== 'on' || typeof plane.reconcileTarget !== 'function') return null;
-  const r = new Reconciler(app, plane as Reconcilable);
+  const plane = reconcilableOf(app.kernel);
+  if (!plane) return null;
+  const r = new Reconciler(app, plane);
   reconcilers.set(app, r);
   r.start();
   return r;

@@ -22,8 +22,8 @@ export interface LivePlaneParts {
   known(serverId: number): ServerModel | undefined;
   /** The server's model; throws if the plane does not know it. */
   model(serverId: number): ServerModel;
-  /** The WAN set's elements as last applied. */
-  wanHeld(): ReadonlySet<string>;
+  /** The router side's sets (WAN interfaces, the router's networks) as last applied. */
+  wanHeld(): Pick<PolicyElements, 'wan' | 'routerNets' | 'routerNets6'>;
   applyElements(batch: string): Promise<void>;
   /** The server's interface made again; if that fails it is marked failed and retried with back-off, as at start-up. */
   reviveLink(serverId: number): Promise<void>;
@@ -46,9 +46,15 @@ export class ReconcilerHooks {
     this.dumps = observe;
     this.restoredObserver = observe.restored;
     this.lastRepairOf = observe.lastRepair;
+    return this.view(live);
+  }
+
+  /** The plane as the comparers read and repair it, without hooks (a full sync's read of the kernel). */
+  view(live: LivePlaneParts): ReconcileTarget {
     const wanted = (): PolicyElements => {
       const policy = fullPolicy(live.upServers());
-      for (const w of live.wanHeld()) policy.wan.add(w);
+      const side = live.wanHeld();
+      for (const k of ['wan', 'routerNets', 'routerNets6'] as const) for (const e of side[k]) policy[k].add(e);
       return policy;
     };
     return {

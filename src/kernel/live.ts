@@ -2,6 +2,7 @@
 // and the `inet wgcp` nftables table. Start-up replaces everything once; afterwards each
 // change touches only what it changed, in steps that are undone if a later one fails.
 import type { Logger } from '../log';
+import type { KernelPeer } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { applyBatch } from '../nft/apply';
 import { diff } from '../nft/diff';
@@ -12,17 +13,18 @@ import { renderTable } from '../nft/render';
 import { NftSession } from '../nft/session';
 import { dumpInterface, type LinkDriver } from '../wg/link';
 import { deleteOwnLink, foreignLinkError, isForeignLink, listLinks, markOwnLink } from '../wg/link-owner';
-import { removeSecretDir } from './command';
+import { removeSecretDir } from '../exec/command';
 import { ServerModel } from './model';
 import { FailedServers, type ServerFailure } from './failed-servers';
 import type { ForwardChange, KernelPlane, PeerChange, PeerCounters, ReconcileOptions, ServerChange, ServerKernelState, ServerState } from './plane';
 import { batchSteps, runSteps } from './steps';
 import { createSteps, deleteSteps, updateSteps, type ServerStepParts } from './server-steps';
 import type { ReconcileTarget } from './reconcile-target';
-import { applyPeerBatch } from './peer-batch';
-import { applyPeerChange } from './peer-change';
-import { PeerReadBack } from './peer-read-back';
-import { ReconcilerHooks, type ReconcileObserver } from './live-reconcile-target';
+import { applyPeerSync } from './peer-sync';
+import { PeerResync } from './peer-resync';
+import { ReconcilerHooks, type LivePlaneParts, type ReconcileObserver } from './live-reconcile-target';
+import { COMPARERS } from './reconcile-comparers';
+import { forwardChangesToward, heldRows, peerChangesToward, type SyncOptions, type SyncUndo } from './server-sync';
 import { ServerLinks } from './server-links';
 import { RepairBackoff, type FailingRepair } from './repair-backoff';
 import { Shaper } from '../shaping/shaper';
@@ -46,7 +48,7 @@ export class KernelLive implements KernelPlane {
   readonly shaper: Shaper;
   /** Each server's interface with its shaping: made, restored, removed. */
   private readonly links: ServerLinks;
-  private readonly readBack: PeerReadBack;
+  private readonly resync: PeerResync;
   /** This router's links to other wgcp routers (wgcp join), beside the servers. */
   private readonly siteLinks: SiteLinks;
   private readonly reconciler = new ReconcilerHooks();
@@ -56,11 +58,11 @@ export class KernelLive implements KernelPlane {
 
   /** `wanInterfaces`: the operator's WAN names, or null to follow the default routes. */
   constructor(private readonly log: Logger, readonly driver: LinkDriver, wanInterfaces: string[] | null = null) {
-    this.wan = new WanFollower(log, wanInterfaces, (batch) => this.nft.apply(batch));
+    this.wan = new WanFollower(log, wanInterfaces, (batch) => this.nft.apply(batch), () => new Set([...this.servers.values()].map((m) => m.server.interface)));
     this.shaper = new Shaper(log, (batch) => this.nft.apply(batch), (what, work) => this.serialize(what, work));
     this.links = new ServerLinks(log, driver, this.shaper);
     this.siteLinks = new SiteLinks(log, driver);
-    this.readBack = new PeerReadBack(log, (what, work) => this.serialize(what, work),
+    this.resync = new PeerResync(log, (what, work) => this.serialize(what, work),
       (serverId) => (this.failed.has(serverId) || this.closed ? undefined : this.servers.get(serverId)));
   }
 
@@ -111,7 +113,8 @@ export class KernelLive implements KernelPlane {
   /** The whole `inet wgcp` table of these servers, with the WAN set as followed now. */
   private wholeTable(models: ServerModel[]): string {
     const policy = fullPolicy(models);
-    for (const w of this.wan.current()) policy.wan.add(w);
+    const side = this.wan.current();
+    for (const k of ['wan', 'routerNets', 'routerNets6'] as const) for (const e of side[k]) policy[k].add(e);
     return renderTable(policy);
   }
 
@@ -126,31 +129,27 @@ export class KernelLive implements KernelPlane {
 
   failingRepairs(): FailingRepair[] { return this.repairBackoff.list(); }
 
-  /** One peer's change (src/kernel/peer-change.ts); the model follows once it holds. */
-  async applyPeer(change: PeerChange): Promise<void> {
-    const model = this.model(change.server.id);
-    // A failed server holds nothing in the kernel: its model follows, and it all goes in when it comes up.
-    if (!this.failed.has(change.server.id)) {
-      await applyPeerChange(change, model, { nft: (b) => this.nft.apply(b), shaper: this.shaper, log: this.log, readBackLater: (id, key) => this.readBack.later(id, key) });
-    }
-    this.followPeer(model, change);
-  }
+  /** One peer's change: the partial sync of that peer (src/kernel/peer-sync.ts). */
+  applyPeer(change: PeerChange<KernelPeer>): Promise<void> { return this.applyPeers([change]); }
 
-  /** Many peers in one batch (src/kernel/peer-batch.ts); the models follow once it holds. */
-  async applyPeers(changes: PeerChange[]): Promise<void> {
-    await applyPeerBatch(changes, { model: (id) => this.model(id), failed: (id) => this.failed.has(id), nft: (b) => this.nft.apply(b), log: this.log });
+  /** The partial sync of the peers the changes name (src/kernel/peer-sync.ts); the models follow once it holds. */
+  async applyPeers(changes: PeerChange<KernelPeer>[]): Promise<void> {
+    await applyPeerSync(changes, {
+      model: (id) => this.model(id), failed: (id) => this.failed.has(id), nft: (b) => this.nft.apply(b),
+      shaper: this.shaper, log: this.log, resyncLater: (id) => this.resync.later(id),
+    });
     for (const c of changes) this.followPeer(this.model(c.server.id), c);
   }
 
   /** The model takes a peer change (and its forwards) that the kernel holds now, or will when the server comes up. */
-  private followPeer(model: ServerModel, { before, after, forwards }: PeerChange): void {
+  private followPeer(model: ServerModel, { before, after, forwards }: PeerChange<KernelPeer>): void {
     const id = (after ?? before)!.id;
     for (const f of forwards?.before ?? []) model.forwards.delete(f.id);
     for (const f of forwards?.after ?? []) model.forwards.set(f.id, f);
     if (after) model.putPeer(after); else model.deletePeer(id);
   }
 
-  async applyServer({ before, after, peers, forwards }: ServerChange): Promise<void> {
+  async applyServer({ before, after, peers, forwards }: ServerChange<KernelPeer>): Promise<void> {
     if (!before && after) return this.createServer(new ServerModel(after, peers, forwards));
     if (before && !after) return this.failed.has(before.id) ? this.dropFailedServer(this.model(before.id)) : this.deleteServer(this.model(before.id));
     if (before && after) return this.failed.has(before.id) ? this.updateFailedServer(this.model(before.id), after) : this.updateServer(this.model(before.id), after);
@@ -178,7 +177,80 @@ export class KernelLive implements KernelPlane {
 
   /** The reconciler's view (src/kernel/live-reconcile-target.ts) and its hooks. */
   reconcileTarget(observe: ReconcileObserver): ReconcileTarget {
-    return this.reconciler.target({
+    return this.reconciler.target(this.liveParts(), observe);
+  }
+
+  /**
+   * The one sync of a server to what the store says (`desired`; null: the store has it no
+   * more). Partial (`peers` named: a change, a replicated row) costs what the peers named
+   * cost: the rows that differ from what the kernel holds go in one partial sync. Full
+   * ('all': start-up, restore, repair, retry) does that for every row, then reads the kernel
+   * itself (links, peers, IPv6 forwarding, the table, bandwidth limits) and puts right what
+   * differs, each kind in one batch. Resolves with the rows held before, for its undo.
+   */
+  async syncServer(serverId: number, desired: ServerState | null, opts: SyncOptions): Promise<SyncUndo> {
+    const known = this.servers.get(serverId);
+    if (!desired) {
+      if (known) await this.applyServer({ before: known.server, after: null, peers: [], forwards: [] });
+      return { server: known?.server ?? null, peers: known ? [...known.peers.values()] : [], forwards: known ? [...known.forwards.values()] : [], ids: known ? [...known.peers.keys()] : [] };
+    }
+    if (!known) {
+      await this.applyServer({ before: null, after: desired.server, peers: desired.peers, forwards: desired.forwards });
+      return { server: null, peers: [], forwards: [], ids: [] };
+    }
+    const undo: SyncUndo = { server: known.server, peers: [], forwards: [...known.forwards.values()], ids: [] };
+    // Each part undoes itself if it fails; the parts before it are undone here, in reverse, so
+    // a sync that fails leaves the kernel as it was (the runner then commits nothing).
+    const back: { what: string; run(): Promise<void> }[] = [];
+    try {
+      if (JSON.stringify(known.server) !== JSON.stringify(desired.server)) {
+        const change = { before: known.server, after: desired.server, peers: [], forwards: [] };
+        await this.applyServer(change);
+        back.push({ what: 'server', run: () => this.applyServer({ ...change, before: change.after, after: change.before }) });
+      }
+      const m = this.model(serverId);
+      const changes = peerChangesToward(m, desired, opts.peers);
+      Object.assign(undo, heldRows(m, changes));
+      if (changes.length) {
+        await this.applyPeers(changes);
+        back.push({ what: 'peers', run: () => this.applyPeers(changes.map((c) => ({ ...c, before: c.after, after: c.before })).reverse()) });
+      }
+      for (const f of forwardChangesToward(m, desired)) {
+        await this.applyForward(f);
+        back.push({ what: 'forward', run: () => this.applyForward({ ...f, before: f.after, after: f.before }) });
+      }
+    } catch (err) {
+      for (const b of back.reverse()) {
+        await b.run().catch((e: unknown) => this.log.error('undoing a sync failed: the kernel may differ from the database until restart', { serverID: serverId, step: b.what, error: e instanceof Error ? e.message : String(e) }));
+      }
+      throw err;
+    }
+    if (opts.peers === 'all' && !this.failed.has(serverId)) await this.repairServer(serverId);
+    return undo;
+  }
+
+  /**
+   * A full sync's read of the kernel: each kind read, diffed against the model and put right
+   * in one batch. A repair that fails is said and left to the reconciler's next pass (with
+   * its back-off): the rows are synced, and drift never fails the change that synced them.
+   */
+  private async repairServer(serverId: number): Promise<void> {
+    const view = this.reconciler.view(this.liveParts());
+    const only = new Set([serverId]);
+    for (const c of COMPARERS) {
+      for (const f of await c.inspect(view, only).catch(() => [])) {
+        try {
+          await f.repair();
+          this.log.warn('kernel drift put right by a full sync', { serverID: serverId, kind: f.kind, ...f.counts });
+        } catch (err) {
+          this.log.warn('a full sync could not put a drift right: the reconciler tries again', { serverID: serverId, kind: f.kind, error: err instanceof Error ? err.message : String(err) });
+        }
+      }
+    }
+  }
+
+  private liveParts(): LivePlaneParts {
+    return {
       driver: this.driver.kind,
       upServers: () => [...this.servers.values()].filter((m) => !this.failed.has(m.server.id)),
       known: (serverId) => this.servers.get(serverId),
@@ -196,7 +268,7 @@ export class KernelLive implements KernelPlane {
         }
       },
       shaper: this.shaper,
-    }, observe);
+    };
   }
 
   /** Process ids of wgcp's own nft (its session), so the monitor can tell its changes from others'. */

@@ -18,7 +18,10 @@ export const kernelPeer = (p: KernelPeer): KernelPeer => ({
   allowAccess: p.allowAccess.length === 0 ? NO_ACCESS as number[] : [...p.allowAccess], allowInternet: p.allowInternet, enabled: p.enabled,
   downloadLimitMbps: p.downloadLimitMbps ?? null, uploadLimitMbps: p.uploadLimitMbps ?? null,
   networks: p.networks === undefined || p.networks.length === 0 ? NO_NETWORKS as string[] : [...p.networks],
+  lanAccess: reachCopy(p.lanAccess), reachableFrom: reachCopy(p.reachableFrom),
 });
+
+const reachCopy = (r: KernelPeer['lanAccess']): 'lan' | string[] => (r === 'lan' ? 'lan' : r === undefined || r.length === 0 ? NO_NETWORKS as string[] : [...r]);
 
 export class ServerModel implements ServerView {
   readonly peers: Map<number, KernelPeer>;

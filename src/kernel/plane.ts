@@ -5,38 +5,34 @@ import type { KernelPeer, PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import type { KernelRepairNote } from '../store/kernel-repairs';
 import type { ServerFailure } from './failed-servers';
-import type { FailingRepair } from './repair-backoff';
+import type { FailingRepair, RepairBackoff } from './repair-backoff';
+import type { ReconcileObserver } from './live-reconcile-target';
+import type { ReconcileTarget } from './reconcile-target';
+import type { PortForward } from '../store/forwards';
+import type { SyncOptions, SyncUndo } from './server-sync';
 import type { SiteLinkChange } from './site-links';
 import type { SiteLinkRecord } from '../store/site-links';
 
-export interface PeerChange {
+export type { PortForward };
+
+/** A peer's change: the operations carry whole records; the kernel reads only a KernelPeer's fields (a sync takes rows as the model holds them). */
+export interface PeerChange<P extends KernelPeer = PeerRecord> {
   server: ServerRecord;
-  before: PeerRecord | null;
-  after: PeerRecord | null;
+  before: P | null;
+  after: P | null;
   /** The peer's port forwards before and after, when the change moves them (a new address, a delete): one kernel change with the peer's. */
   forwards?: { before: PortForward[]; after: PortForward[] };
 }
 
-export interface ServerChange {
+export interface ServerChange<P extends KernelPeer = PeerRecord> {
   before: ServerRecord | null;
   after: ServerRecord | null;
   /** The peers a new server starts with (an import brings some); an update or a delete carries none: the plane keeps those it holds. */
-  peers: PeerRecord[];
+  peers: P[];
   /** The server's forwards as they stand after the change (none when it is deleted). */
   forwards: PortForward[];
 }
 
-/** A device port forward: in forward mode, DNAT from the router's listenPort to targetIp:targetPort. */
-export interface PortForward {
-  id: number;
-  serverId: number;
-  protocol: 'tcp' | 'udp';
-  listenPort: number;
-  targetIp: string;
-  /** The device's IPv6 address, when it has one: the forward is reachable over IPv6 too. */
-  targetIp6: string | null;
-  targetPort: number;
-}
 
 export interface ForwardChange {
   server: ServerRecord;
@@ -88,8 +84,20 @@ export interface KernelPlane {
   applySiteLink?(change: SiteLinkChange): Promise<void>;
   /** Start-up, after reconcile: every stored site link up. */
   bringUpSiteLinks?(links: SiteLinkRecord[]): Promise<void>;
+  /**
+   * The one sync of a server to what the store says (null: the store has it no more):
+   * partial (the peers named) or full ('all', which reads the kernel too). Only the change
+   * runner calls it (src/ops/kernel-sync.ts); resolves with the rows held before, for its undo.
+   */
+  syncServer(serverId: number, desired: ServerState | null, opts: SyncOptions): Promise<SyncUndo>;
   /** Kernel work that is not a change of the store (a failed server's retry) waits its turn through this. */
   setSerializer?(serialize: (what: string, work: () => Promise<void>) => Promise<void>): void;
+  /** The reconciler's view of the plane and its hooks (absent where the kernel is not driven). */
+  reconcileTarget?(observe: ReconcileObserver): ReconcileTarget;
+  /** Process ids of wgcp's own nft, so the monitor can tell its changes from others'. */
+  ownNftPids?(): (number | null)[];
+  /** Where failed repairs wait (shown in /healthz and /metrics). */
+  readonly repairBackoff?: RepairBackoff;
   /** Live counters of a server's peers, keyed by public key; empty when nothing is known. Read without holding the event loop. */
   peerCounters(server: ServerRecord): Promise<Map<string, PeerCounters>>;
   close(): Promise<void>;
@@ -107,6 +115,7 @@ export class KernelOff implements KernelPlane {
   async applyPeer(_change: PeerChange): Promise<void> {}
   async applyPeers(_changes: PeerChange[]): Promise<void> {}
   async applyForward(_change: ForwardChange): Promise<void> {}
+  async syncServer(_serverId: number, _desired: ServerState | null, _opts: SyncOptions): Promise<SyncUndo> { return { server: null, peers: [], forwards: [], ids: [] }; }
   async peerCounters(): Promise<Map<string, PeerCounters>> { return new Map(); }
   async close(): Promise<void> {}
 }

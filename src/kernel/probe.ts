@@ -3,7 +3,7 @@
 // does not use), and which WireGuard: the kernel module (a probe link) or wireguard-go.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { runSync as run, succeedsSync as succeeds } from './command';
+import { runSync as run, succeedsSync as succeeds } from '../exec/command';
 
 export type IpTool = 'iproute2' | 'busybox';
 export type Probe = { ok: true; wireguard: 'kernel' | 'wireguard-go'; ip: IpTool } | { ok: false; reason: string };

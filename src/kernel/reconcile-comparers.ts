@@ -3,30 +3,22 @@
 // holds. Nothing outside wgcp's own links and the `inet wgcp` table is read or touched.
 import fs from 'node:fs';
 import path from 'node:path';
-import { SECRET_FILE, run } from './command';
+import { run } from '../exec/command';
 import { dumpInterface } from '../wg/link';
 import { linkInfo } from '../wg/link-owner';
 import { enableIpv6Forwarding, ipv6ForwardingState } from '../wg/ipv6-forwarding';
-import { peerDrift, peerDriftCounts, peerRepair, wantedOfModel, type PeerRepair } from './reconcile-peers';
-import { runWgBatch } from './peer-batch';
+import { peerDrift, peerDriftCounts, peerRepair, wantedOfModel } from './reconcile-peers';
+import { applyPeerRepair } from './interface-peers';
 import { nftDrift, parseTable } from './reconcile-nft';
 import type { Comparer, Finding, ReconcileTarget } from './reconcile-target';
 import { hasDrift } from '../shaping/compare';
 import type { ServerModel } from './model';
+import { routerRoutes, type RouterRoute } from '../net/router-routes';
+import { addRoutes } from '../wg/peer-routes';
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 const picked = (t: ReconcileTarget, servers: ReadonlySet<number> | null): ServerModel[] => t.upServers().filter((m) => !servers || servers.has(m.server.id));
-
-/**
- * A peer repair as one batch: foreign peers removed (many to a `wg set`), then every drifted
- * peer in one `wg addconf` read from a private file. 6,000 peers are two tool runs, not 6,000.
- */
-async function runPeerRepair(ifname: string, r: PeerRepair): Promise<void> {
-  if (r.removals.length) await runWgBatch(ifname, r.removals);
-  // A whole interface's worth (10,000 peers) takes wireguard-go about 2 s, as a bring-up's syncconf.
-  if (r.conf !== null) await run('wg', ['addconf', ifname, SECRET_FILE], { secret: r.conf, timeoutMs: 60_000 });
-}
 
 /** Peers of each interface, from a fresh `wg show dump` (the usage cycle's dump is the cheap first look). */
 export const peerComparer: Comparer = {
@@ -48,7 +40,7 @@ export const peerComparer: Comparer = {
       out.push({
         kind: 'peer', serverId: m.server.id, interface: ifname, counts, items: drift.missing.length + drift.wrong.length + drift.keepalive.length + drift.extra.length,
         summary: `${ifname}: ${drift.missing.length} peers missing, ${drift.wrong.length} with other keys or allowed IPs, ${drift.keepalive.length} with a keepalive, ${drift.extra.length} not wgcp's`,
-        repair: () => runPeerRepair(ifname, repair),
+        repair: () => applyPeerRepair(ifname, repair),
       });
     }
     return out;
@@ -64,12 +56,26 @@ const isUp = (ifname: string): boolean => {
   }
 };
 
-/** Each server's interface: there, wgcp's, and up. Read from /sys: no tool runs when nothing drifted. */
+/** The networks behind a server's peers that have no route through its interface (`routes`: the main table's, as router-routes.ts reads them). */
+function missingRoutes(m: ServerModel, routes: readonly RouterRoute[]): string[] {
+  const held = new Set(routes.filter((r) => r.dev === m.server.interface).map((r) => r.prefix));
+  const out: string[] = [];
+  for (const p of m.peers.values()) for (const n of p.networks ?? []) if (!held.has(n)) out.push(n);
+  return out;
+}
+
+/**
+ * Each server's interface: there, wgcp's, and up, and a route through it for each network
+ * behind its peers. Read from /sys and /proc: no tool runs when nothing drifted. Only a
+ * missing route is put back; a route wgcp did not make is never touched.
+ */
 export const linkComparer: Comparer = {
   kind: 'link',
   async inspect(t, servers) {
     const out: Finding[] = [];
-    for (const m of picked(t, servers)) {
+    const models = picked(t, servers);
+    const routes = models.some((m) => [...m.peers.values()].some((p) => (p.networks ?? []).length > 0)) ? routerRoutes(new Set()) : [];
+    for (const m of models) {
       const ifname = m.server.interface;
       const link = linkInfo(ifname);
       // A link of that name that is not wgcp's is never touched: the server's retry says why.
@@ -80,6 +86,15 @@ export const linkComparer: Comparer = {
         out.push({ kind: 'link', serverId: m.server.id, interface: ifname, counts: { linksMissing: 1 }, items: 1 + m.peers.size, summary: `${ifname}: the interface is gone`, repair: () => t.reviveLink(m.server.id) });
       } else if (!isUp(ifname)) {
         out.push({ kind: 'link', serverId: m.server.id, interface: ifname, counts: { linksDown: 1 }, items: 1, summary: `${ifname}: the interface is down`, repair: () => t.configureLink(m.server.id) });
+      } else {
+        const missing = missingRoutes(m, routes);
+        if (missing.length) {
+          out.push({
+            kind: 'link', serverId: m.server.id, interface: ifname, counts: { routesMissing: missing.length }, items: missing.length,
+            summary: `${ifname}: ${missing.length} routes of the networks behind its peers missing (${missing.slice(0, 4).join(', ')}${missing.length > 4 ? ', …' : ''})`,
+            repair: () => addRoutes(ifname, missing),
+          });
+        }
       }
     }
     return out;
@@ -124,7 +139,7 @@ export const nftComparer: Comparer = {
     // The parse, the policy and the compare each take a turn of their own (tens of ms at 30,000 elements).
     const state = json === null ? null : parseTable(json);
     await nextTurn();
-    const wanted = t.wantedTable();
+    const wanted = t.wantedTable(state?.elements);
     await nextTurn();
     const drift = nftDrift(state, wanted, t.chainReference);
     // The chains as wgcp loaded them are learned once, at the first compare after start-up, from a table that has wgcp's shape.

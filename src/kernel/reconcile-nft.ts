@@ -32,6 +32,9 @@ const FIELD_OF: Record<string, keyof PolicyElements> = Object.fromEntries(Object
 
 function part(v: unknown, type: string): string | null {
   if (typeof v === 'number') return String(v);
+  // An interval set's prefix (`10.90.0.0/24`), as wgcp writes it (nft/elements.ts prefixElement).
+  const prefix = (v as { prefix?: { addr?: unknown; len?: unknown } } | null)?.prefix;
+  if (prefix && typeof prefix.addr === 'string' && typeof prefix.len === 'number') return `${prefix.addr}/${prefix.len}`;
   if (typeof v !== 'string') return null;
   return type === 'ifname' ? `"${v}"` : v;
 }

@@ -16,8 +16,12 @@ export interface ReconcileTarget {
   readonly driver: 'kernel' | 'wireguard-go';
   /** The servers the kernel should hold now; failed ones hold nothing and are retried with back-off. */
   upServers(): ServerModel[];
-  /** The whole `inet wgcp` policy as wgcp holds it (the WAN set included). */
-  wantedTable(): PolicyElements;
+  /**
+   * The whole `inet wgcp` policy as wgcp holds it (the WAN set included). `found`: the table as
+   * read, from which a target that does not follow the router's side itself (the CLI's check)
+   * takes the router's networks: wgcpd's reading of the routes, not the database's.
+   */
+  wantedTable(found?: PolicyElements): PolicyElements;
   /** The chains as wgcp loads them, read back once at the first compare after start-up (their text never changes; null until then, or from the CLI). */
   chainReference: ChainReference | null;
   /** Element adds and deletes, one transaction through wgcp's own nft session. */

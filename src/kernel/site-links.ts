@@ -5,7 +5,7 @@
 // start-up brings every stored link up again after the servers' reconcile.
 import type { Logger } from '../log';
 import type { SiteLinkRecord } from '../store/site-links';
-import { run, SECRET_FILE } from './command';
+import { run, SECRET_FILE } from '../exec/command';
 import { checkIfname, DEFAULT_MTU, type LinkDriver } from '../wg/link';
 import { addRoutes } from '../wg/peer-routes';
 import { renderSiteLinkConf, siteLinkAddresses } from '../wg/site-link-conf';

@@ -64,7 +64,7 @@ export class MetricsTally {
 
   constructor() {
     // Known label values start at 0, so that rate() and increase() see their first event.
-    for (const kind of ['server', 'peer', 'forward', 'reconcile']) this.kernelFailures.inc([kind], 0);
+    for (const kind of ['server', 'peer', 'forward', 'reconcile', 'sync']) this.kernelFailures.inc([kind], 0);
     for (const result of ['ok', 'rejected', 'error']) this.heartbeats.inc([result], 0);
     for (const kind of DRIFT_KINDS) { this.driftRepairs.inc([kind], 0); this.driftChecks.inc([kind], 0); }
     for (const result of ['provisioned', 'rejected', 'limited', 'error']) this.provisions.inc([result], 0);

@@ -1,6 +1,6 @@
 // Loads a whole batch into nftables with one `nft -f -` (start-up's table replacement): the
 // kernel applies all of it or none. Incremental batches go through NftSession instead.
-import { run } from '../kernel/command';
+import { run } from '../exec/command';
 
 export async function applyBatch(batch: string): Promise<void> {
   if (batch === '') return;

@@ -1,7 +1,7 @@
 // The policy of the `inet wgcp` table as plain element sets, each element already in nft
 // syntax. Only validated addresses, ports and interface names ever become element text.
-import { parseCidr, parseIpv4, formatIpv4 } from '../wg/ipv4';
-import { formatIpv6, parseCidr6, parseIpv6 } from '../wg/ipv6';
+import { formatNetwork, parseCidr, parseIpv4, formatIpv4 } from '../wg/ipv4';
+import { formatIpv6, formatNetwork6, parseCidr6, parseIpv6 } from '../wg/ipv6';
 import { isInterfaceName } from '../wg/interface-name';
 
 export interface PolicyElements {
@@ -9,20 +9,39 @@ export interface PolicyElements {
   tunnels: Set<string>;
   /** Each tunnel's own address, reachable from its peers: `"wgcp1" . 10.8.0.1`. */
   serverAddrs: Set<string>;
-  /** allowAccess, source . destination, new connections one way: `10.8.0.2 . 10.8.0.3`. */
+  /**
+   * allowAccess, source . destination, new connections one way: `10.8.0.2 . 10.8.0.3`. A peer
+   * stands for its address and its networks (`10.8.0.2 . 10.90.0.0/24`): WireGuard lets in
+   * only sources in the peer's AllowedIPs, so a source address names its peer.
+   */
   pairs: Set<string>;
-  /** Peers whose traffic may leave through the router's other interfaces, masqueraded. */
+  /** Peers (address and networks) whose traffic may go to the internet, masqueraded. */
   internet: Set<string>;
+  /** lanAccess "lan": peers (address and networks) that may reach every network and address of the router. */
+  lanAll: Set<string>;
+  /** lanAccess prefixes: peer source . a prefix of the router's networks it may reach. */
+  lanAccess: Set<string>;
+  /** reachableFrom "lan": peers (address and networks) that hosts of the router's networks may open connections to. */
+  reachLan: Set<string>;
+  /** reachableFrom prefixes: source prefix . peer destination that it may open connections to. */
+  reachFrom: Set<string>;
+  /** The router's own networks (its routes through non-tunnel interfaces): the LAN side, not the internet. */
+  routerNets: Set<string>;
   /** Device port forwards, `tcp . 8080` to `10.8.0.5 . 80`. */
   forwards: Map<string, string>;
   /** Interfaces of standalone servers: kept apart from forward-mode tunnels, both ways. */
   standalone: Set<string>;
   /** The router's WAN side: the only interfaces whose packets port forwards apply to. */
   wan: Set<string>;
-  /** The IPv6 twins of serverAddrs, pairs, internet and forwards. */
+  /** The IPv6 twins of serverAddrs, pairs, internet, the LAN sets and forwards. */
   serverAddrs6: Set<string>;
   pairs6: Set<string>;
   internet6: Set<string>;
+  lanAll6: Set<string>;
+  lanAccess6: Set<string>;
+  reachLan6: Set<string>;
+  reachFrom6: Set<string>;
+  routerNets6: Set<string>;
   forwards6: Map<string, string>;
 }
 
@@ -30,16 +49,35 @@ export const SET_NAMES = {
   tunnels: 'tunnels', serverAddrs: 'server_addrs', pairs: 'pairs', internet: 'internet', forwards: 'port_forwards',
   standalone: 'standalone', wan: 'wan_ifaces',
   serverAddrs6: 'server_addrs6', pairs6: 'pairs6', internet6: 'internet6', forwards6: 'port_forwards6',
+  lanAll: 'lan_all', lanAccess: 'lan_access', reachLan: 'reach_lan', reachFrom: 'reach_from', routerNets: 'router_nets',
+  lanAll6: 'lan_all6', lanAccess6: 'lan_access6', reachLan6: 'reach_lan6', reachFrom6: 'reach_from6', routerNets6: 'router_nets6',
 } as const;
 
-export const ELEMENT_SETS = ['tunnels', 'serverAddrs', 'pairs', 'internet', 'standalone', 'wan', 'serverAddrs6', 'pairs6', 'internet6'] as const;
+export const ELEMENT_SETS = ['tunnels', 'serverAddrs', 'pairs', 'internet', 'standalone', 'wan', 'serverAddrs6', 'pairs6', 'internet6',
+  'lanAll', 'lanAccess', 'reachLan', 'reachFrom', 'routerNets', 'lanAll6', 'lanAccess6', 'reachLan6', 'reachFrom6', 'routerNets6'] as const;
 
 export function emptyElements(): PolicyElements {
   return {
     tunnels: new Set(), serverAddrs: new Set(), pairs: new Set(), internet: new Set(), forwards: new Map(), standalone: new Set(), wan: new Set(),
     serverAddrs6: new Set(), pairs6: new Set(), internet6: new Set(), forwards6: new Map(),
+    lanAll: new Set(), lanAccess: new Set(), reachLan: new Set(), reachFrom: new Set(), routerNets: new Set(),
+    lanAll6: new Set(), lanAccess6: new Set(), reachLan6: new Set(), reachFrom6: new Set(), routerNets6: new Set(),
   };
 }
+
+/**
+ * A prefix as an element of an interval set, as nft lists it back: the network
+ * (`10.90.0.0/24`), a single host as its address alone (`10.8.0.2`, `fd00::2`).
+ */
+export function prefixElement(prefix: string): string {
+  const v4 = parseCidr(prefix);
+  if (v4) return v4.prefix === 32 ? formatIpv4(v4.ip) : formatNetwork(v4);
+  const v6 = parseCidr6(prefix);
+  if (v6) return v6.prefix === 128 ? formatIpv6(v6.ip) : formatNetwork6(v6);
+  throw new Error(`${JSON.stringify(prefix)} is not a prefix`);
+}
+
+export const isPrefix6 = (prefix: string): boolean => prefix.includes(':');
 
 
 export function ifnameElement(name: string): string {

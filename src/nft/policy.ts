@@ -1,11 +1,11 @@
 // Which elements a server, a peer or a forward contributes to the table (DESIGN.md 6).
 // Slices are computed from the changed thing and its neighbours only, so a peer change
 // costs the same whatever the number of peers.
-import type { PortForward } from '../kernel/plane';
+import type { PortForward } from '../store/forwards';
 import type { KernelPeer } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import {
-  emptyElements, forwardKey, forwardTarget, forwardTarget6, ifnameElement, ip6Element, ipElement, mergeInto, pair6Element, pairElement,
+  emptyElements, forwardKey, forwardTarget, forwardTarget6, ifnameElement, ip6Element, ipElement, isPrefix6, mergeInto, prefixElement,
   serverAddr6Element, serverAddrElement,
   type PolicyElements,
 } from './elements';
@@ -18,32 +18,55 @@ export interface ServerView {
 
 const inPolicy = (server: ServerRecord): boolean => server.mode === 'forward';
 
+/** A peer's addresses of one family, as interval-set elements: its tunnel address and its networks. */
+export function peerPrefixes(peer: KernelPeer, v6: boolean): string[] {
+  const own = v6 ? peer.ip6 : peer.ip;
+  const out = own === null ? [] : [v6 ? ip6Element(own) : ipElement(own)];
+  for (const n of peer.networks ?? []) if (isPrefix6(n) === v6) out.push(prefixElement(n));
+  return out;
+}
+
+const FAMILY = {
+  v4: { pairs: 'pairs', internet: 'internet', lanAll: 'lanAll', lanAccess: 'lanAccess', reachLan: 'reachLan', reachFrom: 'reachFrom' },
+  v6: { pairs: 'pairs6', internet: 'internet6', lanAll: 'lanAll6', lanAccess: 'lanAccess6', reachLan: 'reachLan6', reachFrom: 'reachFrom6' },
+} as const;
+
+const cross = (into: Set<string>, from: readonly string[], to: readonly string[]): void => {
+  for (const a of from) for (const b of to) into.add(`${a} . ${b}`);
+};
+
 /**
  * The elements that involve one peer: its own allowAccess pairs, the pairs of peers that
- * name it (`referrers`), and its internet flag. Disabled peers hold nothing.
+ * name it (`referrers`), its internet flag, its reach into the router's networks
+ * (lanAccess) and theirs into it (reachableFrom). A peer is its address and its networks
+ * in every one of them. Disabled peers hold nothing.
  */
 export function peerSlice(server: ServerRecord, peer: KernelPeer | null, lookup: (id: number) => KernelPeer | undefined, referrers: Iterable<number>): PolicyElements {
   const out = emptyElements();
   if (!inPolicy(server) || !peer || !peer.enabled) return out;
+  const targets: KernelPeer[] = [];
   for (const id of peer.allowAccess) {
     const target = id === peer.id ? undefined : lookup(id);
-    if (target && target.enabled) out.pairs.add(pairElement(peer.ip, target.ip));
+    if (target && target.enabled) targets.push(target);
   }
+  const sources: KernelPeer[] = [];
   for (const id of referrers) {
     const source = id === peer.id ? undefined : lookup(id);
-    if (source && source.enabled && source.allowAccess.includes(peer.id)) out.pairs.add(pairElement(source.ip, peer.ip));
+    if (source && source.enabled && source.allowAccess.includes(peer.id)) sources.push(source);
   }
-  if (peer.allowInternet) out.internet.add(ipElement(peer.ip));
-  if (peer.ip6 !== null) {
-    for (const id of peer.allowAccess) {
-      const target = id === peer.id ? undefined : lookup(id);
-      if (target && target.enabled && target.ip6 !== null) out.pairs6.add(pair6Element(peer.ip6, target.ip6));
-    }
-    for (const id of referrers) {
-      const source = id === peer.id ? undefined : lookup(id);
-      if (source && source.enabled && source.ip6 !== null && source.allowAccess.includes(peer.id)) out.pairs6.add(pair6Element(source.ip6, peer.ip6));
-    }
-    if (peer.allowInternet) out.internet6.add(ip6Element(peer.ip6));
+  for (const v6 of [false, true]) {
+    const f = FAMILY[v6 ? 'v6' : 'v4'];
+    const mine = peerPrefixes(peer, v6);
+    if (mine.length === 0) continue;
+    for (const t of targets) cross(out[f.pairs], mine, peerPrefixes(t, v6));
+    for (const s of sources) cross(out[f.pairs], peerPrefixes(s, v6), mine);
+    if (peer.allowInternet) for (const e of mine) out[f.internet].add(e);
+    const lan = peer.lanAccess ?? [];
+    if (lan === 'lan') for (const e of mine) out[f.lanAll].add(e);
+    else cross(out[f.lanAccess], mine, lan.filter((n) => isPrefix6(n) === v6).map(prefixElement));
+    const from = peer.reachableFrom ?? [];
+    if (from === 'lan') for (const e of mine) out[f.reachLan].add(e);
+    else cross(out[f.reachFrom], from.filter((n) => isPrefix6(n) === v6).map(prefixElement), mine);
   }
   return out;
 }

@@ -13,6 +13,16 @@ function mapLine(map: Map<string, string>): string {
   return elementsLine([...map].map(([k, v]) => `${k} : ${v}`));
 }
 
+/** The sets of the router's own networks and who may reach them or be reached from them: all interval sets. */
+function lanSets(el: PolicyElements): string {
+  const one = (name: string, type: string, items: Set<string>): string => `  set ${name} {\n    type ${type}\n    flags interval${elementsLine(items)}\n  }\n`;
+  return one(SET_NAMES.routerNets, 'ipv4_addr', el.routerNets) + one(SET_NAMES.routerNets6, 'ipv6_addr', el.routerNets6)
+    + one(SET_NAMES.lanAll, 'ipv4_addr', el.lanAll) + one(SET_NAMES.lanAll6, 'ipv6_addr', el.lanAll6)
+    + one(SET_NAMES.lanAccess, 'ipv4_addr . ipv4_addr', el.lanAccess) + one(SET_NAMES.lanAccess6, 'ipv6_addr . ipv6_addr', el.lanAccess6)
+    + one(SET_NAMES.reachLan, 'ipv4_addr', el.reachLan) + one(SET_NAMES.reachLan6, 'ipv6_addr', el.reachLan6)
+    + one(SET_NAMES.reachFrom, 'ipv4_addr . ipv4_addr', el.reachFrom) + one(SET_NAMES.reachFrom6, 'ipv6_addr . ipv6_addr', el.reachFrom6).trimEnd();
+}
+
 /** The table's definition alone (what `nft list table inet wgcp` shows, give or take layout). */
 export function renderDefinition(el: PolicyElements): string {
   return `table ${TABLE} {
@@ -23,10 +33,12 @@ export function renderDefinition(el: PolicyElements): string {
     type ifname . ipv4_addr${elementsLine(el.serverAddrs)}
   }
   set ${SET_NAMES.pairs} {
-    type ipv4_addr . ipv4_addr${elementsLine(el.pairs)}
+    type ipv4_addr . ipv4_addr
+    flags interval${elementsLine(el.pairs)}
   }
   set ${SET_NAMES.internet} {
-    type ipv4_addr${elementsLine(el.internet)}
+    type ipv4_addr
+    flags interval${elementsLine(el.internet)}
   }
   map ${SET_NAMES.forwards} {
     type inet_proto . inet_service : ipv4_addr . inet_service${mapLine(el.forwards)}
@@ -41,11 +53,14 @@ export function renderDefinition(el: PolicyElements): string {
     type ifname . ipv6_addr${elementsLine(el.serverAddrs6)}
   }
   set ${SET_NAMES.pairs6} {
-    type ipv6_addr . ipv6_addr${elementsLine(el.pairs6)}
+    type ipv6_addr . ipv6_addr
+    flags interval${elementsLine(el.pairs6)}
   }
   set ${SET_NAMES.internet6} {
-    type ipv6_addr${elementsLine(el.internet6)}
+    type ipv6_addr
+    flags interval${elementsLine(el.internet6)}
   }
+${lanSets(el)}
   map ${SET_NAMES.forwards6} {
     type inet_proto . inet_service : ipv6_addr . inet_service${mapLine(el.forwards6)}
   }
@@ -57,8 +72,10 @@ export function renderDefinition(el: PolicyElements): string {
     ct state established,related accept
     iifname . ip daddr @${SET_NAMES.serverAddrs} accept
     iifname . ip6 daddr @${SET_NAMES.serverAddrs6} accept
-    ip saddr @${SET_NAMES.internet} accept
-    ip6 saddr @${SET_NAMES.internet6} accept
+    ip saddr @${SET_NAMES.lanAll} accept
+    ip6 saddr @${SET_NAMES.lanAll6} accept
+    ip saddr . ip daddr @${SET_NAMES.lanAccess} accept
+    ip6 saddr . ip6 daddr @${SET_NAMES.lanAccess6} accept
     drop
   }
   chain forward {
@@ -66,13 +83,27 @@ export function renderDefinition(el: PolicyElements): string {
     iifname @${SET_NAMES.standalone} oifname @${SET_NAMES.tunnels} drop
     iifname @${SET_NAMES.tunnels} oifname @${SET_NAMES.standalone} drop
     iifname @${SET_NAMES.tunnels} jump tunnel_forward
+    oifname @${SET_NAMES.tunnels} jump tunnel_inbound
   }
   chain tunnel_forward {
     ct state established,related accept
     ip saddr . ip daddr @${SET_NAMES.pairs} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.pairs6} accept
-    oifname != @${SET_NAMES.tunnels} ip saddr @${SET_NAMES.internet} accept
-    oifname != @${SET_NAMES.tunnels} ip6 saddr @${SET_NAMES.internet6} accept
+    ip saddr . ip daddr @${SET_NAMES.lanAccess} accept
+    ip6 saddr . ip6 daddr @${SET_NAMES.lanAccess6} accept
+    ip daddr @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.lanAll} accept
+    ip6 daddr @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.lanAll6} accept
+    oifname != @${SET_NAMES.tunnels} ip daddr != @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.internet} accept
+    oifname != @${SET_NAMES.tunnels} ip6 daddr != @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.internet6} accept
+    drop
+  }
+  chain tunnel_inbound {
+    ct state established,related accept
+    ct status dnat accept
+    ip saddr @${SET_NAMES.routerNets} ip daddr @${SET_NAMES.reachLan} accept
+    ip6 saddr @${SET_NAMES.routerNets6} ip6 daddr @${SET_NAMES.reachLan6} accept
+    ip saddr . ip daddr @${SET_NAMES.reachFrom} accept
+    ip6 saddr . ip6 daddr @${SET_NAMES.reachFrom6} accept
     drop
   }
   chain prerouting {

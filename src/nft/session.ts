@@ -1,15 +1,15 @@
 // Incremental batches through one long-lived `nft -i` instead of one `nft -f -` each: a
 // one-shot nft that deleted elements waits 10-20 ms in close() for an RCU grace period
 // before it can exit; a session keeps its netlink socket and answers in well under a
-// millisecond. The kept process, its order and its bound are src/kernel/kept-session.ts.
+// millisecond. The kept process, its order and its bound are src/exec/kept-session.ts.
 // Each batch is one line (nft makes each line one transaction) followed by a line that
 // cannot parse, whose error marks the end of that batch's answer; nothing before it means
 // committed.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CommandError, TOOL_TIMEOUT_MS } from '../kernel/command';
-import { KeptSession, type BatchAnswer, type BatchPlace, type KeptTool } from '../kernel/kept-session';
+import { CommandError, TOOL_TIMEOUT_MS } from '../exec/command';
+import { KeptSession, type BatchAnswer, type BatchPlace, type KeptTool } from '../exec/kept-session';
 import { applyBatch } from './apply';
 
 // Private folders of live sessions (nft -i keeps a history file in HOME), removed at exit.

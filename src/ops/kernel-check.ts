@@ -6,7 +6,7 @@
 // bandwidth limits); the WAN set is the one wgcpd holds (WGCP_WAN_INTERFACES, else the
 // interfaces of the default routes).
 import type { Store } from '../store/store';
-import { run } from '../kernel/command';
+import { run } from '../exec/command';
 import { checkLimits, limitsCheckFails, limitsCheckSummary } from '../shaping/check-limits';
 import { parseShapingTable } from '../shaping/compare-elements';
 import { namesOf, SHAPING_TABLE } from '../shaping/render';
@@ -30,9 +30,12 @@ function databaseTarget(store: Store, wan: string[]): ReconcileTarget {
     // A link that is gone is reported whatever runs it.
     driver: 'kernel',
     upServers: () => models,
-    wantedTable: () => {
+    wantedTable: (found) => {
       const policy = fullPolicy(models);
       for (const w of wan) policy.wan.add(ifnameElement(w));
+      // The router's networks are wgcpd's reading of the routes (kernel/wan-follower.ts, every
+      // few seconds), not the database's: taken as found, so a route just made is no drift.
+      for (const k of ['routerNets', 'routerNets6'] as const) for (const e of found?.[k] ?? []) policy[k].add(e);
       return policy;
     },
     chainReference: null,

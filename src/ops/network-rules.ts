@@ -6,7 +6,8 @@ import type { Store } from '../store/store';
 import { networkOf, parseCidr, maskOf } from '../wg/ipv4';
 import { networkOf6, parseCidr6 } from '../wg/ipv6';
 import { badField } from './field-error';
-import type { RouterRoute } from '../net/router-routes';
+import { routerRoutes, type RouterRoute } from '../net/router-routes';
+import { holds } from '../net/router-nets';
 
 /** Whether two prefixes (either family) share an address: one holds the other. */
 export function overlaps(a: string, b: string): boolean {
@@ -40,5 +41,37 @@ export function checkPeerNetworks(store: Store, networks: readonly string[], sel
       for (const other of held.networks) if (overlaps(n, other)) refuse(n, `overlaps ${other}, behind peer ${held.id}`);
     }
     for (const r of routes) if (overlaps(n, r.prefix)) refuse(n, `overlaps the router's own network ${r.prefix} (on ${r.dev})`);
+  }
+}
+
+/**
+ * Refuses a lanAccess that names what is not the router's: each prefix must lie inside one of
+ * the router's own networks (`routes`), and no two given may overlap. "lan" is always right.
+ */
+export function checkLanAccess(lan: 'lan' | readonly string[], routes: readonly RouterRoute[]): void {
+  if (lan === 'lan') return;
+  checkNoOverlap('lanAccess', lan);
+  for (const n of lan) {
+    if (!routes.some((r) => holds(r.prefix, n))) {
+      const nets = [...new Set(routes.map((r) => r.prefix))].join(', ') || 'none';
+      throw badField('lanAccess', `${n} is not inside one of the router's networks (${nets}); "lan" for all of them`);
+    }
+  }
+}
+
+/** checkLanAccess against the router's routes as they stand now (the tunnels' own left out). */
+export function checkLanAccessNow(store: Store, lan: 'lan' | readonly string[]): void {
+  if (lan === 'lan' || lan.length === 0) return;
+  checkLanAccess(lan, routerRoutes(new Set(store.servers.list().map((s) => s.interface))));
+}
+
+/** Refuses a reachableFrom whose prefixes overlap one another (the filter holds each pair once). */
+export function checkReachableFrom(from: 'lan' | readonly string[]): void {
+  if (from !== 'lan') checkNoOverlap('reachableFrom', from);
+}
+
+function checkNoOverlap(field: string, prefixes: readonly string[]): void {
+  for (const [i, n] of prefixes.entries()) {
+    for (const other of prefixes.slice(i + 1)) if (overlaps(n, other)) throw badField(field, `${n} overlaps ${other}, given too`);
   }
 }

@@ -5,7 +5,7 @@ import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { Store } from '../store/store';
 import type { ChangeOptions } from './runner';
-import type { PeerRecord } from '../store/peers';
+import type { NetworkReach, PeerRecord } from '../store/peers';
 import { mergeInput, withInitials } from '../resources/describe';
 import { PEER } from '../resources/peer';
 import type { ServerRecord } from '../store/servers';
@@ -18,7 +18,7 @@ import { bringsDeletionNearer, requirePeerDeleteRight } from './deletion-rights'
 import { forwardsOfPeerChange } from './forwards-follow';
 import { withScheduleState } from './schedule-state';
 import { isOverLimit } from '../data-limit';
-import { checkPeerNetworks } from './network-rules';
+import { checkLanAccessNow, checkPeerNetworks, checkReachableFrom } from './network-rules';
 import { routerRoutes } from '../net/router-routes';
 import { allocatePeerIp, allocatePeerIp6, checkAllowAccess, checkPeerIp, checkPeerIp6, checkPeerKey } from './peer-rules';
 
@@ -29,6 +29,12 @@ export type PeerInput = Partial<Omit<PeerRecord, 'id' | 'serverId' | 'privateKey
 export function checkNetworks(store: Store, networks: string[], selfId: number | null): void {
   const tunnels = new Set(store.servers.list().map((s) => s.interface));
   checkPeerNetworks(store, networks, selfId, routerRoutes(tunnels));
+}
+
+/** lanAccess and reachableFrom against the router's networks as they stand now. */
+function checkReach(store: Store, input: Pick<PeerInput, 'lanAccess' | 'reachableFrom'>): void {
+  if (input.lanAccess !== undefined) checkLanAccessNow(store, input.lanAccess);
+  if (input.reachableFrom !== undefined) checkReachableFrom(input.reachableFrom);
 }
 
 export function getPeer(app: Pick<App, 'store'>, id: number): PeerRecord {
@@ -66,12 +72,15 @@ export function createPeer(app: App, serverId: number, input: PeerInput, opts?: 
     const allowAccess = input.allowAccess ?? [];
     checkAllowAccess(store, server, allowAccess, null);
     if (input.networks?.length) checkNetworks(store, input.networks, null);
+    checkReach(store, input);
     const enabled = input.enabled ?? true;
     // The id is decided here so that the kernel holds the peer the commit writes.
     const peer: PeerRecord = withScheduleState(withInitials(PEER, {
       ...input, id: store.peers.nextId(), serverId: server.id, ip, ip6,
       publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey: generatePresharedKey(),
       allowAccess, enabled, disabledReasons: enabled ? [] : ['admin'], usageBytes: 0, createdAt: now, updatedAt: now,
+      // A new peer that does not say takes its server's lanAccess (none unless the server says).
+      lanAccess: input.lanAccess ?? server.lanAccess ?? [],
     }), Date.parse(now));
     return {
       kernel: [{ peer: { server, before: null, after: peer } }],
@@ -101,6 +110,9 @@ export function updatePeer(app: App, id: number, input: PeerInput, opts?: Change
     }
     if (input.allowAccess !== undefined) checkAllowAccess(store, server, next.allowAccess, before.id);
     if (input.networks !== undefined && input.networks.join() !== (before.networks ?? []).join()) checkNetworks(store, next.networks!, before.id);
+    // Judged when changed only: a form that sends them back as they were still saves after a LAN went away.
+    const changed = (a: NetworkReach | undefined, b: NetworkReach | undefined) => a !== undefined && String(a) !== String(b ?? []);
+    checkReach(store, { lanAccess: changed(input.lanAccess, before.lanAccess) ? input.lanAccess : undefined, reachableFrom: changed(input.reachableFrom, before.reachableFrom) ? input.reachableFrom : undefined });
     const forwards = forwardsOfPeerChange(store, before, next);
     return {
       kernel: [{ peer: { server, before, after: next, forwards } }],

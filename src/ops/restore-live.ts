@@ -28,28 +28,40 @@ function kernelView(store: Store, s: ServerRecord) {
   return { server: s, peers: store.peers.listByServer(s.id), forwards: store.forwards.kernelForwardsOfServer(s.id) };
 }
 
-/** The kernel's way from the live servers to the copy's: down what goes or differs, up what comes or differs. */
+/**
+ * The kernel's way from the live servers to the copy's: down what goes, a sync of each
+ * server both hold that differs (its rows to the copy's, then the kernel read and put right:
+ * a changed peer never takes its server down), up what comes.
+ */
 function kernelDelta(live: Store, copy: Store, isForeignLink: (name: string) => boolean): { kernel: KernelChange[]; changes: Map<number, { change: 'created' | 'updated' | 'deleted'; server: ServerRecord }> } {
   const before = new Map(live.servers.list().map((s) => [s.id, kernelView(live, s)]));
   const after = new Map(copy.servers.list().map((s) => [s.id, kernelView(copy, s)]));
   const down: KernelChange[] = [];
+  const sync: KernelChange[] = [];
   const up: KernelChange[] = [];
   const changes = new Map<number, { change: 'created' | 'updated' | 'deleted'; server: ServerRecord }>();
   for (const [id, b] of before) {
     const a = after.get(id);
     if (a && JSON.stringify(a) === JSON.stringify(b)) continue;
+    if (a) {
+      // A renamed interface is the same rule as an update's: a link wgcp did not make is never taken over.
+      if (a.server.interface !== b.server.interface && isForeignLink(a.server.interface)) throw foreignLinkError(a.server.interface);
+      sync.push({ sync: { serverId: id, desired: { server: a.server, peers: copy.peers.kernelPeersOf(id), forwards: a.forwards }, opts: { peers: 'all' } } });
+      changes.set(id, { change: 'updated', server: a.server });
+      continue;
+    }
     // Carries its peers so that the undo of this step makes the server whole again.
     down.push({ server: { before: b.server, after: null, peers: b.peers, forwards: b.forwards } });
-    changes.set(id, a ? { change: 'updated', server: a.server } : { change: 'deleted', server: b.server });
+    changes.set(id, { change: 'deleted', server: b.server });
   }
   for (const [id, a] of after) {
-    if (before.has(id) && !changes.has(id)) continue;
+    if (before.has(id)) continue;
     // The same rule as a new server's: a link wgcp did not make is never taken over.
     if (isForeignLink(a.server.interface)) throw foreignLinkError(a.server.interface);
     up.push({ server: { before: null, after: a.server, peers: a.peers, forwards: a.forwards } });
-    changes.set(id, { change: before.has(id) ? 'updated' : 'created', server: a.server });
+    changes.set(id, { change: 'created', server: a.server });
   }
-  return { kernel: [...down, ...up], changes };
+  return { kernel: [...down, ...sync, ...up], changes };
 }
 
 export interface LiveRestore { before: string; servers: number; peers: number; files: string[] }

@@ -17,7 +17,9 @@ import { isStorageFailure, type WriteFailure } from './storage-health';
 import { isHttpError } from 'http-errors';
 import { apiError } from '../error-registry';
 import type { EventBus, EventName, WgcpEvent } from '../events/bus';
-import type { ForwardChange, KernelPlane, PeerChange, ServerChange } from '../kernel/plane';
+import type { ForwardChange, KernelPlane, PeerChange, ServerChange, ServerState } from '../kernel/plane';
+import type { SyncOptions, SyncUndo } from '../kernel/server-sync';
+import { UNTIMED, type KernelTiming } from '../kernel/timing';
 import type { Logger } from '../log';
 import type { Actor } from '../store/audit';
 import type { Store } from '../store/store';
@@ -32,7 +34,12 @@ export type KernelChange =
   | { forward: ForwardChange }
   | { repair: KernelRepair }
   /** This router's link to another wgcp router (wgcp join). */
-  | { siteLink: SiteLinkChange };
+  | { siteLink: SiteLinkChange }
+  /** A server synced to the store's rows (src/ops/kernel-sync.ts). */
+  | { sync: KernelSync };
+
+/** The one sync of a server: its undo is the partial sync back to the rows the kernel held before (`held`, set once applied). */
+export interface KernelSync { serverId: number; desired: ServerState | null; opts: SyncOptions; held?: SyncUndo }
 
 /** The reconciler's repair: puts the kernel back to what the store says; it has no inverse (undoing it would break the kernel again). */
 export interface KernelRepair { what: string; run(): Promise<void> }
@@ -76,7 +83,14 @@ export function inverseOf(k: KernelChange): KernelChange {
   if ('server' in k) return { server: { ...k.server, before: k.server.after, after: k.server.before } };
   if ('repair' in k) return { repair: { what: k.repair.what, run: async () => {} } };
   if ('siteLink' in k) return { siteLink: { before: k.siteLink.after, after: k.siteLink.before } };
+  if ('sync' in k) return k.sync.held ? { sync: syncBack(k.sync.serverId, k.sync.held) } : { repair: { what: 'sync', run: async () => {} } };
   return { forward: { ...k.forward, before: k.forward.after, after: k.forward.before } };
+}
+
+/** The sync back to the rows held before a sync: what it made removed, what it changed put back (a full sync's repairs stay). */
+function syncBack(serverId: number, held: SyncUndo): KernelSync {
+  if (held.server === null) return { serverId, desired: null, opts: { peers: 'all' } };
+  return { serverId, desired: { server: held.server, peers: held.peers, forwards: held.forwards }, opts: { peers: held.ids } };
 }
 
 /** The id of what a change made or changed, read off its result (a record, a device, a server with its peers). */
@@ -93,7 +107,7 @@ function idOf(r: unknown): string | number | null {
 /** How long a kernel step may take before the log says a change waits for it. */
 const SLOW_KERNEL_MS = 1000;
 
-const describe = (k: KernelChange): string => ('peers' in k ? 'peers' : 'peer' in k ? 'peer' : 'server' in k ? 'server' : 'repair' in k ? 'repair' : 'siteLink' in k ? 'site link' : 'forward');
+const describe = (k: KernelChange): string => ('peers' in k ? 'peers' : 'peer' in k ? 'peer' : 'server' in k ? 'server' : 'repair' in k ? 'repair' : 'sync' in k ? 'sync' : 'siteLink' in k ? 'site link' : 'forward');
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export class ChangeRunner {
@@ -104,7 +118,9 @@ export class ChangeRunner {
   /** The last commit the storage refused (a full disk), until a change commits again: /healthz shows it. */
   writeFailure: WriteFailure | null = null;
 
-  constructor(private readonly store: Store, private readonly kernel: KernelPlane, private readonly bus: EventBus, private readonly log: Logger) {
+  /** `timing`: each kernel change applied is timed by kind (src/metrics/kernel-timing.ts). */
+  constructor(private readonly store: Store, private readonly kernel: KernelPlane, private readonly bus: EventBus, private readonly log: Logger,
+    private readonly timing: KernelTiming = UNTIMED) {
     kernel.setSerializer?.((what, work) => this.serialize(what, work));
   }
 
@@ -195,12 +211,13 @@ export class ChangeRunner {
   }
 
   private apply(k: KernelChange): Promise<void> {
-    if ('peers' in k) return this.applyPeers(k.peers);
-    if ('peer' in k) return this.kernel.applyPeer(k.peer);
-    if ('server' in k) return this.kernel.applyServer(k.server);
+    if ('peers' in k) return this.timing.time('peer', () => this.applyPeers(k.peers));
+    if ('peer' in k) return this.timing.time('peer', () => this.kernel.applyPeer(k.peer));
+    if ('server' in k) return this.timing.time('server', () => this.kernel.applyServer(k.server));
     if ('repair' in k) return k.repair.run();
     if ('siteLink' in k) return this.kernel.applySiteLink?.(k.siteLink) ?? Promise.resolve();
-    return this.kernel.applyForward(k.forward);
+    if ('sync' in k) return this.timing.time('sync', async () => { k.sync.held = await this.kernel.syncServer(k.sync.serverId, k.sync.desired, k.sync.opts); });
+    return this.timing.time('forward', () => this.kernel.applyForward(k.forward));
   }
 
   /** A batch of peers as the backend takes it, or one by one (each undone if a later one fails). */

@@ -14,6 +14,8 @@ import { foreignLinkError } from '../wg/link-owner';
 import { badField } from './field-error';
 import { checkServerConflicts, defaultInterfaceName, endpointPort, nextFreeAddress } from './server-rules';
 import { checkServer6, nextFreeAddress6 } from './server-rules6';
+import { checkLanAccessNow } from './network-rules';
+import type { NetworkReach } from '../store/peers';
 
 /** A server's fields as an operation takes them; left out means "as it is" (or the default on create). */
 export interface ServerInput {
@@ -28,6 +30,8 @@ export interface ServerInput {
   dns?: string;
   mtu?: number | null;
   clientAllowedIPs?: ClientRoutes | null;
+  /** lanAccess of new peers that do not say: "lan", prefixes of the router's networks, [] none. */
+  lanAccess?: NetworkReach;
   persistentKeepalive?: number;
 }
 
@@ -76,6 +80,7 @@ export function createServer(app: App, input: ServerInput, opts?: ChangeOptions)
       mtu: input.mtu ?? null,
       clientAllowedIPs: input.clientAllowedIPs ?? null,
       persistentKeepalive: input.persistentKeepalive ?? DEFAULT_KEEPALIVE,
+      lanAccess: input.lanAccess ?? [],
       privateKey: keys.privateKey,
       publicKey: keys.publicKey,
       createdAt: now,
@@ -83,6 +88,7 @@ export function createServer(app: App, input: ServerInput, opts?: ChangeOptions)
     };
     checkServerConflicts(store, draft);
     checkServer6(store, draft);
+    if (input.lanAccess !== undefined) checkLanAccessNow(store, input.lanAccess);
     if (input.interface !== undefined && kernel.isForeignLink(draft.interface)) throw foreignLinkError(draft.interface);
     const server: ServerRecord = { ...draft, id };
     return {
@@ -114,8 +120,10 @@ export function updateServer(app: App, id: number, input: ServerInput, opts?: Ch
       mtu: input.mtu === undefined ? current.mtu : input.mtu,
       clientAllowedIPs: input.clientAllowedIPs === undefined ? current.clientAllowedIPs ?? null : input.clientAllowedIPs,
       persistentKeepalive: input.persistentKeepalive ?? current.persistentKeepalive ?? DEFAULT_KEEPALIVE,
+      lanAccess: input.lanAccess ?? current.lanAccess ?? [],
       updatedAt: app.now().toISOString(),
     };
+    if (input.lanAccess !== undefined && String(input.lanAccess) !== String(current.lanAccess ?? [])) checkLanAccessNow(store, input.lanAccess);
     checkServerConflicts(store, next);
     if (next.address6 !== current.address6) checkServer6(store, next);
     if (next.interface !== current.interface && kernel.isForeignLink(next.interface)) throw foreignLinkError(next.interface);

@@ -42,6 +42,7 @@ export const DNS_RULE = 'must be "auto" (the router\'s resolver when one listens
 export const PEER_DNS_RULE = 'must be a list of up to 8 IP addresses ([] for none), or null for the server\'s';
 export const ROUTES_RULE = 'must be "full", "split" or a list of up to 64 prefixes such as 10.8.0.0/24 or fd00::/64';
 export const NETWORKS_RULE = 'must be a list of up to 64 prefixes such as 192.168.50.0/24 or fd00:50::/64 ([] for none)';
+export const REACH_RULE = 'must be "lan" (every network of the router) or a list of up to 64 prefixes such as 192.168.1.0/24 or fd00:1::/64 ([] for none)';
 export const KEEPALIVE_RULE = 'must be seconds from 0 (off) to 65535';
 
 const isKeepalive = (v: unknown) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 65535;
@@ -70,7 +71,10 @@ export const SERVER_VALUE_RULES: Record<string, Rule> = {
   mtu: (v) => (v === null || (Number.isInteger(v) && (v as number) >= 1280 && (v as number) <= 9000) ? null : 'must be 1280 to 9000, or null'),
   privateKey: key,
   publicKey: key,
+  lanAccess: (v) => reachRule(v),
 };
+
+const reachRule: Rule = (v) => (v === 'lan' || (Array.isArray(v) && v.length <= 64 && v.every(isPrefix)) ? null : REACH_RULE);
 
 export const PEER_VALUE_RULES: Record<string, Rule> = {
   name: name(0),
@@ -85,6 +89,8 @@ export const PEER_VALUE_RULES: Record<string, Rule> = {
   persistentKeepalive: (v) => (v === null || isKeepalive(v) ? null : `${KEEPALIVE_RULE}, or null`),
   mtu: (v) => (v === null || (Number.isInteger(v) && (v as number) >= 1280 && (v as number) <= 9000) ? null : 'must be 1280 to 9000, or null'),
   networks: (v) => (Array.isArray(v) && v.length <= 64 && v.every(isPrefix) ? null : NETWORKS_RULE),
+  lanAccess: reachRule,
+  reachableFrom: reachRule,
 };
 
 export const EMAIL = /^[^\s@"<>(),;:\\]{1,64}@[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$/;

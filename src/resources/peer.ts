@@ -12,8 +12,14 @@ import { formatIpv6, parseIpv6 } from '../wg/ipv6';
 import { isWireGuardKey } from '../wg/keys';
 import { withInitials, type Body, type Field, type Resource } from './describe';
 import { readBool, readInt, readIntArray, readLimitMbps, readName, readSchedule, readString, readTimestamp } from './read';
-import { readNetworks, readPeerClientOption } from './read-client-options';
+import { readNetworkReach, readNetworks, readPeerClientOption } from './read-client-options';
 import { CLIENT_ROUTES_SCHEMA, SCHEDULE_SCHEMA } from './schemas';
+
+/** lanAccess and reachableFrom: every network of the router ("lan"), or these prefixes ([]: none). */
+export type NetworkReach = 'lan' | string[];
+export const reachText = (r: NetworkReach | undefined): string => (r === undefined ? '' : r === 'lan' ? 'lan' : r.join(', '));
+export const reachOf = (text: string): NetworkReach => (text === 'lan' ? 'lan' : splitList(text));
+const REACH_SCHEMA = { oneOf: [{ const: 'lan' }, { type: 'array', maxItems: 64, items: { type: 'string' } }] };
 
 /** Why a peer is off; the order is the canonical one (the first is shown as `disabledReason`). */
 export const DISABLE_REASONS = ['admin', 'suspended', 'data_limit', 'schedule'] as const;
@@ -46,6 +52,10 @@ export interface PeerRecord extends PeerClientOptions {
   uploadLimitMbps: number | null;
   /** Prefixes (IPv4 and IPv6, as networks) behind the peer, routed to it; absent: none. */
   networks?: string[];
+  /** Which of the router's networks the peer and its networks may reach: "lan" (all), prefixes, [] none; absent: none. */
+  lanAccess?: NetworkReach;
+  /** Who on the router's side may open connections to the peer and its networks: "lan", prefixes, [] none; absent: none. */
+  reachableFrom?: NetworkReach;
   createdAt: string;
   updatedAt: string;
 }
@@ -149,6 +159,14 @@ export const PEER: Resource<PeerRecord> = {
     networks: {
       column: { name: 'networks', write: (v?: string[]) => (v ?? []).join(', '), read: splitList }, input: (b) => readNetworks(b), initial: () => [],
       schema: { type: 'array', maxItems: 64, items: str, description: 'prefixes (IPv4 and IPv6) behind the peer, routed to it: in its AllowedIPs on the server and routed through the interface; none may overlap a server subnet, another peer\'s networks or the router\'s own networks, nor be a default route' },
+    },
+    lanAccess: {
+      column: { name: 'lan_access', write: reachText, read: reachOf }, input: (b) => readNetworkReach(b, 'lanAccess'), initial: () => [],
+      schema: { ...REACH_SCHEMA, description: 'which of the router\'s own networks and addresses the peer and its networks may open connections to: "lan" (all), prefixes inside them, or [] (none); a new peer that leaves it out gets its server\'s lanAccess; allowInternet does not open them' },
+    },
+    reachableFrom: {
+      column: { name: 'reachable_from', write: reachText, read: reachOf }, input: (b) => readNetworkReach(b, 'reachableFrom'), initial: () => [],
+      schema: { ...REACH_SCHEMA, description: 'who outside the tunnels may open connections to the peer and its networks: "lan" (hosts of the router\'s networks), source prefixes, or [] (none, the default); replies and port forwards pass whatever it says' },
     },
     dns: clientOption('dns', 'client_dns', { type: ['array', 'null'], maxItems: 8, items: str, description: 'the DNS servers in this peer\'s .conf; []: none; null: the server\'s dns' }, { write: listText, read: listOf }),
     clientAllowedIPs: clientOption('clientAllowedIPs', 'client_allowed_ips', { ...CLIENT_ROUTES_SCHEMA, description: 'what this client routes into the tunnel: "full", "split" or prefixes; null: the server\'s default' }, { write: routesText, read: routesOf }),

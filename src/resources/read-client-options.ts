@@ -55,3 +55,20 @@ export function readServerClientDefaults(body: Body): { clientAllowedIPs?: Clien
   }
   return out;
 }
+
+/** lanAccess or reachableFrom: "lan", or prefixes as networks; undefined when left out. */
+export function readNetworkReach(body: Body, field: 'lanAccess' | 'reachableFrom'): 'lan' | string[] | undefined {
+  const v = body[field];
+  if (v === undefined) return undefined;
+  ruleOf(PEER_VALUE_RULES, field, v);
+  return normalReach(v as 'lan' | string[]);
+}
+
+const normalReach = (v: 'lan' | string[]): 'lan' | string[] => (v === 'lan' ? 'lan' : [...new Set(v.map(normalPrefix))]);
+
+/** A server's default lanAccess for new peers; undefined when left out. */
+export function readServerLanAccess(body: Body): 'lan' | string[] | undefined {
+  if (body.lanAccess === undefined) return undefined;
+  ruleOf(SERVER_VALUE_RULES, 'lanAccess', body.lanAccess);
+  return normalReach(body.lanAccess as 'lan' | string[]);
+}

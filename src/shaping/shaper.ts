@@ -3,7 +3,7 @@
 // shaping is made from nothing whenever its interface is brought up (start-up, a new
 // wireguard-go, a retried server); after that each peer's change is a delta of a few lines.
 // The qdiscs, the IFB and the chains exist only once a peer of the server has a limit.
-import { run } from '../kernel/command';
+import { run } from '../exec/command';
 import { expectedClasses, needsInstall, repairTcLines, shapingDrift, type ShapingDrift } from './compare';
 import { elementDrift, expectedElements, parseShapingTable, type ElementDrift } from './compare-elements';
 import type { Logger } from '../log';

@@ -1,11 +1,11 @@
 // Traffic-control commands through one long-lived `tc -force -batch -` instead of one `tc`
 // process each (about 19 ms a process on a router, against well under a millisecond a line
-// here). The kept process, its order and its bound are src/kernel/kept-session.ts. Commands
+// here). The kept process, its order and its bound are src/exec/kept-session.ts. Commands
 // go in as lines; `-force` keeps the session after a failed one, and each failure is
 // reported on stderr as "Command failed -:N" after tc's own message. A group of commands
 // ends with a line that cannot parse: its failure marks the end of the group's answer.
-import { CommandError, TOOL_TIMEOUT_MS } from '../kernel/command';
-import { KeptSession, type BatchAnswer, type BatchPlace } from '../kernel/kept-session';
+import { CommandError, TOOL_TIMEOUT_MS } from '../exec/command';
+import { KeptSession, type BatchAnswer, type BatchPlace } from '../exec/kept-session';
 
 /** Lines one session takes before a fresh one replaces it (tc keeps nothing between lines, but a bound costs nothing). */
 export const TC_SESSION_LINES = 100_000;

@@ -1,7 +1,6 @@
 // Device port forwards. A record names its device; the kernel's view (PortForward) adds
 // the server and the device's tunnel address, joined from the device's peer.
 import { nextIdOf, type DB } from './db';
-import type { PortForward } from '../kernel/plane';
 
 export type ForwardProtocol = 'tcp' | 'udp';
 
@@ -68,4 +67,16 @@ export class ForwardTable {
   /** Every forward of a server as the kernel applies it. */
   kernelForwardsOfServer(serverId: number): PortForward[] { return this.kernelByServer.all(serverId) as PortForward[]; }
   kernelForwardsOfPeer(peerId: number): PortForward[] { return this.kernelByPeer.all(peerId) as PortForward[]; }
+}
+
+/** A device port forward: in forward mode, DNAT from the router's listenPort to targetIp:targetPort. */
+export interface PortForward {
+  id: number;
+  serverId: number;
+  protocol: 'tcp' | 'udp';
+  listenPort: number;
+  targetIp: string;
+  /** The device's IPv6 address, when it has one: the forward is reachable over IPv6 too. */
+  targetIp6: string | null;
+  targetPort: number;
 }

@@ -6,15 +6,15 @@ import type { ServerRecord } from './servers';
 import { scheduleOf, type Schedule } from '../schedule/rules';
 import { splitList } from '../wg/client-options';
 import { insertSql, rowToRecord, withInitials, selectList, toColumns as columnsOf, updateSql } from '../resources/describe';
-import { DISABLE_REASONS, PEER, parseReasons, type NewPeer, type PeerRecord } from '../resources/peer';
+import { DISABLE_REASONS, PEER, parseReasons, reachOf, type NewPeer, type PeerRecord } from '../resources/peer';
 
-export { DISABLE_REASONS, parseReasons, type DisableReason, type NewPeer, type PeerRecord } from '../resources/peer';
+export { DISABLE_REASONS, parseReasons, reachOf, reachText, type DisableReason, type NetworkReach, type NewPeer, type PeerRecord } from '../resources/peer';
 
 
 type LimitFields = 'downloadLimitMbps' | 'uploadLimitMbps';
 /** What the kernel and the packet filter need of a peer; the kernel plane keeps only this. */
 export type KernelPeer = Pick<PeerRecord, 'id' | 'ip' | 'ip6' | 'publicKey' | 'presharedKey' | 'allowAccess' | 'allowInternet' | 'enabled'>
-  & Partial<Pick<PeerRecord, LimitFields | 'networks'>>;
+  & Partial<Pick<PeerRecord, LimitFields | 'networks' | 'lanAccess' | 'reachableFrom'>>;
 
 /** What a peer list may be sorted by (the API's field names) and the SQL that orders it. */
 export const PEER_SORTS = {
@@ -80,7 +80,7 @@ export class PeerTable {
     this.accessOfServer = db.prepare(`SELECT a.peer_id AS p, a.target_id AS t FROM peer_access a
       JOIN peers ON peers.id = a.peer_id WHERE peers.server_id = ? ORDER BY a.peer_id, a.target_id`).raw();
     this.kernelByServer = db.prepare(`SELECT id, ip, ip6, public_key, preshared_key, allow_internet, enabled,
-      download_limit_mbps, upload_limit_mbps, networks
+      download_limit_mbps, upload_limit_mbps, networks, lan_access, reachable_from
       FROM peers WHERE server_id = ? ORDER BY id`).raw();
     this.insertStmt = db.prepare(insertSql(PEER));
     this.updateStmt = db.prepare(updateSql(PEER));
@@ -127,10 +127,10 @@ export class PeerTable {
   /** A server's peers as the kernel holds them, nothing more: start-up reads 10,000 of these. */
   kernelPeersOf(serverId: number): KernelPeer[] {
     const access = this.accessByPeer(serverId);
-    type Raw = [number, string, string | null, string, string, number, number, number | null, number | null, string];
-    return (this.kernelByServer.all(serverId) as Raw[]).map(([id, ip, ip6, publicKey, presharedKey, allowInternet, enabled, downloadLimitMbps, uploadLimitMbps, networks]) => ({
+    type Raw = [number, string, string | null, string, string, number, number, number | null, number | null, string, string, string];
+    return (this.kernelByServer.all(serverId) as Raw[]).map(([id, ip, ip6, publicKey, presharedKey, allowInternet, enabled, downloadLimitMbps, uploadLimitMbps, networks, lanAccess, reachableFrom]) => ({
       id, ip, ip6, publicKey, presharedKey, allowAccess: access.get(id) ?? [], allowInternet: allowInternet === 1, enabled: enabled === 1,
-      downloadLimitMbps, uploadLimitMbps, networks: splitList(networks),
+      downloadLimitMbps, uploadLimitMbps, networks: splitList(networks), lanAccess: reachOf(lanAccess), reachableFrom: reachOf(reachableFrom),
     }));
   }
 

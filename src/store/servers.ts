@@ -1,6 +1,7 @@
 // The servers table. Records come out camel-cased with real booleans and numbers.
 import { nextIdOf, type DB } from './db';
 import { DEFAULT_KEEPALIVE, routesOf, routesText, type ClientRoutes } from '../wg/client-options';
+import { reachOf, reachText, type NetworkReach } from './peers';
 
 export type ServerMode = 'forward' | 'standalone';
 
@@ -20,6 +21,8 @@ export interface ServerRecord {
   clientAllowedIPs?: ClientRoutes | null;
   /** The client's keepalive by default, in seconds (0: off; absent: 25). */
   persistentKeepalive?: number;
+  /** lanAccess given to a new peer that does not say (absent: none). */
+  lanAccess?: NetworkReach;
   privateKey: string;
   publicKey: string;
   createdAt: string;
@@ -29,7 +32,7 @@ export interface ServerRecord {
 export type NewServer = Omit<ServerRecord, 'id'>;
 
 const COLUMNS = `id, name, endpoint, mode, interface, address, address6, listen_port AS listenPort, dns, mtu,
-  client_allowed_ips AS clientAllowedIPs, client_keepalive AS persistentKeepalive,
+  client_allowed_ips AS clientAllowedIPs, client_keepalive AS persistentKeepalive, lan_access AS lanAccess,
   private_key AS privateKey, public_key AS publicKey, created_at AS createdAt, updated_at AS updatedAt`;
 
 export class ServerTable {
@@ -45,12 +48,12 @@ export class ServerTable {
     this.all = db.prepare(`SELECT ${COLUMNS} FROM servers ORDER BY id`);
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM servers WHERE id = ?`);
     this.insertStmt = db.prepare(`INSERT INTO servers (id, name, endpoint, mode, interface, address, address6, listen_port, dns, mtu,
-      client_allowed_ips, client_keepalive,
+      client_allowed_ips, client_keepalive, lan_access,
       private_key, public_key, created_at, updated_at) VALUES (@id, @name, @endpoint, @mode, @interface, @address, @address6, @listenPort,
-      @dns, @mtu, @clientAllowedIPs, @persistentKeepalive, @privateKey, @publicKey, @createdAt, @updatedAt)`);
+      @dns, @mtu, @clientAllowedIPs, @persistentKeepalive, @lanAccess, @privateKey, @publicKey, @createdAt, @updatedAt)`);
     this.updateStmt = db.prepare(`UPDATE servers SET name = @name, endpoint = @endpoint, mode = @mode, interface = @interface,
       address = @address, address6 = @address6, listen_port = @listenPort, dns = @dns, mtu = @mtu,
-      client_allowed_ips = @clientAllowedIPs, client_keepalive = @persistentKeepalive, updated_at = @updatedAt WHERE id = @id`);
+      client_allowed_ips = @clientAllowedIPs, client_keepalive = @persistentKeepalive, lan_access = @lanAccess, updated_at = @updatedAt WHERE id = @id`);
     this.deleteStmt = db.prepare('DELETE FROM servers WHERE id = ?');
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM servers');
     this.nextIdQuery = nextIdOf(db, 'servers');
@@ -76,8 +79,8 @@ export class ServerTable {
   delete(id: number): void { this.deleteStmt.run(id); }
 }
 
-type Row = Omit<ServerRecord, 'clientAllowedIPs'> & { clientAllowedIPs: string | null };
+type Row = Omit<ServerRecord, 'clientAllowedIPs' | 'lanAccess'> & { clientAllowedIPs: string | null; lanAccess: string };
 
-const fromRow = (row: Row): ServerRecord => ({ ...row, clientAllowedIPs: routesOf(row.clientAllowedIPs) });
+const fromRow = (row: Row): ServerRecord => ({ ...row, clientAllowedIPs: routesOf(row.clientAllowedIPs), lanAccess: reachOf(row.lanAccess) });
 const toColumns = <T extends NewServer>(s: T) =>
-  ({ ...s, clientAllowedIPs: routesText(s.clientAllowedIPs), persistentKeepalive: s.persistentKeepalive ?? DEFAULT_KEEPALIVE });
+  ({ ...s, clientAllowedIPs: routesText(s.clientAllowedIPs), persistentKeepalive: s.persistentKeepalive ?? DEFAULT_KEEPALIVE, lanAccess: reachText(s.lanAccess) });

@@ -60,6 +60,7 @@ export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: We
     mtu: s.mtu,
     clientAllowedIPs: s.clientAllowedIPs ?? null,
     persistentKeepalive: s.persistentKeepalive ?? DEFAULT_KEEPALIVE,
+    lanAccess: s.lanAccess ?? [],
     ...presentKernelState(kernel),
     peers: peers.map(presentPeer),
     webhooks: webhooks.map((w) => presentWebhook(w, sight)),

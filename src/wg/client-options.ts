@@ -41,11 +41,14 @@ export function serverNetworks(server: Pick<ServerClientDefaults, 'address' | 'a
 
 export const tunnelIp = (address: string): string => address.split('/')[0];
 
-/** The client's AllowedIPs line value. */
-export function clientRoutesText(server: ServerClientDefaults, peer: PeerClientOptions & { allowInternet: boolean }): string {
+/**
+ * The client's AllowedIPs line value. Split is the server's networks and the prefixes of the
+ * router's networks the peer may reach (lanAccess; "lan" names none: the client's own routes decide).
+ */
+export function clientRoutesText(server: ServerClientDefaults, peer: PeerClientOptions & { allowInternet: boolean; lanAccess?: 'lan' | string[] }): string {
   const routes = peer.clientAllowedIPs ?? server.clientAllowedIPs ?? (peer.allowInternet ? 'full' : 'split');
   if (routes === 'full') return FULL_TUNNEL;
-  if (routes === 'split') return serverNetworks(server).join(', ');
+  if (routes === 'split') return [...serverNetworks(server), ...(peer.lanAccess === 'lan' ? [] : peer.lanAccess ?? [])].join(', ');
   return routes.join(', ');
 }
 

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { apiError } from '../error-registry';
-import { run } from '../kernel/command';
+import { run } from '../exec/command';
 
 export const OWN_MARK = 'wgcp-managed';
 const SYS_NET = '/sys/class/net';

@@ -1,7 +1,7 @@
 // A server's interface as `ip` and `wg` see it: address, MTU, up, listen port and key.
 // The WireGuard device itself is made by a LinkDriver (kernel module or wireguard-go).
 import fs from 'node:fs';
-import { run, SECRET_FILE } from '../kernel/command';
+import { run, SECRET_FILE } from '../exec/command';
 import { formatIpv6, parseIpv6 } from './ipv6';
 import { deleteOwnLink, markOwnLink } from './link-owner';
 import { isInterfaceName } from './interface-name';

@@ -2,7 +2,7 @@
 // WireGuard's AllowedIPs then picks the peer. A route follows the peer's row, not whether it is
 // on: a disabled peer's networks stay routed into the tunnel (and are dropped there), never
 // leaked to the default route. The interface's removal takes its routes with it.
-import { run } from '../kernel/command';
+import { run } from '../exec/command';
 import { checkIfname } from './link';
 
 const family = (net: string) => (net.includes(':') ? '-6' : '-4');

@@ -2,7 +2,7 @@
 // (start-up reconcile) and the argument list of one peer for `wg set`.
 import type { KernelPeer } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
-import { SECRET_FILE } from '../kernel/command';
+import { SECRET_FILE } from '../exec/command';
 import { isWireGuardKey } from './keys';
 import { parseCidr, parseIpv4 } from './ipv4';
 import { parseCidr6, parseIpv6 } from './ipv6';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../log';
-import { sleep, succeeds } from '../kernel/command';
+import { sleep, succeeds } from '../exec/command';
 import { checkIfname, type LinkDriver } from './link';
 import { parentDeathPrefix } from './parent-death';
 import { deleteOwnLink, foreignLinkError, isForeignLink, linkExists, markOwnLink } from './link-owner';

@@ -40,6 +40,10 @@ export interface Peer {
   uploadLimitMbps: number | null;
   /** prefixes (IPv4 and IPv6) behind the peer, routed to it: in its AllowedIPs on the server and routed through the interface; none may overlap a server subnet, another peer's networks or the router's own networks, nor be a default route */
   networks: string[];
+  /** which of the router's own networks and addresses the peer and its networks may open connections to: "lan" (all), prefixes inside them, or [] (none); a new peer that leaves it out gets its server's lanAccess; allowInternet does not open them */
+  lanAccess: 'lan' | string[];
+  /** who outside the tunnels may open connections to the peer and its networks: "lan" (hosts of the router's networks), source prefixes, or [] (none, the default); replies and port forwards pass whatever it says */
+  reachableFrom: 'lan' | string[];
   /** the DNS servers in this peer's .conf; []: none; null: the server's dns */
   dns: string[] | null;
   /** what this client routes into the tunnel: "full", "split" or prefixes; null: the server's default */

@@ -13,7 +13,7 @@ export type ScheduleWindow = Schedule['windows'][number];
 export interface Server {
   id: number; name: string; endpoint: string; mode: 'forward' | 'standalone'; publicKey: string; interface: string;
   address: string; address6: string | null; listenPort: number; dns: string; mtu: number | null;
-  clientAllowedIPs: 'full' | 'split' | string[] | null; persistentKeepalive: number; kernelState: 'up' | 'failed' | 'off';
+  clientAllowedIPs: 'full' | 'split' | string[] | null; persistentKeepalive: number; lanAccess: 'lan' | string[]; kernelState: 'up' | 'failed' | 'off';
   kernelFailure: { reason: string; since: string; attempts: number; nextRetryAt: string } | null;
   lastKernelRepair: { at: string; repairs: number; kinds: Record<string, number> } | null;
   peers?: Peer[]; webhooks?: Webhook[]; createdAt: string; updatedAt: string;

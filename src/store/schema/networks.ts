@@ -17,6 +17,16 @@ export const NETWORKS_MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE peers ADD COLUMN networks TEXT NOT NULL DEFAULT '';
   `,
+  // ---- Access between the router's networks and the peers (lanAccess, reachableFrom) ----
+  // ('' none, 'lan' every network of the router, or "a, b" prefixes.) Inbound is denied
+  // unless reachableFrom allows it, and allowInternet no longer opens the router's networks
+  // and addresses: a peer that had allowInternet keeps that reach with lanAccess 'lan'.
+  `
+  ALTER TABLE peers ADD COLUMN lan_access TEXT NOT NULL DEFAULT '';
+  ALTER TABLE peers ADD COLUMN reachable_from TEXT NOT NULL DEFAULT '';
+  ALTER TABLE servers ADD COLUMN lan_access TEXT NOT NULL DEFAULT '';
+  UPDATE peers SET lan_access = 'lan' WHERE allow_internet = 1;
+  `,
   // ---- Heartbeats carry the agent's interval (seconds; NULL: not reported) ----
   `
   ALTER TABLE devices ADD COLUMN heartbeat_interval_s INTEGER;

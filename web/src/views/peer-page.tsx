@@ -18,6 +18,7 @@ import type { Device, Peer } from '../types';
 import { SectionNav, StateBadge, UsageBar, usageWords } from './peer-state';
 import { t } from '../i18n';
 import { PeerAccess } from './peer-access';
+import { PeerReach } from './peer-reach';
 import { PeerConf } from './peer-conf';
 import { PeerEdit } from './peer-edit';
 import { PeerMail } from './peer-mail';
@@ -138,6 +139,7 @@ export function PeerPage({ id }: { id: string }) {
           <Switch peer={peer} field="allowInternet" label={t('peerf.internet')} onSaved={setOverride} />
         </section>
         <PeerAccess peer={peer} onSaved={setOverride} />
+        <PeerReach peer={peer} onSaved={setOverride} />
         <PeerSchedule peer={peer} onSaved={setOverride} />
       </>}
       <PeerTraffic peerId={peer.id} />

@@ -1,14 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ServerModel } from '../src/kernel/model';
-import { planPeerBatch } from '../src/kernel/peer-batch';
+import { planPeerSync } from '../src/kernel/peer-sync';
 import { diff } from '../src/nft/diff';
 import { fullPolicy } from '../src/nft/policy';
-import { SECRET_FILE } from '../src/kernel/command';
+import { SECRET_FILE } from '../src/exec/command';
 import type { PeerRecord } from '../src/store/peers';
 import { fixturePeer, fixtureServer } from './helpers/kernel-fixtures';
 
-const t = suite('a batch of peer changes: one filter diff and wg set clauses, equal to the peers changed one by one');
+const t = suite('the partial sync of the peers a change names: one filter diff, wg set clauses, routes and limits, equal to the peers changed one by one');
 
 const server = fixtureServer(7);
 const off = (p: PeerRecord): PeerRecord => ({ ...p, enabled: false, disabledReasons: ['schedule'] });
@@ -21,7 +21,7 @@ t('the batch turns the table into exactly what the peers after it make, pairs be
   const d = fixturePeer(4, server, 4, { allowAccess: [2] });
   const model = new ServerModel(server, [a, b, c, d]);
   // A closes, C opens, in one batch; D (untouched) names B, which stays.
-  const plan = planPeerBatch([{ server, before: a, after: off(a) }, { server, before: c, after: on(c) }], () => model);
+  const plan = planPeerSync([{ server, before: a, after: off(a) }, { server, before: c, after: on(c) }], () => model);
   const wanted = diff(fullPolicy([new ServerModel(server, [a, b, c, d])]), fullPolicy([new ServerModel(server, [off(a), b, on(c), d])]));
   const lines = (text: string) => text.trim().split('\n').flatMap((l) => {
     const m = /^(add|delete) element inet wgcp (\w+) \{ (.*) \}$/.exec(l)!;
@@ -32,21 +32,41 @@ t('the batch turns the table into exactly what the peers after it make, pairs be
   // And back: the reverse batch is the inverse.
   assert.equal(lines(plan.nftReverse), lines(diff(fullPolicy([new ServerModel(server, [off(a), b, on(c), d])]), fullPolicy([new ServerModel(server, [a, b, c, d])]))));
   // wg: A removed, C set with its preshared key file and both addresses.
-  assert.is(plan.wg.length, 1);
-  assert.equal(plan.wg[0].ops.map((o) => o.args.slice(2).join(' ')), [
+  assert.is(plan.servers.length, 1);
+  assert.equal(plan.servers[0].ops.map((o) => o.args.slice(2).join(' ')), [
     `peer ${a.publicKey} remove`,
     `peer ${c.publicKey} preshared-key ${SECRET_FILE} allowed-ips ${c.ip}/32,${c.ip6}/128`,
   ]);
-  assert.is(plan.wg[0].ops[1].secret, `${c.presharedKey}\n`);
-  assert.equal(plan.wg[0].restore.map((o) => o.args[3]), [a.publicKey, c.publicKey]);
+  assert.is(plan.servers[0].ops[1].secret, `${c.presharedKey}\n`);
+  assert.equal(plan.servers[0].restore.map((o) => o.args[3]), [a.publicKey, c.publicKey]);
+  assert.not.ok(plan.fresh, 'peers the kernel holds: nft first, then wg');
 });
 
 t('a peer held off by another reason makes no kernel step of its own', () => {
   const a = off(fixturePeer(1, server, 1));
   const model = new ServerModel(server, [a]);
-  const plan = planPeerBatch([{ server, before: a, after: { ...a, disabledReasons: ['admin', 'schedule'] } }], () => model);
+  const after: PeerRecord = { ...a, disabledReasons: ['admin', 'schedule'] };
+  const plan = planPeerSync([{ server, before: a, after }], () => model);
   assert.is(plan.nft, '');
-  assert.equal(plan.wg, []);
+  assert.equal(plan.servers[0].ops, []);
+  assert.equal(plan.servers[0].restore, []);
+});
+
+t('the networks behind a peer: only those that changed have their routes go or come; a limit names the peer for the shaper', () => {
+  const a = fixturePeer(1, server, 1, { networks: ['10.20.0.0/24', '10.21.0.0/24'] });
+  const model = new ServerModel(server, [a]);
+  const after = { ...a, networks: ['10.21.0.0/24', '10.22.0.0/24'], downloadLimitMbps: 5 };
+  const plan = planPeerSync([{ server, before: a, after }], () => model);
+  assert.equal(plan.servers[0].routesGone, ['10.20.0.0/24']);
+  assert.equal(plan.servers[0].routesAdded, ['10.22.0.0/24']);
+  assert.equal(plan.servers[0].limits, [{ id: 1, after }]);
+});
+
+t('peers new to the kernel are fresh (their steps go at once); with one the kernel holds, the plan is not', () => {
+  const a = fixturePeer(1, server, 1);
+  const b = fixturePeer(2, server, 2);
+  assert.ok(planPeerSync([{ server, before: null, after: a }, { server, before: null, after: b }], () => new ServerModel(server, [])).fresh);
+  assert.not.ok(planPeerSync([{ server, before: null, after: a }, { server, before: b, after: { ...b, allowInternet: !b.allowInternet } }], () => new ServerModel(server, [b])).fresh);
 });
 
 t.run();
