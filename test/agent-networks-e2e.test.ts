@@ -2,7 +2,8 @@
 // configuration, wireguard-go in a device namespace with a camera on its LAN, the real wgcpd
 // in a router namespace with a LAN host behind it. The heartbeat tells the camera's LAN; the
 // router routes it to the device's peer and the LAN host reaches the camera and back (TCP
-// and ICMP, both families) through the firewall as it stands.
+// and ICMP, both families) once the peer's reachableFrom lets the LAN in, and the camera the
+// LAN host once its lanAccess lets it out.
 import fs from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -49,6 +50,7 @@ if (canRunAsRoot('agent with a LAN', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
     camera.exec('ip', ['route', 'add', 'default', 'via', '192.168.50.1']);
     camera.exec('ip', ['-6', 'route', 'add', 'default', 'via', 'fd50::1']);
     await serveTcp(camera, 7200, 'camera');
+    await serveTcp(lan, 7201, 'lan-host');
     // A namespace may inherit the host's forwarding: off here, so only the agent can turn it on.
     w.device.exec('sysctl', ['-qw', 'net.ipv4.ip_forward=0']);
     w.device.exec('sysctl', ['-qw', 'net.ipv6.conf.all.forwarding=0']);
@@ -88,10 +90,12 @@ if (canRunAsRoot('agent with a LAN', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
     assert.is(await auditLines('device.networks'), 1);
   });
 
-  t('with the router\'s LAN in its clientAllowedIPs, a LAN host behind the router reaches the camera and back, TCP and ICMP, both families', async () => {
+  t('with the router\'s LAN in its clientAllowedIPs and reachableFrom, a LAN host behind the router reaches the camera and back, TCP and ICMP, both families', async () => {
     const server = (await w.daemon.api('GET', `/api/servers/${w.serverId}?peers=none`)).json;
     const prefix6 = server.address6.replace(/::1\//, '::/');
-    const r = await w.daemon.api('PUT', `/api/peers/${peerId}`, { clientAllowedIPs: ['10.88.0.0/24', '192.168.60.0/24', prefix6, 'fd60::/64'] });
+    const r = await w.daemon.api('PUT', `/api/peers/${peerId}`, {
+      clientAllowedIPs: ['10.88.0.0/24', '192.168.60.0/24', prefix6, 'fd60::/64'], reachableFrom: 'lan', lanAccess: 'lan',
+    });
     assert.is(r.status, 200, r.text);
     // The next heartbeat answers the new allowed_ips and the agent rebuilds its tunnel.
     // While the agent rebuilds, the interface is briefly gone: a failed look is a "not yet".
@@ -101,6 +105,12 @@ if (canRunAsRoot('agent with a LAN', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
     assert.match((await reachSoon(lan, 'fd50::2', 7200)) ?? '', /^camera fd60::2$/, 'TCP over IPv6');
     assert.ok(ping(lan, '192.168.50.2'), 'ping over IPv4');
     assert.ok(ping(lan, 'fd50::2'), 'ping over IPv6');
+  });
+
+  t('with lanAccess, the camera opens connections to the LAN host too: the device\'s LAN is the peer\'s as a source', async () => {
+    assert.match((await reachSoon(camera, '192.168.60.2', 7201)) ?? '', /^lan-host 192\.168\.50\.2$/, 'TCP over IPv4, the camera\'s own address seen');
+    assert.match((await reachSoon(camera, 'fd60::2', 7201)) ?? '', /^lan-host fd50::2$/, 'TCP over IPv6');
+    assert.ok(ping(camera, '192.168.60.2'));
   });
 }
 

@@ -2,9 +2,10 @@
 // listener over HTTPS, a LAN host behind it) and router B (wgcpd, a LAN host behind it), each
 // in its namespace with wireguard-go, joined by a veth as by the internet. `wgcp join` on B,
 // with a registration token of A's server, makes B a peer of A carrying B's LAN, and a site
-// link on B routing A's subnet and LAN: hosts of the two LANs reach each other, TCP and ICMP,
-// IPv4 and IPv6, as the firewall lets them. The link comes back after B's wgcpd restarts, and
-// the same link is made from a .conf A hands out.
+// link on B routing A's subnet and LAN: hosts of the two LANs reach each other both ways
+// (the joined peer's lanAccess and reachableFrom are A's LAN), TCP and ICMP, IPv4 and IPv6.
+// The link comes back after B's wgcpd restarts, and the same link is made from a .conf A
+// hands out.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -65,6 +66,9 @@ async function lansReachEachOther(): Promise<void> {
   assert.match((await reachSoon(lanA, 'fd71::2', 7300)) ?? '', /^lan-b fd61::2$/, 'TCP over IPv6');
   assert.ok(ping(lanA, '192.168.71.2'), 'ping over IPv4');
   assert.ok(ping(lanA, 'fd71::2'), 'ping over IPv6');
+  assert.match((await reachSoon(lanB, '192.168.61.2', 7302)) ?? '', /^lan-a 192\.168\.71\.2$/, 'B\'s LAN host to A\'s, TCP over IPv4');
+  assert.match((await reachSoon(lanB, 'fd61::2', 7302)) ?? '', /^lan-a fd71::2$/, 'TCP over IPv6');
+  assert.ok(ping(lanB, '192.168.61.2'), 'ping over IPv4');
   assert.match((await reachSoon(lanB, '10.81.0.1', 7301)) ?? '', /^router-a 192\.168\.71\.2$/, 'B\'s LAN host to A\'s tunnel address, through the link');
 }
 
@@ -82,6 +86,7 @@ if (canRunAsRoot('site to site', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 
     lanB = lanBehind(nsB, 'sjlb', '192.168.71', 'fd71');
     await serveTcp(lanB, 7300, 'lan-b');
     await serveTcp(nsA, 7301, 'router-a');
+    await serveTcp(lanA, 7302, 'lan-a');
     const certDir = tempDir('wgcp-site-tls-');
     certFile = path.join(certDir, 'cert.pem');
     const keyFile = path.join(certDir, 'key.pem');
@@ -105,10 +110,11 @@ if (canRunAsRoot('site to site', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 
     const r = await joinWithToken();
     assert.is(r.code, 0, r.out);
     assert.match(r.out, /site link 1 "branch" up on wgcps1/);
-    const peers = (await a.api('GET', `/api/servers/${serverId}/peers`)).json as { name: string; networks: string[]; clientAllowedIPs: string[]; privateKey?: string }[];
+    const peers = (await a.api('GET', `/api/servers/${serverId}/peers`)).json as { name: string; networks: string[]; clientAllowedIPs: string[]; lanAccess: unknown; reachableFrom: unknown }[];
     const site = peers.find((p) => p.name === 'site-branch')!;
     assert.ok(site, 'the peer on A');
     assert.equal(site.networks, B_NETS);
+    assert.equal([site.lanAccess, site.reachableFrom], ['lan', 'lan'], 'linked both ways with A\'s networks');
     assert.equal(site.clientAllowedIPs, ['10.81.0.0/24', 'fd81::/64', '192.168.61.0/24', 'fd61::/64'], 'A\'s subnets and LAN, not its WAN');
     const links = (await b.api('GET', '/api/site-links')).json;
     assert.equal(links.map((l: { routes: string[] }) => l.routes), [site.clientAllowedIPs]);
@@ -117,7 +123,7 @@ if (canRunAsRoot('site to site', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 
     assert.match(b.exec('ip', ['-6', 'route', 'show', 'dev', 'wgcps1']), /^fd61::\/64 /m);
   });
 
-  t('A\'s LAN host reaches B\'s and back, TCP and ICMP, both families; B\'s LAN reaches A through the link', async () => {
+  t('the LAN hosts reach each other both ways, TCP and ICMP, both families, each seeing the other\'s own address', async () => {
     await lansReachEachOther();
   });
 
@@ -155,7 +161,7 @@ if (canRunAsRoot('site to site', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 
     for (const l of (await b.api('GET', '/api/site-links')).json) assert.is((await b.api('DELETE', `/api/site-links/${l.id}`)).status, 204);
     for (const p of (await a.api('GET', `/api/servers/${serverId}/peers`)).json) assert.is((await a.api('DELETE', `/api/peers/${p.id}`)).status, 204);
     assert.is(await reach(lanA, '192.168.71.2', 7300), null, 'unlinked');
-    const peer = await a.api('POST', `/api/servers/${serverId}/peers`, { name: 'branch', networks: B_NETS, clientAllowedIPs: ['10.81.0.0/24', 'fd81::/64', '192.168.61.0/24', 'fd61::/64'] });
+    const peer = await a.api('POST', `/api/servers/${serverId}/peers`, { name: 'branch', networks: B_NETS, lanAccess: 'lan', reachableFrom: 'lan', clientAllowedIPs: ['10.81.0.0/24', 'fd81::/64', '192.168.61.0/24', 'fd61::/64'] });
     assert.is(peer.status, 201, peer.text);
     const file = path.join(tempDir('wgcp-site-conf-'), 'branch.conf');
     fs.writeFileSync(file, (await a.api('GET', `/api/peers/${peer.json.id}/config`)).text, { mode: 0o600 });

@@ -58,7 +58,7 @@ export class KernelLive implements KernelPlane {
 
   /** `wanInterfaces`: the operator's WAN names, or null to follow the default routes. */
   constructor(private readonly log: Logger, readonly driver: LinkDriver, wanInterfaces: string[] | null = null) {
-    this.wan = new WanFollower(log, wanInterfaces, (batch) => this.nft.apply(batch), () => new Set([...this.servers.values()].map((m) => m.server.interface)));
+    this.wan = new WanFollower(log, wanInterfaces, (batch) => this.nft.apply(batch), () => new Set([...[...this.servers.values()].map((m) => m.server.interface), ...(this.siteLinks?.names() ?? [])]));
     this.shaper = new Shaper(log, (batch) => this.nft.apply(batch), (what, work) => this.serialize(what, work));
     this.links = new ServerLinks(log, driver, this.shaper);
     this.siteLinks = new SiteLinks(log, driver);
