@@ -78,9 +78,9 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     const plane: KernelPlane = opts.kernel ?? selectKernel(config, log);
     kernel = plane;
     // A database from before links were marked adopts its servers' links once, by name.
-    const adoptUnmarked = store.usage.getState(ADOPT_STATE) === '1';
+    const adoptUnmarked = store.jobState.get(ADOPT_STATE) === '1';
     await timing.time('reconcile', () => plane.reconcile(store.servers.list().map((server) => ({ server, peers: store.peers.kernelPeersOf(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) })), { adoptUnmarked }));
-    if (adoptUnmarked && kernel.state === 'on') store.usage.setState(ADOPT_STATE, '0');
+    if (adoptUnmarked && kernel.state === 'on') store.jobState.set(ADOPT_STATE, '0');
     await kernel.bringUpSiteLinks?.(store.siteLinks.list());
     for (const f of kernel.failures()) log.error('server is down: wgcpd runs without it and retries', { serverID: f.serverId, interface: f.interface, reason: f.reason });
     const events = new EventBus(log, now);

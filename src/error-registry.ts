@@ -72,6 +72,21 @@ export const ERRORS = {
   WGCP_SSO_NOT_SET_UP: { status: 404, message: 'single sign-on is not set up on this router (WGCP_OIDC_ISSUER)' },
   WGCP_SESSION_NOT_FOUND: { status: 404, message: 'no such session' },
 
+  // Passkeys (WebAuthn): a second factor of a key or token, or a person's first factor.
+  WGCP_PASSKEY_PAGE_ONLY: { status: 403, message: 'passkeys are registered from the page, signed in' },
+  WGCP_PASSKEY_ENVIRONMENT_KEY: { status: 409, message: 'the WGCP_API_KEY of the environment has no passkeys: sign in with a stored API key or token' },
+  WGCP_PASSKEY_NOT_FOUND: { status: 404, message: 'passkey not found' },
+  WGCP_PASSKEY_LIMIT: { status: 409, message: 'at most {max} passkeys each: remove one first' },
+  WGCP_PASSKEY_HOST_UNKNOWN: { status: 400, message: "passkeys need to know this router's name: the request's Host {host} names no address or name of this router, and WGCP_PUBLIC_URL is not set; set WGCP_PUBLIC_URL (docs/access.md)" },
+  WGCP_PASSKEY_HOST_ADDRESS: { status: 400, message: 'passkeys need a name, not an address: open the page at a name of this router (localhost on the router itself) or set WGCP_PUBLIC_URL; the Host was {host}' },
+  WGCP_PASSKEY_CHALLENGE: { status: 400, message: 'this passkey answer is for no challenge wgcpd has under way (used already, older than 2 minutes, or for something else): start again' },
+  WGCP_PASSKEY_REFUSED: { status: 401, message: 'the passkey was not accepted: {why}' },
+  WGCP_PASSKEY_UNKNOWN: { status: 401, message: 'this passkey is not registered here (it may have been removed)' },
+  WGCP_PASSKEY_REQUIRED: { status: 401, message: 'this key signs in with a passkey as its second factor' },
+  WGCP_PASSKEY_NONE: { status: 409, message: 'this key or token has no passkey' },
+  WGCP_PASSKEY_SECOND_FACTOR: { status: 401, message: 'this passkey is the second factor of a key or token: sign in with the key first' },
+  WGCP_PASSKEY_NO_ROLE: { status: 403, message: 'single sign-on gives this person no role (their last sign-in was refused, or single sign-on is off): sign in with single sign-on' },
+
   // The device API (device-agent-api.md section 7 fixes these texts).
   WGCP_DEVICE_TOKEN_FORMAT: { status: 400, message: 'invalid token format' },
   WGCP_DEVICE_HARDWARE_ID: { status: 400, message: 'invalid hardware id' },

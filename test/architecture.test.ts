@@ -60,7 +60,7 @@ const WRITES_OUTSIDE_OPS_TODAY = [
   // Opening the store runs its migrations: the entry points that open it.
   'daemon -> Store.open', 'cli/main -> Store.open', 'cli/import -> Store.open',
   // Start-up, before anything listens: a database from before links were marked adopts them once.
-  'daemon -> UsageTable.setState',
+  'daemon -> JobStateTable.set',
   // Telemetry: heartbeat reports and the traffic history, written apart from the changes.
   'device/heartbeat-writer -> Store.telemetryTx', 'device/heartbeat-writer -> DeviceTable.recordHeartbeat',
   'history/recorder -> Store.telemetryTx', 'history/table -> Database.prepare',
@@ -137,7 +137,7 @@ const FOLDER_EDGES_AGAINST_THE_ORDER_TODAY = [
   // The change runner's events go onto the bus; the senders settle their outbox rows through ops/.
   'ops -> events',
   // Device identifiers, the salt and the forwards' hash live in device/ and are used by ops, views, events and http.
-  'ops -> device', 'views -> device', 'events -> device', 'http -> device',
+  'ops -> device', 'events -> device', 'http -> device',
   // A restore makes the first key again.
   'ops -> first-key',
   // The jobs count in the metrics.

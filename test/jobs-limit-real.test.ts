@@ -11,7 +11,7 @@ import { canRunAsRoot } from './helpers/root';
 import { Netns } from './helpers/netns';
 import { startNsDaemon, type NsDaemon } from './helpers/ns-daemon';
 import { reach, reachSoon, serveTcp, WgClient } from './helpers/wg-client';
-import { GB } from '../src/data-limit';
+import { GB } from '../src/peer-state';
 
 const runAsync = promisify(execFile);
 const BULK = path.join(__dirname, 'helpers/bulk-tcp.js');

@@ -4,7 +4,7 @@ import { client, startTestDaemon, tempDir, type TestDaemon } from './helpers/dae
 import { countingKernel } from './helpers/counting-kernel';
 import { generateKeyPair } from '../src/wg/keys';
 import type { WgcpEvent } from '../src/events/bus';
-import { GB } from '../src/data-limit';
+import { GB } from '../src/peer-state';
 import { counterDelta, planUsageCycle, usageMonth } from '../src/jobs/usage-delta';
 import { collectUsage } from '../src/jobs/usage';
 import { expirePeers, resetIfNewMonth } from '../src/jobs/calendar';

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ServerModel } from '../src/kernel/model';
 import { planPeerSync } from '../src/kernel/peer-sync';
+import { peerChangesToward, peerDiffers } from '../src/kernel/server-sync';
 import { diff } from '../src/nft/diff';
 import { fullPolicy } from '../src/nft/policy';
 import { SECRET_FILE } from '../src/exec/command';
@@ -67,6 +68,26 @@ t('peers new to the kernel are fresh (their steps go at once); with one the kern
   const b = fixturePeer(2, server, 2);
   assert.ok(planPeerSync([{ server, before: null, after: a }, { server, before: null, after: b }], () => new ServerModel(server, [])).fresh);
   assert.not.ok(planPeerSync([{ server, before: null, after: a }, { server, before: b, after: { ...b, allowInternet: !b.allowInternet } }], () => new ServerModel(server, [b])).fresh);
+});
+
+t('rows against the rows the kernel holds: a change of any field the kernel reads is a change; names, dates and usage are not', () => {
+  const a = fixturePeer(1, server, 1, { allowInternet: true });
+  const renamed: PeerRecord = { ...a, name: 'renamed', usageBytes: 12345, updatedAt: '2030-01-01T00:00:00.000Z' };
+  assert.not.ok(peerDiffers(a, renamed));
+  for (const change of [{ allowInternet: false }, { ip6: null }, { networks: ['10.30.0.0/24'] }, { lanAccess: 'lan' as const }, { reachableFrom: ['10.40.0.0/24'] }, { downloadLimitMbps: 3 }, { allowAccess: [2] }]) {
+    assert.ok(peerDiffers(a, { ...a, ...change }), JSON.stringify(change));
+  }
+  assert.ok(peerDiffers(a, null) && peerDiffers(null, a) && !peerDiffers(null, null));
+});
+
+t('the changes toward the store\'s rows: only those named (partial) or every peer on either side (full)', () => {
+  const [a, b, c] = [fixturePeer(1, server, 1), fixturePeer(2, server, 2), fixturePeer(3, server, 3)];
+  const model = new ServerModel(server, [a, b]);
+  const desired = { server, peers: [{ ...a, allowInternet: !a.allowInternet }, c], forwards: [] };
+  const ids = (changes: { before: { id: number } | null; after: { id: number } | null }[]) => changes.map((ch) => `${ch.before?.id ?? '-'}>${ch.after?.id ?? '-'}`).sort();
+  assert.equal(ids(peerChangesToward(model, desired, [1])), ['1>1']);
+  assert.equal(ids(peerChangesToward(model, desired, [3, 2])), ['->3', '2>-']);
+  assert.equal(ids(peerChangesToward(model, desired, 'all')), ['->3', '1>1', '2>-']);
 });
 
 t.run();

@@ -15,9 +15,9 @@ async function probe(use: string): Promise<ProbeResult> {
   return JSON.parse(stdout) as ProbeResult;
 }
 
-const none = { qrcode: false, nodemailer: false, ws: false, 'prom-client': false };
+const none = { qrcode: false, nodemailer: false, ws: false, 'prom-client': false, '@simplewebauthn/server': false };
 
-t('a started daemon serving servers and peers has loaded none of qrcode, nodemailer, ws, prom-client', async () => {
+t('a started daemon serving servers and peers has loaded none of qrcode, nodemailer, ws, prom-client, @simplewebauthn/server', async () => {
   const r = await probe('serve');
   assert.is(r.status, 200);
   assert.equal(r.after, none);
@@ -42,6 +42,13 @@ t('the first event stream client loads ws, and only it', async () => {
   assert.equal(r.before, none);
   assert.is(r.status, 101);
   assert.equal(r.after, { ...none, ws: true });
+});
+
+t('the first passkey ceremony loads @simplewebauthn/server, and only it', async () => {
+  const r = await probe('passkey');
+  assert.equal(r.before, none);
+  assert.is(r.status, 200);
+  assert.equal(r.after, { ...none, '@simplewebauthn/server': true });
 });
 
 t.run();

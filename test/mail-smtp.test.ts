@@ -12,7 +12,7 @@ import { createLogger } from '../src/log';
 import { generateKeyPair } from '../src/wg/keys';
 import { collectUsage } from '../src/jobs/usage';
 import { expirePeers } from '../src/jobs/calendar';
-import { GB } from '../src/data-limit';
+import { GB } from '../src/peer-state';
 import { sendMail, testMessage } from '../src/events/mail';
 import type { Resolve } from '../src/net/guarded-lookup';
 

@@ -16,7 +16,7 @@ import { suiteNeeding } from './helpers/root';
 import { deviceFixture, type DeviceFixture } from './device-support';
 import { collectUsage } from '../src/jobs/usage';
 import { deviceContext } from '../src/device/context';
-import { GB } from '../src/data-limit';
+import { GB } from '../src/peer-state';
 import { SLICE } from '../src/metrics/families';
 import type { App } from '../src/app';
 import { ConfigError, loadConfig } from '../src/config';

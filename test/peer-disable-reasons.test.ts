@@ -5,7 +5,7 @@ import path from 'node:path';
 import { countingKernel } from './helpers/counting-kernel';
 import { deviceFixture, type DeviceFixture } from './device-support';
 import { tempDir } from './helpers/daemon';
-import { GB } from '../src/data-limit';
+import { GB } from '../src/peer-state';
 import { collectUsage } from '../src/jobs/usage';
 import { resetIfNewMonth } from '../src/jobs/calendar';
 import { migrate } from '../src/store/db';

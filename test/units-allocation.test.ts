@@ -4,8 +4,8 @@ import { Store } from '../src/store/store';
 import type { PeerRecord } from '../src/store/peers';
 import type { ServerRecord } from '../src/store/servers';
 import { allocatePeerIp, allocatePeerIp6 } from '../src/ops/peer-rules';
-import { firstFreeHost, formatIpv4, networkOf, parseCidr, parseIpv4 } from '../src/wg/ipv4';
-import { formatIpv6, hostAt6, isHostOf6, parseCidr6 } from '../src/wg/ipv6';
+import { firstFreeHost, formatIpv4, networkOf, parseCidr, parseIpv4 } from '../src/net/ipv4';
+import { formatIpv6, hostAt6, isHostOf6, parseCidr6 } from '../src/net/ipv6';
 import { tempDir } from './helpers/daemon';
 
 const t = suite('address allocation: the lowest free address in O(log n), at the ends of the range and after deletes');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import {
   formatIpv6, isHostOf6, isUla, overlaps6, parseCidr6, parseIpv6, ulaPrefix, formatNetwork6, hostAt6,
-} from '../src/wg/ipv6';
+} from '../src/net/ipv6';
 import { migrate } from '../src/store/db';
 import { MIGRATIONS } from '../src/store/migrations';
 import { backfillIpv6 } from '../src/store/ipv6-backfill';

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateKeyPair, generatePresharedKey, hexToKey, isWireGuardKey, keyToHex, publicKeyOf } from '../src/wg/keys';
-import { firstFreeHost, formatIpv4, isHostOf, parseCidr, parseIpv4 } from '../src/wg/ipv4';
+import { firstFreeHost, formatIpv4, isHostOf, parseCidr, parseIpv4 } from '../src/net/ipv4';
 import { peerAllowedIps, stripConf } from '../src/wg/conf';
 import { canRun } from './helpers/root';
 

@@ -2,14 +2,16 @@
 // the clients read; a test holds its list of operations equal to the router's.
 import type { Route } from '../http/router';
 import { VERSION } from '../version';
-import { CLIENT_ROUTES_SCHEMA as CLIENT_ROUTES } from '../resources/schemas';
 import { jsonSchema } from '../resources/describe';
 import { PEER } from '../resources/peer';
+import { DEVICE } from '../resources/device';
+import { SERVER } from '../resources/server';
 import { pageApiPaths } from '../http/page-openapi';
-import { usageApiPaths } from './openapi-usage';
+import { trafficHistoryApiPaths } from './openapi-traffic-history';
 import { siteApiPaths } from './openapi-site';
 import { backupApiPaths } from './openapi-backup';
 import { accessApiPaths, markRoles } from './openapi-access';
+import { passkeyApiPaths } from './openapi-passkeys';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
@@ -57,34 +59,7 @@ const openApiDocument = {
         type: 'object', required: ['error', 'code'], additionalProperties: str,
         properties: { error: str, code: { ...str, description: 'stable: WGCP_<WHAT>, or WGCP_HTTP_<status> for an error without its own (docs/api.md)' }, field: str, role: str },
       },
-      Server: {
-        type: 'object', required: ['name', 'endpoint', 'mode'],
-        properties: {
-          id: { ...int, readOnly: true }, name: str, endpoint: { ...str, description: 'host:port' },
-          mode: { enum: ['forward', 'standalone'] }, publicKey: { ...str, readOnly: true },
-          interface: str, address: { ...str, description: 'server tunnel address with prefix, e.g. 10.1.0.1/24' },
-          address6: { type: ['string', 'null'], description: 'server IPv6 tunnel address with prefix (RFC 5952), e.g. fd12:3456:789a:1::1/64; null: IPv4 only; default: a unique local /64' },
-          listenPort: { type: 'integer', minimum: 1, maximum: 65535 },
-          dns: { ...str, description: 'the clients\' DNS by default: "auto" (default; the tunnel address when a resolver listens there on port 53, else none), "" (none) or addresses separated by commas' },
-          mtu: { type: ['integer', 'null'], minimum: 1280, maximum: 9000, description: 'the clients\' MTU by default; null: none in the .conf' },
-          clientAllowedIPs: { ...CLIENT_ROUTES, description: 'what clients route into the tunnel by default: "full", "split" (the server\'s networks) or prefixes; null (default): full for peers with allowInternet, split otherwise' },
-          lanAccess: { oneOf: [{ const: 'lan' }, { type: 'array', maxItems: 64, items: str }], description: 'the lanAccess a new peer gets when it does not say: "lan", prefixes of the router\'s networks, or [] (none, the default)' },
-          persistentKeepalive: { type: 'integer', minimum: 0, maximum: 65535, description: 'the clients\' keepalive by default, seconds; 0: off; default 25' },
-          kernelState: { enum: ['up', 'failed', 'off'], readOnly: true, description: 'up in the kernel, failed (see kernelFailure; retried), or off (no kernel backend)' },
-          kernelFailure: {
-            type: ['object', 'null'], readOnly: true,
-            properties: { reason: str, since: ts, attempts: int, nextRetryAt: ts },
-          },
-          lastKernelRepair: {
-            type: ['object', 'null'], readOnly: true,
-            description: 'the reconciler\'s last repair of this server\'s part of the kernel, kept across restarts (docs/kernel.md, "Drift"); null: none yet',
-            properties: { at: ts, repairs: int, kinds: { type: 'object', additionalProperties: int } },
-          },
-          peers: { type: 'array', items: ref('Peer'), readOnly: true },
-          webhooks: { type: 'array', items: ref('Webhook'), readOnly: true },
-          createdAt: { ...ts, readOnly: true }, updatedAt: { ...ts, readOnly: true },
-        },
-      },
+      Server: jsonSchema(SERVER),
       Peer: jsonSchema(PEER),
       Webhook: {
         type: 'object', required: ['url'],
@@ -109,22 +84,7 @@ const openApiDocument = {
           fromEmail: str, fromName: str,
         },
       },
-      Device: {
-        type: 'object', description: 'A provisioned device; each one is a peer of its server (peerID).',
-        properties: {
-          id: { ...int, readOnly: true, description: "the device's id in routes: its peer's id (a device is a peer of its server)" },
-          uuid: { ...str, format: 'uuid', readOnly: true, description: "the device contract's device_id, a credential (the heartbeat answers the device's keys to whoever sends it): shown to admins only" },
-          uuidPrefix: { ...str, readOnly: true, description: 'the first 8 characters of the device_id, shown to every role' },
-          serverID: { ...int, readOnly: true }, peerID: { ...int, readOnly: true },
-          hwid: { ...str, readOnly: true }, ip: { ...str, readOnly: true }, suspended: bool,
-          status: { ...str, readOnly: true }, state: { ...str, readOnly: true }, tunnelUp: { type: ['boolean', 'null'], readOnly: true },
-          lastHandshake: { type: ['string', 'null'], format: 'date-time', readOnly: true },
-          lastSeenAt: { type: ['string', 'null'], format: 'date-time', readOnly: true },
-          lastSourceAddress: { type: ['string', 'null'], readOnly: true }, forwardsHash: { ...str, readOnly: true },
-          heartbeatIntervalS: { type: ['integer', 'null'], readOnly: true, description: "seconds between the agent's heartbeats, as its last heartbeat said (`interval`); null: it never said" },
-          provisionedAt: { ...ts, readOnly: true }, createdAt: { ...ts, readOnly: true }, updatedAt: { ...ts, readOnly: true },
-        },
-      },
+      Device: jsonSchema(DEVICE),
       DeviceUpdate: { type: 'object', required: ['suspended'], properties: { suspended: bool } },
       PortForward: {
         type: 'object', required: ['protocol', 'listenPort'],
@@ -201,10 +161,11 @@ const openApiDocument = {
   security: [{ apiKey: [] }, { bearer: [] }],
   paths: {
     ...pageApiPaths,
-    ...usageApiPaths,
+    ...trafficHistoryApiPaths,
     ...backupApiPaths,
     ...accessApiPaths,
     ...siteApiPaths,
+    ...passkeyApiPaths,
     '/healthz': { get: { summary: 'Liveness and kernel backend', security: [], responses: { 200: { description: 'ready', ...json(ref('Health')) } } } },
     '/api/openapi.json': { get: op('This document', { 200: { description: 'OpenAPI document', ...json({ type: 'object' }) } }, []) },
     '/api/servers': {

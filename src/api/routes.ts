@@ -29,10 +29,12 @@ import { kernelCheckRoutes } from './kernel-check';
 import { sessionRoutes } from '../http/session';
 import { pageRoutes } from '../http/static-assets';
 import { metricsRoute } from './metrics';
-import { usageRoutes } from './usage';
+import { trafficHistoryRoutes } from './traffic-history';
 import { auditRoutes } from './audit';
 import { shareRoutes } from './shares';
 import { totpRoutes } from './totp';
+import { passkeyRoutes } from './passkeys';
+import { passkeySignInRoutes } from './passkey-sign-in';
 import { signedInRoutes } from './sessions';
 import { oidcRoutes } from '../http/oidc';
 
@@ -82,15 +84,15 @@ export function controlRoutes(app: App): Route[] {
     ...regTokenRoutes(app),
     ...siteLinkRoutes(app),
     ...credentialsRoutes(app),
-    ...auditRoutes(app), ...shareRoutes(app), ...totpRoutes(app), ...signedInRoutes(app),
+    ...auditRoutes(app), ...shareRoutes(app), ...totpRoutes(app), ...passkeyRoutes(app), ...signedInRoutes(app),
     ...backupRoutes(app), ...importRoutes(app), ...kernelCheckRoutes(app),
     ...deviceRoutes(app),
     ...forwardRoutes(app),
-    ...usageRoutes(app),
+    ...trafficHistoryRoutes(app),
     metricsRoute(app, 'control'),
     ...deviceApiRoutes(app),
     // The dashboard: its sign-in and its built page (WGCP_LISTEN only).
-    ...sessionRoutes(app), ...oidcRoutes(app), ...pageRoutes(),
+    ...sessionRoutes(app), ...passkeySignInRoutes(app), ...oidcRoutes(app), ...pageRoutes(),
   ];
   return routes;
 }

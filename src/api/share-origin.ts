@@ -10,8 +10,8 @@ import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { apiError } from '../error-registry';
 import type { Config } from '../config';
-import { parseIpv4 } from '../wg/ipv4';
-import { formatIpv6, parseIpv6 } from '../wg/ipv6';
+import { parseIpv4 } from '../net/ipv4';
+import { formatIpv6, parseIpv6 } from '../net/ipv6';
 import { quoted } from '../ops/value-rules';
 
 const HOST_HEADER = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::(\d{1,5}))?$/;

@@ -4,6 +4,10 @@
 // continues from the last line shipped).
 import type { Store } from '../store/store';
 import { resetTotp } from '../ops/totp';
+import { resetPasskeys } from '../ops/passkeys';
+import { cliRunner } from '../ops/cli-runner';
+import { CLI_ACTOR } from '../ops/runner';
+import { KernelOff } from '../kernel/plane';
 import { readAuditQuery } from '../access/audit-query';
 import { UsageError, stringOption, wantsJson, type Args } from './args';
 import { renderTable, shortTime } from './table';
@@ -15,6 +19,17 @@ export function runTotpCommand(args: Args, store: Store, out: (s: string) => voi
   if (store.credentials.get(Number(id)) === null) throw new UsageError(`no API key or access token with id ${id}`);
   if (!resetTotp(store, Number(id), new Date())) throw new UsageError(`credential ${id} has no two-factor sign-in`);
   out(`two-factor sign-in of credential ${id} removed\n`);
+}
+
+/** `wgcp passkey reset ID`: a key or token whose authenticators are lost signs in on the page with itself alone again. */
+export async function runPasskeyCommand(args: Args, store: Store, out: (s: string) => void): Promise<void> {
+  const [, verb, id] = args.words;
+  if (verb !== 'reset' || !id || !/^\d{1,15}$/.test(id)) throw new UsageError('usage: wgcp passkey reset ID   (the id of the API key or access token)');
+  if (store.credentials.get(Number(id)) === null) throw new UsageError(`no API key or access token with id ${id}`);
+  const runner = cliRunner(store, new KernelOff('the CLI stores; wgcpd applies'));
+  const removed = await resetPasskeys(runner, { ...CLI_ACTOR, name: 'wgcp passkey reset' }, Number(id));
+  if (removed === 0) throw new UsageError(`credential ${id} has no passkeys`);
+  out(`${removed} passkey${removed === 1 ? '' : 's'} of credential ${id} removed\n`);
 }
 
 const FILTERS = ['actor', 'target', 'action', 'since', 'until', 'after'] as const;

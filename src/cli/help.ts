@@ -55,6 +55,13 @@ export const COMMANDS: Record<string, CommandHelp> = {
     examples: ['wgcp totp reset 3'],
     notes: ['ID is the key\'s or token\'s id, as `wgcp apikey list` shows it.'],
   },
+  passkey: {
+    summary: 'remove the passkeys of a key or token (lost authenticators)',
+    synopsis: ['passkey reset ID'],
+    options: [],
+    examples: ['wgcp passkey reset 3'],
+    notes: ['ID is the key\'s or token\'s id, as `wgcp apikey list` shows it. The key then signs in on the page with itself alone (and its TOTP code, if on).'],
+  },
   audit: {
     summary: 'the audit log, oldest first',
     synopsis: ['audit [--actor KIND[:ID]] [--target TYPE[:ID]] [--action A] [--since T] [--until T] [--after ID] [--json]'],

@@ -14,7 +14,7 @@ import { runRegTokenCommand } from './regtokens';
 import { runServe } from './serve';
 import { runTlsCommand } from './tls';
 import { runTopCommand } from './top';
-import { runAuditCommand, runTotpCommand } from './access';
+import { runAuditCommand, runPasskeyCommand, runTotpCommand } from './access';
 import { runCheckCommand } from './check';
 import { runJoinCommand } from './join';
 
@@ -85,6 +85,7 @@ export function dispatch(argv: string[], out: (s: string) => void = (s) => proce
     if (command === 'join') return runJoinCommand(args, dataDir, out).catch((err: unknown) => failure(err));
     if (command === 'check') return runCheckCommand(dataDir, () => Store.open(dataDir), out, wantsJson(args)).catch((err: unknown) => failure(err));
     const store = Store.open(dataDir);
+    if (command === 'passkey') return runPasskeyCommand(args, store, out).then(() => 0, (err: unknown) => failure(err)).finally(() => store.close());
     if (command === 'regtoken' || command === 'apikey' || command === 'token') {
       // Changes: made through the change runner, so they end asynchronously.
       const change = command === 'regtoken' ? runRegTokenCommand(args, store, out) : runCredentialCommand(command, args, store, out);

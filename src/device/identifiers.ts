@@ -10,5 +10,5 @@ export const isUuid = (v: unknown): v is string => typeof v === 'string' && UUID
 export const isHardwareId = (v: unknown): v is string => typeof v === 'string' && HWID.test(v);
 export const newUuid = (): string => crypto.randomUUID();
 
-/** Enough to tell devices apart in a log or an event (32 bits), far too little to act as one. */
-export const deviceIdPrefix = (id: string): string => id.slice(0, 8);
+// The prefix rule lives with the device's description, below the store, which presents it.
+export { deviceIdPrefix } from '../resources/device';

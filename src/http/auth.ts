@@ -33,7 +33,7 @@ type AuthRequest = Pick<IncomingMessage, 'headers'> & { method?: string; socket?
 /** The actor of a page session: a person's (single sign-on), or the role and name of the key or token it was opened with, now. */
 function sessionActor(store: Store, live: LiveSession, address: string | null): Actor | null {
   const { credentialId, person } = live;
-  if (person !== null) return { kind: 'person', id: null, name: personName(person), role: person.role, address };
+  if (person !== null) return { kind: 'person', id: null, name: personName(person), role: person.role, address, person: { subject: person.subject, email: person.email } };
   if (credentialId === null) return { kind: 'page', id: null, name: CONFIGURED_KEY_NAME, role: 'admin', address, credentialKind: 'apikey' };
   const c = store.credentials.get(credentialId);
   return c === null ? null : { kind: 'page', id: c.id, name: c.name, role: c.role, address, credentialKind: c.kind };

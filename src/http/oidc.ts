@@ -15,6 +15,7 @@ import type { OidcSettings } from '../access/oidc-settings';
 import { roleOfClaims } from '../access/oidc-roles';
 import { personName, sessionTable, sha256Hex, type Person } from '../store/sessions';
 import { recordSignIn, recordSignInFailure } from '../ops/sign-ins';
+import { notePersonSignIn } from '../ops/passkey-sign-in';
 import type { OidcClient, PendingSignIn } from './oidc-client';
 import type * as OidcClientModule from './oidc-client';
 import { sessionSetCookie } from './session-cookie';
@@ -112,6 +113,8 @@ export function oidcRoutes(app: App): Route[] {
     const email = typeof claims.email === 'string' ? claims.email : null;
     const role = roleOfClaims(s.roles, claims);
     const who = personName({ subject: claims.sub, email });
+    // The person's passkeys follow the mapping: its role now, or none (they stop signing in).
+    await notePersonSignIn(app, claims.sub, email, role);
     if (role === null) {
       recordSignInFailure(app, { kind: 'person', id: null, name: who, role: null, address: source }, 'no role for this person');
       app.log.warn('single sign-on refused: no rule gives this person a role', { person: who });

@@ -12,6 +12,7 @@ import { ok } from './reply';
 import { CONFIGURED_KEY_NAME, bearerValue, type Actor } from './auth';
 import { needsSecondFactor, spendSecondFactor, totpStatus } from '../ops/totp';
 import { recordSignIn, recordSignInFailure } from '../ops/sign-ins';
+import { hasPasskeys } from '../ops/passkey-sign-in';
 import type { Role } from '../store/roles';
 import { hashSecret } from '../store/credentials';
 import { personName, sessionTable, sha256Hex, type SessionGrant } from '../store/sessions';
@@ -29,10 +30,10 @@ const tooMany = (wait: number) => apiError('WGCP_SIGN_IN_THROTTLED', { wait }, {
 const isTls = (ctx: RequestContext): boolean => (ctx.req.socket as TLSSocket).encrypted === true;
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
-interface Grant extends SessionGrant { name: string; role: Role }
+export interface Grant extends SessionGrant { name: string; role: Role }
 
 /** The grant a presented key or token gives, or null when it is none of the live ones. */
-function grantOf(app: App, presented: string, now: string): Grant | null {
+export function grantOf(app: App, presented: string, now: string): Grant | null {
   const { store, config } = app;
   const keyHash = sha256Hex(presented);
   if (config.apiKey !== null && crypto.timingSafeEqual(hashSecret(presented), hashSecret(config.apiKey))) {
@@ -49,7 +50,7 @@ function readCode(body: Record<string, unknown>): string | null {
   return v;
 }
 
-function readKey(body: Record<string, unknown>): string {
+export function readKey(body: Record<string, unknown>): string {
   const v = body.key;
   if (v === undefined || v === null || v === '') throw fieldError('key', 'is required');
   if (typeof v !== 'string') throw fieldError('key', 'must be a string');
@@ -58,15 +59,34 @@ function readKey(body: Record<string, unknown>): string {
 }
 
 /** A browser that says the sign-in comes from another site is refused: no login CSRF. */
-function refuseForeignSignIn(ctx: RequestContext): void {
+export function refuseForeignSignIn(ctx: RequestContext): void {
   const h = ctx.req.headers;
   if ((h.origin !== undefined || h['sec-fetch-site'] !== undefined) && !isSameOrigin(h)) {
     throw apiError('WGCP_CROSS_SITE', { advice: 'sign in from this page' });
   }
 }
 
+const limiters = new WeakMap<App, SignInLimiter>();
+/** The daemon's one count of failed sign-ins, whichever way they came (a key, a code, a passkey). */
+export function signInLimiterOf(app: App, limit: SignInLimit = SIGN_IN_LIMIT): SignInLimiter {
+  let l = limiters.get(app);
+  if (!l) limiters.set(app, (l = new SignInLimiter(limit, () => app.now().getTime())));
+  return l;
+}
+
+/** Opens a page session for a sign-in that passed every check, audited (`summary`: what the row adds). */
+export function openPageSession(app: App, ctx: RequestContext, grant: Grant, actor: Actor, summary?: Record<string, unknown>): Reply {
+  const now = app.now().toISOString();
+  signInLimiterOf(app).recordSuccess(limiterKey(ctx.req.socket.remoteAddress ?? ''), grant.credentialId);
+  recordSignIn(app, actor, summary);
+  if (grant.credentialId !== null) app.store.credentials.touch(grant.credentialId, now);
+  const value = sessionTable(app.store).open(grant, now);
+  app.log.info('dashboard session opened', grant.person ? { person: actor.name, role: grant.role } : { credentialID: grant.credentialId ?? 'WGCP_API_KEY' });
+  return { status: 204, headers: { ...NO_STORE, 'Set-Cookie': sessionSetCookie(value, isTls(ctx)) } };
+}
+
 export function sessionRoutes(app: App, limit: SignInLimit = SIGN_IN_LIMIT): Route[] {
-  const limiter = new SignInLimiter(limit, () => app.now().getTime());
+  const limiter = signInLimiterOf(app, limit);
   const sessions = () => sessionTable(app.store);
 
   async function signIn(ctx: RequestContext): Promise<Reply> {
@@ -93,7 +113,13 @@ export function sessionRoutes(app: App, limit: SignInLimit = SIGN_IN_LIMIT): Rou
     const actor: Actor = { kind: 'page', id: grant.credentialId, name: grant.name, role: grant.role, address: source };
     // A key with two-factor sign-in opens a session only with a code: missing, the page asks
     // for one (the key was right, so no failure counts); wrong or used, it is a failure.
-    if (needsSecondFactor(app.store, grant.credentialId)) {
+    // A key with passkeys but no TOTP: the page signs in at /api/session/passkey instead.
+    const totp = needsSecondFactor(app.store, grant.credentialId);
+    if (!totp && hasPasskeys(app, grant.credentialId)) {
+      recordSignInFailure(app, actor, 'passkey missing');
+      throw apiError('WGCP_PASSKEY_REQUIRED', undefined, { field: 'passkey' });
+    }
+    if (totp) {
       if (code === null) {
         recordSignInFailure(app, actor, 'two-factor code missing');
         throw apiError('WGCP_TOTP_CODE_REQUIRED', undefined, { field: 'code' });
@@ -108,12 +134,7 @@ export function sessionRoutes(app: App, limit: SignInLimit = SIGN_IN_LIMIT): Rou
         throw apiError('WGCP_TOTP_CODE_WRONG', undefined, { field: 'code' });
       }
     }
-    limiter.recordSuccess(address, grant.credentialId);
-    recordSignIn(app, actor);
-    if (grant.credentialId !== null) app.store.credentials.touch(grant.credentialId, now);
-    const value = sessions().open(grant, now);
-    app.log.info('dashboard session opened', { credentialID: grant.credentialId ?? 'WGCP_API_KEY' });
-    return { status: 204, headers: { ...NO_STORE, 'Set-Cookie': sessionSetCookie(value, isTls(ctx)) } };
+    return openPageSession(app, ctx, grant, actor);
   }
 
   return [

@@ -7,8 +7,8 @@ import { badField } from '../ops/field-error';
 import { HOSTNAME } from '../wg/hostname';
 import { FORBIDDEN_IN_NAMES, nameProblem } from '../ops/name-rule';
 import { PEER_VALUE_RULES, SERVER_VALUE_RULES, firstBadValue, quoted, visible } from '../ops/value-rules';
-import { formatIpv4, isHostOf, networkOf, parseCidr, parseIpv4 } from '../wg/ipv4';
-import { formatCidr6, formatIpv6, hostAt6, isHostOf6, parseCidr6, parseIpv6 } from '../wg/ipv6';
+import { formatIpv4, isHostOf, networkOf, parseCidr, parseIpv4 } from '../net/ipv4';
+import { formatCidr6, formatIpv6, hostAt6, isHostOf6, parseCidr6, parseIpv6 } from '../net/ipv6';
 import { isWireGuardKey, publicKeyOf } from '../wg/keys';
 
 export interface PlannedServer {

@@ -2,8 +2,8 @@
 // keys, port, IPv4 and IPv6 subnets (the server holds the first host of each) and MTU; its
 // user config gives the endpoint and DNS; each client a peer with its name, addresses, keys,
 // enabled flag and expiry. One-time links, users and hooks stay behind, said so. Pure.
-import { formatIpv4, networkOf, parseCidr } from '../wg/ipv4';
-import { formatIpv6, networkOf6, parseCidr6 } from '../wg/ipv6';
+import { formatIpv4, networkOf, parseCidr } from '../net/ipv4';
+import { formatIpv6, networkOf6, parseCidr6 } from '../net/ipv6';
 import { isWireGuardKey } from '../wg/keys';
 import {
   NO_PRESHARED_KEY, badFile, clientPrivateKey, endpointFor, expiryOf, finishPlan, ipv4Text, ipv6Text, isoTime, serverAddress4, serverAddress6,

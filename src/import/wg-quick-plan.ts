@@ -3,8 +3,8 @@
 // public and preshared keys and the addresses its AllowedIPs give it. Hooks are reported,
 // never run. Pure.
 import path from 'node:path';
-import { isHostOf, parseCidr, parseIpv4 } from '../wg/ipv4';
-import { isHostOf6, parseCidr6, parseIpv6 } from '../wg/ipv6';
+import { isHostOf, parseCidr, parseIpv4 } from '../net/ipv4';
+import { isHostOf6, parseCidr6, parseIpv6 } from '../net/ipv6';
 import {
   NO_PRESHARED_KEY, badFile, endpointFor, finishPlan, ipv4Text, ipv6Text, serverAddress4, serverAddress6, serverKeys, withOptions,
   type ImportOptions, type ImportPlan, type PlannedPeer,

@@ -30,7 +30,7 @@ export async function resetIfNewMonth(app: App, at: Date = app.now()): Promise<b
 export async function expirePeers(app: App, at: Date = app.now()): Promise<number[]> {
   const done: number[] = [];
   const now = at.toISOString();
-  for (const id of app.store.usage.expired(now)) {
+  for (const id of app.store.peers.expiredAt(now)) {
     try {
       const gone = await expirePeer(app, id, now, { actor: jobActor('expiry') });
       if (!gone) continue;

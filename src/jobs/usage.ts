@@ -4,11 +4,11 @@
 // kernel change, so one refusal never blocks the others). All of it through the runner.
 import type { App } from '../app';
 import { peerEventData } from '../views/event-data';
-import { hasReason, withReason, withoutReason } from '../ops/disable-reasons';
+import { hasReason, withReason, withoutReason } from '../peer-state';
 import { changePeer } from '../ops/peers';
 import { jobActor } from '../ops/runner';
 import { recordUsage as recordUsageChange } from '../ops/usage';
-import { isOverLimit } from '../data-limit';
+import { isOverLimit } from '../peer-state';
 import { planUsageCycle, type Counters, type UsagePlan } from './usage-delta';
 import { historyOf } from '../history/context';
 import { metricsOf } from '../metrics/context';

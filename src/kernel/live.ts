@@ -184,7 +184,7 @@ export class KernelLive implements KernelPlane {
    * The one sync of a server to what the store says (`desired`; null: the store has it no
    * more). Partial (`peers` named: a change, a replicated row) costs what the peers named
    * cost: the rows that differ from what the kernel holds go in one partial sync. Full
-   * ('all': start-up, restore, repair, retry) does that for every row, then reads the kernel
+   * ('all': a restore, a standby router catching up) does that for every row, then reads the kernel
    * itself (links, peers, IPv6 forwarding, the table, bandwidth limits) and puts right what
    * differs, each kind in one batch. Resolves with the rows held before, for its undo.
    */

@@ -22,17 +22,14 @@ export interface SyncUndo {
   ids: number[];
 }
 
-const sameList = <T>(a: readonly T[] | undefined, b: readonly T[] | undefined): boolean =>
-  (a ?? []).length === (b ?? []).length && (a ?? []).every((x, i) => x === (b ?? [])[i]);
-
-/** True when two rows of a peer put something different in the kernel. */
+/**
+ * True when two rows of a peer put something different in the kernel: their kernel copies
+ * (model.ts, one literal of every field the kernel reads, in one order) compared whole, so
+ * a field the kernel gains later is compared without a change here.
+ */
 export function peerDiffers(a: KernelPeer | null, b: KernelPeer | null): boolean {
   if (a === null || b === null) return a !== b;
-  const x = kernelPeer(a);
-  const y = kernelPeer(b);
-  return x.ip !== y.ip || x.ip6 !== y.ip6 || x.publicKey !== y.publicKey || x.presharedKey !== y.presharedKey
-    || x.allowInternet !== y.allowInternet || x.enabled !== y.enabled || x.downloadLimitMbps !== y.downloadLimitMbps
-    || x.uploadLimitMbps !== y.uploadLimitMbps || !sameList(x.allowAccess, y.allowAccess) || !sameList(x.networks, y.networks);
+  return JSON.stringify(kernelPeer(a)) !== JSON.stringify(kernelPeer(b));
 }
 
 /** The peer changes that take the model's peers among `ids` (or all of both sides) to `desired`. */

@@ -1,7 +1,7 @@
 // Every wgcp metric family: its name (Prometheus' conventions: base units, _total on
 // counters), help, type, and how its samples come from one scrape's data. Pure: the text
 // format is prom-client's (exposition.ts); here is only what each line says.
-import { GB } from '../data-limit';
+import { GB } from '../peer-state';
 import type { StoreSnapshot, ScrapedPeer } from './scrape-read';
 import type { HistogramTally, MetricsTally } from './tally';
 import { STATE_FAMILIES, type DaemonState } from './state-families';

@@ -1,31 +1,23 @@
 // IP addresses as bytes, whatever their spelling: an IPv4-mapped IPv6 address is the IPv4
 // address it carries (a dual-stack socket connects to that one), so rules match either form.
-import net from 'node:net';
+// The text is read by the one parser of each family (ipv4.ts, ipv6.ts).
+import { parseIpv4 } from './ipv4';
+import { parseIpv6 } from './ipv6';
 
 export interface IpAddress { family: 4 | 6; bytes: number[] }
 
-function ipv6Bytes(text: string): number[] {
-  let t = text.toLowerCase();
-  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(t);
-  if (v4) {
-    const [a, b, c, d] = v4.slice(1).map(Number);
-    t = `${t.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head, tail] = t.includes('::') ? t.split('::') : [t, undefined];
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const zeros: string[] = tail === undefined ? [] : Array(8 - left.length - right.length).fill('0');
-  return [...left, ...zeros, ...right].flatMap((g) => { const n = parseInt(g, 16); return [n >> 8, n & 0xff]; });
-}
+const bytesOf = (n: bigint): number[] => Array.from({ length: 16 }, (_, i) => Number((n >> BigInt((15 - i) * 8)) & 0xffn));
 
 const MAPPED_PREFIX = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
 
 /** Parses a literal address (brackets and an IPv6 zone are dropped); null when it is not one. */
 export function parseIp(text: string): IpAddress | null {
   const plain = text.replace(/^\[(.*)\]$/, '$1').split('%')[0];
-  if (net.isIPv4(plain)) return { family: 4, bytes: plain.split('.').map(Number) };
-  if (!net.isIPv6(plain)) return null;
-  const bytes = ipv6Bytes(plain);
+  const v4 = parseIpv4(plain);
+  if (v4 !== null) return { family: 4, bytes: [v4 >>> 24, (v4 >>> 16) & 255, (v4 >>> 8) & 255, v4 & 255] };
+  const v6 = parseIpv6(plain);
+  if (v6 === null) return null;
+  const bytes = bytesOf(v6);
   if (MAPPED_PREFIX.every((b, i) => bytes[i] === b)) return { family: 4, bytes: bytes.slice(12) };
   return { family: 6, bytes };
 }

@@ -4,7 +4,7 @@
 // router's resolver only when one is there: a DNS line naming an address where nothing
 // answers breaks every name lookup of a full-tunnel client.
 import fs from 'node:fs';
-import { parseIpv4 } from '../wg/ipv4';
+import { parseIpv4 } from './ipv4';
 
 const UDP_BOUND = '07';
 const TCP_LISTEN = '0A';

@@ -5,8 +5,8 @@
 // WAN subnet is the internet's. Less those inside another (an interval set cannot hold two
 // that overlap). They are what "the LAN" means to lanAccess and reachableFrom, and what the
 // internet is not.
-import { parseCidr, maskOf, networkOf } from '../wg/ipv4';
-import { networkOf6, parseCidr6 } from '../wg/ipv6';
+import { parseCidr, maskOf, networkOf } from './ipv4';
+import { networkOf6, parseCidr6 } from './ipv6';
 import { routerRoutes } from './router-routes';
 
 /** Whether prefix `outer` holds every address of `inner` (same family). */

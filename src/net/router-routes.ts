@@ -4,8 +4,8 @@
 // are left out (a peer's default route is refused on its own); so are IPv6 link-local and
 // multicast routes, which every interface has and no peer could route.
 import fs from 'node:fs';
-import { formatIpv4 } from '../wg/ipv4';
-import { formatIpv6 } from '../wg/ipv6';
+import { formatIpv4 } from './ipv4';
+import { formatIpv6 } from './ipv6';
 
 export interface RouterRoute { prefix: string; dev: string }
 

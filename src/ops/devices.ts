@@ -13,7 +13,7 @@ import { peerEventData } from '../views/event-data';
 import type { Store } from '../store/store';
 import type { ChangeOptions, Commit } from './runner';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
-import { hasReason, withReason, withoutReason } from './disable-reasons';
+import { hasReason, leavesInterface, withReason, withoutReason } from '../peer-state';
 import { checkNetworks, planPeerDelete } from './peers';
 import { isHttpError } from 'http-errors';
 import { canonicalNetworks } from '../device/heartbeat-answers';
@@ -58,8 +58,7 @@ function changeDevicePeer<R>(app: App, action: string, deviceId: string, opts: C
       commit(c) {
         if (changed) {
           c.store.peers.update(after);
-          // Off the interface its counters are gone; when it returns they start from zero.
-          if (!after.enabled) c.store.usage.forgetBaseline(after.id);
+          if (leavesInterface(before, after)) c.store.usage.forgetBaseline(after.id);
           c.event('peerUpdated', server.id, peerEventData(server, after));
         }
         return alsoInCommit(c, device, server);

@@ -3,8 +3,8 @@
 // networks, or the router's own networks (routes through its other interfaces: the LAN, the
 // WAN's subnet, its own addresses). Two such prefixes would make one address reach two places.
 import type { Store } from '../store/store';
-import { networkOf, parseCidr, maskOf } from '../wg/ipv4';
-import { networkOf6, parseCidr6 } from '../wg/ipv6';
+import { networkOf, parseCidr, maskOf } from '../net/ipv4';
+import { networkOf6, parseCidr6 } from '../net/ipv6';
 import { badField } from './field-error';
 import { routerRoutes, type RouterRoute } from '../net/router-routes';
 import { holds } from '../net/router-nets';

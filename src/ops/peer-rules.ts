@@ -3,8 +3,8 @@
 // the operation's transaction, against the state as it stands there.
 import type { Store } from '../store/store';
 import type { ServerRecord } from '../store/servers';
-import { isHostOf, networkOf, parseCidr, parseIpv4 } from '../wg/ipv4';
-import { formatIpv6, hostAt6, isHostOf6, parseCidr6, parseIpv6 } from '../wg/ipv6';
+import { isHostOf, networkOf, parseCidr, parseIpv4 } from '../net/ipv4';
+import { formatIpv6, hostAt6, isHostOf6, parseCidr6, parseIpv6 } from '../net/ipv6';
 import { badField } from './field-error';
 
 /** Refuses an address outside the server's subnet, the server's own, or one another peer holds. */

@@ -12,12 +12,11 @@ import type { ServerRecord } from '../store/servers';
 import { peerEventData } from '../views/event-data';
 import { deviceNumber } from '../views/devices-present';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
-import { hasReason, withReason, withoutReason } from './disable-reasons';
+import { hasReason, isOverLimit, leavesInterface, withReason, withoutReason } from '../peer-state';
 import { badField } from './field-error';
 import { bringsDeletionNearer, requirePeerDeleteRight } from './deletion-rights';
 import { forwardsOfPeerChange } from './forwards-follow';
 import { withScheduleState } from './schedule-state';
-import { isOverLimit } from '../data-limit';
 import { checkLanAccessNow, checkPeerNetworks, checkReachableFrom } from './network-rules';
 import { routerRoutes } from '../net/router-routes';
 import { allocatePeerIp, allocatePeerIp6, checkAllowAccess, checkPeerIp, checkPeerIp6, checkPeerKey } from './peer-rules';
@@ -118,8 +117,7 @@ export function updatePeer(app: App, id: number, input: PeerInput, opts?: Change
       kernel: [{ peer: { server, before, after: next, forwards } }],
       commit({ store, event }) {
         store.peers.update(next);
-        // Off the interface its counters are gone; when it returns they start from zero.
-        if (!next.enabled && before.enabled) store.usage.forgetBaseline(id);
+        if (leavesInterface(before, next)) store.usage.forgetBaseline(id);
         event('peerUpdated', server.id, peerEventData(server, next));
         return next;
       },
@@ -172,8 +170,7 @@ export function changePeer(app: App, action: string, id: number, decide: (p: Pee
       kernel: [{ peer: { server, before, after } }],
       commit({ store, event }) {
         store.peers.update(after);
-        // Off the interface its counters are gone; when it returns they start from zero.
-        if (!after.enabled) store.usage.forgetBaseline(id);
+        if (leavesInterface(before, after)) store.usage.forgetBaseline(id);
         const e = announce(server, after);
         event(e.name, server.id, e.data);
         return { before, after };

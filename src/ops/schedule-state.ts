@@ -2,7 +2,7 @@
 // schedule is closed, lifted when it is open or gone; the other reasons are left alone.
 import { isOpenAt } from '../schedule/next-transition';
 import type { PeerRecord } from '../store/peers';
-import { hasReason, withReason, withoutReason } from './disable-reasons';
+import { hasReason, withReason, withoutReason } from '../peer-state';
 
 /** Whether the peer's schedule keeps it off at `t` (ms); a peer without one never is. */
 export const scheduleClosed = (p: Pick<PeerRecord, 'schedule'>, t: number): boolean => (p.schedule ? !isOpenAt(p.schedule, t) : false);

@@ -6,7 +6,7 @@ import type { App } from '../app';
 import type { Schedule } from '../schedule/rules';
 import type { PeerChange } from '../kernel/plane';
 import { peerEventData } from '../views/event-data';
-import { hasReason } from './disable-reasons';
+import { hasReason, leavesInterface } from '../peer-state';
 import type { ChangeOptions } from './runner';
 import { withScheduleState } from './schedule-state';
 
@@ -43,8 +43,7 @@ export function applySchedules(app: App, ids: Iterable<number>, clock: () => Dat
       commit({ store, event }) {
         for (const { server, before, after } of changes) {
           store.peers.update(after);
-          // Off the interface its counters are gone; when it returns they start from zero.
-          if (!after.enabled && before.enabled) store.usage.forgetBaseline(after.id);
+          if (leavesInterface(before, after)) store.usage.forgetBaseline(after.id);
           const closing = hasReason(after, 'schedule');
           // Taken off by its schedule is a restriction (and its notice); any other step is an update.
           const name = closing && before.enabled ? 'peerRestricted' : 'peerUpdated';

@@ -2,7 +2,7 @@
 // subnets are each held by one server only, and a subnet keeps its peers' addresses.
 import type { Store } from '../store/store';
 import type { ServerRecord } from '../store/servers';
-import { parseCidr, parseIpv4, isHostOf, networkOf, broadcastOf, formatIpv4, type Cidr } from '../wg/ipv4';
+import { parseCidr, parseIpv4, isHostOf, networkOf, broadcastOf, formatIpv4, type Cidr } from '../net/ipv4';
 import { badField } from './field-error';
 
 export { endpointPort } from './value-rules';

@@ -3,7 +3,7 @@
 import type { Store } from '../store/store';
 import type { ServerRecord } from '../store/servers';
 import { freeUlaPrefix, ulaGlobalId } from '../store/ipv6-backfill';
-import { formatIpv6, hostAt6, isHostOf6, overlaps6, parseCidr6, parseIpv6, type Cidr6 } from '../wg/ipv6';
+import { formatIpv6, hostAt6, isHostOf6, overlaps6, parseCidr6, parseIpv6, type Cidr6 } from '../net/ipv6';
 import { badField } from './field-error';
 
 const prefixesOf = (store: Store, selfId?: number): Cidr6[] => store.servers.list()

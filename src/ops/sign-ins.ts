@@ -3,7 +3,7 @@
 import type { App } from '../app';
 import type { Actor } from '../store/audit';
 
-export type SignInRefusal = 'unknown key' | 'two-factor code missing' | 'wrong two-factor code' | 'rate limited' | 'key sign-in off for the page' | 'single sign-on failed' | 'no role for this person';
+export type SignInRefusal = 'unknown key' | 'two-factor code missing' | 'wrong two-factor code' | 'rate limited' | 'key sign-in off for the page' | 'single sign-on failed' | 'no role for this person' | 'passkey missing' | 'passkey refused';
 
 /** `person`: who single sign-on signed in (subject, email, issuer), for the row's summary. */
 export function recordSignIn(app: App, actor: Actor, person?: Record<string, unknown>): void {

@@ -36,12 +36,12 @@ export type MonthOutcome = 'same' | 'behind' | 'first' | 'started';
 export function startUsageMonth(app: App, month: string, opts?: ChangeOptions): Promise<{ outcome: MonthOutcome; stored: string | null }> {
   type Result = { outcome: MonthOutcome; stored: string | null };
   return app.runner.run<Result>('usage.new-month', (store) => {
-    const stored = store.usage.getState(MONTH_STATE);
+    const stored = store.jobState.get(MONTH_STATE);
     if (stored === month) return { commit: () => ({ outcome: 'same', stored }) };
     if (stored !== null && month < stored) return { commit: () => ({ outcome: 'behind', stored }) };
     return {
       commit({ store }) {
-        store.usage.setState(MONTH_STATE, month);
+        store.jobState.set(MONTH_STATE, month);
         if (stored === null) return { outcome: 'first', stored };
         store.usage.zeroAllUsage();
         return { outcome: 'started', stored };
@@ -51,4 +51,4 @@ export function startUsageMonth(app: App, month: string, opts?: ChangeOptions): 
 }
 
 /** The usage month the store is in (null on a fresh database): read without a change. */
-export const storedUsageMonth = (store: Store): string | null => store.usage.getState(MONTH_STATE);
+export const storedUsageMonth = (store: Store): string | null => store.jobState.get(MONTH_STATE);

@@ -7,8 +7,8 @@
 // a backup all ask it. Pure.
 import { HOSTNAME } from '../wg/hostname';
 import { INTERFACE_NAME_RULE, isInterfaceName } from '../wg/interface-name';
-import { isHostOf, parseCidr, parseIpv4 } from '../wg/ipv4';
-import { isHostOf6, parseCidr6, parseIpv6 } from '../wg/ipv6';
+import { isHostOf, parseCidr, parseIpv4 } from '../net/ipv4';
+import { isHostOf6, parseCidr6, parseIpv6 } from '../net/ipv6';
 import { isWireGuardKey } from '../wg/keys';
 import { nameProblem } from './name-rule';
 

@@ -49,34 +49,36 @@ export interface Field<V> {
   schema?: JsonSchema;
 }
 
-/** A value the API shows that no column holds: computed from the record. */
-export interface Derived<R> {
-  /** The field it is shown after. */
-  after: keyof R & string;
-  value: (r: R) => unknown;
+/** A value the API shows that no column holds: computed from the record (and what the presenter is handed beside it, `C`). */
+export interface Derived<R, C = undefined> {
+  /** The field it is shown after; absent: before every field. */
+  after?: keyof R & string;
+  value: (r: R, context: C) => unknown;
+  /** Left out when the presenter is not handed it (undefined): optional in the page's type. */
+  optional?: boolean;
   seenBy?: Role;
   schema: JsonSchema;
 }
 
-export interface Resource<R> {
+export interface Resource<R, C = undefined> {
   /** The OpenAPI schema's name. */
   name: string;
   table: string;
   description?: string;
   /** Every field of the record. */
   fields: { [K in keyof R]-?: Field<R[K]> };
-  derived?: Record<string, Derived<R>>;
+  derived?: Record<string, Derived<R, C>>;
   /** The JSON names a create must carry (the schema's `required`). */
   required?: string[];
 }
 
 type AnyField = Field<unknown>;
-const fieldsOf = <R>(res: Resource<R>) => Object.entries(res.fields) as [keyof R & string, AnyField][];
+const fieldsOf = <R, C>(res: Resource<R, C>) => Object.entries(res.fields) as [keyof R & string, AnyField][];
 const columnOf = (f: AnyField): Column<unknown> | undefined => (typeof f.column === 'string' ? { name: f.column } : f.column);
 const jsonName = (key: string, f: AnyField): string => f.json ?? key;
 
 /** The SELECT list of a description's columns, each aliased to its record name. */
-export function selectList<R>(res: Resource<R>): string {
+export function selectList<R, C>(res: Resource<R, C>): string {
   return fieldsOf(res).flatMap(([k, f]) => {
     const c = columnOf(f);
     return c ? [`${c.select ?? c.name} AS ${k}`] : [];
@@ -84,13 +86,13 @@ export function selectList<R>(res: Resource<R>): string {
 }
 
 /** `INSERT INTO table (...) VALUES (@...)` of every stored field. */
-export function insertSql<R>(res: Resource<R>): string {
+export function insertSql<R, C>(res: Resource<R, C>): string {
   const cols = fieldsOf(res).flatMap(([k, f]) => { const c = columnOf(f); return c ? [[c.name, k]] : []; });
   return `INSERT INTO ${res.table} (${cols.map((c) => c[0]).join(', ')}) VALUES (${cols.map((c) => `@${c[1]}`).join(', ')})`;
 }
 
 /** `UPDATE table SET ... WHERE id = @id` of every stored field an update writes. */
-export function updateSql<R>(res: Resource<R>): string {
+export function updateSql<R, C>(res: Resource<R, C>): string {
   const sets = fieldsOf(res).flatMap(([k, f]) => {
     const c = columnOf(f);
     return c && !c.insertOnly && k !== 'id' ? [`${c.name} = @${k}`] : [];
@@ -99,7 +101,7 @@ export function updateSql<R>(res: Resource<R>): string {
 }
 
 /** The named parameters of a record for insertSql and updateSql. */
-export function toColumns<R>(res: Resource<R>, r: Partial<R>): Record<string, unknown> {
+export function toColumns<R, C>(res: Resource<R, C>, r: Partial<R>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, f] of fieldsOf(res)) {
     const c = columnOf(f);
@@ -115,7 +117,7 @@ export function toColumns<R>(res: Resource<R>, r: Partial<R>): Record<string, un
  * Every record is built by the same sequence of property writes, so all share one hidden
  * class (a spread of rows once gave each its own: 5 MB at 10,000 peers).
  */
-export function rowToRecord<R>(res: Resource<R>, row: Record<string, unknown>, extra: Partial<R>): R {
+export function rowToRecord<R, C>(res: Resource<R, C>, row: Record<string, unknown>, extra: Partial<R>): R {
   const out: Record<string, unknown> = {};
   for (const [k, f] of fieldsOf(res)) {
     const c = columnOf(f);
@@ -126,14 +128,14 @@ export function rowToRecord<R>(res: Resource<R>, row: Record<string, unknown>, e
 }
 
 /** A record with the initial value of each field left out (a new row). */
-export function withInitials<R>(res: Resource<R>, r: Partial<R>): R {
+export function withInitials<R, C>(res: Resource<R, C>, r: Partial<R>): R {
   const out = { ...r } as Record<string, unknown>;
   for (const [k, f] of fieldsOf(res)) if (out[k] === undefined && f.initial) out[k] = f.initial();
   return out as R;
 }
 
 /** Each input field of the body, read by its rule; one 400 names every bad field. */
-export function parseInput<R>(res: Resource<R>, body: Body, ctx: InputContext): Partial<R> {
+export function parseInput<R, C>(res: Resource<R, C>, body: Body, ctx: InputContext): Partial<R> {
   const bad = new FieldErrors();
   const out: Partial<R> = {};
   for (const [k, f] of fieldsOf(res)) {
@@ -146,7 +148,7 @@ export function parseInput<R>(res: Resource<R>, body: Body, ctx: InputContext): 
 }
 
 /** An update: each plain input field given replaces its value, one left out stays as it was. */
-export function mergeInput<R>(res: Resource<R>, before: R, input: Partial<R>): R {
+export function mergeInput<R, C>(res: Resource<R, C>, before: R, input: Partial<R>): R {
   const next = { ...before };
   for (const [k, f] of fieldsOf(res)) {
     if (f.input && !f.ownMerge && input[k] !== undefined) next[k] = input[k] as R[typeof k];
@@ -156,21 +158,28 @@ export function mergeInput<R>(res: Resource<R>, before: R, input: Partial<R>): R
 
 const sees = (role: Role, least: Role | 'never' | undefined): boolean => least !== 'never' && RANK[role] >= RANK[least ?? 'viewer'];
 
-/** The record as `role` sees it: the API's names, the derived values, nothing above the role. */
-export function present<R>(res: Resource<R>, r: R, role: Role): Record<string, unknown> {
+/** The record as `role` sees it: the API's names, the derived values (from `context` too), nothing above the role. */
+export function present<R, C>(res: Resource<R, C>, r: R, role: Role, ...context: C extends undefined ? [] : [C]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const derived = Object.entries(res.derived ?? {});
+  const ctx = context[0] as C;
+  const derive = (name: string, d: Derived<R, C>) => {
+    const v = sees(role, d.seenBy) ? d.value(r, ctx) : undefined;
+    if (v !== undefined) out[name] = v;
+  };
+  for (const [name, d] of derived) if (d.after === undefined) derive(name, d);
   for (const [k, f] of fieldsOf(res)) {
     if (sees(role, f.seenBy)) out[jsonName(k, f)] = r[k] ?? null;
-    for (const [name, d] of derived) if (d.after === k && sees(role, d.seenBy)) out[name] = d.value(r);
+    for (const [name, d] of derived) if (d.after === k) derive(name, d);
   }
   return out;
 }
 
 /** The OpenAPI schema of what the API shows and takes; a field above viewer is marked with `x-wgcp-role`. */
-export function jsonSchema<R>(res: Resource<R>): JsonSchema {
+export function jsonSchema<R, C>(res: Resource<R, C>): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const derived = Object.entries(res.derived ?? {});
+  for (const [name, d] of derived) if (d.after === undefined) properties[name] = { ...d.schema, readOnly: true };
   for (const [k, f] of fieldsOf(res)) {
     if (f.seenBy !== 'never') {
       const role = f.seenBy && f.seenBy !== 'viewer' ? { 'x-wgcp-role': f.seenBy } : {};
@@ -179,4 +188,12 @@ export function jsonSchema<R>(res: Resource<R>): JsonSchema {
     for (const [name, d] of derived) if (d.after === k) properties[name] = { ...d.schema, readOnly: true };
   }
   return { type: 'object', ...(res.description ? { description: res.description } : {}), ...(res.required ? { required: res.required } : {}), properties };
+}
+
+/** The JSON names a role may not see or the presenter may leave out: optional in the page's type. */
+export function optionalNames<R, C>(res: Resource<R, C>): Set<string> {
+  const out = new Set<string>();
+  for (const [k, f] of fieldsOf(res)) if (f.seenBy && f.seenBy !== 'viewer' && f.seenBy !== 'never') out.add(jsonName(k, f));
+  for (const [name, d] of Object.entries(res.derived ?? {})) if (d.optional || (d.seenBy && d.seenBy !== 'viewer')) out.add(name);
+  return out;
 }

@@ -4,7 +4,7 @@
 // fails when the file in the tree is not what the descriptions give now.
 import fs from 'node:fs';
 import path from 'node:path';
-import { jsonSchema, type JsonSchema, type Resource } from './describe';
+import { jsonSchema, optionalNames, type JsonSchema, type Resource } from './describe';
 import { PAGE_RESOURCES } from './all';
 
 const literal = (v: unknown): string => JSON.stringify(v).replace(/"/g, "'");
@@ -19,9 +19,16 @@ function wrap(t: string): string {
   return t;
 }
 
+/** The schemas named by $ref while types are written (pageTypesText imports those it does not write). */
+const referenced = new Set<string>();
+
 /** The TypeScript type of a JSON Schema fragment (the subset the descriptions use). */
 export function typeOf(s: JsonSchema, indent = ''): string {
-  if (s.$ref) return String(s.$ref).replace('#/components/schemas/', '');
+  if (s.$ref) {
+    const name = String(s.$ref).replace('#/components/schemas/', '');
+    referenced.add(name);
+    return name;
+  }
   if (s.const !== undefined) return literal(s.const);
   if (Array.isArray(s.enum)) return s.enum.map(literal).join(' | ');
   if (Array.isArray(s.oneOf) || Array.isArray(s.anyOf)) return [...new Set(((s.oneOf ?? s.anyOf) as JsonSchema[]).map((x) => typeOf(x, indent)))].join(' | ');
@@ -50,16 +57,23 @@ function objectType(s: JsonSchema, indent: string, optional: (name: string, p: J
   return `{\n${lines.join('\n')}\n${indent}}`;
 }
 
-/** One resource's interface: a field some roles do not see (`x-wgcp-role`) is optional. */
-export function interfaceOf<R>(res: Resource<R>): string {
-  const body = objectType(jsonSchema(res), '', (_name, p) => p['x-wgcp-role'] !== undefined);
+/** One resource's interface: a field some roles do not see, or the presenter may leave out, is optional. */
+export function interfaceOf<R, C>(res: Resource<R, C>): string {
+  const optional = optionalNames(res);
+  const body = objectType(jsonSchema(res), '', (name) => optional.has(name));
   return `/** schema ${res.name} */\nexport interface ${res.name} ${body}\n`;
 }
 
 export function pageTypesText(): string {
+  referenced.clear();
+  const interfaces = PAGE_RESOURCES.map((r) => interfaceOf(r as Resource<unknown, unknown>));
+  // A schema named that no description gives is one of the hand-written types (web/src/types.ts).
+  const generated = new Set<string>(PAGE_RESOURCES.map((r) => r.name));
+  const handWritten = [...referenced].filter((n) => !generated.has(n)).sort();
   return ['// Written by src/resources/page-types.ts from the resource descriptions (src/resources/*.ts):',
     '// do not edit; `npm run build` writes it again.',
-    '', ...PAGE_RESOURCES.map((r) => interfaceOf(r as Resource<unknown>))].join('\n');
+    ...(handWritten.length ? [`import type { ${handWritten.join(', ')} } from './types';`] : []),
+    '', ...interfaces].join('\n');
 }
 
 export const PAGE_TYPES_FILE = path.join('web', 'src', 'types.generated.ts');

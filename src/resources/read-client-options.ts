@@ -2,8 +2,8 @@
 // and for a server (its defaults). Each value keeps its stored rule (ops/value-rules.ts) and
 // is written back in one form: addresses as RFC 5952 / dotted quads, prefixes as networks.
 import { PEER_VALUE_RULES, SERVER_VALUE_RULES } from '../ops/value-rules';
-import { formatIpv4, formatNetwork, parseCidr, parseIpv4 } from '../wg/ipv4';
-import { formatCidr6, formatIpv6, networkOf6, parseCidr6, parseIpv6 } from '../wg/ipv6';
+import { formatIpv4, formatNetwork, parseCidr, parseIpv4 } from '../net/ipv4';
+import { formatCidr6, formatIpv6, networkOf6, parseCidr6, parseIpv6 } from '../net/ipv6';
 import type { ClientRoutes, PeerClientOptions } from '../wg/client-options';
 import { fieldError } from '../error-registry';
 import type { Body } from './describe';
@@ -42,18 +42,18 @@ export function readNetworks(body: Body): string[] | undefined {
   return [...new Set((body.networks as string[]).map(normalPrefix))];
 }
 
-/** A server's defaults for its clients' AllowedIPs and keepalive (dns and mtu are read with the server). */
-export function readServerClientDefaults(body: Body): { clientAllowedIPs?: ClientRoutes | null; persistentKeepalive?: number } {
-  const out: { clientAllowedIPs?: ClientRoutes | null; persistentKeepalive?: number } = {};
-  if (body.clientAllowedIPs !== undefined) {
-    ruleOf(SERVER_VALUE_RULES, 'clientAllowedIPs', body.clientAllowedIPs);
-    out.clientAllowedIPs = normalRoutes(body.clientAllowedIPs as ClientRoutes | null);
-  }
-  if (body.persistentKeepalive !== undefined && body.persistentKeepalive !== null) {
-    ruleOf(SERVER_VALUE_RULES, 'persistentKeepalive', body.persistentKeepalive);
-    out.persistentKeepalive = body.persistentKeepalive as number;
-  }
-  return out;
+/** A server's default for its clients' AllowedIPs (null kept: by each peer's allowInternet), or undefined when left out. */
+export function readServerClientRoutes(body: Body, field = 'clientAllowedIPs'): ClientRoutes | null | undefined {
+  if (body[field] === undefined) return undefined;
+  ruleOf(SERVER_VALUE_RULES, 'clientAllowedIPs', body[field]);
+  return normalRoutes(body[field] as ClientRoutes | null);
+}
+
+/** A server's default keepalive for its clients; null is taken as left out (the default stays). */
+export function readServerKeepalive(body: Body, field = 'persistentKeepalive'): number | undefined {
+  if (body[field] === undefined || body[field] === null) return undefined;
+  ruleOf(SERVER_VALUE_RULES, 'persistentKeepalive', body[field]);
+  return body[field] as number;
 }
 
 /** lanAccess or reachableFrom: "lan", or prefixes as networks; undefined when left out. */

@@ -17,6 +17,8 @@ export interface Actor {
   address: string | null;
   /** For requests: which kind of credential it was (a page session's: the one it was opened with). */
   credentialKind?: 'apikey' | 'token';
+  /** A session of single sign-on: whose (its passkeys are the person's). */
+  person?: { subject: string; email: string | null };
 }
 
 export interface AuditEntry {

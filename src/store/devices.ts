@@ -3,25 +3,10 @@
 // seen and the handshake, which change every beat, go to a narrow row (device_seen, keyed by
 // the id's 16 bytes) so that a flush of 10,000 reports rewrites few pages (docs/operations.md).
 import type { DB } from './db';
+import { rowToRecord, selectList } from '../resources/describe';
+import { DEVICE, type DeviceRecord } from '../resources/device';
 
-export interface DeviceRecord {
-  deviceId: string;
-  serverId: number;
-  peerId: number;
-  hwid: string;
-  suspended: boolean;
-  status: string;
-  state: string;
-  tunnelUp: boolean | null;
-  lastHandshake: string | null;
-  lastSeenAt: string | null;
-  lastSource: string | null;
-  /** Seconds between the agent's heartbeats, as it last reported them; null: never reported. */
-  heartbeatIntervalS: number | null;
-  provisionedAt: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type { DeviceRecord } from '../resources/device';
 
 export interface HeartbeatReport {
   status?: string;
@@ -57,22 +42,11 @@ export interface HeartbeatView {
 }
 
 const SEEN_KEY = (deviceId: string) => `unhex(replace(${deviceId}, '-', ''))`;
-const COLUMNS = `device_id AS deviceId, server_id AS serverId, peer_id AS peerId, hwid, suspended, status, state,
-  tunnel_up AS tunnelUp, last_handshake AS lastHandshake, last_seen_at AS lastSeenAt, last_source AS lastSource, heartbeat_interval_s AS heartbeatIntervalS,
-  provisioned_at AS provisionedAt, created_at AS createdAt, updated_at AS updatedAt,
-  s.id IS NOT NULL AS seenKnown, s.seen_ms AS seenMs, s.handshake_ms AS handshakeMs`;
+const COLUMNS = selectList(DEVICE);
 const FROM = `devices LEFT JOIN device_seen s ON s.id = ${SEEN_KEY('devices.device_id')}`;
 
-type Row = Omit<DeviceRecord, 'suspended' | 'tunnelUp'> & { suspended: number; tunnelUp: number | null; seenKnown: number; seenMs: number | null; handshakeMs: number | null };
-
-const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
-
-const fromRow = ({ seenKnown, seenMs, handshakeMs, ...r }: Row): DeviceRecord => ({
-  ...r, suspended: r.suspended === 1, tunnelUp: r.tunnelUp === null ? null : r.tunnelUp === 1,
-  // The narrow row is the truth once a device has one (older columns: from before the migration).
-  lastSeenAt: seenKnown ? iso(seenMs) : r.lastSeenAt,
-  lastHandshake: seenKnown ? iso(handshakeMs) : r.lastHandshake,
-});
+type Row = Record<string, unknown>;
+const fromRow = (r: Row): DeviceRecord => rowToRecord(DEVICE, r, {});
 
 export class DeviceTable {
   private readonly byId;

@@ -5,8 +5,8 @@
 // transaction, a server's cascade) changes the token and the ranges are built again.
 import type { DB } from './db';
 import type { ServerRecord } from './servers';
-import { broadcastOf, formatIpv4, networkOf, parseCidr, parseIpv4 } from '../wg/ipv4';
-import { formatIpv6, lastOf6, networkOf6, parseCidr6, parseIpv6 } from '../wg/ipv6';
+import { broadcastOf, formatIpv4, networkOf, parseCidr, parseIpv4 } from '../net/ipv4';
+import { formatIpv6, lastOf6, networkOf6, parseCidr6, parseIpv6 } from '../net/ipv6';
 import { FreeRange } from './free-range';
 
 interface ServerRanges { address: string; address6: string | null; v4: FreeRange; v6: FreeRange | null }

@@ -2,8 +2,8 @@
 // upgrade: each server a unique local /64 of the router's Global ID, each peer the address
 // of its IPv4 host number in that prefix (10.8.0.5 -> fd..::5), so its next .conf works.
 import type { DB } from './db';
-import { parseCidr, parseIpv4, networkOf } from '../wg/ipv4';
-import { formatIpv6, hostAt6, overlaps6, parseCidr6, ulaPrefix, type Cidr6 } from '../wg/ipv6';
+import { parseCidr, parseIpv4, networkOf } from '../net/ipv4';
+import { formatIpv6, hostAt6, overlaps6, parseCidr6, ulaPrefix, type Cidr6 } from '../net/ipv6';
 
 export const GLOBAL_ID_STATE = 'ulaGlobalId';
 const BACKFILL_STATE = 'ipv6Backfill';

@@ -5,8 +5,10 @@ import { FreeAddresses, type Freed } from './free-addresses';
 import type { ServerRecord } from './servers';
 import { scheduleOf, type Schedule } from '../schedule/rules';
 import { splitList } from '../wg/client-options';
+import { parseIpv4 } from '../net/ipv4';
 import { insertSql, rowToRecord, withInitials, selectList, toColumns as columnsOf, updateSql } from '../resources/describe';
-import { DISABLE_REASONS, PEER, parseReasons, reachOf, type NewPeer, type PeerRecord } from '../resources/peer';
+import { canonicalReasons, enabledBy } from '../peer-state';
+import { PEER, parseReasons, reachOf, type NewPeer, type PeerRecord } from '../resources/peer';
 
 export { DISABLE_REASONS, parseReasons, reachOf, reachText, type DisableReason, type NetworkReach, type NewPeer, type PeerRecord } from '../resources/peer';
 
@@ -40,7 +42,7 @@ type Row = Record<string, unknown> & { id: number };
 
 /** `enabled` is stored beside the reasons (indexes and triggers read it) and always follows them. */
 function toColumns(p: Partial<PeerRecord>) {
-  return { ...columnsOf(PEER, p), enabled: DISABLE_REASONS.some((r) => p.disabledReasons?.includes(r)) ? 0 : 1 };
+  return { ...columnsOf(PEER, p), enabled: enabledBy(canonicalReasons(p.disabledReasons ?? [])) ? 1 : 0 };
 }
 
 export class PeerTable {
@@ -69,6 +71,7 @@ export class PeerTable {
   private readonly searchCount;
   private readonly accessOfIds;
   private readonly addressesOf;
+  private readonly expiredStmt;
   /** Where new addresses come from: the lowest free one without reading every used one. */
   private readonly free: FreeAddresses;
 
@@ -96,12 +99,13 @@ export class PeerTable {
     this.ip6sOfServer = db.prepare('SELECT ip6 FROM peers WHERE server_id = ? AND ip6 IS NOT NULL').pluck();
     this.keyHolder = db.prepare('SELECT id FROM peers WHERE server_id = ? AND public_key = ?').pluck();
     this.serverOfStmt = db.prepare('SELECT server_id FROM peers WHERE id = ?').pluck();
+    this.expiredStmt = db.prepare('SELECT id FROM peers WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY id').pluck();
     this.addressesOf = db.prepare('SELECT server_id AS serverId, ip, ip6 FROM peers WHERE id = ?');
     this.free = new FreeAddresses(db, (s, ip) => this.idByIp(s, ip) !== undefined, (s, ip6) => this.idByIp6(s, ip6) !== undefined);
     this.countsStmt = db.prepare(`SELECT COUNT(*) AS total, COALESCE(SUM(enabled), 0) AS enabled,
       COALESCE(SUM((SELECT usage_bytes FROM peer_usage WHERE peer_id = peers.id)), 0) AS usage FROM peers WHERE (? IS NULL OR server_id = ?)`);
     // Addresses sort as numbers (10.0.0.9 before 10.0.0.10), not as text.
-    db.function('wgcp_ipv4_number', { deterministic: true }, (ip: unknown) => ipv4Number(String(ip)));
+    db.function('wgcp_ipv4_number', { deterministic: true }, (ip: unknown) => parseIpv4(String(ip)) ?? 0);
     this.searchCount = db.prepare(`SELECT COUNT(*) FROM peers WHERE ${SEARCH_WHERE}`).pluck();
     this.accessOfIds = db.prepare(`SELECT peer_id AS p, target_id AS t FROM peer_access
       WHERE peer_id IN (SELECT value FROM json_each(?)) ORDER BY peer_id, target_id`);
@@ -172,6 +176,9 @@ export class PeerTable {
     }));
   }
 
+  /** Peers whose expiresAt (UTC, same format) is at or before `now`. */
+  expiredAt(nowIso: string): number[] { return this.expiredStmt.all(nowIso) as number[]; }
+
   idByIp(serverId: number, ip: string): number | undefined { return this.ipHolder.get(serverId, ip) as number | undefined; }
   idByPublicKey(serverId: number, key: string): number | undefined { return this.keyHolder.get(serverId, key) as number | undefined; }
   serverOf(id: number): number | undefined { return this.serverOfStmt.get(id) as number | undefined; }
@@ -220,11 +227,6 @@ export class PeerTable {
 const SEARCH_WHERE = `server_id = @server AND (@q = '' OR name LIKE @like ESCAPE '\\' OR email LIKE @like ESCAPE '\\'
   OR ip LIKE @like ESCAPE '\\' OR public_key LIKE @like ESCAPE '\\')`;
 
-function ipv4Number(ip: string): number {
-  const parts = ip.split('.');
-  if (parts.length !== 4) return 0;
-  return parts.reduce((n, part) => n * 256 + (Number(part) & 255), 0);
-}
 
 function fromRow(row: Row, allowAccess: number[]): PeerRecord {
   return rowToRecord(PEER, row, { allowAccess });

@@ -9,6 +9,7 @@ import { CredentialTable } from './credentials';
 import { OutboxTable } from './outbox';
 import { MailOutboxTable } from './mail-outbox';
 import { UsageTable } from './usage';
+import { JobStateTable } from './job-state';
 import { RegTokenTable } from './regtokens';
 import { DeviceTable } from './devices';
 import { ForwardTable } from './forwards';
@@ -28,6 +29,7 @@ export class Store {
   readonly outbox: OutboxTable;
   readonly mailOutbox: MailOutboxTable;
   readonly usage: UsageTable;
+  readonly jobState: JobStateTable;
   readonly regTokens: RegTokenTable;
   readonly devices: DeviceTable;
   readonly forwards: ForwardTable;
@@ -51,6 +53,7 @@ export class Store {
     this.outbox = new OutboxTable(db);
     this.mailOutbox = new MailOutboxTable(db);
     this.usage = new UsageTable(db);
+    this.jobState = new JobStateTable(db);
     this.regTokens = new RegTokenTable(db);
     this.devices = new DeviceTable(db);
     this.forwards = new ForwardTable(db);

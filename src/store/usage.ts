@@ -4,7 +4,7 @@
 // (peer_usage), written only for peers whose counters moved: a cycle at 10,000 busy peers
 // rewrites about a hundred 4 KB pages, not the wide peers table (docs/operations.md, flash).
 
-import { overLimitSql } from '../data-limit';
+import { overLimitSql } from '../peer-state';
 import type { DB } from './db';
 import { parseReasons } from './peers';
 import { RowBatches } from './row-batches';
@@ -48,13 +48,10 @@ export class UsageTable {
   private readonly forgetStmt;
   private readonly usageAdds;
   private readonly overLimitStmt;
-  private readonly expiredStmt;
   private readonly zeroUsageStmt;
   private readonly restrictedStmt;
   private readonly snapshotStmt;
   private readonly onlineStmt;
-  private readonly stateGet;
-  private readonly stateSet;
 
   constructor(db: DB) {
     this.cycleStmt = db.prepare(`SELECT p.id, p.server_id, p.public_key, p.enabled, c.key_tag, c.rx_bytes, c.tx_bytes,
@@ -76,7 +73,6 @@ export class UsageTable {
       ON CONFLICT (peer_id) DO UPDATE SET usage_bytes = usage_bytes + excluded.usage_bytes`, 2);
     this.overLimitStmt = db.prepare(`SELECT p.id FROM peers p JOIN peer_usage u ON u.peer_id = p.id WHERE p.enabled = 1
       AND ${overLimitSql('u.usage_bytes', 'p.data_limit_gb')} ORDER BY p.id`).pluck();
-    this.expiredStmt = db.prepare(`SELECT id FROM peers WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY id`).pluck();
     this.zeroUsageStmt = db.prepare('UPDATE peer_usage SET usage_bytes = 0 WHERE usage_bytes <> 0');
     this.restrictedStmt = db.prepare(`SELECT id FROM peers WHERE instr(',' || disabled_reasons || ',', ',data_limit,') > 0 ORDER BY id`).pluck();
     this.snapshotStmt = db.prepare(`SELECT p.id, p.server_id AS serverId, COALESCE(c.usage_bytes, 0) AS usageBytes,
@@ -86,8 +82,6 @@ export class UsageTable {
     // A baseline of another key (a re-keyed peer) or of a peer now off does not count.
     this.onlineStmt = db.prepare(`SELECT COUNT(*) FROM peer_usage c JOIN peers p ON p.id = c.peer_id
       WHERE p.server_id = ? AND p.enabled = 1 AND c.key_tag = substr(p.public_key, 1, ${KEY_TAG_LENGTH}) AND c.latest_handshake > 0 AND c.latest_handshake >= ?`).pluck();
-    this.stateGet = db.prepare('SELECT value FROM job_state WHERE name = ?').pluck();
-    this.stateSet = db.prepare('INSERT INTO job_state (name, value) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value');
   }
 
   /**
@@ -183,9 +177,6 @@ export class UsageTable {
   /** Enabled peers whose usage has reached their limit. */
   overLimit(): number[] { return this.overLimitStmt.all() as number[]; }
 
-  /** Peers whose expiresAt (UTC, same format) is at or before `now`. */
-  expired(nowIso: string): number[] { return this.expiredStmt.all(nowIso) as number[]; }
-
   zeroAllUsage(): void { this.zeroUsageStmt.run(); }
   restrictedForLimit(): number[] { return this.restrictedStmt.all() as number[]; }
 
@@ -196,7 +187,4 @@ export class UsageTable {
 
   /** A server's peers whose last handshake, as the last usage cycle read it, is at or after `sinceS` (Unix seconds). */
   onlineCount(serverId: number, sinceS: number): number { return this.onlineStmt.get(serverId, sinceS) as number; }
-
-  getState(name: string): string | null { return (this.stateGet.get(name) as string | undefined) ?? null; }
-  setState(name: string, value: string): void { this.stateSet.run(name, value); }
 }

@@ -1,59 +1,32 @@
 // Device records as the two APIs show them: the control plane's view (camel-cased like the
 // rest of it) and the tunnel fields of the device contract (snake_case, hex keys).
-// A device_id is a credential: whoever sends it to the heartbeat gets the device's private
-// key. So the control plane names a device by its `id` (its peer's id, which is not secret)
-// and shows the device_id, as `uuid`, to admins alone; everyone else, and every event, sees
-// its first 8 characters (`uuidPrefix`). `deviceUuidFields` is that one rule.
+// Who sees a device_id (a credential) is said by the description, resources/device.ts.
 import type { DeviceRecord, HeartbeatView } from '../store/devices';
 import type { ForwardRecord } from '../store/forwards';
 import type { PeerRecord } from '../store/peers';
 import type { RegTokenRecord } from '../store/regtokens';
 import type { ServerRecord } from '../store/servers';
 import type { Role } from '../store/roles';
-import { deviceIdPrefix } from '../device/identifiers';
+import { present } from '../resources/describe';
+import { DEVICE } from '../resources/device';
 import { peerAllowedIps } from '../wg/conf';
 import { AUTO_DNS, routesOf, routesText, serverNetworks, tunnelIp } from '../wg/client-options';
 import { resolverListensNow } from '../net/resolver-listening';
-import { formatIpv4, parseCidr } from '../wg/ipv4';
+import { formatIpv4, parseCidr } from '../net/ipv4';
 import { keyToHex } from '../wg/keys';
-import { formatIpv6, formatNetwork6, parseCidr6 } from '../wg/ipv6';
+import { formatIpv6, formatNetwork6, parseCidr6 } from '../net/ipv6';
 
-/** Who reads a view: a role, or null for what leaves the daemon in events and logs. */
+/** Who reads a view: a role, or null for what leaves the daemon in events and logs (a viewer's sight). */
 export type DeviceReader = Role | null;
 
-/** The device_id as a reader may see it: whole for an admin, its prefix for everyone. */
-export function deviceUuidFields(deviceId: string, reader: DeviceReader): { uuidPrefix: string; uuid?: string } {
-  return reader === 'admin' ? { uuidPrefix: deviceIdPrefix(deviceId), uuid: deviceId } : { uuidPrefix: deviceIdPrefix(deviceId) };
-}
-
 /**
- * A device's id in the control plane: its peer's id. A device is a peer of its server, one
- * peer a device for the device's whole life (a known hwid keeps its peer), and peer ids are
- * never given again.
+ * A device's id in the control plane: its peer's id (resources/device.ts says why).
  */
 export const deviceNumber = (d: Pick<DeviceRecord, 'peerId'>): number => d.peerId;
 
+/** A device as `reader` sees it (resources/device.ts): the device_id whole for an admin, its prefix for everyone. */
 export function presentDevice(d: DeviceRecord, peer: PeerRecord | undefined, hash: string, reader: DeviceReader) {
-  return {
-    id: deviceNumber(d),
-    ...deviceUuidFields(d.deviceId, reader),
-    serverID: d.serverId,
-    peerID: d.peerId,
-    hwid: d.hwid,
-    ip: peer?.ip ?? '',
-    suspended: d.suspended,
-    status: d.status,
-    state: d.state,
-    tunnelUp: d.tunnelUp,
-    lastHandshake: d.lastHandshake,
-    lastSeenAt: d.lastSeenAt,
-    lastSourceAddress: d.lastSource,
-    heartbeatIntervalS: d.heartbeatIntervalS,
-    forwardsHash: hash,
-    provisionedAt: d.provisionedAt,
-    createdAt: d.createdAt,
-    updatedAt: d.updatedAt,
-  };
+  return present(DEVICE, d, reader ?? 'viewer', { peer, forwardsHash: hash });
 }
 
 /** `device`: the forward's device (its id, never its device_id). */

@@ -2,11 +2,11 @@
 import type { PeerRecord } from '../store/peers';
 import { present } from '../resources/describe';
 import { PEER } from '../resources/peer';
+import { SERVER } from '../resources/server';
 import type { ServerRecord } from '../store/servers';
 import type { ServerKernelState } from '../kernel/plane';
 import type { SmtpRecord } from '../store/smtp';
 import type { WebhookRecord } from '../store/webhooks';
-import { DEFAULT_KEEPALIVE } from '../wg/client-options';
 import { MASK, webhookAsSeen, type WebhookSight } from './webhook-sight';
 
 export { MASK };
@@ -45,28 +45,9 @@ export function presentKernelState(k: ServerKernelState) {
   return { kernelState: k.state, kernelFailure: { reason: k.reason, since: k.since, attempts: k.attempts, nextRetryAt: k.nextRetryAt }, lastKernelRepair };
 }
 
+/** A server as the API shows it (resources/server.ts), with its kernel state, peers and webhooks. */
 export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: WebhookRecord[], kernel: ServerKernelState, sight: WebhookSight) {
-  return {
-    id: s.id,
-    name: s.name,
-    endpoint: s.endpoint,
-    mode: s.mode,
-    publicKey: s.publicKey,
-    interface: s.interface,
-    address: s.address,
-    address6: s.address6,
-    listenPort: s.listenPort,
-    dns: s.dns,
-    mtu: s.mtu,
-    clientAllowedIPs: s.clientAllowedIPs ?? null,
-    persistentKeepalive: s.persistentKeepalive ?? DEFAULT_KEEPALIVE,
-    lanAccess: s.lanAccess ?? [],
-    ...presentKernelState(kernel),
-    peers: peers.map(presentPeer),
-    webhooks: webhooks.map((w) => presentWebhook(w, sight)),
-    createdAt: s.createdAt,
-    updatedAt: s.updatedAt,
-  };
+  return present(SERVER, s, 'viewer', { kernel: presentKernelState(kernel), peers: peers.map(presentPeer), webhooks: webhooks.map((w) => presentWebhook(w, sight)) });
 }
 
 export function presentSmtp(s: SmtpRecord) {
@@ -75,6 +56,5 @@ export function presentSmtp(s: SmtpRecord) {
 
 /** A server as events show it: its own fields and kernel state, never its peers or its webhooks (their urls, headers and secrets). */
 export function presentServerSummary(s: ServerRecord, kernel: ServerKernelState) {
-  const { peers: _peers, webhooks: _webhooks, ...summary } = presentServer(s, [], [], kernel, 'outline');
-  return summary;
+  return present(SERVER, s, 'viewer', { kernel: presentKernelState(kernel) });
 }

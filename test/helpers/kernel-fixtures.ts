@@ -4,7 +4,7 @@ import type { PeerRecord } from '../../src/store/peers';
 import { newPeerRecord } from '../../src/resources/peer';
 import type { ServerRecord } from '../../src/store/servers';
 import { generateKeyPair, generatePresharedKey } from '../../src/wg/keys';
-import { formatIpv4 } from '../../src/wg/ipv4';
+import { formatIpv4 } from '../../src/net/ipv4';
 
 const T = '2026-11-22T10:00:00.000Z';
 

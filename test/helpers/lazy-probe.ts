@@ -1,12 +1,12 @@
 // One daemon in a process of its own, one use of it, then which libraries that process
 // has loaded before and after the use, printed as JSON: test/lazy-libraries.test.ts runs
 // one of these a test so that no test sees what another one loaded.
-//   node dist/test/helpers/lazy-probe.js serve|qrcode|mail|events
+//   node dist/test/helpers/lazy-probe.js serve|qrcode|mail|events|passkey
 import http from 'node:http';
 import net from 'node:net';
 import { client, startTestDaemon, type TestDaemon } from './daemon';
 
-export const LIBRARIES = ['qrcode', 'nodemailer', 'ws', 'prom-client'] as const;
+export const LIBRARIES = ['qrcode', 'nodemailer', 'ws', 'prom-client', '@simplewebauthn/server'] as const;
 export type Loaded = Record<(typeof LIBRARIES)[number], boolean>;
 export interface ProbeResult { before: Loaded; status: number; after: Loaded }
 
@@ -49,6 +49,15 @@ async function main(use: string): Promise<ProbeResult> {
       if ((await api.post('/api/settings/smtp', smtp)).status !== 200) throw new Error('the SMTP settings were refused');
       status = (await api.post('/api/settings/smtp/test', { to: 'owner@example.com' })).status;
     } else if (use === 'events') status = await upgrade(d);
+    else if (use === 'passkey') {
+      // A page session registering its first passkey (the Host names this router: localhost).
+      const signIn = await fetch(`${d.url}/api/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ key: d.key }) });
+      const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0];
+      status = await new Promise<number>((resolve, reject) => {
+        http.request(`${d.url}/api/session/passkeys/options`, { method: 'POST', headers: { cookie, host: `localhost:${new URL(d.url).port}`, origin: `http://localhost:${new URL(d.url).port}` } }, (res) => { res.resume(); resolve(res.statusCode ?? 0); })
+          .on('error', reject).end();
+      });
+    }
     else throw new Error(`no such use: ${use}`);
     return { before, status, after: loaded() };
   } finally {

@@ -24,6 +24,9 @@ export function onSignedOut(fn: (because: string) => void): void { signedOutWith
 /** Tells the app the page signed itself out (the key it signed in with was revoked), and why. */
 export function signedOut(because: string): void { signedOutWith(because); }
 
+/** Where a 401 is a refused sign-in, not a session that ended. */
+const SIGN_IN_PATHS = ['/api/session', '/api/session/passkey/options', '/api/session/passkey'];
+
 async function send(method: string, path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Response> {
   let res: Response;
   try {
@@ -49,7 +52,7 @@ async function send(method: string, path: string, body?: unknown, extraHeaders: 
     if (typeof j.code === 'string') code = j.code;
     for (const [k, v] of Object.entries(j)) if (k.startsWith('errors.') && typeof v === 'string') fields[k.slice(7)] = v;
   } catch { /* not JSON: keep the status line */ }
-  const ended = res.status === 401 && path !== '/api/session';
+  const ended = res.status === 401 && !SIGN_IN_PATHS.includes(path);
   if (ended) sessionEnded();
   throw Object.assign(new ApiError(res.status, error, field, ended), { fields, code });
 }

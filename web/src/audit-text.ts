@@ -29,6 +29,9 @@ const actionWords = (action: string, id: string): string | undefined => {
     case 'token.role': return t('audit.tokenRole', v);
     case 'session.sign-in': return t('audit.signIn');
     case 'session.sign-in-failed': return t('audit.signInFailed');
+    case 'passkey.register': return t('audit.passkeyRegister', v);
+    case 'passkey.rename': return t('audit.passkeyRename', v);
+    case 'passkey.remove': return t('audit.passkeyRemove', v);
     case 'totp.enable': return t('audit.totpEnable');
     case 'totp.disable': return t('audit.totpDisable');
     case 'totp.reset': return t('audit.totpReset');
@@ -54,7 +57,7 @@ const fieldWords = (field: string): string => ({
   allowAccess: t('audit.f.allowAccess'), allowInternet: t('audit.f.allowInternet'), enabled: t('audit.f.enabled'), dataLimitGB: t('audit.f.dataLimit'),
   expiresAt: t('audit.f.expiresAt'), schedule: t('audit.f.schedule'), downloadLimitMbps: t('audit.f.download'), uploadLimitMbps: t('audit.f.upload'),
   endpoint: t('audit.f.endpoint'), mode: t('audit.f.mode'), interface: t('audit.f.interface'), address: t('audit.f.ip'), address6: t('audit.f.address6'),
-  listenPort: t('audit.f.port'), dns: 'DNS', mtu: 'MTU', role: t('audit.f.role'), from: t('audit.f.roleWas'), to: t('audit.f.role'),
+  listenPort: t('audit.f.port'), dns: 'DNS', mtu: 'MTU', role: t('audit.f.role'), owner: t('audit.f.owner'), from: t('audit.f.roleWas'), to: t('audit.f.role'),
 } as Record<string, string>)[field] ?? field;
 
 function valueText(field: string, v: unknown): string {

@@ -1,5 +1,50 @@
 // Written by src/resources/page-types.ts from the resource descriptions (src/resources/*.ts):
 // do not edit; `npm run build` writes it again.
+import type { Webhook } from './types';
+
+/** schema Server */
+export interface Server {
+  id: number;
+  name: string;
+  /** host:port */
+  endpoint: string;
+  mode: 'forward' | 'standalone';
+  publicKey: string;
+  interface: string;
+  /** server tunnel address with prefix, e.g. 10.1.0.1/24 */
+  address: string;
+  /** server IPv6 tunnel address with prefix (RFC 5952), e.g. fd12:3456:789a:1::1/64; null: IPv4 only; default: a unique local /64 */
+  address6: string | null;
+  listenPort: number;
+  /** the clients' DNS by default: "auto" (default; the tunnel address when a resolver listens there on port 53, else none), "" (none) or addresses separated by commas */
+  dns: string;
+  /** the clients' MTU by default; null: none in the .conf */
+  mtu: number | null;
+  /** what clients route into the tunnel by default: "full", "split" (the server's networks) or prefixes; null (default): full for peers with allowInternet, split otherwise */
+  clientAllowedIPs: 'full' | 'split' | string[] | null;
+  /** the clients' keepalive by default, seconds; 0: off; default 25 */
+  persistentKeepalive: number;
+  /** the lanAccess a new peer gets when it does not say: "lan", prefixes of the router's networks, or [] (none, the default) */
+  lanAccess: 'lan' | string[];
+  /** up in the kernel, failed (see kernelFailure; retried), or off (no kernel backend) */
+  kernelState: 'up' | 'failed' | 'off';
+  kernelFailure: {
+    reason: string;
+    since: string;
+    attempts: number;
+    nextRetryAt: string;
+  } | null;
+  /** the reconciler's last repair of this server's part of the kernel, kept across restarts (docs/kernel.md, "Drift"); null: none yet */
+  lastKernelRepair: {
+    at: string;
+    repairs: number;
+    kinds: Record<string, number>;
+  } | null;
+  peers?: Peer[];
+  webhooks?: Webhook[];
+  createdAt: string;
+  updatedAt: string;
+}
 
 /** schema Peer */
 export interface Peer {
@@ -53,6 +98,33 @@ export interface Peer {
   /** this client's MTU; null: the server's */
   mtu: number | null;
   hasPrivateKey: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** schema Device */
+export interface Device {
+  /** the device's id in routes: its peer's id (a device is a peer of its server) */
+  id: number;
+  /** the first 8 characters of the device_id, shown to every role */
+  uuidPrefix: string;
+  /** the device contract's device_id, a credential (the heartbeat answers the device's keys to whoever sends it): shown to admins only */
+  uuid?: string;
+  serverID: number;
+  peerID: number;
+  hwid: string;
+  ip: string;
+  suspended: boolean;
+  status: string;
+  state: string;
+  tunnelUp: boolean | null;
+  lastHandshake: string | null;
+  lastSeenAt: string | null;
+  lastSourceAddress: string | null;
+  forwardsHash: string;
+  /** seconds between the agent's heartbeats, as its last heartbeat said (`interval`); null: it never said */
+  heartbeatIntervalS: number | null;
+  provisionedAt: string;
   createdAt: string;
   updatedAt: string;
 }

@@ -4,20 +4,11 @@
 // a real wgcpd answers with, and every property of the OpenAPI schema named beside each
 // interface, must be declared here.
 
-import type { Peer } from './types.generated';
+import type { Device, Peer, Server } from './types.generated';
 
-export type { Peer };
+export type { Device, Peer, Server };
 export type Schedule = NonNullable<Peer['schedule']>;
 export type ScheduleWindow = Schedule['windows'][number];
-/** schema Server */
-export interface Server {
-  id: number; name: string; endpoint: string; mode: 'forward' | 'standalone'; publicKey: string; interface: string;
-  address: string; address6: string | null; listenPort: number; dns: string; mtu: number | null;
-  clientAllowedIPs: 'full' | 'split' | string[] | null; persistentKeepalive: number; lanAccess: 'lan' | string[]; kernelState: 'up' | 'failed' | 'off';
-  kernelFailure: { reason: string; since: string; attempts: number; nextRetryAt: string } | null;
-  lastKernelRepair: { at: string; repairs: number; kinds: Record<string, number> } | null;
-  peers?: Peer[]; webhooks?: Webhook[]; createdAt: string; updatedAt: string;
-}
 /** answer of GET /api/servers/{id}/stats */
 export interface ServerStats {
   serverID: number; peerCount: number; webhookCount: number; enabledPeers: number; disabledPeers: number;
@@ -38,12 +29,6 @@ export interface Webhook {
 export interface Delivery {
   id: number; webhookID: number; deliveryID: number | null; event: string; attempt: number; outcome: string;
   httpStatus: number | null; error: string; durationMs: number | null; timestamp: string;
-}
-/** schema Device: `uuid` (the device_id, a credential) is there for admins only */
-export interface Device {
-  id: number; uuid?: string; uuidPrefix: string; serverID: number; peerID: number; hwid: string; ip: string; suspended: boolean; status: string; state: string;
-  tunnelUp: boolean | null; lastHandshake: string | null; lastSeenAt: string | null; lastSourceAddress: string | null; heartbeatIntervalS: number | null;
-  forwardsHash: string; provisionedAt: string; createdAt: string; updatedAt: string;
 }
 /** schema PortForward */
 export interface Forward { id: number; deviceID: number; protocol: 'tcp' | 'udp'; listenPort: number; targetPort: number; createdAt: string }

@@ -18,6 +18,7 @@ import { BackupDownload } from './backup-download';
 import { Cell } from '../cell';
 import { newKeyHow } from './sign-in';
 import { t } from '../i18n';
+import { Passkeys } from './passkeys';
 
 const roles = (): { role: Role; text: string }[] => [
   { role: 'admin', text: t('cred.roleAdmin') },
@@ -189,6 +190,7 @@ export function Credentials() {
     <>
       <h1>{t('nav.access')}</h1>
       {currentWho().kind === 'person' ? <p>{t('cred.sso', { name: currentWho().name })}</p> : <TwoFactor />}
+      {(currentWho().kind === 'person' || currentWho().credentialID !== null) && <Passkeys />}
       {can('admin') && <SignedInList />}
       {can('admin') && KINDS.map((k) => <CredentialSection key={k.path} kind={k} />)}
       {can('admin') && <BackupDownload />}

@@ -42,7 +42,7 @@ const usageOp = (summary: string) => ({
   },
 });
 
-export const usageApiPaths = {
+export const trafficHistoryApiPaths = {
   '/api/peers/{id}/usage': { parameters: [idParam], get: usageOp("A peer's traffic over time, from the traffic history") },
   '/api/servers/{id}/usage': { parameters: [idParam], get: usageOp("A server's traffic over time: its peers' summed (deleted peers' traffic included)") },
   '/metrics': {

@@ -8,7 +8,7 @@ import { historyOf } from '../history/context';
 import { readSeries } from '../history/series';
 import { serverSubject } from '../history/table';
 import { peerFromPath, serverFromPath } from './lookups';
-import { readUsageQuery } from './usage-input';
+import { readUsageQuery } from './traffic-history-input';
 
 function answer(app: App, subject: number, query: URLSearchParams) {
   const q = readUsageQuery(query, app.now());
@@ -17,7 +17,7 @@ function answer(app: App, subject: number, query: URLSearchParams) {
   return ok({ step: q.step, points: points.map((p) => ({ t: new Date(p.t * 1000).toISOString(), rxBytes: p.rxBytes, txBytes: p.txBytes })) });
 }
 
-export function usageRoutes(app: App): Route[] {
+export function trafficHistoryRoutes(app: App): Route[] {
   return [
     { method: 'GET', path: '/api/peers/:id/usage', auth: 'control', role: 'viewer', handler: (ctx) => answer(app, peerFromPath(app, ctx.params.id).id, ctx.query) },
     { method: 'GET', path: '/api/servers/:id/usage', auth: 'control', role: 'viewer', handler: (ctx) => answer(app, serverSubject(serverFromPath(app, ctx.params.id).id), ctx.query) },
