@@ -10,6 +10,7 @@ import { pageApiPaths } from '../http/page-openapi';
 import { trafficHistoryApiPaths } from './openapi-traffic-history';
 import { siteApiPaths } from './openapi-site';
 import { backupApiPaths } from './openapi-backup';
+import { haApiPaths } from './openapi-ha';
 import { accessApiPaths, markRoles } from './openapi-access';
 import { passkeyApiPaths } from './openapi-passkeys';
 
@@ -163,6 +164,7 @@ const openApiDocument = {
     ...pageApiPaths,
     ...trafficHistoryApiPaths,
     ...backupApiPaths,
+    ...haApiPaths,
     ...accessApiPaths,
     ...siteApiPaths,
     ...passkeyApiPaths,

@@ -91,6 +91,8 @@ export class ClockWatch {
 const watches = new WeakMap<App, ClockWatch>();
 
 export function attachClockWatch(app: App, watch: ClockWatch): void { watches.set(app, watch); }
+/** The watch of the daemon's running jobs (none while they never started: a standby's). */
+export const clockWatchOf = (app: App): ClockWatch | undefined => watches.get(app);
 
 /** /healthz's reason while a jump is waited out, or none. */
 export function clockReasons(app: App): string[] {

@@ -8,6 +8,8 @@ import { metricsOf } from './context';
 import { readStoreSnapshot } from './scrape-read';
 import { readLoopDelay } from './loop-delay';
 import { DRIFT_KINDS } from '../kernel/reconcile-target';
+import { pairOf } from '../ha/pair';
+import type { DaemonState } from './state-families';
 
 export interface ScrapeAnswer { contentType: string; text: string }
 
@@ -23,6 +25,14 @@ function loadExposition(): Exposition {
   return exposition;
 }
 
+function haState(app: App): DaemonState['ha'] {
+  const pair = pairOf(app);
+  if (!pair) return undefined;
+  const at = app.store.ha.state();
+  const partner = pair.partnerStatus();
+  return { role: pair.role, epoch: at.epoch, sequence: at.seq, partnerConnected: partner?.connected ?? false, behind: partner?.behind ?? 0 };
+}
+
 export function scrape(app: App): Promise<ScrapeAnswer> {
   const running = inFlight.get(app);
   if (running) return running;
@@ -31,7 +41,7 @@ export function scrape(app: App): Promise<ScrapeAnswer> {
       const e = loadExposition();
       const failingRepairs: Record<string, number> = Object.fromEntries(DRIFT_KINDS.map((k) => [k, 0]));
       for (const f of app.kernel.failingRepairs?.() ?? []) failingRepairs[f.kind] += 1;
-      const daemon = { kernelOn: app.kernel.state === 'on', failedServerIds: app.kernel.failures().map((f) => f.serverId), failingRepairs, loopDelay: readLoopDelay() };
+      const daemon = { kernelOn: app.kernel.state === 'on', failedServerIds: app.kernel.failures().map((f) => f.serverId), failingRepairs, loopDelay: readLoopDelay(), ha: haState(app) };
       const data = { ...(await readStoreSnapshot(app.store.db)), now: Math.floor(app.now().getTime() / 1000), tally: metricsOf(app), daemon };
       return { contentType: e.contentType, text: await e.render(data) };
     } finally {

@@ -19,6 +19,7 @@ import { TotpTable } from './totp';
 import { ShareTable } from './shares';
 import { KernelRepairTable } from './kernel-repairs';
 import { SiteLinkTable } from './site-links';
+import { HaTable } from './ha';
 
 export class Store {
   readonly servers: ServerTable;
@@ -38,6 +39,7 @@ export class Store {
   readonly shares: ShareTable;
   readonly kernelRepairs: KernelRepairTable;
   readonly siteLinks: SiteLinkTable;
+  readonly ha: HaTable;
 
   private readonly totalChanges;
   /** Rows changed by telemetryTx, left out of revision(). */
@@ -62,6 +64,7 @@ export class Store {
     this.shares = new ShareTable(db);
     this.kernelRepairs = new KernelRepairTable(db);
     this.siteLinks = new SiteLinkTable(db);
+    this.ha = new HaTable(db);
   }
 
   static open(dataDir: string): Store {
