@@ -32,6 +32,7 @@ import { observeRequests } from './metrics/http-observer';
 import { createMetricsServer } from './api/metrics';
 import { historyOf } from './history/context';
 import { startPair } from './ha/start';
+import { wakeOnPromotion } from './ha/wake-peers';
 
 const ADOPT_STATE = 'adoptUnmarkedLinks';
 
@@ -90,6 +91,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     // The standby pair before any change: its journal hook, its role (a standby refuses writes), its channel.
     const pair = await startPair(app);
     closePair = () => pair.close();
+    wakeOnPromotion(app, log);
     ensureFirstApiKey(store, config, log, now().toISOString());
     const salt = loadServerSalt(config.serverSalt, config.dataDir);
     if (salt.origin === 'generated') log.info('generated the device API salt (SERVER_SALT)', { saltFile: salt.file });

@@ -6,6 +6,7 @@ import { jsonSchema } from '../resources/describe';
 import { PEER } from '../resources/peer';
 import { DEVICE } from '../resources/device';
 import { SERVER } from '../resources/server';
+import { FORWARD } from '../resources/forward';
 import { pageApiPaths } from '../http/page-openapi';
 import { trafficHistoryApiPaths } from './openapi-traffic-history';
 import { siteApiPaths } from './openapi-site';
@@ -87,15 +88,7 @@ const openApiDocument = {
       },
       Device: jsonSchema(DEVICE),
       DeviceUpdate: { type: 'object', required: ['suspended'], properties: { suspended: bool } },
-      PortForward: {
-        type: 'object', required: ['protocol', 'listenPort'],
-        properties: {
-          id: { ...int, readOnly: true }, deviceID: { ...int, readOnly: true, description: "the device's id" }, protocol: { enum: ['tcp', 'udp'] },
-          listenPort: { type: 'integer', minimum: 1, maximum: 65535, description: "the router's port; unique per protocol on the router" },
-          targetPort: { type: 'integer', minimum: 1, maximum: 65535, description: "the device's port; defaults to listenPort" },
-          createdAt: { ...ts, readOnly: true },
-        },
-      },
+      PortForward: jsonSchema(FORWARD),
       RegistrationToken: {
         type: 'object',
         properties: {

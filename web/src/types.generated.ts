@@ -131,3 +131,16 @@ export interface Device {
   createdAt: string;
   updatedAt: string;
 }
+
+/** schema PortForward */
+export interface PortForward {
+  id: number;
+  /** the device's id */
+  deviceID: number;
+  protocol: 'tcp' | 'udp';
+  /** the router's port; unique per protocol on the router */
+  listenPort: number;
+  /** the device's port; defaults to listenPort */
+  targetPort: number;
+  createdAt: string;
+}
