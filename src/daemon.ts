@@ -84,6 +84,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     const adoptUnmarked = store.jobState.get(ADOPT_STATE) === '1';
     await timing.time('reconcile', () => plane.reconcile(store.servers.list().map((server) => ({ server, peers: store.peers.kernelPeersOf(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) })), { adoptUnmarked }));
     if (adoptUnmarked && kernel.state === 'on') store.jobState.set(ADOPT_STATE, '0');
+    await kernel.bringUpSiteLinks?.(store.siteLinks.list());
     for (const f of kernel.failures()) log.error('server is down: wgcpd runs without it and retries', { serverID: f.serverId, interface: f.interface, reason: f.reason });
     const events = new EventBus(log, now);
     const app: App = { config, store, kernel, events, runner: new ChangeRunner(store, kernel, events, log, timing), log, now };

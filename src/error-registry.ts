@@ -40,6 +40,7 @@ export const ERRORS = {
   WGCP_SHARE_NOT_FOUND: { status: 404, message: 'share link not found' },
   WGCP_API_KEY_NOT_FOUND: { status: 404, message: 'API key not found' },
   WGCP_ACCESS_TOKEN_NOT_FOUND: { status: 404, message: 'access token not found' },
+  WGCP_SITE_LINK_NOT_FOUND: { status: 404, message: 'site link not found' },
   WGCP_REGTOKEN_NOT_FOUND: { status: 404, message: 'token not found' },
   WGCP_PEER_NO_PRIVATE_KEY: { status: 404, message: 'no private key is stored for this peer' },
   WGCP_SHARE_NO_PRIVATE_KEY: { status: 409, message: 'no private key is stored for this peer: it has no config to share' },
@@ -103,6 +104,8 @@ export const ERRORS = {
   WGCP_DEVICE_SUSPENDED: { status: 403, message: 'device is suspended' },
   WGCP_HEARTBEAT_FAILED: { status: 500, message: 'heartbeat failed' },
   WGCP_DEVICE_THROTTLED: { status: 429, message: 'too many device requests; try again later' },
+  // wgcp's own heartbeat field `networks` (docs/device-api.md): the whole set is refused, the rule named.
+  WGCP_DEVICE_NETWORKS_REFUSED: { status: 400, message: 'networks refused: {reason}' },
 } as const satisfies Record<string, ErrorSpec>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -37,7 +37,7 @@ t('an answer is kept while nothing changes and made again after a change', async
   const answers = new HeartbeatAnswers(store(), 10);
   const first = answers.get(id)!;
   assert.is(answers.get(id), first, 'the same kept object');
-  assert.equal(first, { suspended: false, body: renderHeartbeatAnswer(id, store().devices.heartbeatView(id)!) });
+  assert.equal(first, { suspended: false, body: renderHeartbeatAnswer(id, store().devices.heartbeatView(id)!), networks: '' });
   assert.is((await f.api.post(`/api/devices/${(await f.deviceOf(id)).id}/rotate`, undefined)).status, 200);
   const second = answers.get(id)!;
   assert.is.not(second, first);

@@ -68,4 +68,10 @@ t('an admin\'s device page shows the whole id, marked as a secret', async () => 
   await drive.hasText('main dl', uuid);
 });
 
+t('the device list says each device\'s own heartbeat interval, as its agent reported it', async () => {
+  assert.is((await call(d.url, 'POST', '/api/v1/heartbeat', { device_id: uuid, interval: 45 })).status, 200);
+  await page.goto(`${d.url}/#/devices`, { waitUntil: 'networkidle0' });
+  await drive.hasText('main table', 'every 45 s');
+});
+
 t.run();

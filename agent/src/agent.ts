@@ -5,8 +5,9 @@
 import { sleep, type Clock } from './clock';
 import { loadConfigFile, endpointUrl, ConfigError, type AgentConfig } from './config';
 import { deriveKey, openSealed, seal, type SealKey } from './crypto';
-import { heartbeatBody, judgeAnswer } from './heartbeat';
-import { postJson, type HttpOptions, type Timeouts } from './http-client';
+import { heartbeatBody, judgeAnswer, type HeartbeatBody } from './heartbeat';
+import { postJson, RequestError, type Answer, type HttpOptions, type Timeouts } from './http-client';
+import { enableForwarding } from './forwarding';
 import type { Logger } from './log';
 import { reduce, retryDelayS, type AgentRecord, type Event } from './machine';
 import { parsePayload, shortDeviceId, type TunnelConfig } from './payload';
@@ -24,6 +25,8 @@ export interface AgentDeps {
   firstHandshakeWaitMs?: number;
   /** A number in [0, 1) for the spread of the second heartbeat (tests fix it). */
   random?: () => number;
+  /** Turns on forwarding for the networks behind the device; returns what it could not (tests record it instead). */
+  forwarding?: (networks: readonly string[]) => string[];
 }
 
 /**
@@ -54,6 +57,8 @@ export class Agent {
   /** Set once this process has touched the tunnel; a stop before that leaves the device alone. */
   private tunnelTouched = false;
   private readonly stopper = new AbortController();
+  /** The router's last refusal of the configured networks: logged as an error once, not every beat. */
+  private networksRefused: string | null = null;
 
   constructor(private readonly deps: AgentDeps) {
     this.config = deps.config;
@@ -193,6 +198,9 @@ export class Agent {
       return null;
     }
     this.log.info(done === 'tunnel_established' ? 'tunnel up' : 'tunnel rebuilt', { interface: this.config.interface });
+    if (this.config.networks?.length) {
+      for (const problem of (this.deps.forwarding ?? enableForwarding)(this.config.networks)) this.log.warn('cannot turn on forwarding for the networks behind the device', { problem });
+    }
     // The first heartbeat of a new tunnel goes out once it has a handshake (or after one interval).
     this.nextHeartbeatAt = this.deps.clock.now() + this.intervalMs;
     await this.waitForHandshake(Math.min(this.intervalMs, this.deps.firstHandshakeWaitMs ?? 10_000));
@@ -220,8 +228,9 @@ export class Agent {
     const at = new Date(this.deps.clock.now()).toISOString();
     try {
       const status = await this.tunnel.inspect();
-      const body = heartbeatBody(current.device_id, this.record.state, status, this.deps.clock.now());
-      const answer = await postJson(endpointUrl(this.config.server_url, 'api/v1/heartbeat'), body, this.httpOptions());
+      const body = heartbeatBody(current.device_id, this.record.state, status, this.deps.clock.now(), false,
+        { networks: this.config.networks, interval: this.config.heartbeat_interval_s });
+      const answer = await this.sendHeartbeat(body);
       const verdict = judgeAnswer(current, this.record.forwards_hash, answer.json, status.present);
       if (!verdict.rebuild) return { type: 'heartbeat_answer', at, tunnelUp: body.tunnel_up, forwardsHash: verdict.forwardsHash, rebuild: false };
       this.log.info('rebuilding the tunnel', { reasons: verdict.reasons });
@@ -232,6 +241,30 @@ export class Agent {
       if (this.stopping) return null;
       this.log.warn('heartbeat failed', { error: (err as Error).message });
       return { type: 'heartbeat_failed', at, reason: `heartbeat failed: ${(err as Error).message}` };
+    }
+  }
+
+  /**
+   * A heartbeat; when the router refuses the configured networks (400
+   * WGCP_DEVICE_NETWORKS_REFUSED) that is said once as an error and the same beat goes again
+   * without them, so the tunnel still follows the router (a key rotation) while the
+   * configuration waits to be fixed. The networks are sent again at every beat.
+   */
+  private async sendHeartbeat(body: HeartbeatBody): Promise<Answer> {
+    const url = endpointUrl(this.config.server_url, 'api/v1/heartbeat');
+    try {
+      const answer = await postJson(url, body, this.httpOptions());
+      if (body.networks && this.networksRefused !== null) {
+        this.log.info('the router took the networks behind the device', { networks: body.networks });
+        this.networksRefused = null;
+      }
+      return answer;
+    } catch (err) {
+      if (!(err instanceof RequestError) || err.code !== 'WGCP_DEVICE_NETWORKS_REFUSED' || !body.networks) throw err;
+      if (this.networksRefused !== err.message) this.log.error('the router refused the networks in the configuration', { error: err.message, networks: body.networks });
+      this.networksRefused = err.message;
+      const { networks: _refused, ...rest } = body;
+      return postJson(url, rest, this.httpOptions());
     }
   }
 

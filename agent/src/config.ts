@@ -4,6 +4,7 @@
 // would cross the network readable. Loopback is exempt: that traffic never leaves the device.
 import fs from 'node:fs';
 import path from 'node:path';
+import { isCidr } from './payload';
 
 export interface AgentConfig {
   server_url: URL;
@@ -14,11 +15,13 @@ export interface AgentConfig {
   interface: string;
   state_dir: string;
   heartbeat_interval_s: number;
+  /** The LAN prefixes behind the device, told to the router in every heartbeat; null: none configured (nothing told). */
+  networks: string[] | null;
 }
 
 export class ConfigError extends Error {}
 
-const KEYS = ['server_url', 'allow_insecure_http', 'token', 'server_salt', 'hwid', 'hwid_file', 'ca_file', 'interface', 'state_dir', 'heartbeat_interval_s'];
+const KEYS = ['server_url', 'allow_insecure_http', 'token', 'server_salt', 'hwid', 'hwid_file', 'ca_file', 'interface', 'state_dir', 'heartbeat_interval_s', 'networks'];
 const HWID = /^[\x21-\x7e]{1,128}$/;
 const IFNAME = /^[A-Za-z0-9_.=+-]{1,15}$/;
 
@@ -76,6 +79,10 @@ export function parseConfig(value: unknown): AgentConfig {
   if (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1 || interval > 86400) {
     throw new ConfigError('"heartbeat_interval_s" must be an integer from 1 to 86400');
   }
+  const networks = v.networks ?? null;
+  if (networks !== null && (!Array.isArray(networks) || networks.length > 64 || !networks.every((n) => typeof n === 'string' && isCidr(n) && n.includes('/')))) {
+    throw new ConfigError('"networks" must be a list of at most 64 prefixes such as "192.168.50.0/24" or "fd50::/64"');
+  }
   return {
     server_url: url,
     token: str(v, 'token', true)!,
@@ -85,6 +92,7 @@ export function parseConfig(value: unknown): AgentConfig {
     interface: iface,
     state_dir: stateDir,
     heartbeat_interval_s: interval,
+    networks: networks as string[] | null,
   };
 }
 

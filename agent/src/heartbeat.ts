@@ -11,9 +11,15 @@ export interface HeartbeatBody {
   state: string;
   tunnel_up: boolean;
   last_handshake?: string;
+  /** wgcp's own optional fields (docs/device-api.md): the LAN behind the device and the interval in seconds. */
+  networks?: string[];
+  interval?: number;
 }
 
-export function heartbeatBody(deviceId: string, state: string, tunnel: TunnelStatus, nowMs: number, stopping = false): HeartbeatBody {
+/** What the configuration adds to every report: the interval, and the networks when some are configured. */
+export interface ReportExtras { networks: string[] | null; interval: number }
+
+export function heartbeatBody(deviceId: string, state: string, tunnel: TunnelStatus, nowMs: number, stopping = false, extras?: ReportExtras): HeartbeatBody {
   const tunnelUp = tunnel.present && isHandshakeFresh(tunnel.lastHandshake, nowMs);
   const body: HeartbeatBody = {
     device_id: deviceId,
@@ -22,6 +28,8 @@ export function heartbeatBody(deviceId: string, state: string, tunnel: TunnelSta
     tunnel_up: tunnelUp,
   };
   if (tunnel.lastHandshake) body.last_handshake = tunnel.lastHandshake.toISOString();
+  if (extras?.networks) body.networks = extras.networks;
+  if (extras) body.interval = extras.interval;
   return body;
 }
 

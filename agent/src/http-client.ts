@@ -30,8 +30,14 @@ export interface HttpOptions {
 export interface Answer { status: number; json: unknown; retryAfterS?: number }
 
 export class RequestError extends Error {
-  constructor(message: string, readonly status: number | null, readonly retryable: boolean, readonly waitMs?: number) { super(message); }
+  constructor(message: string, readonly status: number | null, readonly retryable: boolean, readonly waitMs?: number, readonly code?: string) { super(message); }
 }
+
+/** The daemon's error code (`{"code": "WGCP_..."}`), when the answer carries one. */
+const codeOf = (json: unknown): string | undefined => {
+  const code = (json as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+};
 
 /** How long to wait after a 429: Retry-After (1 s when absent) and up to as much again at random; null when too long. */
 export function retryAfterWaitMs(retryAfterS: number | undefined, random: () => number): number | null {
@@ -50,7 +56,7 @@ export async function postJson(url: URL, body: unknown, opts: HttpOptions): Prom
         throw new RequestError(`HTTP 429${errorText(answer.json)}`, 429, waitMs !== null, waitMs ?? undefined);
       }
       if (answer.status >= 500) throw new RequestError(`HTTP ${answer.status}${errorText(answer.json)}`, answer.status, true);
-      if (answer.status >= 400) throw new RequestError(`HTTP ${answer.status}${errorText(answer.json)}`, answer.status, false);
+      if (answer.status >= 400) throw new RequestError(`HTTP ${answer.status}${errorText(answer.json)}`, answer.status, false, undefined, codeOf(answer.json));
       return answer;
     } catch (err) {
       const e = err instanceof RequestError ? err : new RequestError((err as Error).message, null, true);

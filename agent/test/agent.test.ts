@@ -23,7 +23,7 @@ t('provisions, brings the tunnel up with the decrypted configuration and heartbe
   const device = server.device(rec.device_id!);
   assert.equal(h.tunnel.ups, [device.config]);
   assert.equal(states(h.logs).slice(0, 5), ['APP_INIT', 'PROVISION', 'TUNNEL_UP', 'HEARTBEAT']);
-  assert.equal(server.heartbeats[0], { device_id: rec.device_id, status: 'connected', state: 'HEARTBEAT', tunnel_up: true, last_handshake: h.tunnel.status.lastHandshake!.toISOString() });
+  assert.equal(server.heartbeats[0], { device_id: rec.device_id, status: 'connected', state: 'HEARTBEAT', tunnel_up: true, last_handshake: h.tunnel.status.lastHandshake!.toISOString(), interval: 1 });
   assert.is(displayOf(rec, true), 'connected');
   await h.stop();
 });

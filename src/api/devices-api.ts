@@ -6,7 +6,8 @@ import type { App } from '../app';
 import type { Route } from '../http/router';
 import { heartbeatRoute } from './heartbeat';
 import { provisionRoute } from './provision';
+import { siteJoinRoute } from './site-join';
 
 export function deviceApiRoutes(app: App): Route[] {
-  return [provisionRoute(app), heartbeatRoute(app)];
+  return [provisionRoute(app), heartbeatRoute(app), siteJoinRoute(app)];
 }

@@ -12,6 +12,7 @@ export { readString, readName, readBool, readInt, readIntArray, required, oneOf,
 export const NOT_FOUND = {
   server: 'WGCP_SERVER_NOT_FOUND', peer: 'WGCP_PEER_NOT_FOUND', device: 'WGCP_DEVICE_NOT_FOUND', webhook: 'WGCP_WEBHOOK_NOT_FOUND',
   forward: 'WGCP_FORWARD_NOT_FOUND', 'share link': 'WGCP_SHARE_NOT_FOUND', 'API key': 'WGCP_API_KEY_NOT_FOUND', 'access token': 'WGCP_ACCESS_TOKEN_NOT_FOUND',
+  'site link': 'WGCP_SITE_LINK_NOT_FOUND',
   passkey: 'WGCP_PASSKEY_NOT_FOUND',
 } as const satisfies Record<string, ErrorCode>;
 

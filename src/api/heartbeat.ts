@@ -14,6 +14,8 @@ import { deviceContext } from '../device/context';
 import { readHeartbeat } from './heartbeat-input';
 import { DEVICE_BODY_LIMIT } from '../http/body';
 import { sourceAddress } from './provision';
+import { canonicalNetworks } from '../device/heartbeat-answers';
+import { setDeviceNetworks } from '../ops/devices';
 
 export function heartbeatRoute(app: App): Route {
   return {
@@ -24,13 +26,19 @@ export function heartbeatRoute(app: App): Route {
         const source = sourceAddress(ctx.req);
         admission.fromSource(source);
         const input = readHeartbeat(await ctx.body());
-        const answer = answers.get(input.deviceId);
+        let answer = answers.get(input.deviceId);
         if (!answer) throw apiError('WGCP_DEVICE_NOT_FOUND');
         if (answer.suspended) throw apiError('WGCP_DEVICE_SUSPENDED');
         admission.passedChecks(input.deviceId);
+        // Reported networks that differ from the peer's are a change of the peer (the change
+        // runner); the same ones, the usual case, cost a string compare and write nothing.
+        if (input.networks !== undefined && canonicalNetworks(input.networks) !== answer.networks) {
+          await setDeviceNetworks(app, input.deviceId, input.networks, { actor: { kind: 'device', id: null, name: `device ${deviceIdPrefix(input.deviceId)}`, role: null, address: source } });
+          answer = answers.get(input.deviceId) ?? answer;
+        }
         if (answer.body === null) throw new Error(`the peer of device ${deviceIdPrefix(input.deviceId)}… has no stored private key (was its publicKey replaced?)`);
         heartbeats.record(input.deviceId, {
-          status: input.status, state: input.state, tunnelUp: input.tunnelUp, lastHandshake: input.lastHandshake,
+          status: input.status, state: input.state, tunnelUp: input.tunnelUp, lastHandshake: input.lastHandshake, intervalS: input.intervalS,
           seenAt: app.now().toISOString(), source,
         });
         return okJsonText(answer.body);

@@ -9,6 +9,7 @@ import { SERVER } from '../resources/server';
 import { FORWARD } from '../resources/forward';
 import { pageApiPaths } from '../http/page-openapi';
 import { trafficHistoryApiPaths } from './openapi-traffic-history';
+import { siteApiPaths } from './openapi-site';
 import { backupApiPaths } from './openapi-backup';
 import { haApiPaths } from './openapi-ha';
 import { accessApiPaths, markRoles } from './openapi-access';
@@ -103,7 +104,11 @@ const openApiDocument = {
       },
       HeartbeatRequest: {
         type: 'object', required: ['device_id'],
-        properties: { device_id: { ...str, format: 'uuid' }, status: str, state: str, tunnel_up: bool, last_handshake: { ...str, format: 'date-time' } },
+        properties: {
+          device_id: { ...str, format: 'uuid' }, status: str, state: str, tunnel_up: bool, last_handshake: { ...str, format: 'date-time' },
+          networks: { type: 'array', maxItems: 64, items: str, description: "wgcp's own, optional: the prefixes behind the device, set on its peer as its `networks` when they differ (the same rules; 400 WGCP_DEVICE_NETWORKS_REFUSED); left out: unchanged" },
+          interval: { type: 'integer', minimum: 1, maximum: 86400, description: "wgcp's own, optional: the agent's heartbeat interval in seconds, shown to admins" },
+        },
       },
       HeartbeatResponse: {
         type: 'object',
@@ -154,6 +159,7 @@ const openApiDocument = {
     ...backupApiPaths,
     ...haApiPaths,
     ...accessApiPaths,
+    ...siteApiPaths,
     ...passkeyApiPaths,
     '/healthz': { get: { summary: 'Liveness and kernel backend', security: [], responses: { 200: { description: 'ready', ...json(ref('Health')) } } } },
     '/api/openapi.json': { get: op('This document', { 200: { description: 'OpenAPI document', ...json({ type: 'object' }) } }, []) },

@@ -21,6 +21,7 @@ import { deviceApiRoutes } from './devices-api';
 import { deviceRoutes } from './devices';
 import { forwardRoutes } from './forwards';
 import { regTokenRoutes } from './regtokens';
+import { siteLinkRoutes } from './site-links';
 import { credentialsRoutes } from './credentials';
 import { backupRoutes } from './backup';
 import { importRoutes } from './import';
@@ -93,6 +94,7 @@ export function controlRoutes(app: App): Route[] {
     ...smtpTestRoutes(app),
     ...eventStreamRoutes(app),
     ...regTokenRoutes(app),
+    ...siteLinkRoutes(app),
     ...credentialsRoutes(app),
     ...auditRoutes(app), ...shareRoutes(app), ...totpRoutes(app), ...passkeyRoutes(app), ...signedInRoutes(app),
     ...backupRoutes(app), ...importRoutes(app), ...kernelCheckRoutes(app), ...haRoutes(app),

@@ -131,6 +131,15 @@ export const COMMANDS: Record<string, CommandHelp> = {
       ['--mode M', 'forward or standalone'], ['--interface IF', 'its interface name'], ['--dry-run', 'print the plan, change nothing']],
     examples: ['wgcp import wg-quick /etc/wireguard/wg0.conf --endpoint vpn.example.com:51820 --dry-run'],
   },
+  join: {
+    summary: 'join another wgcp router as a site: its LAN and this one linked (docs/site-to-site.md)',
+    synopsis: ['join URL --token TOKEN --networks PREFIX[,PREFIX] [--name NAME] [--ca-file FILE]', 'join --conf FILE [--name NAME]'],
+    options: [['--token TOKEN', 'a registration token of the other router\'s server'], ['--networks PREFIXES', 'this router\'s LAN, which the other side routes here'],
+      ['--name NAME', 'what both routers call the link (default: site)'], ['--ca-file FILE', 'the other router\'s device listener certificate, when self-signed'],
+      ['--conf FILE', 'a .conf the other router gave for a peer of it, instead of a token']],
+    examples: ['wgcp join https://hq.example.com:8443 --token 6f1c…-… --networks 192.168.2.0/24 --name branch'],
+    notes: ['wgcpd must run: it makes the link (an interface wgcps<id>) through its admin socket.'],
+  },
   version: {
     summary: 'print the version (wgcpd, wgcp and wgcp-agent share it)',
     synopsis: ['version [--json]'],

@@ -16,6 +16,7 @@ import { runTlsCommand } from './tls';
 import { runTopCommand } from './top';
 import { runAuditCommand, runPasskeyCommand, runTotpCommand } from './access';
 import { runCheckCommand } from './check';
+import { runJoinCommand } from './join';
 import { runHaCommand } from './ha';
 
 /** The version line, or with --json an object (wgcpd, wgcp and wgcp-agent are released together: one version). */
@@ -82,6 +83,7 @@ export function dispatch(argv: string[], out: (s: string) => void = (s) => proce
     process.umask(0o077);
     requireDatabase(dataDir);
     // The running daemon compares when it answers (it holds CAP_NET_ADMIN); the store opens only if not.
+    if (command === 'join') return runJoinCommand(args, dataDir, out).catch((err: unknown) => failure(err));
     if (command === 'check') return runCheckCommand(dataDir, () => Store.open(dataDir), out, wantsJson(args)).catch((err: unknown) => failure(err));
     if (command === 'ha') return runHaCommand(args, dataDir, out, wantsJson(args)).catch((err: unknown) => failure(err));
     const store = Store.open(dataDir);

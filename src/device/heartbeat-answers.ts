@@ -6,9 +6,17 @@ import type { Store } from '../store/store';
 import type { HeartbeatView } from '../store/devices';
 import { forwardsHashOfJson } from './forwards-hash';
 import { deviceTunnel } from '../views/devices-present';
+import { splitList } from '../wg/client-options';
 
-/** What a heartbeat needs to decide its answer; body is null when the peer has no stored private key. */
-export interface HeartbeatAnswer { suspended: boolean; body: string | null }
+/**
+ * What a heartbeat needs to decide its answer; body is null when the peer has no stored
+ * private key. `networks`: the peer's networks in one canonical text (sameNetworks), so a
+ * heartbeat that reports the same ones is told apart without a read.
+ */
+export interface HeartbeatAnswer { suspended: boolean; body: string | null; networks: string }
+
+/** One text for a set of prefixes, whatever their order. */
+export const canonicalNetworks = (networks: readonly string[]): string => [...networks].sort().join(',');
 
 /** The JSON text of a heartbeat answer (the contract's 200 body). Pure. */
 export function renderHeartbeatAnswer(deviceId: string, view: HeartbeatView): string | null {
@@ -41,7 +49,7 @@ export class HeartbeatAnswers {
     }
     const view = this.store.devices.heartbeatView(deviceId);
     if (!view) return undefined;
-    const answer = { suspended: view.suspended, body: renderHeartbeatAnswer(deviceId, view) };
+    const answer = { suspended: view.suspended, body: renderHeartbeatAnswer(deviceId, view), networks: canonicalNetworks(splitList(view.networks)) };
     if (this.limit === 0) return answer;
     // Oldest first out: Map keeps insertion order.
     if (this.kept.size >= this.limit) this.kept.delete(this.kept.keys().next().value as string);

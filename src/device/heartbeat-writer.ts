@@ -21,6 +21,7 @@ function mergeReports(older: HeartbeatReport, newer: HeartbeatReport): Heartbeat
     state: newer.state ?? older.state,
     tunnelUp: newer.tunnelUp ?? older.tunnelUp,
     lastHandshake: newer.lastHandshake === undefined ? older.lastHandshake : newer.lastHandshake,
+    intervalS: newer.intervalS ?? older.intervalS,
   };
 }
 

@@ -28,6 +28,8 @@ import { forwardChangesToward, heldRows, peerChangesToward, type SyncOptions, ty
 import { ServerLinks } from './server-links';
 import { RepairBackoff, type FailingRepair } from './repair-backoff';
 import { Shaper } from '../shaping/shaper';
+import { SiteLinks, type SiteLinkChange } from './site-links';
+import type { SiteLinkRecord } from '../store/site-links';
 
 export class KernelLive implements KernelPlane {
   readonly state = 'on' as const;
@@ -47,6 +49,8 @@ export class KernelLive implements KernelPlane {
   /** Each server's interface with its shaping: made, restored, removed. */
   private readonly links: ServerLinks;
   private readonly resync: PeerResync;
+  /** This router's links to other wgcp routers (wgcp join), beside the servers. */
+  private readonly siteLinks: SiteLinks;
   private readonly reconciler = new ReconcilerHooks();
   /** The reconciler's repairs that failed, waiting their back-off (shown in /healthz and /metrics). */
   readonly repairBackoff = new RepairBackoff();
@@ -54,9 +58,10 @@ export class KernelLive implements KernelPlane {
 
   /** `wanInterfaces`: the operator's WAN names, or null to follow the default routes. */
   constructor(private readonly log: Logger, readonly driver: LinkDriver, wanInterfaces: string[] | null = null) {
-    this.wan = new WanFollower(log, wanInterfaces, (batch) => this.nft.apply(batch), () => new Set([...this.servers.values()].map((m) => m.server.interface)));
+    this.wan = new WanFollower(log, wanInterfaces, (batch) => this.nft.apply(batch), () => new Set([...[...this.servers.values()].map((m) => m.server.interface), ...(this.siteLinks?.names() ?? [])]));
     this.shaper = new Shaper(log, (batch) => this.nft.apply(batch), (what, work) => this.serialize(what, work));
     this.links = new ServerLinks(log, driver, this.shaper);
+    this.siteLinks = new SiteLinks(log, driver);
     this.resync = new PeerResync(log, (what, work) => this.serialize(what, work),
       (serverId) => (this.failed.has(serverId) || this.closed ? undefined : this.servers.get(serverId)));
   }
@@ -68,6 +73,7 @@ export class KernelLive implements KernelPlane {
 
   async reconcile(states: ServerState[], opts: ReconcileOptions = {}): Promise<void> {
     const wanted = this.links.wanted(states);
+    for (const name of this.siteLinks.names()) wanted.add(name);
     for (const link of listLinks()) {
       if (opts.adoptUnmarked && !link.ours && wanted.has(link.name) && (link.kind === 'wireguard' || link.kind === 'tun')) {
         this.log.info('adopting an interface made by an earlier wgcp', { interface: link.name });
@@ -99,6 +105,10 @@ export class KernelLive implements KernelPlane {
   }
 
   isForeignLink(name: string): boolean { return isForeignLink(name); }
+
+  applySiteLink(change: SiteLinkChange): Promise<void> { return this.siteLinks.apply(change); }
+
+  bringUpSiteLinks(links: SiteLinkRecord[]): Promise<void> { return this.siteLinks.bringUpAll(links); }
 
   /** The whole `inet wgcp` table of these servers, with the WAN set as followed now. */
   private wholeTable(models: ServerModel[]): string {
@@ -268,7 +278,10 @@ export class KernelLive implements KernelPlane {
   restoreInterface(ifname: string): Promise<void> {
     return this.serialize(`restore ${ifname}`, async () => {
       const model = [...this.servers.values()].find((m) => m.server.interface === ifname);
-      if (!model) return;
+      if (!model) {
+        if (await this.siteLinks.restore(ifname)) this.log.info('site link restored after wireguard-go restart', { interface: ifname });
+        return;
+      }
       await this.links.restore(model);
       this.log.info('interface restored after wireguard-go restart', { interface: ifname, peers: model.peers.size });
       this.reconciler.restored(model.server.id, model.peers.size);

@@ -10,6 +10,8 @@ import type { ReconcileObserver } from './live-reconcile-target';
 import type { ReconcileTarget } from './reconcile-target';
 import type { PortForward } from '../store/forwards';
 import type { SyncOptions, SyncUndo } from './server-sync';
+import type { SiteLinkChange } from './site-links';
+import type { SiteLinkRecord } from '../store/site-links';
 
 export type { PortForward };
 
@@ -80,6 +82,10 @@ export interface KernelPlane {
   /** Many peers' changes as one kernel batch (a boundary of access schedules); absent: the runner applies them one by one. */
   applyPeers?(changes: PeerChange[]): Promise<void>;
   applyForward(change: ForwardChange): Promise<void>;
+  /** A site link made or removed (src/kernel/site-links.ts); absent: nothing is applied (the store holds it for the next start). */
+  applySiteLink?(change: SiteLinkChange): Promise<void>;
+  /** Start-up, after reconcile: every stored site link up. */
+  bringUpSiteLinks?(links: SiteLinkRecord[]): Promise<void>;
   /**
    * The one sync of a server to what the store says (null: the store has it no more):
    * partial (the peers named) or full ('all', which reads the kernel too). Only the change

@@ -14,7 +14,9 @@ import type { Store } from '../store/store';
 import type { ChangeOptions, Commit } from './runner';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
 import { hasReason, leavesInterface, withReason, withoutReason } from '../peer-state';
-import { planPeerDelete } from './peers';
+import { checkNetworks, planPeerDelete } from './peers';
+import { isHttpError } from 'http-errors';
+import { canonicalNetworks } from '../device/heartbeat-answers';
 
 /**
  * A device by its control-plane id (its peer's id; never its device_id, a credential).
@@ -87,6 +89,38 @@ export function rotateDeviceKeys(app: App, deviceId: string, opts?: ChangeOption
     const keys = generateKeyPair();
     return { ...before, publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey: generatePresharedKey(), updatedAt: now };
   }, ({ store }) => store.devices.get(deviceId)!);
+}
+
+/**
+ * The networks a device's heartbeat reports behind it, on its peer: checked by the same rules
+ * as a peer's (ops/network-rules.ts) and applied as any peer change. The same set as stored
+ * (in any order) writes nothing: no kernel step, no row, no audit line. A refused set is 400
+ * WGCP_DEVICE_NETWORKS_REFUSED with the rule it broke.
+ */
+export function setDeviceNetworks(app: App, deviceId: string, networks: string[], opts?: ChangeOptions): Promise<PeerRecord> {
+  return app.runner.run('device.networks', (store) => {
+    const device = store.devices.get(deviceId);
+    const before = device && store.peers.get(device.peerId);
+    if (!device || !before) throw apiError('WGCP_DEVICE_NOT_FOUND');
+    if (canonicalNetworks(before.networks ?? []) === canonicalNetworks(networks)) return { commit: () => before, audit: false };
+    try {
+      checkNetworks(store, networks, before.id);
+    } catch (err) {
+      if (isHttpError(err) && err.status === 400) throw apiError('WGCP_DEVICE_NETWORKS_REFUSED', { reason: err.message.replace(/^networks /, '') }, { field: 'networks' });
+      throw err;
+    }
+    const server = store.servers.get(before.serverId)!;
+    const after: PeerRecord = { ...before, networks, updatedAt: app.now().toISOString() };
+    return {
+      kernel: [{ peer: { server, before, after } }],
+      commit({ store, event }) {
+        store.peers.update(after);
+        event('peerUpdated', server.id, peerEventData(server, after));
+        return after;
+      },
+      audit: () => ({ targetType: 'peer', targetId: before.id, summary: { networks, was: { networks: before.networks ?? [] } } }),
+    };
+  }, opts);
 }
 
 /** The device row and its forwards go with its peer (ON DELETE CASCADE). */

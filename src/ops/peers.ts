@@ -25,7 +25,7 @@ import { allocatePeerIp, allocatePeerIp6, checkAllowAccess, checkPeerIp, checkPe
 export type PeerInput = Partial<Omit<PeerRecord, 'id' | 'serverId' | 'privateKey' | 'presharedKey' | 'disabledReasons' | 'usageBytes' | 'createdAt' | 'updatedAt' | 'ip6'>> & { ip6?: string };
 
 /** The networks' rules (ops/network-rules.ts) against the router's routes as they stand now. */
-function checkNetworks(store: Store, networks: string[], selfId: number | null): void {
+export function checkNetworks(store: Store, networks: string[], selfId: number | null): void {
   const tunnels = new Set(store.servers.list().map((s) => s.interface));
   checkPeerNetworks(store, networks, selfId, routerRoutes(tunnels));
 }

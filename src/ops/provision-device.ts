@@ -80,7 +80,7 @@ export function tokenUnspent(app: App, token: string): boolean {
 }
 
 /** Why a token cannot be spent now, in the contract's order; null when it can. */
-function tokenRefusal(store: Store, token: string, now: string): Error | null {
+export function tokenRefusal(store: Store, token: string, now: string): Error | null {
   const rec = store.regTokens.get(token);
   if (!rec) return apiError('WGCP_DEVICE_TOKEN_INVALID');
   if (rec.usedAt !== null) return apiError('WGCP_DEVICE_TOKEN_USED');

@@ -24,6 +24,7 @@ import type { Logger } from '../log';
 import type { Actor } from '../store/audit';
 import type { Store } from '../store/store';
 import { recordEvent } from './event-record';
+import type { SiteLinkChange } from '../kernel/site-links';
 
 export type KernelChange =
   | { peer: PeerChange }
@@ -32,6 +33,8 @@ export type KernelChange =
   | { server: ServerChange }
   | { forward: ForwardChange }
   | { repair: KernelRepair }
+  /** This router's link to another wgcp router (wgcp join). */
+  | { siteLink: SiteLinkChange }
   /** A server synced to the store's rows (src/ops/kernel-sync.ts). */
   | { sync: KernelSync };
 
@@ -100,6 +103,7 @@ export function inverseOf(k: KernelChange): KernelChange {
   }
   if ('server' in k) return { server: { ...k.server, before: k.server.after, after: k.server.before } };
   if ('repair' in k) return { repair: { what: k.repair.what, run: async () => {} } };
+  if ('siteLink' in k) return { siteLink: { before: k.siteLink.after, after: k.siteLink.before } };
   if ('sync' in k) return k.sync.held ? { sync: syncBack(k.sync.serverId, k.sync.held) } : { repair: { what: 'sync', run: async () => {} } };
   return { forward: { ...k.forward, before: k.forward.after, after: k.forward.before } };
 }
@@ -124,7 +128,7 @@ function idOf(r: unknown): string | number | null {
 /** How long a kernel step may take before the log says a change waits for it. */
 const SLOW_KERNEL_MS = 1000;
 
-const describe = (k: KernelChange): string => ('peers' in k ? 'peers' : 'peer' in k ? 'peer' : 'server' in k ? 'server' : 'repair' in k ? 'repair' : 'sync' in k ? 'sync' : 'forward');
+const describe = (k: KernelChange): string => ('peers' in k ? 'peers' : 'peer' in k ? 'peer' : 'server' in k ? 'server' : 'repair' in k ? 'repair' : 'sync' in k ? 'sync' : 'siteLink' in k ? 'site link' : 'forward');
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export class ChangeRunner {
@@ -249,6 +253,7 @@ export class ChangeRunner {
     if ('peer' in k) return this.timing.time('peer', () => this.kernel.applyPeer(k.peer));
     if ('server' in k) return this.timing.time('server', () => this.kernel.applyServer(k.server));
     if ('repair' in k) return k.repair.run();
+    if ('siteLink' in k) return this.kernel.applySiteLink?.(k.siteLink) ?? Promise.resolve();
     if ('sync' in k) return this.timing.time('sync', async () => { k.sync.held = await this.kernel.syncServer(k.sync.serverId, k.sync.desired, k.sync.opts); });
     return this.timing.time('forward', () => this.kernel.applyForward(k.forward));
   }

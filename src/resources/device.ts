@@ -24,6 +24,8 @@ export interface DeviceRecord {
   lastHandshake: string | null;
   lastSeenAt: string | null;
   lastSource: string | null;
+  /** Seconds between the agent's heartbeats, as it last reported them; null: never reported. */
+  heartbeatIntervalS: number | null;
   provisionedAt: string;
   createdAt: string;
   updatedAt: string;
@@ -62,6 +64,10 @@ export const DEVICE: Resource<DeviceRecord, DeviceSight> = {
     lastHandshake: { column: { name: 'last_handshake', select: seenOr('handshake_ms', 'last_handshake'), read: isoOf }, schema: nullableTs },
     lastSeenAt: { column: { name: 'last_seen_at', select: seenOr('seen_ms', 'last_seen_at'), read: isoOf }, schema: nullableTs },
     lastSource: { json: 'lastSourceAddress', column: 'last_source', schema: { type: ['string', 'null'] } },
+    heartbeatIntervalS: {
+      column: 'heartbeat_interval_s',
+      schema: { type: ['integer', 'null'], description: "seconds between the agent's heartbeats, as its last heartbeat said (`interval`); null: it never said" },
+    },
     provisionedAt: { column: 'provisioned_at', schema: ts },
     createdAt: { column: 'created_at', schema: ts },
     updatedAt: { column: 'updated_at', schema: ts },

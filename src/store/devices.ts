@@ -13,6 +13,8 @@ export interface HeartbeatReport {
   state?: string;
   tunnelUp?: boolean;
   lastHandshake?: string | null;
+  /** The agent's heartbeat interval in seconds; undefined: not reported (the stored one stays). */
+  intervalS?: number;
   seenAt: string;
   source: string;
 }
@@ -31,6 +33,10 @@ export interface HeartbeatView {
   /** The peer's IPv6 address and its server's IPv6 tunnel address with prefix, when the server has one. */
   ip6: string | null;
   address6: string | null;
+  /** What the device routes into its tunnel: the peer's own choice, else its server's default (null: by allowInternet). */
+  clientAllowedIPs: string | null;
+  /** The networks behind the device's peer, as stored ("a, b"; '' none). */
+  networks: string;
   /** JSON array text of the device's forwards: `{"protocol","listenPort","targetPort"}` each. */
   forwardsJson: string;
 }
@@ -67,9 +73,11 @@ export class DeviceTable {
     // Fields the device left out of its report keep their stored value; an unchanged report
     // leaves the wide row alone (no page written).
     this.heartbeatStmt = db.prepare(`UPDATE devices SET status = COALESCE(@status, status), state = COALESCE(@state, state),
-      tunnel_up = CASE WHEN @tunnelUp IS NULL THEN tunnel_up ELSE @tunnelUp END, last_source = @source
+      tunnel_up = CASE WHEN @tunnelUp IS NULL THEN tunnel_up ELSE @tunnelUp END, last_source = @source,
+      heartbeat_interval_s = COALESCE(@intervalS, heartbeat_interval_s)
       WHERE device_id = @deviceId AND (status IS NOT COALESCE(@status, status) OR state IS NOT COALESCE(@state, state)
-        OR tunnel_up IS NOT (CASE WHEN @tunnelUp IS NULL THEN tunnel_up ELSE @tunnelUp END) OR last_source IS NOT @source)`);
+        OR tunnel_up IS NOT (CASE WHEN @tunnelUp IS NULL THEN tunnel_up ELSE @tunnelUp END) OR last_source IS NOT @source
+        OR heartbeat_interval_s IS NOT COALESCE(@intervalS, heartbeat_interval_s))`);
     // A report for a device deleted meanwhile writes nothing (the SELECT finds no device).
     this.seenStmt = db.prepare(`INSERT INTO device_seen (id, seen_ms, handshake_ms)
       SELECT ${SEEN_KEY('@deviceId')}, @seenMs, CASE WHEN @hasHandshake = 1 THEN @handshakeMs ELSE NULL END FROM devices WHERE device_id = @deviceId
@@ -80,7 +88,8 @@ export class DeviceTable {
     this.viewStmt = db.prepare(`SELECT d.suspended = 1 AS suspended, p.ip AS ip, p.private_key AS privateKey, p.preshared_key AS presharedKey,
       p.allow_internet = 1 AS allowInternet, s.public_key AS serverPublicKey, s.endpoint AS endpoint, s.address AS address, s.dns AS dns,
       (SELECT json_group_array(json_object('protocol', protocol, 'listenPort', listen_port, 'targetPort', target_port))
-        FROM port_forwards f WHERE f.device_id = d.device_id) AS forwardsJson, p.ip6 AS ip6, s.address6 AS address6
+        FROM port_forwards f WHERE f.device_id = d.device_id) AS forwardsJson, p.ip6 AS ip6, s.address6 AS address6,
+      COALESCE(p.client_allowed_ips, s.client_allowed_ips) AS clientAllowedIPs, p.networks AS networks
       FROM devices d JOIN peers p ON p.id = d.peer_id JOIN servers s ON s.id = d.server_id WHERE d.device_id = ?`);
   }
 
@@ -105,6 +114,7 @@ export class DeviceTable {
     return {
       suspended: r.suspended === 1, ip: r.ip, privateKey: r.privateKey, presharedKey: r.presharedKey, allowInternet: r.allowInternet === 1,
       serverPublicKey: r.serverPublicKey, endpoint: r.endpoint, address: r.address, dns: r.dns, forwardsJson: r.forwardsJson, ip6: r.ip6, address6: r.address6,
+      clientAllowedIPs: r.clientAllowedIPs, networks: r.networks,
     };
   }
 
@@ -125,6 +135,7 @@ export class DeviceTable {
       status: r.status ?? null,
       state: r.state ?? null,
       tunnelUp: r.tunnelUp === undefined ? null : r.tunnelUp ? 1 : 0,
+      intervalS: r.intervalS ?? null,
       source: r.source,
     });
     this.seenStmt.run({

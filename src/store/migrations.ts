@@ -9,5 +9,6 @@ import { PEOPLE_MIGRATIONS } from './schema/people';
 import { NETWORKS_MIGRATIONS } from './schema/networks';
 import { PASSKEY_MIGRATIONS } from './schema/passkeys';
 import { HA_MIGRATIONS } from './schema/ha';
+import { SITE_MIGRATIONS } from './schema/site';
 
-export const MIGRATIONS: readonly string[] = [...BASE_MIGRATIONS, ...ROUTER_MIGRATIONS, ...ACCESS_MIGRATIONS, ...FLEET_MIGRATIONS, ...PEOPLE_MIGRATIONS, ...NETWORKS_MIGRATIONS, ...PASSKEY_MIGRATIONS, ...HA_MIGRATIONS];
+export const MIGRATIONS: readonly string[] = [...BASE_MIGRATIONS, ...ROUTER_MIGRATIONS, ...ACCESS_MIGRATIONS, ...FLEET_MIGRATIONS, ...PEOPLE_MIGRATIONS, ...NETWORKS_MIGRATIONS, ...PASSKEY_MIGRATIONS, ...HA_MIGRATIONS, ...SITE_MIGRATIONS];

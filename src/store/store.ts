@@ -18,6 +18,7 @@ import { AuditTable } from './audit';
 import { TotpTable } from './totp';
 import { ShareTable } from './shares';
 import { KernelRepairTable } from './kernel-repairs';
+import { SiteLinkTable } from './site-links';
 import { HaTable } from './ha';
 
 export class Store {
@@ -37,6 +38,7 @@ export class Store {
   readonly totp: TotpTable;
   readonly shares: ShareTable;
   readonly kernelRepairs: KernelRepairTable;
+  readonly siteLinks: SiteLinkTable;
   readonly ha: HaTable;
 
   private readonly totalChanges;
@@ -61,6 +63,7 @@ export class Store {
     this.totp = new TotpTable(db);
     this.shares = new ShareTable(db);
     this.kernelRepairs = new KernelRepairTable(db);
+    this.siteLinks = new SiteLinkTable(db);
     this.ha = new HaTable(db);
   }
 

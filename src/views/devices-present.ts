@@ -11,7 +11,7 @@ import { present } from '../resources/describe';
 import { DEVICE } from '../resources/device';
 import { FORWARD } from '../resources/forward';
 import { peerAllowedIps } from '../wg/conf';
-import { AUTO_DNS, tunnelIp } from '../wg/client-options';
+import { AUTO_DNS, routesOf, routesText, serverNetworks, tunnelIp } from '../wg/client-options';
 import { resolverListensNow } from '../net/resolver-listening';
 import { formatIpv4, parseCidr } from '../net/ipv4';
 import { keyToHex } from '../wg/keys';
@@ -49,6 +49,7 @@ export function tunnelSource(server: ServerRecord, peer: PeerRecord & { privateK
     ip: peer.ip, privateKey: peer.privateKey, presharedKey: peer.presharedKey, allowInternet: peer.allowInternet,
     serverPublicKey: server.publicKey, endpoint: server.endpoint, address: server.address, dns: server.dns,
     ip6: peer.ip6, address6: server.address6,
+    clientAllowedIPs: routesText(peer.clientAllowedIPs ?? server.clientAllowedIPs), networks: (peer.networks ?? []).join(', '),
   };
 }
 
@@ -69,9 +70,23 @@ export function deviceTunnel(t: TunnelSource) {
     endpoint: t.endpoint,
     server_wg_ip: formatIpv4(parseCidr(t.address)!.ip),
     dns: deviceDns(t),
-    allowed_ips: peerAllowedIps({ address: t.address }, t.allowInternet),
+    allowed_ips: deviceRoutes(t).v4,
     ...ipv6Tunnel(t),
   };
+}
+
+/**
+ * What the device routes into its tunnel, by family: the peer's clientAllowedIPs (else its
+ * server's default; by allowInternet when neither says). Custom prefixes let a device with a
+ * LAN behind it (`networks`) route the router's LAN: its WireGuard then also accepts packets
+ * from there. `full` and `split` answer exactly what allowInternet did before.
+ */
+function deviceRoutes(t: TunnelSource): { v4: string; v6: string } {
+  const routes = routesOf(t.clientAllowedIPs) ?? (t.allowInternet ? 'full' : 'split');
+  if (routes === 'full') return { v4: peerAllowedIps({ address: t.address }, true), v6: '::/0' };
+  const list = routes === 'split' ? serverNetworks({ address: t.address, address6: t.address6 }) : routes;
+  const v4 = list.filter((p) => !p.includes(':'));
+  return { v4: v4.length ? v4.join(', ') : serverNetworks({ address: t.address })[0], v6: list.filter((p) => p.includes(':')).join(', ') };
 }
 
 /**
@@ -81,5 +96,5 @@ export function deviceTunnel(t: TunnelSource) {
 function ipv6Tunnel(t: TunnelSource) {
   if (t.ip6 === null || t.address6 === null) return {};
   const prefix = parseCidr6(t.address6)!;
-  return { internal_ip6: t.ip6, server_wg_ip6: formatIpv6(prefix.ip), allowed_ips6: t.allowInternet ? '::/0' : formatNetwork6(prefix) };
+  return { internal_ip6: t.ip6, server_wg_ip6: formatIpv6(prefix.ip), allowed_ips6: deviceRoutes(t).v6 || formatNetwork6(prefix) };
 }

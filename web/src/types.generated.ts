@@ -125,6 +125,8 @@ export interface Device {
   lastSeenAt: string | null;
   lastSourceAddress: string | null;
   forwardsHash: string;
+  /** seconds between the agent's heartbeats, as its last heartbeat said (`interval`); null: it never said */
+  heartbeatIntervalS: number | null;
   provisionedAt: string;
   createdAt: string;
   updatedAt: string;

@@ -36,6 +36,8 @@ export interface Harness {
   stop(): Promise<void>;
   waitFor(cond: () => boolean, what: string, ms?: number): Promise<void>;
   writeConfig(extra?: Record<string, unknown>): void;
+  /** The networks forwarding was turned on for, once per tunnel brought up (never the host's own /proc/sys). */
+  forwarded: string[][];
 }
 
 export function harness(server: DeviceServer, token: string, dir = tempDir('wgcp-agent-run-')): Harness {
@@ -43,12 +45,13 @@ export function harness(server: DeviceServer, token: string, dir = tempDir('wgcp
   const stateDir = path.join(dir, 'state');
   const base = { server_url: server.url, token, server_salt: server.salt, hwid: 'board-0042', interface: 'wgcpt0', state_dir: stateDir, heartbeat_interval_s: 1 };
   const h: Harness = {
-    dir, configFile, stateDir, tunnel: new RecordingTunnel(), logs: [], agent: null as unknown as Agent,
+    dir, configFile, stateDir, tunnel: new RecordingTunnel(), logs: [], agent: null as unknown as Agent, forwarded: [],
     writeConfig(extra = {}) { fs.writeFileSync(configFile, JSON.stringify({ ...base, ...extra })); },
     start() {
       const log = createLogger((line) => { h.logs.push(line); });
       // random 0.5: the second heartbeat one interval after the first, as the timing tests expect.
-      h.agent = new Agent({ configFile, config: loadConfigFile(configFile), log, clock: new FastClock(10), makeTunnel: () => h.tunnel, random: () => 0.5 });
+      h.agent = new Agent({ configFile, config: loadConfigFile(configFile), log, clock: new FastClock(10), makeTunnel: () => h.tunnel, random: () => 0.5,
+        forwarding: (networks) => { h.forwarded.push([...networks]); return []; } });
       running = h.agent.run();
     },
     async stop() { h.agent.stop(); await running; },

@@ -42,6 +42,8 @@ export class DeviceServer {
   failNext = 0;
   /** Extra fields added to every heartbeat answer (unknown to the agent). */
   extraAnswerFields: Record<string, unknown> = {};
+  /** While set, a heartbeat carrying `networks` is refused as wgcpd refuses a set its rules forbid. */
+  refuseNetworks: string | null = null;
   private server = http.createServer((req, res) => this.handle(req, res));
   url = '';
 
@@ -100,6 +102,9 @@ export class DeviceServer {
     if (!d) return send(404, { error: 'device not found' });
     this.heartbeats.push(body);
     if (d.suspended) return send(403, { error: 'device is suspended' });
+    if (body.networks !== undefined && this.refuseNetworks !== null) {
+      return send(400, { error: `networks refused: ${this.refuseNetworks}`, code: 'WGCP_DEVICE_NETWORKS_REFUSED', field: 'networks' });
+    }
     const forwards_hash = crypto.createHash('sha256').update(d.forwards).digest('hex');
     const { device_id, ...fields } = d.config;
     send(200, { device_id, status: 'ok', ...fields, forwards_hash, ...this.extraAnswerFields });

@@ -109,6 +109,7 @@ export const en = {
   'devices.suspended': 'suspended',
   'devices.up': 'up',
   'devices.down': 'down',
+  'devices.every': 'every {seconds} s',
   'signin.title': 'Sign in',
   'signin.intro': 'Sign in with an API key or an access token. The first API key is in the file {file} of wgcpd\'s data folder (unless it was revoked: then make a new one with {command}).',
   'signin.key': 'API key or access token',

@@ -35,7 +35,7 @@ export function Devices() {
                   <Cell label={t('devices.col.address')}><code>{d.ip}</code></Cell>
                   <Cell label={t('devices.col.status')}>{d.suspended ? <span class="pill off">{t('devices.suspended')}</span> : d.status || d.state || '—'}</Cell>
                   <Cell label={t('devices.col.tunnel')}>{d.tunnelUp === null ? '—' : d.tunnelUp ? t('devices.up') : t('devices.down')}</Cell>
-                  <Cell label={t('devices.col.heartbeat')}>{formatDate(d.lastSeenAt)}</Cell>
+                  <Cell label={t('devices.col.heartbeat')}>{formatDate(d.lastSeenAt)}{d.heartbeatIntervalS !== null && <small> · {t('devices.every', { seconds: d.heartbeatIntervalS })}</small>}</Cell>
                 </tr>
               ))}
             </tbody>

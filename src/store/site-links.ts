@@ -1,0 +1,57 @@
+// Site links: this router joined another wgcp router as its peer (`wgcp join`). Each is one
+// WireGuard interface of its own with that router as its only peer, holding the key pair
+// made here (the private key never left this router), and the routes to the other side.
+import type { DB } from './db';
+import { splitList } from '../wg/client-options';
+
+export interface SiteLinkRecord {
+  id: number;
+  name: string;
+  interface: string;
+  privateKey: string;
+  publicKey: string;
+  /** This router's tunnel address on the other one (a host address), and its IPv6 one when it has one. */
+  address: string;
+  address6: string | null;
+  /** The other router's server: its key, the preshared key it made for this link, its endpoint. */
+  peerPublicKey: string;
+  presharedKey: string;
+  endpoint: string;
+  /** Prefixes routed into the link: the other router's tunnel subnet and LANs. */
+  routes: string[];
+  createdAt: string;
+}
+
+const COLUMNS = `id, name, interface, private_key AS privateKey, public_key AS publicKey, address, address6,
+  peer_public_key AS peerPublicKey, preshared_key AS presharedKey, endpoint, routes, created_at AS createdAt`;
+
+type Row = Omit<SiteLinkRecord, 'routes'> & { routes: string };
+const fromRow = (r: Row): SiteLinkRecord => ({ ...r, routes: splitList(r.routes) });
+
+export class SiteLinkTable {
+  private readonly byId;
+  private readonly all;
+  private readonly insertStmt;
+  private readonly deleteStmt;
+  private readonly nextIdStmt;
+
+  constructor(db: DB) {
+    this.byId = db.prepare(`SELECT ${COLUMNS} FROM site_links WHERE id = ?`);
+    this.all = db.prepare(`SELECT ${COLUMNS} FROM site_links ORDER BY id`);
+    this.insertStmt = db.prepare(`INSERT INTO site_links (id, name, interface, private_key, public_key, address, address6,
+      peer_public_key, preshared_key, endpoint, routes, created_at) VALUES (@id, @name, @interface, @privateKey, @publicKey,
+      @address, @address6, @peerPublicKey, @presharedKey, @endpoint, @routes, @createdAt)`);
+    this.deleteStmt = db.prepare('DELETE FROM site_links WHERE id = ?');
+    this.nextIdStmt = db.prepare('SELECT COALESCE(MAX(id), 0) + 1 FROM site_links').pluck();
+  }
+
+  get(id: number): SiteLinkRecord | undefined {
+    const r = this.byId.get(id) as Row | undefined;
+    return r && fromRow(r);
+  }
+
+  list(): SiteLinkRecord[] { return (this.all.all() as Row[]).map(fromRow); }
+  nextId(): number { return this.nextIdStmt.get() as number; }
+  insert(l: SiteLinkRecord): void { this.insertStmt.run({ ...l, routes: l.routes.join(', ') }); }
+  delete(id: number): boolean { return this.deleteStmt.run(id).changes > 0; }
+}
