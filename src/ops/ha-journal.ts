@@ -24,6 +24,8 @@ export function pairJournal(store: Store, pair: PairHold, opts: { journaling: bo
   let pending = 0;
   let epoch = 0;
   let replicated = false;
+  let startChanges = 0;
+  const totalChanges = (s: Store): number => s.db.prepare('SELECT total_changes()').pluck().get() as number;
   if (opts.journaling) {
     store.ha.installTriggers({
       on: () => (recording ? 1 : 0),
@@ -39,6 +41,7 @@ export function pairJournal(store: Store, pair: PairHold, opts: { journaling: bo
       replicated = o.replicated === true;
       wrote = false;
       if (replicated) return;
+      startChanges = totalChanges(s);
       const at = s.ha.state();
       pending = at.seq + 1;
       epoch = at.epoch;
@@ -47,6 +50,9 @@ export function pairJournal(store: Store, pair: PairHold, opts: { journaling: bo
     end(s: Store): number | null {
       recording = false;
       if (replicated) return null;
+      // A change that wrote nothing (a kernel step alone) takes no sequence: on a router alone,
+      // bumping it would be a flash write for every such change.
+      if (opts.journaling ? !wrote : totalChanges(s) === startChanges) return null;
       const at = s.ha.advance(opts.journaling);
       pair.committed();
       if (opts.journaling && at.seq % Math.min(PRUNE_EVERY, opts.keep) === 0) s.ha.prune(opts.keep);
