@@ -21,16 +21,14 @@ import { startJobs } from './jobs/schedule';
 import { startReconciler } from './jobs/reconcile';
 import { startEventServices, type EventServiceOptions } from './events/services';
 import type { Route } from './http/router';
-import { attachDeviceContext, deviceContext } from './device/context';
 import type { FailureLimit } from './device/failure-limiter';
 import { createDeviceServer } from './device/listener';
 import { loadServerSalt } from './device/server-salt';
 import { MetricsTally } from './metrics/tally';
 import { kernelTiming } from './metrics/kernel-timing';
-import { attachMetrics } from './metrics/context';
 import { observeRequests } from './metrics/http-observer';
 import { createMetricsServer } from './api/metrics';
-import { historyOf } from './history/context';
+import { withServices } from './services';
 
 const ADOPT_STATE = 'adoptUnmarkedLinks';
 
@@ -83,12 +81,12 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     if (adoptUnmarked && kernel.state === 'on') store.jobState.set(ADOPT_STATE, '0');
     for (const f of kernel.failures()) log.error('server is down: wgcpd runs without it and retries', { serverID: f.serverId, interface: f.interface, reason: f.reason });
     const events = new EventBus(log, now);
-    const app: App = { config, store, kernel, events, runner: new ChangeRunner(store, kernel, events, log, timing), log, now };
     ensureFirstApiKey(store, config, log, now().toISOString());
     const salt = loadServerSalt(config.serverSalt, config.dataDir);
     if (salt.origin === 'generated') log.info('generated the device API salt (SERVER_SALT)', { saltFile: salt.file });
-    attachDeviceContext(app, salt.salt, opts.provisionLimit);
-    attachMetrics(app, tally);
+    // The one services object: each made here once, handed down in the App (docs/development.md, "Services").
+    const core = { config, store, kernel, events, runner: new ChangeRunner(store, kernel, events, log, timing), log, now };
+    const app: App = withServices(core, { metrics: tally, salt: salt.salt, provisionLimit: opts.provisionLimit });
 
     const routes = controlRoutes(app);
     const handler = createRequestHandler({
@@ -140,6 +138,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     const jobs = schedule === false ? null : startJobs(app, { afterUsage: () => services.stream.publishUsage() });
     // The kernel kept true: drift made under the daemon is found and repaired (docs/kernel.md).
     const reconciler = schedule === false ? null : startReconciler(app);
+    app.services.reconciler = reconciler;
 
     const close = async () => {
       // The event streams first: the listener's close() waits for every socket it accepted,
@@ -154,11 +153,11 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
       // Changes asked for before the listener closed end (commit or fail) before anything stops.
       await app.runner.idle();
       if (metricsServer) await new Promise<void>((resolve) => { metricsServer.close(() => resolve()); metricsServer.closeAllConnections(); });
-      historyOf(app).close();
+      app.services.history.close();
       await services.stop();
       if (deviceServer) await new Promise<void>((resolve) => { deviceServer.close(() => resolve()); deviceServer.closeAllConnections(); });
       await kernel!.close();
-      deviceContext(app).heartbeats.flush();
+      app.services.device.heartbeats.flush();
       store.close();
     };
     return { app, port, devicePort, metricsPort, routes, close };

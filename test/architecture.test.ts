@@ -132,16 +132,14 @@ t('the store and the views depend on nothing above them', () => {
 const FOLDER_EDGES_AGAINST_THE_ORDER_TODAY = [
   // Rules and field errors of ops/ used by what sits below it (parsing of imports and backups, the audit query, the resource descriptions' value rules).
   'access -> ops', 'backup -> ops', 'import -> ops', 'resources -> ops',
-  // The app's type names the runner and the bus it carries.
-  'app -> ops', 'app -> events',
+  // The app's type names the runner and the bus it carries, and the services the daemon hands down in it (src/services.ts).
+  'app -> ops', 'app -> events', 'app -> metrics', 'app -> history', 'app -> device', 'app -> http',
   // The change runner's events go onto the bus; the senders settle their outbox rows through ops/.
   'ops -> events',
   // Device identifiers, the salt and the forwards' hash live in device/ and are used by ops, views, events and http.
   'ops -> device', 'events -> device', 'http -> device',
   // A restore makes the first key again.
   'ops -> first-key',
-  // The jobs count in the metrics.
-  'jobs -> metrics',
   // Settings: the environment's single sign-on is parsed by access/, the store names roles of access/, log reads config's type.
   'config -> access', 'access -> store', 'log -> config',
   // Address arithmetic, keys and client options live in wg/ until the one address library (net/, issue 35 item 2).

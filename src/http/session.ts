@@ -18,7 +18,7 @@ import { hashSecret } from '../store/credentials';
 import { personName, sessionTable, sha256Hex, type SessionGrant } from '../store/sessions';
 import { oidcClientOf } from './oidc';
 import { limiterKey } from '../device/failure-limiter';
-import { SignInLimiter, type SignInLimit } from './sign-in-limiter';
+import type { SignInLimit } from './sign-in-limiter';
 import { isSameOrigin } from './same-origin';
 import { sessionClearCookie, sessionCookieValue, sessionSetCookie } from './session-cookie';
 
@@ -66,18 +66,11 @@ export function refuseForeignSignIn(ctx: RequestContext): void {
   }
 }
 
-const limiters = new WeakMap<App, SignInLimiter>();
-/** The daemon's one count of failed sign-ins, whichever way they came (a key, a code, a passkey). */
-export function signInLimiterOf(app: App, limit: SignInLimit = SIGN_IN_LIMIT): SignInLimiter {
-  let l = limiters.get(app);
-  if (!l) limiters.set(app, (l = new SignInLimiter(limit, () => app.now().getTime())));
-  return l;
-}
 
 /** Opens a page session for a sign-in that passed every check, audited (`summary`: what the row adds). */
 export function openPageSession(app: App, ctx: RequestContext, grant: Grant, actor: Actor, summary?: Record<string, unknown>): Reply {
   const now = app.now().toISOString();
-  signInLimiterOf(app).recordSuccess(limiterKey(ctx.req.socket.remoteAddress ?? ''), grant.credentialId);
+  app.services.signIns.recordSuccess(limiterKey(ctx.req.socket.remoteAddress ?? ''), grant.credentialId);
   recordSignIn(app, actor, summary);
   if (grant.credentialId !== null) app.store.credentials.touch(grant.credentialId, now);
   const value = sessionTable(app.store).open(grant, now);
@@ -85,8 +78,8 @@ export function openPageSession(app: App, ctx: RequestContext, grant: Grant, act
   return { status: 204, headers: { ...NO_STORE, 'Set-Cookie': sessionSetCookie(value, isTls(ctx)) } };
 }
 
-export function sessionRoutes(app: App, limit: SignInLimit = SIGN_IN_LIMIT): Route[] {
-  const limiter = signInLimiterOf(app, limit);
+export function sessionRoutes(app: App): Route[] {
+  const limiter = app.services.signIns;
   const sessions = () => sessionTable(app.store);
 
   async function signIn(ctx: RequestContext): Promise<Reply> {

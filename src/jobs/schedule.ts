@@ -10,7 +10,7 @@ import { expirePeers, resetIfNewMonth } from './calendar';
 import { collectUsage, type UsageCycle } from './usage';
 import { AUDIT_PRUNE_EVERY_MS, pruneAudit } from './audit-prune';
 import { startAccessSchedules, type AccessScheduler } from './access-schedules';
-import { ClockWatch, attachClockWatch } from './clock-watch';
+import { ClockWatch } from './clock-watch';
 
 export interface Jobs {
   /** Runs one usage cycle now (also what the interval runs); one already under way is joined. */
@@ -56,7 +56,7 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
       calendar();
     },
   });
-  attachClockWatch(app, clock);
+  app.services.clockWatch = clock;
   // The counters are read without holding the event loop, so a cycle can still be under
   // way when the next tick comes: it is joined, never run twice at once.
   let running: Promise<UsageCycle | null> | null = null;

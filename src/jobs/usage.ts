@@ -10,9 +10,6 @@ import { jobActor } from '../ops/runner';
 import { recordUsage as recordUsageChange } from '../ops/usage';
 import { isOverLimit } from '../peer-state';
 import { planUsageCycle, type Counters, type UsagePlan } from './usage-delta';
-import { historyOf } from '../history/context';
-import { metricsOf } from '../metrics/context';
-import { reconcilerOf } from './reconcile';
 
 export interface UsageCycle { plan: UsagePlan; restricted: number[]; lifted: number[] }
 
@@ -97,16 +94,16 @@ export async function collectUsage(app: App): Promise<UsageCycle> {
   const started = process.hrtime.bigint();
   const read = await readCounters(app);
   const cycle = await applyUsage(app, read);
-  metricsOf(app).usageCycle.observe([], Number(process.hrtime.bigint() - started) / 1e9);
+  app.services.metrics.usageCycle.observe([], Number(process.hrtime.bigint() - started) / 1e9);
   // Peers that differed from the dumps just read are put right (issue 24: the reconciler).
-  await reconcilerOf(app)?.afterUsage();
+  await app.services.reconciler?.afterUsage();
   return cycle;
 }
 
 /** The part of a cycle that holds the event loop, from counters already read. */
 export async function applyUsage(app: App, read: CounterRead): Promise<UsageCycle> {
   const plan = await recordUsage(app, read);
-  historyOf(app).record(plan.traffic, app.now());
+  app.services.history.record(plan.traffic, app.now());
   const restricted = await restrictOverLimit(app);
   const lifted = await liftRestrictions(app);
   return { plan, restricted, lifted };

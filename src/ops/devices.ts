@@ -3,7 +3,6 @@
 // change runner with its kernel change and its events.
 import { apiError } from '../error-registry';
 import type { App } from '../app';
-import { deviceContext } from '../device/context';
 import { forwardsHash } from '../device/forwards-hash';
 import type { DeviceRecord } from '../store/devices';
 import type { PeerRecord } from '../store/peers';
@@ -21,14 +20,14 @@ import { planPeerDelete } from './peers';
  * Heartbeat reports are written behind their answers: whoever reads a device stores pending ones first.
  */
 export function getDevice(app: App, id: number): DeviceRecord {
-  deviceContext(app).heartbeats.flush();
+  app.services.device.heartbeats.flush();
   const device = app.store.devices.byPeer(id);
   if (!device) throw apiError('WGCP_DEVICE_NOT_FOUND');
   return device;
 }
 
 export function listDevices(app: App): DeviceRecord[] {
-  deviceContext(app).heartbeats.flush();
+  app.services.device.heartbeats.flush();
   return app.store.devices.list();
 }
 

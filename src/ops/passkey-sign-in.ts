@@ -10,7 +10,7 @@ import type { App } from '../app';
 import { passkeyTable, type PasskeyRecord } from '../store/passkeys';
 import type { Role } from '../store/roles';
 import { challengeOf, type Ceremony } from '../access/passkey-challenges';
-import { challengesOf, webauthn, type RelyingParty } from './passkeys';
+import { webauthn, type RelyingParty } from './passkeys';
 
 /** The ceremony of a sign-in: for one key or token's passkeys, or (null) a person's passkey that names itself. */
 const signInCeremony = (credentialId: number | null): Ceremony => ({ purpose: 'sign-in', owner: credentialId === null ? null : `credential:${credentialId}` });
@@ -28,7 +28,7 @@ export async function beginPasskeySignIn(app: App, rp: RelyingParty, credentialI
     allowCredentials: mine.map((p) => ({ id: p.webauthnId, transports: p.transports })),
     userVerification: credentialId === null ? 'required' : 'preferred',
   });
-  challengesOf(app).keep(options.challenge, signInCeremony(credentialId));
+  app.services.passkeyChallenges.keep(options.challenge, signInCeremony(credentialId));
   return options;
 }
 
@@ -42,7 +42,7 @@ export type PasskeySignIn = { passkey: PasskeyRecord; credentialId: number } | {
  */
 export async function finishPasskeySignIn(app: App, rp: RelyingParty, response: unknown, credentialId: number | null): Promise<PasskeySignIn> {
   const challenge = challengeOf(response);
-  if (challenge === null || !challengesOf(app).take(challenge, signInCeremony(credentialId))) throw apiError('WGCP_PASSKEY_CHALLENGE');
+  if (challenge === null || !app.services.passkeyChallenges.take(challenge, signInCeremony(credentialId))) throw apiError('WGCP_PASSKEY_CHALLENGE');
   const id = (response as { id?: unknown }).id;
   const passkey = typeof id === 'string' ? passkeyTable(app.store).byWebauthnId(id) : null;
   if (passkey === null) throw apiError('WGCP_PASSKEY_UNKNOWN');

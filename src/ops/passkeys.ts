@@ -8,7 +8,7 @@ import type { App } from '../app';
 import type { ChangeRunner } from './runner';
 import type { Actor } from '../store/audit';
 import { passkeyTable, type PasskeyOwner, type PasskeyRecord } from '../store/passkeys';
-import { PasskeyChallenges, challengeOf } from '../access/passkey-challenges';
+import { challengeOf } from '../access/passkey-challenges';
 import { personName } from '../store/sessions';
 import { badField } from './field-error';
 
@@ -25,13 +25,6 @@ export interface RelyingParty { rpID: string; origin: string }
 export interface PasskeyView { id: number; name: string; createdAt: string; lastUsedAt: string | null; transports: string[] }
 export const viewOf = (p: PasskeyRecord): PasskeyView => ({ id: p.id, name: p.name, createdAt: p.createdAt, lastUsedAt: p.lastUsedAt, transports: p.transports });
 
-const ceremonies = new WeakMap<App, PasskeyChallenges>();
-/** The daemon's ceremonies under way (one set an App). */
-export function challengesOf(app: App): PasskeyChallenges {
-  let c = ceremonies.get(app);
-  if (!c) ceremonies.set(app, (c = new PasskeyChallenges(() => app.now().getTime())));
-  return c;
-}
 
 /** How a ceremony names its owner. */
 export const ownerKey = (o: PasskeyOwner): string => ('credentialId' in o ? `credential:${o.credentialId}` : `person:${o.subject}`);
@@ -68,7 +61,7 @@ export async function beginRegistration(app: App, actor: Actor, rp: RelyingParty
     // A person's passkey signs in alone: it must be discoverable and verify the person (PIN, biometrics).
     authenticatorSelection: { residentKey: person ? 'required' : 'preferred', userVerification: person ? 'required' : 'preferred' },
   });
-  challengesOf(app).keep(options.challenge, { purpose: 'register', owner: ownerKey(owner) });
+  app.services.passkeyChallenges.keep(options.challenge, { purpose: 'register', owner: ownerKey(owner) });
   return options;
 }
 
@@ -84,7 +77,7 @@ function readName(name: unknown, fallback: string): string {
 export async function finishRegistration(app: App, actor: Actor, rp: RelyingParty, response: unknown, name?: unknown): Promise<PasskeyView> {
   const owner = ownerOf(actor);
   const challenge = challengeOf(response);
-  if (challenge === null || !challengesOf(app).take(challenge, { purpose: 'register', owner: ownerKey(owner) })) throw apiError('WGCP_PASSKEY_CHALLENGE');
+  if (challenge === null || !app.services.passkeyChallenges.take(challenge, { purpose: 'register', owner: ownerKey(owner) })) throw apiError('WGCP_PASSKEY_CHALLENGE');
   const lib = await webauthn();
   let info;
   try {
