@@ -12,6 +12,7 @@ import type { HistoryRecorder } from './history/recorder';
 import type { DeviceContext } from './device/context';
 import type { SignInLimiter } from './http/sign-in-limiter';
 import type { PasskeyChallenges } from './access/passkey-challenges';
+import type { OidcClient } from './http/oidc-client';
 
 /** A wall-clock jump the jobs wait out (src/jobs/clock-watch.ts). */
 export interface PendingClockJump { offsetMs: number; seenAt: string }
@@ -29,6 +30,8 @@ export interface Services {
   device: DeviceContext;
   /** Failed sign-ins, whichever way they came (a key, a code, a passkey). */
   signIns: SignInLimiter;
+  /** The single sign-on client, made at the first sign-in; refuses when single sign-on is not set up. */
+  oidcClient(): OidcClient;
   /** Passkey ceremonies under way. */
   passkeyChallenges: PasskeyChallenges;
   /** The clock watch of the jobs (null until they start, or when they are not scheduled). */

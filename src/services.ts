@@ -9,6 +9,7 @@ import { makeDeviceContext } from './device/context';
 import type { FailureLimit } from './device/failure-limiter';
 import { SignInLimiter } from './http/sign-in-limiter';
 import { SIGN_IN_LIMIT } from './http/session';
+import { lazyOidcClient } from './http/oidc';
 import { PasskeyChallenges } from './access/passkey-challenges';
 
 /** What the services are made from: the App without them. */
@@ -30,6 +31,7 @@ export function makeServices(core: ServiceHost, opts: ServiceOptions): Services 
     device: makeDeviceContext(core, opts.salt, opts.provisionLimit),
     signIns: new SignInLimiter(SIGN_IN_LIMIT, clock),
     passkeyChallenges: new PasskeyChallenges(clock),
+    oidcClient: lazyOidcClient(core.config.oidc),
     // Set by the daemon once the jobs and the reconciler start.
     clockWatch: null,
     reconciler: null,

@@ -112,8 +112,8 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
     }, 1000);
     burst.unref();
   };
-  const unsubscribe = app.events.subscribe((e) => {
-    if ((e.event === 'peerUpdated' || e.event === 'peerCreated') && (e.data.peer as { enabled?: boolean } | undefined)?.enabled) readSoon();
+  const unsubscribe = app.events.onChange((n) => {
+    if (n.kind === 'peer' && !n.gone && n.enabled) readSoon();
   });
   const auditTick = setInterval(() => guard('audit prune', () => pruneAudit(app)), AUDIT_PRUNE_EVERY_MS);
   auditTick.unref();

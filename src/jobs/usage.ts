@@ -3,7 +3,6 @@
 // lift restrictions a limit no longer holds (each peer a change of its own with its
 // kernel change, so one refusal never blocks the others). All of it through the runner.
 import type { App } from '../app';
-import { peerEventData } from '../views/event-data';
 import { hasReason, withReason, withoutReason } from '../peer-state';
 import { changePeer } from '../ops/peers';
 import { jobActor } from '../ops/runner';
@@ -67,7 +66,7 @@ export function restrictOverLimit(app: App): Promise<number[]> {
   return eachPeer(app, app.store.usage.overLimit(), 'restricting a peer over its data limit', async (id) => {
     const changed = await changePeer(app, 'peer.restrict', id, (p) => (p.enabled && isOverLimit(p.usageBytes, p.dataLimitGB)
       ? { ...withReason(p, 'data_limit'), updatedAt: app.now().toISOString() } : null),
-    (server, after) => ({ name: 'peerRestricted', data: peerEventData(server, after) }), { actor: JOB });
+    { name: 'peerRestricted' }, { actor: JOB });
     if (!changed) return false;
     app.log.info('peer restricted: data limit reached', { peerID: id, usageBytes: changed.after.usageBytes, dataLimitGB: changed.after.dataLimitGB });
     return true;
@@ -80,7 +79,7 @@ export function liftRestrictions(app: App): Promise<number[]> {
     // Only the limit's own reason is lifted: a peer an admin or a suspension holds stays off.
     const changed = await changePeer(app, 'peer.lift-restriction', id, (p) => (hasReason(p, 'data_limit') && !isOverLimit(p.usageBytes, p.dataLimitGB)
       ? { ...withoutReason(p, 'data_limit'), updatedAt: app.now().toISOString() } : null),
-    (server, after) => ({ name: 'peerUpdated', data: peerEventData(server, after, { change: 'restriction lifted' }) }), { actor: JOB });
+    { name: 'peerUpdated', change: 'restriction lifted' }, { actor: JOB });
     return changed !== null;
   });
 }

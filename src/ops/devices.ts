@@ -8,7 +8,6 @@ import type { DeviceRecord } from '../store/devices';
 import type { PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { presentDevice, type DeviceReader } from '../views/devices-present';
-import { peerEventData } from '../views/event-data';
 import type { Store } from '../store/store';
 import type { ChangeOptions, Commit } from './runner';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
@@ -56,7 +55,7 @@ function changeDevicePeer<R>(app: App, action: string, deviceId: string, opts: C
         if (changed) {
           c.store.peers.update(after);
           if (leavesInterface(before, after)) c.store.usage.forgetBaseline(after.id);
-          c.event('peerUpdated', server.id, peerEventData(server, after));
+          c.peerEvent('peerUpdated', server, after);
         }
         return alsoInCommit(c, device, server);
       },

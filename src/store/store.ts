@@ -18,6 +18,8 @@ import { AuditTable } from './audit';
 import { TotpTable } from './totp';
 import { ShareTable } from './shares';
 import { KernelRepairTable } from './kernel-repairs';
+import { SessionTable } from './sessions';
+import { PasskeyTable } from './passkeys';
 
 export class Store {
   readonly servers: ServerTable;
@@ -37,6 +39,8 @@ export class Store {
   readonly shares: ShareTable;
   readonly kernelRepairs: KernelRepairTable;
 
+  private sessionsMade?: SessionTable;
+  private passkeysMade?: PasskeyTable;
   private readonly totalChanges;
   /** Rows changed by telemetryTx, left out of revision(). */
   private telemetryChanges = 0;
@@ -60,6 +64,12 @@ export class Store {
     this.shares = new ShareTable(db);
     this.kernelRepairs = new KernelRepairTable(db);
   }
+
+  /** The page sessions: made when the first is looked at (a daemon no page signs in to never prepares them). */
+  get sessions(): SessionTable { return (this.sessionsMade ??= new SessionTable(this)); }
+
+  /** The passkeys: made when they are first looked at, as the sessions are. */
+  get passkeys(): PasskeyTable { return (this.passkeysMade ??= new PasskeyTable(this)); }
 
   static open(dataDir: string): Store {
     const db = openDatabase(dataDir);
