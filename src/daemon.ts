@@ -138,6 +138,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     const jobs = schedule === false ? null : startJobs(app, { afterUsage: () => services.stream.publishUsage() });
     // The kernel kept true: drift made under the daemon is found and repaired (docs/kernel.md).
     const reconciler = schedule === false ? null : startReconciler(app);
+    app.services.clockWatch = jobs?.clockWatch ?? null;
     app.services.reconciler = reconciler;
 
     const close = async () => {

@@ -15,6 +15,8 @@ import { ClockWatch } from './clock-watch';
 export interface Jobs {
   /** Runs one usage cycle now (also what the interval runs); one already under way is joined. */
   collectNow(): Promise<UsageCycle | null>;
+  /** The wall clock as the jobs trust it; the daemon puts it in app.services for /healthz. */
+  clockWatch: ClockWatch;
   /** Stops the schedules after one last collection, so the traffic since the last cycle is kept. */
   stop(): Promise<void>;
 }
@@ -56,7 +58,6 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
       calendar();
     },
   });
-  app.services.clockWatch = clock;
   // The counters are read without holding the event loop, so a cycle can still be under
   // way when the next tick comes: it is joined, never run twice at once.
   let running: Promise<UsageCycle | null> | null = null;
@@ -132,6 +133,7 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
   let stopped = false;
   return {
     collectNow,
+    clockWatch: clock,
     async stop() {
       if (stopped) return;
       stopped = true;
