@@ -13,6 +13,8 @@ import type { DeviceContext } from './device/context';
 import type { SignInLimiter } from './http/sign-in-limiter';
 import type { PasskeyChallenges } from './access/passkey-challenges';
 import type { OidcClient } from './http/oidc-client';
+import type { Pair } from './ha/pair';
+import type { PairControl } from './ha/start';
 
 /** A wall-clock jump the jobs wait out (src/jobs/clock-watch.ts). */
 export interface PendingClockJump { offsetMs: number; seenAt: string }
@@ -36,6 +38,9 @@ export interface Services {
   passkeyChallenges: PasskeyChallenges;
   /** The clock watch of the jobs (null until they start, or when they are not scheduled). */
   clockWatch: { pending(): PendingClockJump | null } | null;
+  /** The standby pair and its control (src/ha/): null until the daemon starts it. */
+  pair: Pair | null;
+  pairControl: PairControl | null;
   /** The drift reconciler (null when the kernel is off or the jobs are not scheduled). */
   reconciler: { afterUsage(): Promise<void> } | null;
 }

@@ -1,4 +1,5 @@
 // Daemon configuration from the environment (DESIGN.md section 7), validated once at start.
+import { HaConfigError, loadHaConfig, type HaConfig } from './ha-config';
 import path from 'node:path';
 import { loadOidcSettings, OidcSettingsError, type OidcSettings } from './access/oidc-settings';
 
@@ -45,6 +46,8 @@ export interface Config {
   oidc: OidcSettings | null;
   /** WGCP_PAGE_KEY_SIGN_IN: whether the page's sign-in takes a key or token (off only with single sign-on; API keys in headers and the CLI are never affected). */
   pageKeySignIn: boolean;
+  /** The standby pair (src/ha-config.ts): null alone; absent in a hand-made Config: alone. */
+  ha?: HaConfig | null;
 }
 
 export class ConfigError extends Error {}
@@ -170,8 +173,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicUrl: parsedPublicUrl,
     oidc,
     pageKeySignIn,
+    ha: haSettings(env),
     logLevel: oneOf('WGCP_LOG_LEVEL', nonEmpty(env, 'WGCP_LOG_LEVEL') ?? 'info', ['error', 'warn', 'info', 'debug'] as const),
   };
+}
+
+function haSettings(env: NodeJS.ProcessEnv): HaConfig | null {
+  try {
+    return loadHaConfig(env);
+  } catch (err) {
+    if (err instanceof HaConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
 }
 
 /** WGCP_WAN_INTERFACES as names, or null for `auto` (or unset): follow the default routes. One reading for wgcpd and `wgcp check`. */

@@ -29,6 +29,8 @@ import { kernelTiming } from './metrics/kernel-timing';
 import { observeRequests } from './metrics/http-observer';
 import { createMetricsServer } from './api/metrics';
 import { withServices } from './services';
+import { startPair } from './ha/start';
+import { wakeOnPromotion } from './ha/wake-peers';
 
 const ADOPT_STATE = 'adoptUnmarkedLinks';
 
@@ -70,6 +72,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
   const store = Store.open(config.dataDir);
   let kernel: KernelPlane | undefined;
   let adminSocket: http.Server | null = null;
+  let closePair = async (): Promise<void> => {};
   try {
     const tally = new MetricsTally();
     const timing = kernelTiming(tally);
@@ -81,12 +84,16 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     if (adoptUnmarked && kernel.state === 'on') store.jobState.set(ADOPT_STATE, '0');
     for (const f of kernel.failures()) log.error('server is down: wgcpd runs without it and retries', { serverID: f.serverId, interface: f.interface, reason: f.reason });
     const events = new EventBus(log, now);
-    ensureFirstApiKey(store, config, log, now().toISOString());
     const salt = loadServerSalt(config.serverSalt, config.dataDir);
     if (salt.origin === 'generated') log.info('generated the device API salt (SERVER_SALT)', { saltFile: salt.file });
     // The one services object: each made here once, handed down in the App (docs/development.md, "Services").
     const core = { config, store, kernel, events, runner: new ChangeRunner(store, kernel, events, log, timing), log, now };
     const app: App = withServices(core, { metrics: tally, salt: salt.salt, provisionLimit: opts.provisionLimit });
+    // The standby pair before any change: its journal hook, its role (a standby refuses writes), its channel.
+    const pair = await startPair(app);
+    closePair = () => pair.close();
+    wakeOnPromotion(app, log);
+    ensureFirstApiKey(store, config, log, now().toISOString());
 
     const routes = controlRoutes(app);
     const handler = createRequestHandler({
@@ -135,11 +142,27 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
       authenticate: (headers) => authenticateHeld({ headers }, store, config.apiKey, now().toISOString()).held,
       stillHeld: (held) => stillHeld(held, store, config.apiKey, now().toISOString()),
     });
-    const jobs = schedule === false ? null : startJobs(app, { afterUsage: () => services.stream.publishUsage() });
     // The kernel kept true: drift made under the daemon is found and repaired (docs/kernel.md).
-    const reconciler = schedule === false ? null : startReconciler(app);
-    app.services.clockWatch = jobs?.clockWatch ?? null;
-    app.services.reconciler = reconciler;
+    // The jobs that write and the reconciler run only where changes are taken: never on a standby.
+    const startWriters = () => {
+      if (schedule === false) return null;
+      const w = { jobs: startJobs(app, { afterUsage: () => services.stream.publishUsage() }), reconciler: startReconciler(app) };
+      app.services.clockWatch = w.jobs.clockWatch;
+      app.services.reconciler = w.reconciler;
+      return w;
+    };
+    let writers = pair.pair.acts() ? startWriters() : null;
+    let writersStopped: Promise<void> = Promise.resolve();
+    pair.pair.onRole(() => {
+      if (pair.pair.acts() && !writers) writers = startWriters();
+      else if (!pair.pair.acts() && writers) {
+        const w = writers;
+        writers = null;
+        app.services.clockWatch = null;
+        app.services.reconciler = null;
+        writersStopped = Promise.all([w.jobs.stop(), w.reconciler?.stop()]).then(() => {});
+      }
+    });
 
     const close = async () => {
       // The event streams first: the listener's close() waits for every socket it accepted,
@@ -148,9 +171,11 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
       await services.stream.close();
       await listenerClosed;
       await closeAdminSocket(adminSocket, config.dataDir);
+      await pair.close();
       // The last collection still publishes events, so the consumers stop after the jobs.
-      await jobs?.stop();
-      await reconciler?.stop();
+      await writers?.jobs.stop();
+      await writers?.reconciler?.stop();
+      await writersStopped;
       // Changes asked for before the listener closed end (commit or fail) before anything stops.
       await app.runner.idle();
       if (metricsServer) await new Promise<void>((resolve) => { metricsServer.close(() => resolve()); metricsServer.closeAllConnections(); });
@@ -164,6 +189,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     return { app, port, devicePort, metricsPort, routes, close };
   } catch (err) {
     await closeAdminSocket(adminSocket, config.dataDir);
+    await closePair();
     await kernel?.close();
     store.close();
     throw err;

@@ -47,6 +47,11 @@ export const ERRORS = {
   WGCP_SHARE_LINK_UNKNOWN: { status: 404, message: 'This link does not exist. Ask whoever sent it for a new one.' },
   WGCP_SHARE_LINK_GONE: { status: 410, message: '{text}' },
   WGCP_SHARE_HOST_UNKNOWN: { status: 400, message: "the share link is not made: the request's Host {host} names no address or name of this router, and WGCP_PUBLIC_URL is not set; set WGCP_PUBLIC_URL to the address clients open wgcp at (docs/configuration.md)" },
+  // The standby pair (docs/ha.md).
+  WGCP_HA_STANDBY: { status: 409, message: 'this router is the standby' },
+  WGCP_HA_NOT_PAIRED: { status: 409, message: 'no standby partner is configured (WGCP_HA_PARTNER)' },
+  WGCP_HA_NO_VIRTUAL_ADDRESS: { status: 409, message: 'this router does not hold the virtual address {address}: it stays {role}' },
+  WGCP_HA_STATE_UNKNOWN: { status: 400, message: 'state must be MASTER, BACKUP or FAULT, got "{state}"' },
   WGCP_LAST_ADMIN: { status: 409, message: '{verb} the last admin key or token would leave no admin: make another admin first' },
   WGCP_FORWARD_PORT_OWN: { status: 409, message: 'listenPort tcp/{port} is a port wgcpd itself listens on' },
   WGCP_FORWARD_PORT_ROUTER: { status: 409, message: 'listenPort {protocol}/{port} is a port the router itself serves; a forward would hide that service' },
@@ -108,8 +113,8 @@ type ParamsOf<C extends ErrorCode> = Record<Holes<(typeof ERRORS)[C]['message']>
 /** A code whose template has holes takes its parameters; one without takes none. */
 type ParamArgs<C extends ErrorCode> = [Holes<(typeof ERRORS)[C]['message']>] extends [never] ? [params?: Record<string, never>] : [params: ParamsOf<C>];
 
-/** Extra properties an error body or response may carry: the bad field, the role a 403 needed, headers. */
-export interface ErrorExtras { field?: string; role?: string; headers?: Record<string, string> }
+/** Extra properties an error body or response may carry: the bad field, the role a 403 needed, a standby's primary, headers. */
+export interface ErrorExtras { field?: string; role?: string; primary?: string; headers?: Record<string, string> }
 
 /** Fills `{name}` holes; a hole without its parameter is a defect of the raise site, so it throws. */
 export function fillTemplate(template: string, params: Record<string, string | number>): string {

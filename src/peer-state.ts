@@ -29,20 +29,10 @@ export function withoutReason(peer: PeerRecord, reason: DisableReason): PeerReco
 export const hasReason = (peer: Pick<PeerRecord, 'disabledReasons'>, reason: DisableReason): boolean => peer.disabledReasons.includes(reason);
 
 // ---- The data limit ----
-// A limit of 0 is no limit; a peer is over once its month's usage reaches the limit (equal is over).
-
-/** Bytes in one GB of dataLimitGB (DESIGN.md: 1 GB = 1,073,741,824 bytes, 2^30). */
-export const GB = 1_073_741_824;
-
-/** True when `usageBytes` has reached a limit of `dataLimitGB` (0: no limit). */
-export function isOverLimit(usageBytes: number, dataLimitGB: number): boolean {
-  return dataLimitGB > 0 && usageBytes >= dataLimitGB * GB;
-}
-
-/** The same rule in SQL, over two column expressions (`u.usage_bytes`, `p.data_limit_gb`). */
-export function overLimitSql(usageBytes: string, dataLimitGB: string): string {
-  return `(${dataLimitGB} > 0 AND ${usageBytes} >= ${dataLimitGB} * ${GB})`;
-}
+// Its rule (tenths of a GiB, the contract's whole GB, over from the limit's first byte) is
+// src/data-limit.ts, a module that imports nothing: the page bundles it too and judges a
+// limit as wgcpd does. Here for the places that ask a peer's state.
+export { GB, MAX_LIMIT_GB, isOverLimit, isTenthsLimit, limitBytes, limitTenths, overLimitSql, wholeGB } from './data-limit';
 
 // ---- The usage baseline ----
 

@@ -32,9 +32,11 @@ export function makeServices(core: ServiceHost, opts: ServiceOptions): Services 
     signIns: new SignInLimiter(SIGN_IN_LIMIT, clock),
     passkeyChallenges: new PasskeyChallenges(clock),
     oidcClient: lazyOidcClient(core.config.oidc),
-    // Set by the daemon once the jobs and the reconciler start.
+    // Set by the daemon once the jobs and the reconciler start; the pair by src/ha/start.ts.
     clockWatch: null,
     reconciler: null,
+    pair: null,
+    pairControl: null,
   };
 }
 

@@ -138,6 +138,28 @@ t('lifts a data-limit restriction when the limit is raised above usage', async (
   assert.is(lifted.json.disabledReason, '');
 });
 
+t('a limit in tenths (dataLimitGiB, outside the contract) is kept exact; dataLimitGB reads it rounded up, and its echo keeps it', async () => {
+  const made = await api.post(`/api/servers/${sid}/peers`, { name: 'tenths', dataLimitGiB: 1.5 });
+  assert.is(made.status, 201);
+  assert.equal([made.json.dataLimitGB, made.json.dataLimitGiB], [2, 1.5]);
+  const id = made.json.id;
+  // A client of the contract (no dataLimitGiB) sends back what it read, with another field changed: 1.5 stays.
+  const { dataLimitGiB: _exact, ...contract } = made.json;
+  const echoed = await api.put(`/api/peers/${id}`, { ...contract, name: 'tenths-2' });
+  assert.equal([echoed.json.name, echoed.json.dataLimitGB, echoed.json.dataLimitGiB], ['tenths-2', 2, 1.5]);
+  const whole = await api.put(`/api/peers/${id}`, { dataLimitGB: 3 });
+  assert.equal([whole.json.dataLimitGB, whole.json.dataLimitGiB], [3, 3]);
+  const both = await api.put(`/api/peers/${id}`, { dataLimitGB: 1, dataLimitGiB: 0.7 });
+  assert.equal([both.json.dataLimitGB, both.json.dataLimitGiB], [1, 0.7]);
+  for (const body of [{ dataLimitGiB: 1.55 }, { dataLimitGiB: -1 }, { dataLimitGiB: '1.5' }, { dataLimitGiB: 8_388_608 }, { dataLimitGB: 1, dataLimitGiB: 1.5 }]) {
+    const r = await api.put(`/api/peers/${id}`, body);
+    assert.is(r.status, 400, JSON.stringify(body));
+    assert.is(r.json.field, 'dataLimitGiB', JSON.stringify(body));
+  }
+  assert.is((await api.get(`/api/peers/${id}`)).json.dataLimitGiB, 0.7);
+  assert.is((await api.del(`/api/peers/${id}`)).status, 204);
+});
+
 t('refuses bad types, negative and huge numbers and bad timestamps', async () => {
   const p = (await api.get(`/api/servers/${sid}/peers`)).json[0];
   const cases: [Record<string, unknown>, string][] = [

@@ -128,21 +128,22 @@ t('the store and the views depend on nothing above them', () => {
 // rest of the folder graph has none. Remove an entry when its imports are gone (a stale entry
 // fails the suite); a new cycle fails it too. The order, top to bottom: main, daemon, cli,
 // api, metrics, device, jobs, events, http, ops, import, backup, views, history, app,
-// schedule, kernel, shaping, nft, net, wg, store, resources, access, config, log, exec.
+// schedule, kernel, shaping, nft, wg, store, resources, access, config, log, net, exec (net/,
+// the one address library, imports no other folder).
 const FOLDER_EDGES_AGAINST_THE_ORDER_TODAY = [
   // Rules and field errors of ops/ used by what sits below it (parsing of imports and backups, the audit query, the resource descriptions' value rules).
   'access -> ops', 'backup -> ops', 'import -> ops', 'resources -> ops',
   // The app's type names the runner and the bus it carries, and the services the daemon hands down in it (src/services.ts).
-  'app -> ops', 'app -> events', 'app -> metrics', 'app -> history', 'app -> device', 'app -> http',
+  'app -> ops', 'app -> events', 'app -> metrics', 'app -> history', 'app -> device', 'app -> http', 'app -> ha',
   // The change runner's events go onto the bus; the senders settle their outbox rows through ops/.
   'ops -> events',
-  // Device identifiers, the salt and the forwards' hash live in device/ and are used by ops, views, events and http.
+  // Device identifiers, the salt and the forwards' hash live in device/ and are used by ops, events and http.
   'ops -> device', 'events -> device', 'http -> device',
   // A restore makes the first key again.
   'ops -> first-key',
   // Settings: the environment's single sign-on is parsed by access/, the store names roles of access/, log reads config's type.
   'config -> access', 'access -> store', 'log -> config',
-  // Address arithmetic, keys and client options live in wg/ until the one address library (net/, issue 35 item 2).
+  // Keys, client options and interface names live in wg/ (addresses are net/'s, below everything).
   'store -> wg', 'resources -> wg',
   // A peer's stored schedule is parsed by schedule/.
   'store -> schedule',
@@ -189,6 +190,10 @@ t('no import cycles between src/ folders (but the listed edges against the order
 t('exec/ runs the tools and imports no other folder; nft/, wg/ and shaping/ never import kernel/', () => {
   assert.equal([...folderGraph([]).get('exec') ?? []], []);
   for (const low of ['nft', 'wg', 'shaping']) assert.not.ok(folderGraph([]).get(low)?.has('kernel'), `${low} -> kernel`);
+});
+
+t('net/ is the one address library and imports no other folder', () => {
+  assert.equal([...folderGraph([]).get('net') ?? []], []);
 });
 
 t('the resource descriptions sit below the store: nothing above them but the pure value rules of ops/', () => {

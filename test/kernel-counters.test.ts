@@ -14,10 +14,10 @@ const DUMP = [
   `${PUB2}\t(none)\t(none)\t(none)\t0\t0\t0\toff`,
 ].join('\n') + '\n';
 
-t('gives each peer\'s handshake and byte counts by public key, beyond 32 bits exact', () => {
+t('gives each peer\'s handshake, byte counts and endpoint (when it has one) by public key, beyond 32 bits exact', () => {
   const got = countersOfDump(DUMP);
   assert.equal([...got.keys()], [PUB1, PUB2]);
-  assert.equal(got.get(PUB1), { latestHandshake: 1795000000, rxBytes: 1234, txBytes: 9007199254740000 });
+  assert.equal(got.get(PUB1), { latestHandshake: 1795000000, rxBytes: 1234, txBytes: 9007199254740000, endpoint: '198.51.100.7:40123' });
   assert.equal(got.get(PUB2), { latestHandshake: 0, rxBytes: 0, txBytes: 0 });
 });
 

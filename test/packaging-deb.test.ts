@@ -72,6 +72,13 @@ if (runs) {
     assert.is(version, packageVersion(), 'the daemon reports the package version');
   });
 
+  t('the standby pair\'s notify script (755) and keepalived example (644, not a conffile: keepalived reads its own) are shipped', async () => {
+    const files = await listing(deb());
+    assert.match(files, /^-rwxr-xr-x root\/root .* \.\/usr\/libexec\/wgcp\/wgcp-ha-notify$/m);
+    assert.match(files, /^-rw-r--r-- root\/root .* \.\/usr\/share\/doc\/wgcp\/examples\/keepalived-wgcp\.conf\.example$/m);
+    assert.match((await member(deb(), 'usr/share/doc/wgcp/examples/keepalived-wgcp.conf.example')).toString(), /^\s*notify \/usr\/libexec\/wgcp\/wgcp-ha-notify$/m, 'the example names the script where the deb puts it');
+  });
+
   t('the env file is the one conffile, and it names every variable the daemon reads', async () => {
     assert.is((await mustRun('dpkg-deb', ['-I', deb(), 'conffiles'])).trim(), '/etc/wgcp/wgcpd.env');
     const text = (await member(deb(), 'etc/wgcp/wgcpd.env')).toString();

@@ -129,7 +129,9 @@ if (runs) {
     assert.match(init, /^RUN_PATH=\/usr\/sbin:\/usr\/bin:\/sbin:\/bin$/m);
     assert.not.match(init, /^[^#]*\bchown\b[^#\n]*\s-[a-zA-Z]*R/m);
     assert.match(fs.readFileSync(path.join(d, 'etc/config/wgcp'), 'utf8'), /^\s*option kernel 'on'$/m);
-    for (const f of ['etc/uci-defaults/90-wgcp', 'usr/share/wgcp/fw4-include.sh', 'usr/share/wgcp/cleanup.sh']) assert.is(mode(path.join(d, f)), '755', f);
+    for (const f of ['etc/uci-defaults/90-wgcp', 'usr/share/wgcp/fw4-include.sh', 'usr/share/wgcp/cleanup.sh', 'usr/share/wgcp/wgcp-ha-notify']) assert.is(mode(path.join(d, f)), '755', f);
+    // The standby pair (docs/ha.md): keepalived's example beside its notify script.
+    assert.is(mode(path.join(d, 'usr/share/wgcp/keepalived-wgcp.conf.example')), '644');
     assert.match(fs.readFileSync(path.join(d, 'usr/share/nftables.d/chain-pre/forward_wan/30-wgcp.nft'), 'utf8'), /^ct status dnat oifname "wgcp\*" accept/m);
   });
 
@@ -166,7 +168,7 @@ if (runs) {
       assert.is(r.code, 0, r.stdout);
       // Init scripts say `shellcheck shell=dash` (busybox ash under /etc/rc.common); the others are sh.
       const shipped = shellScripts(path.join(ipk.dir, 'data'));
-      assert.ok(shipped.length >= (name === 'wgcp' ? 5 : 1), `${name}: ${shipped.join(' ')}`);
+      assert.ok(shipped.length >= (name === 'wgcp' ? 6 : 1), `${name}: ${shipped.join(' ')}`);
       const s = await runCommand('shellcheck', ['-x', ...shipped]);
       assert.is(s.code, 0, s.stdout);
     }

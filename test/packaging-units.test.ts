@@ -25,7 +25,7 @@ const one = (u: Map<string, string[]>, key: string) => (u.get(key) ?? []).join('
 
 const SCRIPTS = [
   'packaging/build-deb.sh', 'packaging/build-ipk.sh', 'packaging/stage-app.sh',
-  'packaging/ci/debian-root.sh',
+  'packaging/ci/debian-root.sh', 'packaging/ha/wgcp-ha-notify',
   'packaging/deb/wgcp/postinst', 'packaging/deb/wgcp/prerm', 'packaging/deb/wgcp/postrm', 'packaging/deb/wgcp/wgcp',
   'packaging/deb/wgcp-agent/postinst', 'packaging/deb/wgcp-agent/prerm', 'packaging/deb/wgcp-agent/postrm', 'packaging/deb/wgcp-agent/wgcp-agent',
   'packaging/check-elf.sh',

@@ -11,7 +11,10 @@ const t = suite('configuration from the environment');
 const CONFIG_SOURCE = fs.readFileSync(path.join(__dirname, '../../src/config.ts'), 'utf8');
 // Single sign-on's settings are read by src/access/oidc-settings.ts, through `get('…')`.
 const OIDC_SOURCE = fs.readFileSync(path.join(__dirname, '../../src/access/oidc-settings.ts'), 'utf8');
-const readVariables = (): string[] => [...new Set([...CONFIG_SOURCE.matchAll(/nonEmpty\(env, '([A-Z0-9_]+)'\)/g), ...OIDC_SOURCE.matchAll(/get\('([A-Z0-9_]+)'\)/g)].map((m) => m[1]))].sort();
+// The standby pair's settings are read by src/ha-config.ts, through `nonEmpty(env, '…')` and `whole(env, '…', …)`.
+const HA_SOURCE = fs.readFileSync(path.join(__dirname, '../../src/ha-config.ts'), 'utf8');
+const readVariables = (): string[] => [...new Set([...CONFIG_SOURCE.matchAll(/nonEmpty\(env, '([A-Z0-9_]+)'\)/g), ...OIDC_SOURCE.matchAll(/get\('([A-Z0-9_]+)'\)/g),
+  ...HA_SOURCE.matchAll(/(?:nonEmpty|whole)\(env, '([A-Z0-9_]+)'/g)].map((m) => m[1]))].sort();
 const SECRET_FILE = path.join(fs.mkdtempSync('/tmp/wgcp-config-'), 'oidc-secret');
 fs.writeFileSync(SECRET_FILE, 'the-client-secret\n', { mode: 0o600 });
 
@@ -20,7 +23,7 @@ t('uses the embedded defaults when nothing is set, for every setting', () => {
     dataDir: '/var/lib/wgcp', listen: { host: '127.0.0.1', port: 8080 }, deviceListen: null, metricsListen: null,
     tlsCert: null, tlsKey: null, apiKey: null, serverSalt: null, kernel: 'auto', usageIntervalS: 60,
     heartbeatCache: 10000, heartbeatFlushS: 300, wanInterfaces: null, logLevel: 'info', auditDays: 400, kernelAuditS: 900, deviceRate: 'auto',
-    provisionRetryWindowS: 0, clockConfirmS: 3600, publicUrl: null, oidc: null, pageKeySignIn: true,
+    provisionRetryWindowS: 0, clockConfirmS: 3600, publicUrl: null, oidc: null, pageKeySignIn: true, ha: null,
   });
 });
 
@@ -33,6 +36,8 @@ t('reads every variable, each into its own setting', () => {
     WGCP_PROVISION_RETRY_WINDOW: '600', WGCP_CLOCK_CONFIRM_S: '600', WGCP_PUBLIC_URL: 'https://vpn.example.com/wgcp/',
     WGCP_OIDC_ISSUER: 'https://id.example.com/realms/office', WGCP_OIDC_CLIENT_ID: 'wgcp', WGCP_OIDC_CLIENT_SECRET_FILE: SECRET_FILE,
     WGCP_OIDC_SCOPES: 'email groups', WGCP_OIDC_ROLES: 'admin=groups:a;viewer=email_domain:example.com', WGCP_PAGE_KEY_SIGN_IN: 'off',
+    WGCP_HA_PARTNER: 'http://192.0.2.2:7480', WGCP_HA_LISTEN: '192.0.2.1:7480', WGCP_HA_KEY_FILE: '/etc/wgcp/ha-key',
+    WGCP_HA_VIRTUAL_ADDRESS: '192.0.2.100', WGCP_HA_ACK_WAIT_MS: '500', WGCP_HA_JOURNAL_KEEP: '2000',
   };
   assert.equal(Object.keys(env).sort(), readVariables(), 'the test sets every variable config.ts reads');
   // The whole object: a setting the test does not name, or one left at its default, fails.
@@ -48,6 +53,10 @@ t('reads every variable, each into its own setting', () => {
       roles: [{ role: 'admin', claim: 'groups', value: 'a' }, { role: 'viewer', claim: 'email_domain', value: 'example.com' }],
     },
     pageKeySignIn: false,
+    ha: {
+      partner: new URL('http://192.0.2.2:7480'), listen: { host: '192.0.2.1', port: 7480 }, keyFile: '/etc/wgcp/ha-key',
+      virtualAddress: '192.0.2.100', ackWaitMs: 500, journalKeep: 2000,
+    },
   });
 });
 
@@ -67,6 +76,10 @@ t('refuses bad values with a message naming the variable', () => {
     [{ WGCP_WAN_INTERFACES: 'eth0,bad name' }, 'WGCP_WAN_INTERFACES'], [{ WGCP_TLS_KEY: '/k.pem' }, 'WGCP_TLS_CERT'],
     [{ WGCP_PROVISION_RETRY_WINDOW: '10m' }, 'WGCP_PROVISION_RETRY_WINDOW'], [{ WGCP_PROVISION_RETRY_WINDOW: '3601' }, 'WGCP_PROVISION_RETRY_WINDOW'],
     [{ WGCP_CLOCK_CONFIRM_S: '0' }, 'WGCP_CLOCK_CONFIRM_S'], [{ WGCP_CLOCK_CONFIRM_S: '1h' }, 'WGCP_CLOCK_CONFIRM_S'],
+    [{ WGCP_HA_PARTNER: 'partner' }, 'WGCP_HA_PARTNER'], [{ WGCP_HA_PARTNER: 'https://192.0.2.2:7480' }, 'WGCP_HA_PARTNER'],
+    [{ WGCP_HA_PARTNER: 'http://192.0.2.2:7480', WGCP_HA_KEY_FILE: '/k' }, 'WGCP_HA_LISTEN'],
+    [{ WGCP_HA_PARTNER: 'http://192.0.2.2:7480', WGCP_HA_LISTEN: '0.0.0.0:7480' }, 'WGCP_HA_KEY_FILE'],
+    [{ WGCP_HA_PARTNER: 'http://192.0.2.2:7480', WGCP_HA_LISTEN: '0.0.0.0:7480', WGCP_HA_KEY_FILE: '/k', WGCP_HA_ACK_WAIT_MS: '2s' }, 'WGCP_HA_ACK_WAIT_MS'],
   ];
   for (const [env, name] of cases) {
     assert.throws(() => loadConfig(env), (e: Error) => e instanceof ConfigError && e.message.includes(name), JSON.stringify(env));

@@ -4,7 +4,7 @@
 // data, long names that never widen a phone's page. Sessions, files and credentials are in
 // web-owner-access.test.ts.
 import * as assert from 'uvu/assert';
-import { dashboardPage, PHONE, type DashboardPage } from './helpers/signed-in-page';
+import { dashboardPage, LONG, PHONE, type DashboardPage } from './helpers/signed-in-page';
 import { client, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { eventually } from './helpers/receiver';
 import { browserSuite } from './web-support';
@@ -14,8 +14,6 @@ const t = browserSuite('dashboard in chromium: what a router\'s owner meets in t
 let d: TestDaemon;
 let { browser, page, watch, drive, signIn, go } = {} as DashboardPage;
 let api: ReturnType<typeof client>;
-/** 64 characters with no space or hyphen to break at. */
-const LONG = (c: string) => `${c.repeat(20)}ANameOfSixtyFourCharactersWithNoSpaceOrHyphen${c.repeat(20)}`.slice(0, 64);
 const ids = { server: 0, peer: 0 };
 
 t.before(async () => {
@@ -161,12 +159,12 @@ t('a past expiry is refused in the page, and the expiry field says the peer and 
   assert.match(await drive.js<string>(`document.getElementById('peer-expiresAt-hint').textContent`), /the peer and its keys are deleted/);
   await page.type('#peer-name', 'too-late');
   await drive.setValue('peer-expiresAt', '2020-01-01T10:00');
-  await drive.typeInto('peer-dataLimitGB', 'ten');
+  await drive.typeInto('peer-dataLimitGiB', 'ten');
   const sent = watch.requests.length;
   await drive.clickButton('Add peer');
   await drive.waitFor(`document.querySelectorAll('.field-error').length === 2`);
   assert.match(await drive.fieldError('peer-expiresAt'), /^Expires must be in the future/);
-  assert.is(await drive.fieldError('peer-dataLimitGB'), 'Monthly data limit (GiB) must be a whole number');
+  assert.is(await drive.fieldError('peer-dataLimitGiB'), 'Monthly data limit (GiB) must be a number of GiB with at most one decimal, such as 1.5');
   assert.equal(watch.requests.slice(sent).filter((r) => r.startsWith('POST')), []);
   assert.is((await api.get(`/api/servers/${ids.server}/peers?q=too-late`)).json.length, 0);
 });
@@ -176,8 +174,26 @@ t('one unit for data: the limit is asked and shown in GiB, never "GB"', async ()
   await go(`peers/${ids.peer}`);
   await drive.h1Is('phone');
   await drive.hasText('.usage-line', 'of 50 GiB');
-  assert.match(await drive.js<string>(`document.querySelector('label[for="edit-dataLimitGB"]').textContent`), /^Monthly data limit \(GiB\)/);
+  assert.match(await drive.js<string>(`document.querySelector('label[for="edit-dataLimitGiB"]').textContent`), /^Monthly data limit \(GiB\)/);
   assert.not.match(await drive.js<string>('document.body.innerText'), /\bGB\b/);
+});
+
+t('a limit in tenths: 1.5 typed in the settings is saved exact and shown as such; the contract\'s dataLimitGB reads it rounded up', async () => {
+  await go(`peers/${ids.peer}`);
+  await drive.h1Is('phone');
+  await drive.typeInto('edit-dataLimitGiB', '1.5');
+  await drive.clickButton('Save settings');
+  await eventually('1.5 saved', async () => ((await api.get(`/api/peers/${ids.peer}`)).json.dataLimitGiB === 1.5 ? true : undefined));
+  assert.is((await api.get(`/api/peers/${ids.peer}`)).json.dataLimitGB, 2);
+  await drive.hasText('.usage-line', 'of 1.5 GiB');
+  assert.is(await drive.js<string>(`document.getElementById('edit-dataLimitGiB').value`), '1.5');
+  // A comma, as German and French write it, is a decimal point too.
+  await drive.typeInto('edit-dataLimitGiB', '2,5');
+  await drive.clickButton('Save settings');
+  await eventually('2.5 saved', async () => ((await api.get(`/api/peers/${ids.peer}`)).json.dataLimitGiB === 2.5 ? true : undefined));
+  await drive.typeInto('edit-dataLimitGiB', '1.25');
+  await drive.clickButton('Save settings');
+  assert.match(await drive.fieldError('edit-dataLimitGiB'), /^Monthly data limit \(GiB\) must be a number of GiB with at most one decimal/);
 });
 
 t('64-character names: nothing scrolls sideways at 390 px, the overview\'s columns stay in their frame, full names on hover', async () => {

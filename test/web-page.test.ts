@@ -147,7 +147,7 @@ t('a peer\'s traffic is drawn from the history: the chart, the totals in words, 
 });
 
 t('limit and expiry are set through the settings form; an address outside the subnet is refused beside its field', async () => {
-  await typeInto('edit-dataLimitGB', '5');
+  await typeInto('edit-dataLimitGiB', '5');
   await setValue('edit-expiresAt', '2031-06-30T18:00');
   await clickButton('Save settings');
   await eventually('limit saved', async () => ((await api.get(`/api/peers/${ids.peer}`)).json.dataLimitGB === 5 ? true : undefined));

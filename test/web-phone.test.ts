@@ -3,7 +3,7 @@
 // nor a table inside it; on the phone a table's rows are cards, each value under its
 // column's name; a key's role menu shows its words; the audit log says what changed.
 import * as assert from 'uvu/assert';
-import { dashboardPage, DESKTOP, PHONE, type DashboardPage } from './helpers/signed-in-page';
+import { dashboardPage, LONG, DESKTOP, PHONE, type DashboardPage } from './helpers/signed-in-page';
 import { client, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { browserSuite, seedPeers } from './web-support';
 
@@ -12,7 +12,6 @@ const t = browserSuite('dashboard on a phone and a desktop: cards, nothing sidew
 let d: TestDaemon;
 let { browser, page, watch, drive, go } = {} as DashboardPage;
 let api: ReturnType<typeof client>;
-const LONG = (c: string) => `${c.repeat(20)}ANameOfSixtyFourCharactersWithNoSpaceOrHyphen${c.repeat(20)}`.slice(0, 64);
 const ids = { server: 0, peer: 0 };
 
 t.before(async () => {

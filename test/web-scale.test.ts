@@ -3,34 +3,23 @@
 // server's and are right. How long these take is bench/dashboard.ts's business (its figures
 // and the issue's limits, 1 s and 200 ms, are in bench/RESULTS.md), not this correctness run's.
 import * as assert from 'uvu/assert';
-import type { Browser, Page } from 'puppeteer-core';
 import { client, startTestDaemon, type TestDaemon } from './helpers/daemon';
-import { browserSuite, ensureWebBuilt, launchChromium, seedPeers, watchPage, type PageWatch } from './web-support';
+import { dashboardPage, type DashboardPage } from './helpers/signed-in-page';
+import { browserSuite, seedPeers } from './web-support';
 import { countLine, openServerCold, openServerInApp, searchTime } from './web-timing';
 
 const t = browserSuite('dashboard at 10,000 peers: rows, searches, sorting and paging come out right');
 const PEERS = 10_000;
 
 let d: TestDaemon;
-let browser: Browser;
-let page: Page;
-let watch: PageWatch;
+let { browser, page, watch } = {} as DashboardPage;
 let serverId = 0;
 
 t.before(async () => {
-  ensureWebBuilt();
   d = await startTestDaemon({ options: { events: { schedule: false } } });
   serverId = (await client(d).post('/api/servers', { name: 'big', endpoint: 'vpn.example.com:51820', mode: 'forward', address: '10.50.0.1/16' })).json.id;
   seedPeers(d.daemon.app, serverId, PEERS, [10, 50]);
-  browser = await launchChromium();
-  page = await browser.newPage();
-  await page.setViewport({ width: 1200, height: 860 });
-  watch = await watchPage(page, d.url);
-  await page.goto(`${d.url}/`, { waitUntil: 'networkidle0' });
-  await page.waitForSelector('#signin-key');
-  await page.type('#signin-key', d.key);
-  await page.keyboard.press('Enter');
-  await page.waitForFunction(`document.querySelector('main h1')?.textContent === 'Overview'`, { timeout: 10_000 });
+  ({ browser, page, watch } = await dashboardPage(d, { viewport: { width: 1200, height: 860 }, signIn: true }));
 });
 t.after(async () => {
   await browser?.close();

@@ -4,16 +4,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as assert from 'uvu/assert';
-import type { Browser, Page } from 'puppeteer-core';
 import { call, client, startTestDaemon, type TestDaemon } from './helpers/daemon';
-import { browserSuite, ensureWebBuilt, launchChromium, watchPage, type PageWatch } from './web-support';
+import { dashboardPage, type DashboardPage } from './helpers/signed-in-page';
+import { browserSuite } from './web-support';
 
 const t = browserSuite('dashboard session in chromium: HttpOnly cookie, cross-site refusals, sign-out');
 
 let d: TestDaemon;
-let browser: Browser;
-let page: Page;
-let watch: PageWatch;
+let { browser, page, watch } = {} as DashboardPage;
 let evil: http.Server;
 let evilUrl = '';
 let cookie = '';
@@ -32,19 +30,11 @@ fetch(${JSON.stringify(`${target}/api/servers`)}, { method: 'POST', mode: 'no-co
 }
 
 t.before(async () => {
-  ensureWebBuilt();
   d = await startTestDaemon();
   evil = http.createServer((_req, res) => { res.writeHead(200, { 'Content-Type': 'text/html' }); res.end(evilPage(d.url)); });
   await new Promise<void>((resolve) => evil.listen(0, '127.0.0.2', resolve));
   evilUrl = `http://127.0.0.2:${(evil.address() as AddressInfo).port}/`;
-  browser = await launchChromium();
-  page = await browser.newPage();
-  watch = await watchPage(page, d.url);
-  await page.goto(`${d.url}/`, { waitUntil: 'networkidle0' });
-  await page.waitForSelector('#signin-key');
-  await page.type('#signin-key', d.key);
-  await page.keyboard.press('Enter');
-  await page.waitForFunction(`document.querySelector('main h1')?.textContent === 'Overview'`);
+  ({ browser, page, watch } = await dashboardPage(d, { signIn: true }));
 });
 t.after(async () => {
   await browser?.close();

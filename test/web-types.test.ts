@@ -54,7 +54,7 @@ t.before(async () => {
   answers.set('Credential', [...(await api.get('/api/apikeys')).json, ...(await api.get('/api/access-tokens')).json]);
   answers.set('RegToken', (await api.get(`/api/servers/${server.id}/tokens`)).json);
   answers.set('Device', (await api.get('/api/devices')).json);
-  answers.set('Forward', (await api.get(`/api/devices/${device.id}/forwards`)).json);
+  answers.set('PortForward', (await api.get(`/api/devices/${device.id}/forwards`)).json);
   answers.set('Health', (await call(d.url, 'GET', '/healthz')).json);
   answers.set('UsageSeries', (await api.get(`/api/peers/${peer.id}/usage?step=5m`)).json);
   answers.set('SessionState', (await call(d.url, 'GET', '/api/session', undefined, { Cookie: cookie })).json);

@@ -32,6 +32,8 @@ function inputsHash() {
   };
   walk(path.join(here, 'src'));
   for (const f of ['build.mjs', 'tsconfig.json']) h.update(f).update(fs.readFileSync(path.join(here, f)));
+  // The one module the page shares with wgcpd (the data limit's rule, web/src/format.ts).
+  h.update(fs.readFileSync(path.join(root, 'src', 'data-limit.ts')));
   h.update(JSON.parse(fs.readFileSync(path.join(root, 'node_modules', 'preact', 'package.json'), 'utf8')).version);
   return h.digest('hex');
 }

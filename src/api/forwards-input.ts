@@ -1,12 +1,13 @@
-// A port forward body as the API takes it: protocol tcp|udp and ports 1-65535. Which router
-// ports are free is the operation's rule (ops/forward-rules.ts).
+// A port forward body as the API takes it: each field by its rule in the description
+// (resources/forward.ts), every bad field at once. Which router ports are free is the
+// operation's rule (ops/forward-rules.ts).
 import type { ForwardInput } from '../ops/forwards';
-import { oneOf, readInt, required, type Body } from './fields';
+import { parseInput } from '../resources/describe';
+import { FORWARD } from '../resources/forward';
+import type { Body } from './fields';
 
-export function parseForwardInput(body: Body): ForwardInput {
-  const protocol = required(oneOf(body, 'protocol', ['tcp', 'udp'] as const), 'protocol');
-  const listenPort = required(readInt(body, 'listenPort', 1, 65535), 'listenPort');
+export function parseForwardInput(body: Body, now = new Date()): ForwardInput {
+  const { protocol, listenPort, targetPort } = parseInput(FORWARD, body, { now });
   // Left out, the device port is the router port.
-  const targetPort = readInt(body, 'targetPort', 1, 65535) ?? listenPort;
-  return { protocol, listenPort, targetPort };
+  return { protocol: protocol!, listenPort: listenPort!, targetPort: targetPort ?? listenPort! };
 }

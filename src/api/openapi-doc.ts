@@ -6,9 +6,11 @@ import { jsonSchema } from '../resources/describe';
 import { PEER } from '../resources/peer';
 import { DEVICE } from '../resources/device';
 import { SERVER } from '../resources/server';
+import { FORWARD } from '../resources/forward';
 import { pageApiPaths } from '../http/page-openapi';
 import { trafficHistoryApiPaths } from './openapi-traffic-history';
 import { backupApiPaths } from './openapi-backup';
+import { haApiPaths } from './openapi-ha';
 import { accessApiPaths, markRoles } from './openapi-access';
 import { passkeyApiPaths } from './openapi-passkeys';
 
@@ -85,15 +87,7 @@ const openApiDocument = {
       },
       Device: jsonSchema(DEVICE),
       DeviceUpdate: { type: 'object', required: ['suspended'], properties: { suspended: bool } },
-      PortForward: {
-        type: 'object', required: ['protocol', 'listenPort'],
-        properties: {
-          id: { ...int, readOnly: true }, deviceID: { ...int, readOnly: true, description: "the device's id" }, protocol: { enum: ['tcp', 'udp'] },
-          listenPort: { type: 'integer', minimum: 1, maximum: 65535, description: "the router's port; unique per protocol on the router" },
-          targetPort: { type: 'integer', minimum: 1, maximum: 65535, description: "the device's port; defaults to listenPort" },
-          createdAt: { ...ts, readOnly: true },
-        },
-      },
+      PortForward: jsonSchema(FORWARD),
       RegistrationToken: {
         type: 'object',
         properties: {
@@ -158,6 +152,7 @@ const openApiDocument = {
     ...pageApiPaths,
     ...trafficHistoryApiPaths,
     ...backupApiPaths,
+    ...haApiPaths,
     ...accessApiPaths,
     ...passkeyApiPaths,
     '/healthz': { get: { summary: 'Liveness and kernel backend', security: [], responses: { 200: { description: 'ready', ...json(ref('Health')) } } } },

@@ -36,6 +36,8 @@ import { passkeyRoutes } from './passkeys';
 import { passkeySignInRoutes } from './passkey-sign-in';
 import { signedInRoutes } from './sessions';
 import { oidcRoutes } from '../http/oidc';
+import { haRoutes } from './ha';
+import { pairOf } from '../ha/pair';
 
 /**
  * Liveness: 200 while the API serves. `degraded` when changes are stored but not (all)
@@ -51,6 +53,7 @@ function health(app: App) {
     ...failingRepairs.map((f) => `the kernel's ${f.kind} drift${f.interface ? ` on ${f.interface}` : ''} cannot be repaired: ${f.reason}`),
     ...storageReasons(app.config.dataDir, app.runner.writeFailure),
     ...clockReasons(app),
+    ...haReasons(app),
   ];
   return {
     status: reasons.length ? 'degraded' : 'ok',
@@ -61,6 +64,15 @@ function health(app: App) {
     ...(failingRepairs.length ? { failingRepairs } : {}),
     version: VERSION,
   };
+}
+
+/** A primary whose standby does not hold its changes (acknowledged changes live on one router only), or a standby that follows nobody. */
+function haReasons(app: App): string[] {
+  const pair = pairOf(app);
+  const partner = pair?.partnerStatus();
+  if (!pair || !partner || partner.connected) return [];
+  if (pair.role === 'standby') return [`the standby pair is degraded: this standby does not follow a primary at ${partner.url}`];
+  return [`the standby pair is degraded: the standby ${partner.url} is not connected, changes are held by this router alone`];
 }
 
 export function controlRoutes(app: App): Route[] {
@@ -83,7 +95,7 @@ export function controlRoutes(app: App): Route[] {
     ...regTokenRoutes(app),
     ...credentialsRoutes(app),
     ...auditRoutes(app), ...shareRoutes(app), ...totpRoutes(app), ...passkeyRoutes(app), ...signedInRoutes(app),
-    ...backupRoutes(app), ...importRoutes(app), ...kernelCheckRoutes(app),
+    ...backupRoutes(app), ...importRoutes(app), ...kernelCheckRoutes(app), ...haRoutes(app),
     ...deviceRoutes(app),
     ...forwardRoutes(app),
     ...trafficHistoryRoutes(app),

@@ -92,6 +92,15 @@ export const COMMANDS: Record<string, CommandHelp> = {
       'with wgcpd stopped, wgcp reads the kernel itself, which needs root.',
       'wgcpd repairs what differs on its own (docs/kernel.md, "Drift").'],
   },
+  ha: {
+    summary: 'the standby pair: tell wgcpd keepalived\'s state, or show where it stands',
+    synopsis: ['ha notify MASTER|BACKUP|FAULT [--json]', 'ha status [--json]'],
+    options: [JSON_OPTION],
+    examples: ['wgcp ha status', 'wgcp ha notify MASTER'],
+    notes: ['keepalived\'s notify script runs `wgcp ha notify STATE` (docs/ha.md): MASTER promotes this router',
+      '(while it holds WGCP_HA_VIRTUAL_ADDRESS), BACKUP makes it follow its partner, FAULT stops it acting as primary.',
+      'Both ask the running wgcpd on its admin socket.'],
+  },
   tls: {
     summary: 'make a self-signed certificate and key for the device listener',
     synopsis: ['tls init [--out-dir DIR] [--cn NAME] [--san DNS:x,IP:y] [--days N] [--force]'],

@@ -16,6 +16,7 @@ import { runTlsCommand } from './tls';
 import { runTopCommand } from './top';
 import { runAuditCommand, runPasskeyCommand, runTotpCommand } from './access';
 import { runCheckCommand } from './check';
+import { runHaCommand } from './ha';
 
 /** The version line, or with --json an object (wgcpd, wgcp and wgcp-agent are released together: one version). */
 function printVersion(json: boolean, out: (s: string) => void): number {
@@ -82,6 +83,7 @@ export function dispatch(argv: string[], out: (s: string) => void = (s) => proce
     requireDatabase(dataDir);
     // The running daemon compares when it answers (it holds CAP_NET_ADMIN); the store opens only if not.
     if (command === 'check') return runCheckCommand(dataDir, () => Store.open(dataDir), out, wantsJson(args)).catch((err: unknown) => failure(err));
+    if (command === 'ha') return runHaCommand(args, dataDir, out, wantsJson(args)).catch((err: unknown) => failure(err));
     const store = Store.open(dataDir);
     if (command === 'passkey') return runPasskeyCommand(args, store, out).then(() => 0, (err: unknown) => failure(err)).finally(() => store.close());
     if (command === 'regtoken' || command === 'apikey' || command === 'token') {

@@ -10,5 +10,5 @@ export const isUuid = (v: unknown): v is string => typeof v === 'string' && UUID
 export const isHardwareId = (v: unknown): v is string => typeof v === 'string' && HWID.test(v);
 export const newUuid = (): string => crypto.randomUUID();
 
-// The prefix rule lives with the device's description, below the store, which presents it.
+// The prefix every role sees is the device's description's (resources/device.ts).
 export { deviceIdPrefix } from '../resources/device';

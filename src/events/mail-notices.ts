@@ -10,7 +10,7 @@ import { noticeMessage, sendMail, type NoticeKind } from './mail';
 import { backoffMs } from './webhooks';
 import { settleMailItem } from '../ops/deliveries';
 
-interface PeerShown { id: number; name: string; ip: string; email: string; dataLimitGB: number }
+interface PeerShown { id: number; name: string; ip: string; email: string; dataLimitGB: number; dataLimitGiB?: number }
 
 export const MAIL_ATTEMPTS = 5;
 const RETRY_BASE_MS = 30_000;

@@ -88,7 +88,7 @@ export function peerConfigMessage(peer: PeerForMail, to: string, conf: string, q
 export type NoticeKind = 'peerRestricted' | 'peerExpired';
 
 /** `change`: the event's own word for why (`schedule closed` restricts for a schedule, not the data limit). */
-export function noticeMessage(kind: NoticeKind, peer: PeerForMail & { dataLimitGB?: number }, to: string, change?: unknown): Mail.Options {
+export function noticeMessage(kind: NoticeKind, peer: PeerForMail & { dataLimitGB?: number; dataLimitGiB?: number }, to: string, change?: unknown): Mail.Options {
   const label = peer.name || `peer ${peer.id}`;
   if (kind === 'peerRestricted' && change === 'schedule closed') {
     return {
@@ -101,7 +101,7 @@ export function noticeMessage(kind: NoticeKind, peer: PeerForMail & { dataLimitG
     return {
       to,
       subject: `WireGuard access paused: ${label} reached its data limit`,
-      text: `${label} (${peer.ip}) has used its monthly data limit of ${peer.dataLimitGB ?? 0} GB and is disabled `
+      text: `${label} (${peer.ip}) has used its monthly data limit of ${peer.dataLimitGiB ?? peer.dataLimitGB ?? 0} GB and is disabled `
         + 'until the usage resets at the start of next month, or until an administrator raises the limit.\n',
     };
   }

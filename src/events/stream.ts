@@ -12,6 +12,7 @@ import type { WebSocketServer, WebSocket } from 'ws';
 import type { App } from '../app';
 import type { WgcpEvent } from './bus';
 import { envelopeOf } from './webhook-render';
+import { wholeGB } from '../data-limit';
 import type { HeldCredential } from '../http/auth';
 
 export const STREAM_PATH = '/api/events';
@@ -162,7 +163,7 @@ export class EventStream {
 
   usageMessage() {
     const peers = this.app.store.usage.snapshot().map((p) => ({
-      id: p.id, serverID: p.serverId, currentDataUsageBytes: p.usageBytes, dataLimitGB: p.dataLimitGB,
+      id: p.id, serverID: p.serverId, currentDataUsageBytes: p.usageBytes, dataLimitGB: wholeGB(p.dataLimitGB), dataLimitGiB: p.dataLimitGB,
       enabled: p.enabled, disabledReason: p.disabledReason, latestHandshake: p.latestHandshake,
     }));
     return { event: 'usage', timestamp: this.app.now().toISOString(), data: { peers } };

@@ -18,8 +18,8 @@ export function errorToBody(err: unknown): ErrorBody {
     // A client error says what was wrong; a server-side error raised on purpose (a failed
     // kernel apply) keeps its text only.
     if (err.expose) {
-      // `field` names a bad field of the request, `role` the role a 403 needed.
-      for (const name of ['field', 'role'] as const) {
+      // `field` names a bad field of the request, `role` the role a 403 needed, `primary` where a standby's writes go.
+      for (const name of ['field', 'role', 'primary'] as const) {
         const v = (err as { [k: string]: unknown })[name];
         if (typeof v === 'string') body[name] = v;
       }

@@ -4,7 +4,7 @@
 // is all new traffic.
 import type { Baseline, BaselineRow, UsagePeer } from '../store/usage';
 
-export interface Counters { rxBytes: number; txBytes: number; latestHandshake: number }
+export interface Counters { rxBytes: number; txBytes: number; latestHandshake: number; endpoint?: string }
 
 /** Bytes received and sent (the router's side) since the baseline: [rx, tx]. */
 export function counterDeltas(prev: Baseline | null | undefined, publicKey: string, cur: Counters): [number, number] {

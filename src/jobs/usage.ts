@@ -7,6 +7,7 @@ import { hasReason, withReason, withoutReason } from '../peer-state';
 import { changePeer } from '../ops/peers';
 import { jobActor } from '../ops/runner';
 import { recordUsage as recordUsageChange } from '../ops/usage';
+import { pairOf } from '../ha/pair';
 import { isOverLimit } from '../peer-state';
 import { planUsageCycle, type Counters, type UsagePlan } from './usage-delta';
 
@@ -36,11 +37,20 @@ export async function readCounters(app: App): Promise<CounterRead> {
   return { counters: out, stale: endRead() };
 }
 
+/** Each peer's endpoint by public key, as the counters' dumps showed it. */
+function endpointsOf(counters: CountersByServer): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const byKey of counters.values()) for (const [key, c] of byKey) if (c.endpoint) out.set(key, c.endpoint);
+  return out;
+}
+
 /** Adds this cycle's deltas, all peers in one change (no kernel step, no event). */
 export async function recordUsage(app: App, { counters, stale }: CounterRead): Promise<UsagePlan> {
   const seenAt = app.now().toISOString();
   try {
-    return await recordUsageChange(app, (store) => planUsageCycle(store.usage.cyclePeers(), counters, stale), seenAt, { actor: JOB });
+    // Only a router with a standby partner keeps its peers' endpoints (its partner's wake-up reads them).
+    const endpoints = pairOf(app)?.partnerUrl ? endpointsOf(counters) : undefined;
+    return await recordUsageChange(app, (store) => planUsageCycle(store.usage.cyclePeers(), counters, stale), seenAt, { actor: JOB }, endpoints);
   } catch (err) {
     app.store.usage.invalidate();
     throw err;

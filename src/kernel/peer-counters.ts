@@ -55,11 +55,14 @@ export function countersOfDump(text: string, check?: DumpCheck): Map<string, Pee
       for (let i = start; i < end && found < 7; i++) if (text.charCodeAt(i) === TAB) tabs[found++] = i;
       if (found < 7) throw new Error(`wg dump: peer line ${line} has ${found + 1} fields, expected 8`);
       const key = text.slice(start, tabs[0]);
-      out.set(key, {
+      const counters: PeerCounters = {
         latestHandshake: count(text, tabs[3] + 1, tabs[4], 'latest-handshake'),
         rxBytes: count(text, tabs[4] + 1, tabs[5], 'transfer-rx'),
         txBytes: count(text, tabs[5] + 1, tabs[6], 'transfer-tx'),
-      });
+      };
+      // A peer never heard from has "(none)": no string is made for it.
+      if (text.charCodeAt(tabs[1] + 1) !== 40) counters.endpoint = text.slice(tabs[1] + 1, tabs[2]);
+      out.set(key, counters);
       if (check && !check.drifted) {
         const w = check.wanted.get(key);
         if (!w) check.drifted = true;

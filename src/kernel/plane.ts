@@ -48,6 +48,8 @@ export interface PeerCounters {
   latestHandshake: number;
   rxBytes: number;
   txBytes: number;
+  /** Where the peer's packets last came from (host:port), when the kernel knows: a standby's wake-up starts handshakes there. */
+  endpoint?: string;
 }
 
 export interface ReconcileOptions {

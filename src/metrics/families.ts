@@ -1,7 +1,7 @@
 // Every wgcp metric family: its name (Prometheus' conventions: base units, _total on
 // counters), help, type, and how its samples come from one scrape's data. Pure: the text
 // format is prom-client's (exposition.ts); here is only what each line says.
-import { GB } from '../peer-state';
+import { limitBytes } from '../peer-state';
 import type { StoreSnapshot, ScrapedPeer } from './scrape-read';
 import type { HistogramTally, MetricsTally } from './tally';
 import { STATE_FAMILIES, type DaemonState } from './state-families';
@@ -120,7 +120,7 @@ export const FAMILIES: readonly Family[] = [
   {
     name: 'wgcp_peer_data_limit_bytes', type: 'gauge', labelNames: PEER_LABELS,
     help: 'The peer\'s monthly data limit in bytes; absent for a peer without a limit.',
-    samples: perPeer((p) => (p.dataLimitGB > 0 ? p.dataLimitGB * GB : null)),
+    samples: perPeer((p) => (p.dataLimitGB > 0 ? limitBytes(p.dataLimitGB) : null)),
   },
   {
     name: 'wgcp_peer_download_limit_bps', type: 'gauge', labelNames: PEER_LABELS,

@@ -12,7 +12,15 @@ export interface DaemonState {
   /** Repairs of kernel drift that keep failing, by kind (every kind, 0 when none). */
   failingRepairs: Record<string, number>;
   loopDelay: LoopDelayWindow;
+  /** The standby pair (src/ha/pair.ts): this router's role and position, its partner. */
+  ha?: { role: 'primary' | 'standby' | 'alone'; epoch: number; sequence: number; partnerConnected: boolean; behind: number };
 }
+
+const HA_ROLES = ['primary', 'standby', 'alone'] as const;
+const haGauge = (name: string, help: string, value: (h: NonNullable<DaemonState['ha']>) => number): Family => ({
+  name, type: 'gauge', labelNames: [], help,
+  samples: (d: ScrapeData) => (d.daemon.ha ? [{ labels: {}, value: value(d.daemon.ha) }] : []),
+});
 
 /** prom-client's default gauges these replace (exposition.ts removes them). */
 export const REPLACED_DEFAULTS = ['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'].map((s) => `nodejs_eventloop_lag_${s}_seconds`);
@@ -47,5 +55,14 @@ export const STATE_FAMILIES: readonly Family[] = [
     help: 'Repairs of kernel drift of this kind that keep failing (retried with back-off up to 5 minutes; /healthz says why), else 0. Every kind has a series.',
     samples: (d) => Object.entries(d.daemon.failingRepairs).map(([kind, n]) => ({ labels: { kind }, value: n })),
   },
+  {
+    name: 'wgcp_ha_role', type: 'gauge', labelNames: ['role'],
+    help: '1 for the role this router has in its standby pair (primary, standby, or alone without a partner), 0 for the others.',
+    samples: (d) => (d.daemon.ha ? HA_ROLES.map((role) => ({ labels: { role }, value: d.daemon.ha!.role === role ? 1 : 0 })) : []),
+  },
+  haGauge('wgcp_ha_epoch', 'The standby pair\'s epoch this router holds (raised by each promotion).', (h) => h.epoch),
+  haGauge('wgcp_ha_sequence', 'The sequence of the last committed change this router holds.', (h) => h.sequence),
+  haGauge('wgcp_ha_partner_connected', '1 while the partner follows this primary (or this standby follows it); 0 on a primary means degraded: changes are held by it alone.', (h) => (h.partnerConnected ? 1 : 0)),
+  haGauge('wgcp_ha_behind', 'Changes the standby does not hold yet.', (h) => h.behind),
   ...(['min', 'max', 'mean', 'stddev', 'p50', 'p90', 'p99'] as const).map(loopFamily),
 ];

@@ -9,7 +9,7 @@ import type { ServerState } from '../kernel/plane';
 import type { SyncUndo } from '../kernel/server-sync';
 import type { KernelPeer } from '../store/peers';
 import type { Store } from '../store/store';
-import { jobActor, type KernelSync } from './runner';
+import { jobActor, type ChangeOptions, type KernelSync } from './runner';
 
 export interface SyncRequest {
   /** The peers to sync; absent or 'all': the whole server. */
@@ -26,12 +26,12 @@ export function desiredOf(store: Store, serverId: number, peers: number[] | 'all
   return { server, peers: rows, forwards: store.forwards.kernelForwardsOfServer(serverId) };
 }
 
-/** Syncs a server's kernel state to the store, in the runner's turn; resolves with the rows the kernel held before. */
-export function syncServer(app: Pick<App, 'runner'>, serverId: number, req: SyncRequest = {}): Promise<SyncUndo | undefined> {
+/** Syncs a server's kernel state to the store, in the runner's turn; resolves with the rows the kernel held before. `opts`: a standby's own sync says `replicated`. */
+export function syncServer(app: Pick<App, 'runner'>, serverId: number, req: SyncRequest = {}, opts: ChangeOptions = {}): Promise<SyncUndo | undefined> {
   const peers = req.peers ?? 'all';
   const sync: KernelSync = { serverId, desired: null, opts: { peers } };
   return app.runner.run('kernel.sync', (store) => {
     sync.desired = desiredOf(store, serverId, peers);
     return { kernel: [{ sync }], commit: () => sync.held, audit: false };
-  }, { actor: jobActor('kernel sync') });
+  }, { actor: jobActor('kernel sync'), ...opts });
 }

@@ -11,7 +11,7 @@ import { PEER } from '../resources/peer';
 import type { ServerRecord } from '../store/servers';
 import { deviceNumber } from '../views/devices-present';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
-import { hasReason, isOverLimit, leavesInterface, withReason, withoutReason } from '../peer-state';
+import { hasReason, isOverLimit, leavesInterface, wholeGB, withReason, withoutReason } from '../peer-state';
 import { badField } from './field-error';
 import { bringsDeletionNearer, requirePeerDeleteRight } from './deletion-rights';
 import { forwardsOfPeerChange } from './forwards-follow';
@@ -41,10 +41,35 @@ export function getPeer(app: Pick<App, 'store'>, id: number): PeerRecord {
   return peer;
 }
 
+/** The limit a body names, exact: dataLimitGiB (tenths) or the contract's whole dataLimitGB; both must agree. */
+function givenLimit(input: PeerInput): number | undefined {
+  const { dataLimitGB: whole, dataLimitTenths: exact } = input;
+  if (exact === undefined) return whole;
+  if (whole !== undefined && whole !== wholeGB(exact)) {
+    throw badField('dataLimitGiB', `must name the limit dataLimitGB names (${exact} GiB reads ${wholeGB(exact)} there): give one of them`);
+  }
+  return exact;
+}
+
+/**
+ * The limit after an update. A client of the contract reads a limit of 1.5 as dataLimitGB 2;
+ * sending that 2 back (a whole object echoed with one field changed) keeps the 1.5.
+ */
+function mergedLimit(before: number, input: PeerInput): number {
+  const given = givenLimit(input);
+  if (given === undefined) return before;
+  return input.dataLimitTenths === undefined && given === wholeGB(before) ? before : given;
+}
+
+/** The fields a body named, as the audit log keeps them: a limit in tenths under its API name. */
+function named({ dataLimitTenths, ...fields }: PeerInput): Record<string, unknown> {
+  return dataLimitTenths === undefined ? fields : { ...fields, dataLimitGiB: dataLimitTenths };
+}
+
 /** Applies an update to a peer: the admin's own disable, and lifting a data-limit restriction the new limit no longer holds. */
 export function mergePeer(before: PeerRecord, input: PeerInput, now: string): PeerRecord {
   // Each plain field given replaces its value (resources/peer.ts); publicKey and enabled are merged here.
-  const next: PeerRecord = { ...mergeInput(PEER, before, input), updatedAt: now };
+  const next: PeerRecord = { ...mergeInput(PEER, before, input), dataLimitGB: mergedLimit(before.dataLimitGB, input), updatedAt: now };
   if (input.publicKey !== undefined && input.publicKey !== before.publicKey) {
     next.publicKey = input.publicKey;
     next.privateKey = null;
@@ -74,7 +99,7 @@ export function createPeer(app: App, serverId: number, input: PeerInput, opts?: 
     const enabled = input.enabled ?? true;
     // The id is decided here so that the kernel holds the peer the commit writes.
     const peer: PeerRecord = withScheduleState(withInitials(PEER, {
-      ...input, id: store.peers.nextId(), serverId: server.id, ip, ip6,
+      ...input, dataLimitTenths: undefined, dataLimitGB: givenLimit(input) ?? 0, id: store.peers.nextId(), serverId: server.id, ip, ip6,
       publicKey: keys.publicKey, privateKey: keys.privateKey, presharedKey: generatePresharedKey(),
       allowAccess, enabled, disabledReasons: enabled ? [] : ['admin'], usageBytes: 0, createdAt: now, updatedAt: now,
       // A new peer that does not say takes its server's lanAccess (none unless the server says).
@@ -87,7 +112,7 @@ export function createPeer(app: App, serverId: number, input: PeerInput, opts?: 
         peerEvent('peerCreated', server, rec);
         return rec;
       },
-      audit: (rec) => ({ targetType: 'peer', targetId: rec.id, summary: { serverID: server.id, ...input } }),
+      audit: (rec) => ({ targetType: 'peer', targetId: rec.id, summary: { serverID: server.id, ...named(input) } }),
     };
   }, opts);
 }
@@ -121,7 +146,7 @@ export function updatePeer(app: App, id: number, input: PeerInput, opts?: Change
         return next;
       },
       // `was`: each changed field's value before, so the log can say "5 GiB -> 10 GiB".
-      audit: () => ({ targetType: 'peer', targetId: id, summary: { ...input, was: valuesBefore(before, input) } }),
+      audit: () => ({ targetType: 'peer', targetId: id, summary: { ...named(input), was: valuesBefore(before, input) } }),
     };
   }, opts);
 }
@@ -129,7 +154,10 @@ export function updatePeer(app: App, id: number, input: PeerInput, opts?: Change
 /** The fields an update names, as they were (enabled: the admin's own switch). */
 function valuesBefore(before: PeerRecord, input: PeerInput): Record<string, unknown> {
   const was: Record<string, unknown> = {};
-  for (const k of Object.keys(input) as (keyof PeerInput)[]) was[k] = k === 'enabled' ? !hasReason(before, 'admin') : before[k] ?? null;
+  for (const k of Object.keys(input) as (keyof PeerInput)[]) {
+    if (k === 'dataLimitTenths') was.dataLimitGiB = before.dataLimitGB;
+    else was[k] = k === 'enabled' ? !hasReason(before, 'admin') : before[k] ?? null;
+  }
   return was;
 }
 

@@ -67,7 +67,28 @@ export interface Planned<R> {
 
 export type Plan<R> = (store: Store) => Planned<R>;
 
-export interface ChangeOptions { actor?: Actor }
+export interface ChangeOptions {
+  actor?: Actor;
+  /** A standby's own following of its primary (applied rows, a snapshot): admitted on a standby and never journaled again. */
+  replicated?: boolean;
+}
+
+/**
+ * The standby pair's hold on every change (src/ops/ha-journal.ts): refuses it on a standby,
+ * opens the journal around its commit (inside the transaction: the change gets its
+ * sequence there) and, after its turn, waits until the partner holds it.
+ */
+export interface ChangeJournal {
+  admit(action: string, opts: ChangeOptions): void;
+  /** Inside the commit's transaction, before the change's rows. */
+  begin(store: Store, opts: ChangeOptions): void;
+  /** Inside the transaction, after them: the change's sequence, or null when it is not counted (a follower's own). */
+  end(store: Store): number | null;
+  /** Always, once the transaction ended (committed or not). */
+  close(): void;
+  /** Resolves once the partner holds the change (or it is gone, or the bounded wait ended). */
+  held(seq: number): Promise<void>;
+}
 
 /** The daemon's own jobs and the CLI on the database, as the audit log names them. */
 export const jobActor = (name: string): Actor => ({ kind: 'job', id: null, name, role: null, address: null });
@@ -118,6 +139,7 @@ export class ChangeRunner {
   committed = 0;
   /** The last commit the storage refused (a full disk), until a change commits again: /healthz shows it. */
   writeFailure: WriteFailure | null = null;
+  private journal: ChangeJournal | null = null;
 
   /** `timing`: each kernel change applied is timed by kind (src/metrics/kernel-timing.ts). */
   constructor(private readonly store: Store, private readonly kernel: KernelPlane, private readonly bus: EventBus, private readonly log: Logger,
@@ -125,12 +147,21 @@ export class ChangeRunner {
     kernel.setSerializer?.((what, work) => this.serialize(what, work));
   }
 
+  /** Set once by the daemon's wiring when the store keeps a change journal (src/ops/ha-journal.ts). */
+  setJournal(journal: ChangeJournal): void { this.journal = journal; }
+
   /** Changes waiting or under way. */
   queued(): number { return this.pending; }
 
   /** Runs one change in its turn; resolves with what its commit returned. */
   run<R>(action: string, plan: Plan<R>, opts: ChangeOptions = {}): Promise<R> {
-    return this.enqueue(() => this.execute(action, plan, opts));
+    const journal = this.journal;
+    if (!journal) return this.enqueue(() => this.execute(action, plan, opts)).then((c) => c.result);
+    // The wait for the partner is outside the queue: the next change need not wait for it.
+    return this.enqueue(() => this.execute(action, plan, opts)).then(async (c) => {
+      if (c.seq !== null) await journal.held(c.seq);
+      return c.result;
+    });
   }
 
   /** Kernel work that changes no row (a failed server's retry, a restored interface), in the same order. */
@@ -156,8 +187,9 @@ export class ChangeRunner {
     return p;
   }
 
-  private async execute<R>(action: string, plan: Plan<R>, opts: ChangeOptions): Promise<R> {
-    const { store } = this;
+  private async execute<R>(action: string, plan: Plan<R>, opts: ChangeOptions): Promise<{ result: R; seq: number | null }> {
+    const { store, journal } = this;
+    journal?.admit(action, opts);
     const planned = store.read(() => plan(store));
     const applied: KernelChange[] = [];
     // An operator sees a change stuck behind a tool before its bound ends it.
@@ -179,11 +211,13 @@ export class ChangeRunner {
     let ended: number[] = [];
     let notices: ChangeNotice[] = [];
     let result: R;
+    let seq: number | null = null;
     try {
       result = store.tx(() => {
         events = [];
         ended = [];
         notices = [];
+        journal?.begin(store, opts);
         const at = this.bus.now();
         const r = planned.commit({
           store,
@@ -205,9 +239,12 @@ export class ChangeRunner {
           const note = planned.audit ? planned.audit(r) : { targetType: action.split('.')[0], targetId: idOf(r) };
           if (note) store.audit.append({ at: at.toISOString(), actor: opts.actor ?? UNNAMED, action, ...note });
         }
+        seq = journal ? journal.end(store) : null;
         return r;
       });
     } catch (err) {
+      seq = null;
+      journal?.close();
       await this.undo(action, applied);
       const code = isStorageFailure(err);
       if (code) this.writeFailure = { at: this.bus.now().toISOString(), code, message: message(err) };
@@ -216,12 +253,13 @@ export class ChangeRunner {
       else this.log.error('a change could not be committed; its kernel step was undone', { action, error: message(err) });
       throw isHttpError(err) ? err : apiError('WGCP_STORE_FAILED', { reason: message(err) });
     }
+    journal?.close();
     this.committed++;
     this.writeFailure = null;
     this.bus.announce(events);
     this.bus.announceChanges(notices);
     this.bus.announceAccessEnded(ended);
-    return result;
+    return { result, seq };
   }
 
   private apply(k: KernelChange): Promise<void> {

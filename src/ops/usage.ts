@@ -12,12 +12,14 @@ type Baselines = Parameters<UsageTable['recordCycle']>[1];
 const MONTH_STATE = 'usageMonth';
 
 /** Adds a cycle's deltas and baselines, all peers in one change; `decide` plans them from the store as it stands. */
-export function recordUsage<P extends { traffic: Traffic; baselines: Baselines }>(app: App, decide: (store: Store) => P, seenAt: string, opts?: ChangeOptions): Promise<P> {
+export function recordUsage<P extends { traffic: Traffic; baselines: Baselines }>(app: App, decide: (store: Store) => P, seenAt: string, opts?: ChangeOptions, endpoints?: ReadonlyMap<string, string>): Promise<P> {
   return app.runner.run('usage.record', (store) => {
     const plan = decide(store);
     return {
       commit({ store }) {
         store.usage.recordCycle(plan.traffic, plan.baselines);
+        // The primary's last-known endpoints travel to the standby with the cycle (docs/ha.md).
+        if (endpoints?.size) store.ha.noteEndpoints(endpoints, seenAt);
         return plan;
       },
       // Every minute's counting is bookkeeping, not a decision: the audit log would be its diary.

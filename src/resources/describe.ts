@@ -47,6 +47,8 @@ export interface Field<V> {
   initial?: () => V;
   /** Its OpenAPI schema, description included (readOnly follows from having no input). */
   schema?: JsonSchema;
+  /** The value as the API shows it, when not as it is kept (a limit kept in tenths, shown whole). */
+  show?: (v: V) => unknown;
 }
 
 /** A value the API shows that no column holds: computed from the record (and what the presenter is handed beside it, `C`). */
@@ -169,7 +171,7 @@ export function present<R, C>(res: Resource<R, C>, r: R, role: Role, ...context:
   };
   for (const [name, d] of derived) if (d.after === undefined) derive(name, d);
   for (const [k, f] of fieldsOf(res)) {
-    if (sees(role, f.seenBy)) out[jsonName(k, f)] = r[k] ?? null;
+    if (sees(role, f.seenBy)) out[jsonName(k, f)] = f.show ? f.show(r[k]) : r[k] ?? null;
     for (const [name, d] of derived) if (d.after === k) derive(name, d);
   }
   return out;
@@ -185,7 +187,8 @@ export function jsonSchema<R, C>(res: Resource<R, C>): JsonSchema {
       const role = f.seenBy && f.seenBy !== 'viewer' ? { 'x-wgcp-role': f.seenBy } : {};
       properties[jsonName(k, f)] = { ...f.schema, ...(f.input ? {} : { readOnly: true }), ...role };
     }
-    for (const [name, d] of derived) if (d.after === k) properties[name] = { ...d.schema, readOnly: true };
+    // Read-only unless its schema says otherwise (a value a body sets through an unshown field).
+    for (const [name, d] of derived) if (d.after === k) properties[name] = { readOnly: true, ...d.schema };
   }
   return { type: 'object', ...(res.description ? { description: res.description } : {}), ...(res.required ? { required: res.required } : {}), properties };
 }

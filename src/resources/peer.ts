@@ -10,6 +10,7 @@ import { listOf, listText, routesOf, routesText, splitList, type PeerClientOptio
 import { parseIpv4 } from '../net/ipv4';
 import { formatIpv6, parseIpv6 } from '../net/ipv6';
 import { isWireGuardKey } from '../wg/keys';
+import { MAX_LIMIT_GB, isTenthsLimit, wholeGB } from '../data-limit';
 import { withInitials, type Body, type Field, type Resource } from './describe';
 import { readBool, readInt, readIntArray, readLimitMbps, readName, readSchedule, readString, readTimestamp } from './read';
 import { readNetworkReach, readNetworks, readPeerClientOption } from './read-client-options';
@@ -42,7 +43,10 @@ export interface PeerRecord extends PeerClientOptions {
   /** True exactly when disabledReasons is empty. */
   enabled: boolean;
   disabledReasons: DisableReason[];
+  /** The monthly limit in GiB, tenths allowed (1.5): src/data-limit.ts. The API shows it whole as dataLimitGB, exact as dataLimitGiB. */
   dataLimitGB: number;
+  /** Input only, never kept: a limit given in tenths (dataLimitGiB); the operation merges it into dataLimitGB. */
+  dataLimitTenths?: number;
   usageBytes: number;
   expiresAt: string | null;
   /** Weekly windows of access in a time zone; outside them the reason `schedule` holds. Null or absent: always. */
@@ -66,8 +70,15 @@ export type NewPeer = Partial<PeerRecord> & Pick<PeerRecord, 'serverId' | 'name'
 /** A whole record of a new peer: what is left out takes its initial value. */
 export const newPeerRecord = <P extends NewPeer & { id: number }>(p: P): PeerRecord & P => withInitials(PEER, p) as PeerRecord & P;
 
-// 8,388,607 GB is the largest limit whose byte count stays a safe JavaScript integer.
-export const MAX_LIMIT_GB = 8_388_607;
+export { MAX_LIMIT_GB };
+
+/** dataLimitGiB: a number of GiB with at most one decimal (docs/api.md, Peers). */
+function readTenths(body: Body, field: string): number | undefined {
+  const v = body[field];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !isTenthsLimit(v)) throw fieldError(field, `must be a number of GiB from 0 to ${MAX_LIMIT_GB} with at most one decimal, such as 1.5`);
+  return Math.round(v * 10) / 10;
+}
 
 export function parseReasons(text: string): DisableReason[] {
   const listed = text.split(',');
@@ -138,7 +149,12 @@ export const PEER: Resource<PeerRecord> = {
       column: { name: 'disabled_reasons', write: (v: DisableReason[]) => DISABLE_REASONS.filter((r) => v.includes(r)).join(','), read: parseReasons },
       schema: { type: 'array', items: REASONS_SCHEMA, description: 'every reason the peer is off; each is lifted only by its owner' },
     },
-    dataLimitGB: { column: 'data_limit_gb', input: (b, f) => readInt(b, f, 0, MAX_LIMIT_GB), initial: () => 0, schema: { ...int, minimum: 0 } },
+    // Kept exact (a REAL in the INTEGER column when it has tenths: SQLite keeps 1.5 as it is); the contract's integer shows it rounded up.
+    dataLimitGB: {
+      column: 'data_limit_gb', input: (b, f) => readInt(b, f, 0, MAX_LIMIT_GB), ownMerge: true, initial: () => 0, show: wholeGB,
+      schema: { ...int, minimum: 0, description: 'the monthly limit in GB (2^30 bytes), 0 for none; a limit set in tenths (dataLimitGiB) reads rounded up' },
+    },
+    dataLimitTenths: { json: 'dataLimitGiB', input: readTenths, ownMerge: true, seenBy: 'never' },
     usageBytes: {
       json: 'currentDataUsageBytes', initial: () => 0, schema: int,
       column: { name: 'usage_bytes', insertOnly: true, select: 'COALESCE((SELECT usage_bytes FROM peer_usage WHERE peer_id = peers.id), 0)' },
@@ -181,5 +197,9 @@ export const PEER: Resource<PeerRecord> = {
       schema: { enum: ['', ...DISABLE_REASONS], description: 'the first of disabledReasons, or ""' },
     },
     hasPrivateKey: { after: 'mtu', value: (p) => p.privateKey !== null, schema: bool },
+    dataLimitGiB: {
+      after: 'dataLimitGB', value: (p) => p.dataLimitGB,
+      schema: { type: 'number', minimum: 0, maximum: MAX_LIMIT_GB, multipleOf: 0.1, readOnly: false, description: 'outside the contract: the same limit with one decimal (1.5); a body sets it or dataLimitGB (docs/api.md)' },
+    },
   },
 };

@@ -1,19 +1,12 @@
 // Device port forwards. A record names its device; the kernel's view (PortForward) adds
 // the server and the device's tunnel address, joined from the device's peer.
 import { nextIdOf, type DB } from './db';
+import { insertSql, selectList } from '../resources/describe';
+import { FORWARD, type ForwardProtocol, type ForwardRecord } from '../resources/forward';
 
-export type ForwardProtocol = 'tcp' | 'udp';
+export type { ForwardProtocol, ForwardRecord } from '../resources/forward';
 
-export interface ForwardRecord {
-  id: number;
-  deviceId: string;
-  protocol: ForwardProtocol;
-  listenPort: number;
-  targetPort: number;
-  createdAt: string;
-}
-
-const COLUMNS = 'id, device_id AS deviceId, protocol, listen_port AS listenPort, target_port AS targetPort, created_at AS createdAt';
+const COLUMNS = selectList(FORWARD);
 const KERNEL_COLUMNS = `f.id AS id, d.server_id AS serverId, f.protocol AS protocol, f.listen_port AS listenPort,
   p.ip AS targetIp, p.ip6 AS targetIp6, f.target_port AS targetPort`;
 const KERNEL_JOIN = 'port_forwards f JOIN devices d ON d.device_id = f.device_id JOIN peers p ON p.id = d.peer_id';
@@ -33,8 +26,7 @@ export class ForwardTable {
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM port_forwards WHERE id = ?`);
     this.byDevice = db.prepare(`SELECT ${COLUMNS} FROM port_forwards WHERE device_id = ? ORDER BY protocol, listen_port`);
     this.holderStmt = db.prepare('SELECT id FROM port_forwards WHERE protocol = ? AND listen_port = ?').pluck();
-    this.insertStmt = db.prepare(`INSERT INTO port_forwards (id, device_id, protocol, listen_port, target_port, created_at)
-      VALUES (@id, @deviceId, @protocol, @listenPort, @targetPort, @createdAt)`);
+    this.insertStmt = db.prepare(insertSql(FORWARD));
     this.nextIdQuery = nextIdOf(db, 'port_forwards');
     this.deleteStmt = db.prepare('DELETE FROM port_forwards WHERE id = ?');
     this.kernelById = db.prepare(`SELECT ${KERNEL_COLUMNS} FROM ${KERNEL_JOIN} WHERE f.id = ?`);

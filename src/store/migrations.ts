@@ -8,5 +8,6 @@ import { FLEET_MIGRATIONS } from './schema/fleet';
 import { PEOPLE_MIGRATIONS } from './schema/people';
 import { NETWORKS_MIGRATIONS } from './schema/networks';
 import { PASSKEY_MIGRATIONS } from './schema/passkeys';
+import { HA_MIGRATIONS } from './schema/ha';
 
-export const MIGRATIONS: readonly string[] = [...BASE_MIGRATIONS, ...ROUTER_MIGRATIONS, ...ACCESS_MIGRATIONS, ...FLEET_MIGRATIONS, ...PEOPLE_MIGRATIONS, ...NETWORKS_MIGRATIONS, ...PASSKEY_MIGRATIONS];
+export const MIGRATIONS: readonly string[] = [...BASE_MIGRATIONS, ...ROUTER_MIGRATIONS, ...ACCESS_MIGRATIONS, ...FLEET_MIGRATIONS, ...PEOPLE_MIGRATIONS, ...NETWORKS_MIGRATIONS, ...PASSKEY_MIGRATIONS, ...HA_MIGRATIONS];

@@ -1,12 +1,16 @@
 // A restore's write: every row of the live database replaced by the rows of an attached,
 // checked and migrated copy (the same schema), inside the caller's transaction, so that the
 // restore commits whole or not at all. The audit log is the router's record of who did
-// what and outlives a restore (its rows refuse DELETE); AUTOINCREMENT counters only grow
+// what and outlives a restore (its rows refuse DELETE), as do the standby pair's journal tables; AUTOINCREMENT counters only grow
 // (an id the log or a history row names is never given again).
 import type { DB } from './db';
 
-/** Tables a restore leaves as they are. */
-const KEPT = new Set(['audit_log', 'audit_prune']);
+/**
+ * Tables a restore leaves as they are: the audit log, and the standby pair's journal and
+ * position (a restore is one more change of this router's line; an older backup must not
+ * take its sequence back).
+ */
+const KEPT = new Set(['audit_log', 'audit_prune', 'ha_state', 'ha_epochs', 'ha_journal']);
 
 /**
  * The order of the copy: job_state first, so that the triggers of the rows copied after it

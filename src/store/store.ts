@@ -20,6 +20,7 @@ import { ShareTable } from './shares';
 import { KernelRepairTable } from './kernel-repairs';
 import { SessionTable } from './sessions';
 import { PasskeyTable } from './passkeys';
+import { HaTable } from './ha';
 
 export class Store {
   readonly servers: ServerTable;
@@ -38,6 +39,7 @@ export class Store {
   readonly totp: TotpTable;
   readonly shares: ShareTable;
   readonly kernelRepairs: KernelRepairTable;
+  readonly ha: HaTable;
 
   private sessionsMade?: SessionTable;
   private passkeysMade?: PasskeyTable;
@@ -63,6 +65,7 @@ export class Store {
     this.totp = new TotpTable(db);
     this.shares = new ShareTable(db);
     this.kernelRepairs = new KernelRepairTable(db);
+    this.ha = new HaTable(db);
   }
 
   /** The page sessions: made when the first is looked at (a daemon no page signs in to never prepares them). */

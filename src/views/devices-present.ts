@@ -9,6 +9,7 @@ import type { ServerRecord } from '../store/servers';
 import type { Role } from '../store/roles';
 import { present } from '../resources/describe';
 import { DEVICE } from '../resources/device';
+import { FORWARD } from '../resources/forward';
 import { peerAllowedIps } from '../wg/conf';
 import { AUTO_DNS, tunnelIp } from '../wg/client-options';
 import { resolverListensNow } from '../net/resolver-listening';
@@ -31,7 +32,7 @@ export function presentDevice(d: DeviceRecord, peer: PeerRecord | undefined, has
 
 /** `device`: the forward's device (its id, never its device_id). */
 export function presentForward(f: ForwardRecord, device: Pick<DeviceRecord, 'peerId'>) {
-  return { id: f.id, deviceID: deviceNumber(device), protocol: f.protocol, listenPort: f.listenPort, targetPort: f.targetPort, createdAt: f.createdAt };
+  return present(FORWARD, f, 'viewer', { deviceNumber: deviceNumber(device) });
 }
 
 /** `device`: the device that used the token, if it is still there (deviceID null otherwise). */

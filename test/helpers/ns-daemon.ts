@@ -67,7 +67,8 @@ export async function startNsDaemon(ns: Netns, opts: { dataDir?: string; env?: R
   }
   const health = await nsRequest(ns, `${url}/healthz`, 'GET', {});
   if (health.status !== 200) { child.kill('SIGKILL'); throw new Error(`wgcpd wrote its pid file but /healthz answered ${health.status}:\n${out}`); }
-  const key = fs.readFileSync(path.join(dataDir, 'api-key'), 'utf8').trim();
+  // A key given in the environment (a pair of routers shares one) makes no api-key file.
+  const key = opts.env?.WGCP_API_KEY ?? fs.readFileSync(path.join(dataDir, 'api-key'), 'utf8').trim();
   const pid = child.pid!;
   return {
     ns, dataDir, pid, key,

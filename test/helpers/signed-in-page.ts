@@ -8,6 +8,8 @@ import { driver } from '../web-drive';
 
 export const DESKTOP: Viewport = { width: 1280, height: 900 };
 export const PHONE: Viewport = { width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
+/** A name of 64 characters (the most a name may have) with no space or hyphen to break at. */
+export const LONG = (c: string) => `${c.repeat(20)}ANameOfSixtyFourCharactersWithNoSpaceOrHyphen${c.repeat(20)}`.slice(0, 64);
 
 export interface PageOptions {
   viewport?: Viewport;

@@ -54,15 +54,15 @@ const actionWords = (action: string, id: string): string | undefined => {
 
 const fieldWords = (field: string): string => ({
   name: t('audit.f.name'), email: t('audit.f.email'), ip: t('audit.f.ip'), ip6: t('audit.f.ip6'), publicKey: t('audit.f.publicKey'),
-  allowAccess: t('audit.f.allowAccess'), allowInternet: t('audit.f.allowInternet'), enabled: t('audit.f.enabled'), dataLimitGB: t('audit.f.dataLimit'),
+  allowAccess: t('audit.f.allowAccess'), allowInternet: t('audit.f.allowInternet'), enabled: t('audit.f.enabled'), dataLimitGB: t('audit.f.dataLimit'), dataLimitGiB: t('audit.f.dataLimit'),
   expiresAt: t('audit.f.expiresAt'), schedule: t('audit.f.schedule'), downloadLimitMbps: t('audit.f.download'), uploadLimitMbps: t('audit.f.upload'),
   endpoint: t('audit.f.endpoint'), mode: t('audit.f.mode'), interface: t('audit.f.interface'), address: t('audit.f.ip'), address6: t('audit.f.address6'),
   listenPort: t('audit.f.port'), dns: 'DNS', mtu: 'MTU', role: t('audit.f.role'), owner: t('audit.f.owner'), from: t('audit.f.roleWas'), to: t('audit.f.role'),
 } as Record<string, string>)[field] ?? field;
 
 function valueText(field: string, v: unknown): string {
-  if (v === null || v === undefined || v === '') return field === 'dataLimitGB' ? t('speed.noLimit') : t('speed.none');
-  if (field === 'dataLimitGB' && typeof v === 'number') return v === 0 ? t('speed.noLimit') : formatGiB(v);
+  if (v === null || v === undefined || v === '') return field.startsWith('dataLimit') ? t('speed.noLimit') : t('speed.none');
+  if (field.startsWith('dataLimit') && typeof v === 'number') return v === 0 ? t('speed.noLimit') : formatGiB(v);
   if ((field === 'downloadLimitMbps' || field === 'uploadLimitMbps') && typeof v === 'number') return t('speed.mbps', { n: v });
   if (typeof v === 'boolean') return field === 'enabled' ? (v ? t('audit.on') : t('audit.off')) : v ? t('audit.yes') : t('audit.no');
   if (field === 'expiresAt' && typeof v === 'string') return formatDate(v);
@@ -82,12 +82,18 @@ export function changes(summary: Record<string, unknown>): string[] {
 
 /** The entry as one line: "changed peer 3: set data limit 5 GiB -> 10 GiB". */
 export function auditSentence(action: string, targetId: string | null, summary: Record<string, unknown>): string {
-  const verb = (actionWords(action, targetId ?? '') ?? action.replace('.', ' ')).replace(/\s+(?=[\s:，。]|$)/g, '').trim();
   const role = summary.from !== undefined && summary.to !== undefined ? `: ${summary.from} -> ${summary.to}` : '';
   if (action.endsWith('.update')) {
+    const verb = sentenceOf(action, targetId ?? '');
     const list = changes(summary);
     return list.length ? t('audit.set', { verb, changes: list.join('; ') }) : verb;
   }
-  const name = typeof summary.name === 'string' && summary.name ? ` “${summary.name}”` : '';
-  return `${verb}${name}${role}`;
+  // The name goes beside the id, where each language puts the thing ("Peer 3 “phone” hinzugefügt").
+  const name = typeof summary.name === 'string' && summary.name ? `“${summary.name}”` : '';
+  const verb = sentenceOf(action, [targetId ?? '', name].filter(Boolean).join(' '));
+  return `${verb}${name && !verb.includes(name) ? ` ${name}` : ''}${role}`;
 }
+
+/** The action's words with its target, without the space an empty target leaves. */
+const sentenceOf = (action: string, target: string): string =>
+  (actionWords(action, target) ?? action.replace('.', ' ')).replace(/\s+(?=[\s:，。]|$)/g, '').trim();

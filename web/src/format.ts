@@ -12,10 +12,21 @@ export function formatBytes(n: number): string {
   return `${v.toLocaleString(currentLanguage(), { minimumFractionDigits: digits, maximumFractionDigits: digits })} ${UNITS[i]}`;
 }
 
-export const GIB = 1024 ** 3;
+// The daemon's own rule of the data limit (a pure module without imports): one GiB, tenths,
+// the contract's whole GB, so the page and wgcpd cannot judge a limit differently.
+export { GB as GIB, isTenthsLimit, wholeGB } from '../../src/data-limit';
 
-/** A data limit (the API's dataLimitGB) as the page says it: "50 GiB". */
-export const formatGiB = (gib: number): string => `${gib.toLocaleString(currentLanguage())} GiB`;
+/** A data limit (the API's dataLimitGiB) as the page says it: "50 GiB", "1.5 GiB". */
+export const formatGiB = (gib: number): string => `${gib.toLocaleString(currentLanguage(), { maximumFractionDigits: 1 })} GiB`;
+
+/** A peer's exact limit: dataLimitGiB, or the contract's dataLimitGB from a wgcpd before tenths. */
+export const limitOf = (p: { dataLimitGB: number; dataLimitGiB?: number }): number => p.dataLimitGiB ?? p.dataLimitGB;
+
+/** A limit as typed ("1.5", "1,5"), as the API's number, or the text itself so that the API names the field. */
+export function limitValue(text: string): number | string {
+  const s = text.trim().replace(',', '.') || '0';
+  return /^\d+(\.\d+)?$/.test(s) ? Number(s) : s;
+}
 
 export function formatDate(iso: string | null | undefined): string {
   if (!iso) return '—';
@@ -28,7 +39,6 @@ export function formatAgo(unixSeconds: number, nowMs = Date.now()): string {
   return formatRelative(new Date(unixSeconds * 1000).toISOString(), nowMs);
 }
 
-export const plural = (n: number, one: string, many = `${one}s`): string => `${n.toLocaleString()} ${n === 1 ? one : many}`;
 
 /** An RFC 3339 time as the value of an <input type="datetime-local"> (local time), and back. */
 export function toLocalInput(iso: string | null): string {

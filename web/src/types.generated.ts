@@ -63,7 +63,10 @@ export interface Peer {
   disabledReason: '' | 'admin' | 'suspended' | 'data_limit' | 'schedule';
   /** every reason the peer is off; each is lifted only by its owner */
   disabledReasons: ('admin' | 'suspended' | 'data_limit' | 'schedule')[];
+  /** the monthly limit in GB (2^30 bytes), 0 for none; a limit set in tenths (dataLimitGiB) reads rounded up */
   dataLimitGB: number;
+  /** outside the contract: the same limit with one decimal (1.5); a body sets it or dataLimitGB (docs/api.md) */
+  dataLimitGiB: number;
   currentDataUsageBytes: number;
   expiresAt: string | null;
   /** weekly windows of access in an IANA time zone; outside them the peer is off with reason "schedule". null: always on */
@@ -125,4 +128,17 @@ export interface Device {
   provisionedAt: string;
   createdAt: string;
   updatedAt: string;
+}
+
+/** schema PortForward */
+export interface PortForward {
+  id: number;
+  /** the device's id */
+  deviceID: number;
+  protocol: 'tcp' | 'udp';
+  /** the router's port; unique per protocol on the router */
+  listenPort: number;
+  /** the device's port; defaults to listenPort */
+  targetPort: number;
+  createdAt: string;
 }

@@ -4,9 +4,10 @@
 // a real wgcpd answers with, and every property of the OpenAPI schema named beside each
 // interface, must be declared here.
 
-import type { Device, Peer, Server } from './types.generated';
+import type { Device, Peer, PortForward, Server } from './types.generated';
 
-export type { Device, Peer, Server };
+export type { Device, Peer, PortForward, Server };
+export type Forward = PortForward;
 export type Schedule = NonNullable<Peer['schedule']>;
 export type ScheduleWindow = Schedule['windows'][number];
 /** answer of GET /api/servers/{id}/stats */
@@ -30,8 +31,6 @@ export interface Delivery {
   id: number; webhookID: number; deliveryID: number | null; event: string; attempt: number; outcome: string;
   httpStatus: number | null; error: string; durationMs: number | null; timestamp: string;
 }
-/** schema PortForward */
-export interface Forward { id: number; deviceID: number; protocol: 'tcp' | 'udp'; listenPort: number; targetPort: number; createdAt: string }
 /** schema RegistrationToken */
 export interface RegToken { token: string; serverID: number; state: 'unused' | 'used' | 'expired'; createdAt: string; expiresAt: string; usedAt: string | null; deviceID: number | null }
 /** schema SMTPSettings */

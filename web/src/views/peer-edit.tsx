@@ -2,8 +2,8 @@
 // check is checked before sending, all at once; the API's field error shows beside its field.
 import { useEffect, useRef } from 'preact/hooks';
 import { api } from '../api';
-import { fromLocalInput, toLocalInput } from '../format';
-import { FormError, TextField, toInt, useForm } from '../form';
+import { fromLocalInput, limitOf, limitValue, toLocalInput } from '../format';
+import { FormError, TextField, useForm } from '../form';
 import { notify } from '../notice';
 import type { Peer } from '../types';
 import { checkPeer, expiryHint, expiryHintOperator, limitHint, limitLabel } from './peer-fields';
@@ -12,7 +12,7 @@ import { downloadLabel, mbpsOf, speedHint, speedLimit, uploadLabel } from './pee
 import { clientHints, clientBodyOf, clientValuesOf } from './peer-client';
 import { t } from '../i18n';
 
-const valuesOf = (p: Peer) => ({ name: p.name, email: p.email, ip: p.ip, ip6: p.ip6 ?? '', dataLimitGB: String(p.dataLimitGB), expiresAt: toLocalInput(p.expiresAt),
+const valuesOf = (p: Peer) => ({ name: p.name, email: p.email, ip: p.ip, ip6: p.ip6 ?? '', dataLimitGiB: String(limitOf(p)), expiresAt: toLocalInput(p.expiresAt),
   downloadLimitMbps: p.downloadLimitMbps === null ? '' : String(p.downloadLimitMbps), uploadLimitMbps: p.uploadLimitMbps === null ? '' : String(p.uploadLimitMbps), ...clientValuesOf(p) });
 
 export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => void }) {
@@ -27,7 +27,7 @@ export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => 
   const submit = form.submit(async () => {
     const v = form.values;
     const body: Record<string, unknown> = {
-      name: v.name, email: v.email.trim(), ip: v.ip.trim(), dataLimitGB: toInt(v.dataLimitGB || '0'),
+      name: v.name, email: v.email.trim(), ip: v.ip.trim(), dataLimitGiB: limitValue(v.dataLimitGiB),
       downloadLimitMbps: mbpsOf(v.downloadLimitMbps), uploadLimitMbps: mbpsOf(v.uploadLimitMbps),
     };
     // The expiry is sent only when changed: the form shows minutes, the stored time may have
@@ -54,7 +54,7 @@ export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => 
         <TextField form={form} name="email" label={t('f.email')} type="email" autoComplete="off" />
         <TextField form={form} name="ip" label={t('peers.col.address')} />
         {peer.ip6 !== null && <TextField form={form} name="ip6" label={t('peerf.ip6')} />}
-        <TextField form={form} name="dataLimitGB" label={limitLabel()} inputMode="decimal" hint={limitHint()} />
+        <TextField form={form} name="dataLimitGiB" label={limitLabel()} inputMode="decimal" hint={limitHint()} />
         <TextField form={form} name="expiresAt" label={t('peers.col.expires')} type="datetime-local" hint={can('admin') ? expiryHint() : expiryHintOperator()} />
         <TextField form={form} name="downloadLimitMbps" label={downloadLabel()} inputMode="text" hint={speedHint()} />
         <TextField form={form} name="uploadLimitMbps" label={uploadLabel()} inputMode="text" />

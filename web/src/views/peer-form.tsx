@@ -1,9 +1,9 @@
 // Add a peer to a server. Only a name is usual: the daemon picks the addresses and makes the
 // keys. Saved, the peer's page opens with its QR code.
 import { api } from '../api';
-import { fromLocalInput } from '../format';
+import { fromLocalInput, limitValue } from '../format';
 import { t } from '../i18n';
-import { Checkbox, FormError, TextField, toInt, useForm } from '../form';
+import { Checkbox, FormError, TextField, useForm } from '../form';
 import { useTitle } from '../load';
 import { notify } from '../notice';
 import { href, navigate } from '../router';
@@ -13,10 +13,10 @@ import { ServerCrumb } from './server-crumb';
 
 export function PeerForm({ serverId }: { serverId: string }) {
   useTitle(t('peers.add'));
-  const form = useForm('peer', { name: '', email: '', ip: '', ip6: '', allowInternet: false, dataLimitGB: '0', expiresAt: '', publicKey: '' });
+  const form = useForm('peer', { name: '', email: '', ip: '', ip6: '', allowInternet: false, dataLimitGiB: '0', expiresAt: '', publicKey: '' });
   const submit = form.submit(async () => {
     const v = form.values;
-    const body: Record<string, unknown> = { name: v.name, allowInternet: v.allowInternet, dataLimitGB: toInt(v.dataLimitGB || '0') };
+    const body: Record<string, unknown> = { name: v.name, allowInternet: v.allowInternet, dataLimitGiB: limitValue(v.dataLimitGiB) };
     for (const k of ['email', 'ip', 'ip6', 'publicKey'] as const) if (v[k].trim()) body[k] = v[k].trim();
     if (v.expiresAt) body.expiresAt = fromLocalInput(v.expiresAt);
     const peer = await api<Peer>('POST', `/api/servers/${serverId}/peers`, body);
@@ -32,7 +32,7 @@ export function PeerForm({ serverId }: { serverId: string }) {
         <TextField form={form} name="email" label={t('f.email')} type="email" autoComplete="off" hint={t('peerf.emailHint')} />
         <Checkbox form={form} name="allowInternet" label={t('peerf.internet')}
           hint={t('peerf.internetHint')} />
-        <TextField form={form} name="dataLimitGB" label={limitLabel()} inputMode="decimal" hint={limitHint()} />
+        <TextField form={form} name="dataLimitGiB" label={limitLabel()} inputMode="decimal" hint={limitHint()} />
         <TextField form={form} name="expiresAt" label={t('peers.col.expires')} type="datetime-local" hint={expiryHint()} />
         <details>
           <summary>{t('f.more')}</summary>

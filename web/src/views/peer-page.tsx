@@ -8,7 +8,7 @@ import { api, describe, get } from '../api';
 import { ConfirmDelete } from '../confirm';
 import { describeSchedule } from '../schedule-text';
 import { PeerSchedule } from './peer-schedule';
-import { formatAgo, formatBytes, formatDate, formatGiB, reasonWords } from '../format';
+import { formatAgo, formatBytes, formatDate, formatGiB, limitOf, reasonWords } from '../format';
 import { isOnline, usage, useLive } from '../live';
 import { LoadError, useLoad, useThrottled, useTitle } from '../load';
 import { ServerCrumb } from './server-crumb';
@@ -112,10 +112,10 @@ export function PeerPage({ id }: { id: string }) {
             {' '}{t('peer.lastHandshake', { when: formatAgo(live?.latestHandshake ?? 0) })}
           </p>
           <Switch peer={{ ...peer, enabled }} field="enabled" label={t('peer.switch')} onSaved={setOverride} />
-          <p class="usage-line">{t('peer.usedMonth', { used: peer.dataLimitGB > 0
-            ? t('peer.usedOf', { used: formatBytes(used), limit: formatGiB(peer.dataLimitGB), percent: usageWords(used, peer.dataLimitGB) })
+          <p class="usage-line">{t('peer.usedMonth', { used: limitOf(peer) > 0
+            ? t('peer.usedOf', { used: formatBytes(used), limit: formatGiB(limitOf(peer)), percent: usageWords(used, limitOf(peer)) })
             : t('peer.noLimit', { used: formatBytes(used) }) })}</p>
-          {peer.dataLimitGB > 0 && <UsageBar used={used} limitGiB={peer.dataLimitGB} />}
+          {limitOf(peer) > 0 && <UsageBar used={used} limitGiB={limitOf(peer)} />}
           <dl class="facts">
             <div><dt>{t('peers.col.address')}</dt><dd><code>{peer.ip}</code></dd></div>
             <div><dt>{t('peerf.ip6')}</dt><dd>{peer.ip6 ? <code>{peer.ip6}</code> : t('peer.noIp6')}</dd></div>

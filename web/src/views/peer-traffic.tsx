@@ -25,6 +25,10 @@ const RANGES: { step: Step; n: number; unit: 'hour' | 'day' }[] = [
 const rangeWords = (r: (typeof RANGES)[number]): string =>
   new Intl.NumberFormat(currentLanguage(), { style: 'unit', unit: r.unit, unitDisplay: 'long' }).format(r.n);
 
+/** A tick of the time axis: the hour under a day between ticks, else the day. */
+const axisTime = (seconds: number, incr: number): string => new Date(seconds * 1000)
+  .toLocaleString(currentLanguage(), incr < 86_400 ? { hour: '2-digit', minute: '2-digit' } : { day: 'numeric', month: 'short' });
+
 function Chart({ series }: { series: Series }) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -39,13 +43,14 @@ function Chart({ series }: { series: Series }) {
         width: Math.max(280, el.clientWidth),
         height: 220,
         series: [
-          {},
+          // Times by Intl in the page's language, not uPlot's English names and 12-hour clock.
+          { value: (_u, v) => (v === null ? '–' : formatDate(new Date(v * 1000).toISOString())) },
           { label: t('traffic.to'), stroke: '#2a6fdb', width: 2, value: (_u, v) => (v === null ? '–' : formatBytes(v)) },
           { label: t('traffic.from'), stroke: '#c2571a', width: 2, value: (_u, v) => (v === null ? '–' : formatBytes(v)) },
         ],
         // Traffic starts at 0: an axis from the smallest value would make a quiet hour look busy.
         scales: { y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
-        axes: [{}, { values: (_u, ticks) => ticks.map((v) => formatBytes(v)), size: 70 }],
+        axes: [{ values: (_u, ticks, _axis, _space, incr) => ticks.map((v) => axisTime(v, incr)) }, { values: (_u, ticks) => ticks.map((v) => formatBytes(v)), size: 70 }],
         // What is drawn, for a reader of the page's source (and its tests): how many buckets, where the axis starts.
         hooks: { draw: [(u) => { el.dataset.buckets = String(u.data[0].length); el.dataset.yMin = String(u.scales.y.min); }] },
       }, data, el);

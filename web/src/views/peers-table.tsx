@@ -6,7 +6,7 @@ import { can } from '../role';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, describe, getPage } from '../api';
 import { describeSchedule } from '../schedule-text';
-import { formatBytes, formatDate, formatGiB, reasonWords } from '../format';
+import { formatBytes, formatDate, formatGiB, limitOf, reasonWords } from '../format';
 import { isOnline, usage, useLive } from '../live';
 import { LoadError, useThrottled } from '../load';
 import { href } from '../router';
@@ -115,7 +115,7 @@ export function PeersTable({ serverId, onShown = () => {} }: { serverId: string;
                     <th scope="row" class="name"><a href={href('peers', p.id)} title={p.name || undefined}>{p.name || `peer ${p.id}`}</a></th>
                     <Cell label={t('peers.col.address')}><code>{p.ip}</code>{p.ip6 && <><br /><code class="ip6">{p.ip6}</code></>}</Cell>
                     <Cell label={t('peers.col.status')}><Status peer={p} />{p.schedule && <><br /><small class="scheduled" title={describeSchedule(p.schedule)}>{t('peers.scheduled')}</small></>}</Cell>
-                    <Cell label={t('peers.col.usedShort')}>{formatBytes(used)}{p.dataLimitGB > 0 && ` of ${formatGiB(p.dataLimitGB)}`}</Cell>
+                    <Cell label={t('peers.col.usedShort')}>{limitOf(p) > 0 ? t('peers.usedOf', { used: formatBytes(used), limit: formatGiB(limitOf(p)) }) : formatBytes(used)}</Cell>
                     <Cell label={t('peers.col.expires')} wideOnly={!p.expiresAt}>{p.expiresAt ? formatDate(p.expiresAt) : t('peers.never')}</Cell>
                     <Cell label={t('peers.col.speed')} wideOnly>{speedShown(p)}</Cell>
                   </tr>
