@@ -61,17 +61,20 @@ t('a peer stands for its address and its networks: in pairs both ways, internet,
   const dev = fixturePeer(2, server, 2, { networks: ['10.8.5.0/24'], lanAccess: 'lan', reachableFrom: ['192.168.1.7/32', 'fd01::/64'] });
   const model = new ServerModel(server, [site, dev]);
   const s = peerSlice(server, site, (id) => model.peers.get(id), model.referrersOf(site.id));
-  assert.equal([...s.pairs].sort(), ['10.1.0.2 . 10.1.0.3', '10.1.0.2 . 10.8.5.0/24', '10.9.0.0/24 . 10.1.0.3', '10.9.0.0/24 . 10.8.5.0/24']);
-  assert.equal([...s.pairs6].sort(), ['fd09::/64 . fd77:0:1::3', 'fd77:0:1::2 . fd77:0:1::3']);
-  assert.equal([...s.internet], ['10.1.0.2', '10.9.0.0/24']);
+  // Addresses alone stay in the exact sets; an element with a prefix goes to the interval twin.
+  assert.equal([...s.pairs], ['10.1.0.2 . 10.1.0.3']);
+  assert.equal([...s.pairsNets].sort(), ['10.1.0.2 . 10.8.5.0/24', '10.9.0.0/24 . 10.1.0.3', '10.9.0.0/24 . 10.8.5.0/24']);
+  assert.equal([...s.pairs6], ['fd77:0:1::2 . fd77:0:1::3']);
+  assert.equal([...s.pairsNets6], ['fd09::/64 . fd77:0:1::3']);
+  assert.equal([[...s.internet], [...s.internetNets]], [['10.1.0.2'], ['10.9.0.0/24']]);
   assert.equal([...s.lanAccess], ['10.1.0.2 . 192.168.1.0/24', '10.9.0.0/24 . 192.168.1.0/24']);
   assert.equal([...s.lanAccess6], [], 'a v4 prefix opens nothing to IPv6');
-  assert.equal([...s.reachLan], ['10.1.0.2', '10.9.0.0/24']);
-  assert.equal([...s.reachLan6], ['fd77:0:1::2', 'fd09::/64']);
+  assert.equal([[...s.reachLan], [...s.reachLanNets]], [['10.1.0.2'], ['10.9.0.0/24']]);
+  assert.equal([[...s.reachLan6], [...s.reachLanNets6]], [['fd77:0:1::2'], ['fd09::/64']]);
   // The device's slice holds the site's pairs towards it (its referrer), and its own reach.
   const d = peerSlice(server, dev, (id) => model.peers.get(id), model.referrersOf(dev.id));
-  assert.ok(d.pairs.has('10.9.0.0/24 . 10.8.5.0/24'));
-  assert.equal([...d.lanAll], ['10.1.0.3', '10.8.5.0/24']);
+  assert.ok(d.pairsNets.has('10.9.0.0/24 . 10.8.5.0/24'));
+  assert.equal([[...d.lanAll], [...d.lanAllNets]], [['10.1.0.3'], ['10.8.5.0/24']]);
   assert.equal([...d.reachFrom], ['192.168.1.7 . 10.1.0.3', '192.168.1.7 . 10.8.5.0/24']);
   assert.equal([...d.reachFrom6], ['fd01::/64 . fd77:0:1::3']);
 });

@@ -23,7 +23,8 @@ t('the full table replaces itself in one batch and touches no other table', () =
 t('empty sets are declared without an elements line', () => {
   const text = renderTable(emptyElements());
   assert.not.ok(text.includes('elements'));
-  assert.ok(text.includes('set pairs {\n    type ipv4_addr . ipv4_addr\n    flags interval\n  }'));
+  assert.ok(text.includes('set pairs {\n    type ipv4_addr . ipv4_addr\n  }'));
+  assert.ok(text.includes('set pairs_nets {\n    type ipv4_addr . ipv4_addr\n    flags interval\n  }'));
 });
 
 t('the forward chain drops tunnel traffic that no pair, LAN access, internet flag or conntrack allows, in both families', () => {
@@ -33,12 +34,18 @@ t('the forward chain drops tunnel traffic that no pair, LAN access, internet fla
     'ct state established,related accept',
     'ip saddr . ip daddr @pairs accept',
     'ip6 saddr . ip6 daddr @pairs6 accept',
+    'ip saddr . ip daddr @pairs_nets accept',
+    'ip6 saddr . ip6 daddr @pairs_nets6 accept',
     'ip saddr . ip daddr @lan_access accept',
     'ip6 saddr . ip6 daddr @lan_access6 accept',
     'ip daddr @router_nets ip saddr @lan_all accept',
     'ip6 daddr @router_nets6 ip6 saddr @lan_all6 accept',
+    'ip daddr @router_nets ip saddr @lan_all_nets accept',
+    'ip6 daddr @router_nets6 ip6 saddr @lan_all_nets6 accept',
     'oifname != @tunnels ip daddr != @router_nets ip saddr @internet accept',
     'oifname != @tunnels ip6 daddr != @router_nets6 ip6 saddr @internet6 accept',
+    'oifname != @tunnels ip daddr != @router_nets ip saddr @internet_nets accept',
+    'oifname != @tunnels ip6 daddr != @router_nets6 ip6 saddr @internet_nets6 accept',
     'drop',
   ]);
   assert.ok(text.includes('iifname @tunnels oifname != @tunnels ip saddr @internet masquerade'));
@@ -76,6 +83,8 @@ t('traffic into a tunnel from elsewhere passes as a reply, a port forward or by 
     'ct status dnat accept',
     'ip saddr @router_nets ip daddr @reach_lan accept',
     'ip6 saddr @router_nets6 ip6 daddr @reach_lan6 accept',
+    'ip saddr @router_nets ip daddr @reach_lan_nets accept',
+    'ip6 saddr @router_nets6 ip6 daddr @reach_lan_nets6 accept',
     'ip saddr . ip daddr @reach_from accept',
     'ip6 saddr . ip6 daddr @reach_from6 accept',
     'drop',

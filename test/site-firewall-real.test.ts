@@ -161,10 +161,12 @@ if (canRunAsRoot('site firewall', ['ip', 'wg', 'wireguard-go', 'nft', 'ping'])) 
   });
 
   t('the filter holds each peer\'s networks as its sources and destinations, as elements', () => {
-    assert.match(nftSet('pairs'), /10\.81\.0\.3 \. 10\.94\.0\.0\/24/);
-    assert.match(nftSet('pairs'), /10\.93\.0\.0\/24 \. 10\.94\.0\.0\/24/);
-    assert.match(nftSet('pairs6'), /fd93::\/64 \. fd94::\/64/);
-    assert.match(nftSet('reach_lan'), /10\.93\.0\.0\/24/);
+    assert.match(nftSet('pairs'), /10\.81\.0\.3 \. 10\.81\.0\.2/);
+    assert.match(nftSet('pairs_nets'), /10\.81\.0\.3 \. 10\.94\.0\.0\/24/);
+    assert.match(nftSet('pairs_nets'), /10\.93\.0\.0\/24 \. 10\.94\.0\.0\/24/);
+    assert.match(nftSet('pairs_nets6'), /fd93::\/64 \. fd94::\/64/);
+    assert.match(nftSet('reach_lan'), /10\.81\.0\.3/);
+    assert.match(nftSet('reach_lan_nets'), /10\.93\.0\.0\/24/);
     assert.match(nftSet('lan_access'), /10\.93\.0\.0\/24 \. 192\.168\.61\.0\/24/);
     assert.match(nftSet('router_nets'), /192\.168\.61\.0\/24/);
     assert.not.match(nftSet('router_nets'), /203\.0\.113/, 'a public WAN subnet is the internet\'s');
@@ -172,7 +174,7 @@ if (canRunAsRoot('site firewall', ['ip', 'wg', 'wireguard-go', 'nft', 'ping'])) 
   });
 
   t('changes take effect at once, as element changes: reachableFrom a prefix, lanAccess none, networks moved', async () => {
-    const handle = () => /set pairs \{ # handle (\d+)/.exec(w.router.exec('nft', ['-a', 'list', 'table', 'inet', 'wgcp']))?.[1];
+    const handle = () => /set pairs_nets \{ # handle (\d+)/.exec(w.router.exec('nft', ['-a', 'list', 'table', 'inet', 'wgcp']))?.[1];
     const before = handle();
     await put('site', { reachableFrom: ['192.168.61.3/32', 'fd61::3/128'] });
     await expectFlows(w.lan, HOST.routerLan, HOST.camera);
@@ -180,8 +182,8 @@ if (canRunAsRoot('site firewall', ['ip', 'wg', 'wireguard-go', 'nft', 'ping'])) 
     await expectFlows(w.lan, HOST.camera, []);
     await expectFlows(w.camera, HOST.sensor, HOST.lan);
     await put('device', { networks: ['10.95.0.0/24', 'fd94::/64'] });
-    assert.not.match(nftSet('pairs'), /10\.94\.0\.0\/24/);
-    assert.match(nftSet('pairs'), /10\.93\.0\.0\/24 \. 10\.95\.0\.0\/24/);
+    assert.not.match(nftSet('pairs_nets'), /10\.94\.0\.0\/24/);
+    assert.match(nftSet('pairs_nets'), /10\.93\.0\.0\/24 \. 10\.95\.0\.0\/24/);
     await put('device', { networks: ['10.94.0.0/24', 'fd94::/64'] });
     await expectFlows(w.camera, HOST.sensor, []);
     assert.is(handle(), before, 'the table was never loaded again');

@@ -64,6 +64,11 @@ function missingRoutes(m: ServerModel, routes: readonly RouterRoute[]): string[]
   return out;
 }
 
+function hasNetworks(m: ServerModel): boolean {
+  for (const p of m.peers.values()) if ((p.networks ?? []).length > 0) return true;
+  return false;
+}
+
 /**
  * Each server's interface: there, wgcp's, and up, and a route through it for each network
  * behind its peers. Read from /sys and /proc: no tool runs when nothing drifted. Only a
@@ -74,7 +79,8 @@ export const linkComparer: Comparer = {
   async inspect(t, servers) {
     const out: Finding[] = [];
     const models = picked(t, servers);
-    const routes = models.some((m) => [...m.peers.values()].some((p) => (p.networks ?? []).length > 0)) ? routerRoutes(new Set()) : [];
+    // /proc is read only when some peer has networks (the 2-second pass reads nothing else).
+    const routes = models.some(hasNetworks) ? routerRoutes(new Set()) : [];
     for (const m of models) {
       const ifname = m.server.interface;
       const link = linkInfo(ifname);

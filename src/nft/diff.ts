@@ -36,7 +36,8 @@ export function diff(before: PolicyElements, after: PolicyElements): string {
   setLines(SET_NAMES.internet6, before.internet6, after.internet6, out);
   mapLines(SET_NAMES.forwards6, before.forwards6, after.forwards6, out);
   setLines(SET_NAMES.serverAddrs6, before.serverAddrs6, after.serverAddrs6, out);
-  for (const k of ['lanAll', 'lanAccess', 'reachLan', 'reachFrom', 'routerNets', 'lanAll6', 'lanAccess6', 'reachLan6', 'reachFrom6', 'routerNets6'] as const) {
+  for (const k of ['lanAll', 'lanAccess', 'reachLan', 'reachFrom', 'routerNets', 'lanAll6', 'lanAccess6', 'reachLan6', 'reachFrom6', 'routerNets6',
+    'pairsNets', 'internetNets', 'lanAllNets', 'reachLanNets', 'pairsNets6', 'internetNets6', 'lanAllNets6', 'reachLanNets6'] as const) {
     setLines(SET_NAMES[k], before[k], after[k], out);
   }
   const lines = [...out.deletes, ...out.adds];

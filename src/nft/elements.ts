@@ -27,6 +27,15 @@ export interface PolicyElements {
   reachFrom: Set<string>;
   /** The router's own networks (its routes through non-tunnel interfaces): the LAN side, not the internet. */
   routerNets: Set<string>;
+  /**
+   * The elements of pairs, internet, lanAll and reachLan that hold a network prefix, in
+   * interval sets of their own: nft 1.0.6 reads every interval set of the table back before
+   * any element change, so the sets that hold one element per peer stay exact (constant time).
+   */
+  pairsNets: Set<string>;
+  internetNets: Set<string>;
+  lanAllNets: Set<string>;
+  reachLanNets: Set<string>;
   /** Device port forwards, `tcp . 8080` to `10.8.0.5 . 80`. */
   forwards: Map<string, string>;
   /** Interfaces of standalone servers: kept apart from forward-mode tunnels, both ways. */
@@ -42,6 +51,10 @@ export interface PolicyElements {
   reachLan6: Set<string>;
   reachFrom6: Set<string>;
   routerNets6: Set<string>;
+  pairsNets6: Set<string>;
+  internetNets6: Set<string>;
+  lanAllNets6: Set<string>;
+  reachLanNets6: Set<string>;
   forwards6: Map<string, string>;
 }
 
@@ -51,10 +64,13 @@ export const SET_NAMES = {
   serverAddrs6: 'server_addrs6', pairs6: 'pairs6', internet6: 'internet6', forwards6: 'port_forwards6',
   lanAll: 'lan_all', lanAccess: 'lan_access', reachLan: 'reach_lan', reachFrom: 'reach_from', routerNets: 'router_nets',
   lanAll6: 'lan_all6', lanAccess6: 'lan_access6', reachLan6: 'reach_lan6', reachFrom6: 'reach_from6', routerNets6: 'router_nets6',
+  pairsNets: 'pairs_nets', internetNets: 'internet_nets', lanAllNets: 'lan_all_nets', reachLanNets: 'reach_lan_nets',
+  pairsNets6: 'pairs_nets6', internetNets6: 'internet_nets6', lanAllNets6: 'lan_all_nets6', reachLanNets6: 'reach_lan_nets6',
 } as const;
 
 export const ELEMENT_SETS = ['tunnels', 'serverAddrs', 'pairs', 'internet', 'standalone', 'wan', 'serverAddrs6', 'pairs6', 'internet6',
-  'lanAll', 'lanAccess', 'reachLan', 'reachFrom', 'routerNets', 'lanAll6', 'lanAccess6', 'reachLan6', 'reachFrom6', 'routerNets6'] as const;
+  'lanAll', 'lanAccess', 'reachLan', 'reachFrom', 'routerNets', 'lanAll6', 'lanAccess6', 'reachLan6', 'reachFrom6', 'routerNets6',
+  'pairsNets', 'internetNets', 'lanAllNets', 'reachLanNets', 'pairsNets6', 'internetNets6', 'lanAllNets6', 'reachLanNets6'] as const;
 
 export function emptyElements(): PolicyElements {
   return {
@@ -62,6 +78,8 @@ export function emptyElements(): PolicyElements {
     serverAddrs6: new Set(), pairs6: new Set(), internet6: new Set(), forwards6: new Map(),
     lanAll: new Set(), lanAccess: new Set(), reachLan: new Set(), reachFrom: new Set(), routerNets: new Set(),
     lanAll6: new Set(), lanAccess6: new Set(), reachLan6: new Set(), reachFrom6: new Set(), routerNets6: new Set(),
+    pairsNets: new Set(), internetNets: new Set(), lanAllNets: new Set(), reachLanNets: new Set(),
+    pairsNets6: new Set(), internetNets6: new Set(), lanAllNets6: new Set(), reachLanNets6: new Set(),
   };
 }
 

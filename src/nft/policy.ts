@@ -27,12 +27,16 @@ export function peerPrefixes(peer: KernelPeer, v6: boolean): string[] {
 }
 
 const FAMILY = {
-  v4: { pairs: 'pairs', internet: 'internet', lanAll: 'lanAll', lanAccess: 'lanAccess', reachLan: 'reachLan', reachFrom: 'reachFrom' },
-  v6: { pairs: 'pairs6', internet: 'internet6', lanAll: 'lanAll6', lanAccess: 'lanAccess6', reachLan: 'reachLan6', reachFrom: 'reachFrom6' },
+  v4: { pairs: ['pairs', 'pairsNets'], internet: ['internet', 'internetNets'], lanAll: ['lanAll', 'lanAllNets'], lanAccess: 'lanAccess', reachLan: ['reachLan', 'reachLanNets'], reachFrom: 'reachFrom' },
+  v6: { pairs: ['pairs6', 'pairsNets6'], internet: ['internet6', 'internetNets6'], lanAll: ['lanAll6', 'lanAllNets6'], lanAccess: 'lanAccess6', reachLan: ['reachLan6', 'reachLanNets6'], reachFrom: 'reachFrom6' },
 } as const;
 
-const cross = (into: Set<string>, from: readonly string[], to: readonly string[]): void => {
-  for (const a of from) for (const b of to) into.add(`${a} . ${b}`);
+/** An element with a network prefix goes to the interval twin (`*Nets`), one of addresses alone to the exact set. */
+type Split = readonly [keyof PolicyElements, keyof PolicyElements];
+const put = (out: PolicyElements, [exact, nets]: Split, e: string): void => { (out[e.includes('/') ? nets : exact] as Set<string>).add(e); };
+
+const cross = (into: Set<string> | ((e: string) => void), from: readonly string[], to: readonly string[]): void => {
+  for (const a of from) for (const b of to) (typeof into === 'function' ? into : (e: string) => into.add(e))(`${a} . ${b}`);
 };
 
 /**
@@ -58,14 +62,15 @@ export function peerSlice(server: ServerRecord, peer: KernelPeer | null, lookup:
     const f = FAMILY[v6 ? 'v6' : 'v4'];
     const mine = peerPrefixes(peer, v6);
     if (mine.length === 0) continue;
-    for (const t of targets) cross(out[f.pairs], mine, peerPrefixes(t, v6));
-    for (const s of sources) cross(out[f.pairs], peerPrefixes(s, v6), mine);
-    if (peer.allowInternet) for (const e of mine) out[f.internet].add(e);
+    const pair = (e: string) => put(out, f.pairs, e);
+    for (const t of targets) cross(pair, mine, peerPrefixes(t, v6));
+    for (const s of sources) cross(pair, peerPrefixes(s, v6), mine);
+    if (peer.allowInternet) for (const e of mine) put(out, f.internet, e);
     const lan = peer.lanAccess ?? [];
-    if (lan === 'lan') for (const e of mine) out[f.lanAll].add(e);
+    if (lan === 'lan') for (const e of mine) put(out, f.lanAll, e);
     else cross(out[f.lanAccess], mine, lan.filter((n) => isPrefix6(n) === v6).map(prefixElement));
     const from = peer.reachableFrom ?? [];
-    if (from === 'lan') for (const e of mine) out[f.reachLan].add(e);
+    if (from === 'lan') for (const e of mine) put(out, f.reachLan, e);
     else cross(out[f.reachFrom], from.filter((n) => isPrefix6(n) === v6).map(prefixElement), mine);
   }
   return out;

@@ -13,13 +13,23 @@ function mapLine(map: Map<string, string>): string {
   return elementsLine([...map].map(([k, v]) => `${k} : ${v}`));
 }
 
-/** The sets of the router's own networks and who may reach them or be reached from them: all interval sets. */
+/**
+ * The sets of the router's own networks, who may reach them or be reached from them, and the
+ * elements that hold a network prefix. Those with prefixes are interval sets; the ones that
+ * hold one address a peer (lan_all, reach_lan) are exact, as pairs and internet are: nft reads
+ * every interval set back before an element change, so they are kept to what needs them.
+ */
 function lanSets(el: PolicyElements): string {
-  const one = (name: string, type: string, items: Set<string>): string => `  set ${name} {\n    type ${type}\n    flags interval${elementsLine(items)}\n  }\n`;
+  const one = (name: string, type: string, items: Set<string>, interval = true): string =>
+    `  set ${name} {\n    type ${type}${interval ? '\n    flags interval' : ''}${elementsLine(items)}\n  }\n`;
   return one(SET_NAMES.routerNets, 'ipv4_addr', el.routerNets) + one(SET_NAMES.routerNets6, 'ipv6_addr', el.routerNets6)
-    + one(SET_NAMES.lanAll, 'ipv4_addr', el.lanAll) + one(SET_NAMES.lanAll6, 'ipv6_addr', el.lanAll6)
+    + one(SET_NAMES.pairsNets, 'ipv4_addr . ipv4_addr', el.pairsNets) + one(SET_NAMES.pairsNets6, 'ipv6_addr . ipv6_addr', el.pairsNets6)
+    + one(SET_NAMES.internetNets, 'ipv4_addr', el.internetNets) + one(SET_NAMES.internetNets6, 'ipv6_addr', el.internetNets6)
+    + one(SET_NAMES.lanAllNets, 'ipv4_addr', el.lanAllNets) + one(SET_NAMES.lanAllNets6, 'ipv6_addr', el.lanAllNets6)
+    + one(SET_NAMES.reachLanNets, 'ipv4_addr', el.reachLanNets) + one(SET_NAMES.reachLanNets6, 'ipv6_addr', el.reachLanNets6)
+    + one(SET_NAMES.lanAll, 'ipv4_addr', el.lanAll, false) + one(SET_NAMES.lanAll6, 'ipv6_addr', el.lanAll6, false)
     + one(SET_NAMES.lanAccess, 'ipv4_addr . ipv4_addr', el.lanAccess) + one(SET_NAMES.lanAccess6, 'ipv6_addr . ipv6_addr', el.lanAccess6)
-    + one(SET_NAMES.reachLan, 'ipv4_addr', el.reachLan) + one(SET_NAMES.reachLan6, 'ipv6_addr', el.reachLan6)
+    + one(SET_NAMES.reachLan, 'ipv4_addr', el.reachLan, false) + one(SET_NAMES.reachLan6, 'ipv6_addr', el.reachLan6, false)
     + one(SET_NAMES.reachFrom, 'ipv4_addr . ipv4_addr', el.reachFrom) + one(SET_NAMES.reachFrom6, 'ipv6_addr . ipv6_addr', el.reachFrom6).trimEnd();
 }
 
@@ -33,12 +43,10 @@ export function renderDefinition(el: PolicyElements): string {
     type ifname . ipv4_addr${elementsLine(el.serverAddrs)}
   }
   set ${SET_NAMES.pairs} {
-    type ipv4_addr . ipv4_addr
-    flags interval${elementsLine(el.pairs)}
+    type ipv4_addr . ipv4_addr${elementsLine(el.pairs)}
   }
   set ${SET_NAMES.internet} {
-    type ipv4_addr
-    flags interval${elementsLine(el.internet)}
+    type ipv4_addr${elementsLine(el.internet)}
   }
   map ${SET_NAMES.forwards} {
     type inet_proto . inet_service : ipv4_addr . inet_service${mapLine(el.forwards)}
@@ -53,12 +61,10 @@ export function renderDefinition(el: PolicyElements): string {
     type ifname . ipv6_addr${elementsLine(el.serverAddrs6)}
   }
   set ${SET_NAMES.pairs6} {
-    type ipv6_addr . ipv6_addr
-    flags interval${elementsLine(el.pairs6)}
+    type ipv6_addr . ipv6_addr${elementsLine(el.pairs6)}
   }
   set ${SET_NAMES.internet6} {
-    type ipv6_addr
-    flags interval${elementsLine(el.internet6)}
+    type ipv6_addr${elementsLine(el.internet6)}
   }
 ${lanSets(el)}
   map ${SET_NAMES.forwards6} {
@@ -74,6 +80,8 @@ ${lanSets(el)}
     iifname . ip6 daddr @${SET_NAMES.serverAddrs6} accept
     ip saddr @${SET_NAMES.lanAll} accept
     ip6 saddr @${SET_NAMES.lanAll6} accept
+    ip saddr @${SET_NAMES.lanAllNets} accept
+    ip6 saddr @${SET_NAMES.lanAllNets6} accept
     ip saddr . ip daddr @${SET_NAMES.lanAccess} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.lanAccess6} accept
     drop
@@ -89,12 +97,18 @@ ${lanSets(el)}
     ct state established,related accept
     ip saddr . ip daddr @${SET_NAMES.pairs} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.pairs6} accept
+    ip saddr . ip daddr @${SET_NAMES.pairsNets} accept
+    ip6 saddr . ip6 daddr @${SET_NAMES.pairsNets6} accept
     ip saddr . ip daddr @${SET_NAMES.lanAccess} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.lanAccess6} accept
     ip daddr @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.lanAll} accept
     ip6 daddr @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.lanAll6} accept
+    ip daddr @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.lanAllNets} accept
+    ip6 daddr @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.lanAllNets6} accept
     oifname != @${SET_NAMES.tunnels} ip daddr != @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.internet} accept
     oifname != @${SET_NAMES.tunnels} ip6 daddr != @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.internet6} accept
+    oifname != @${SET_NAMES.tunnels} ip daddr != @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.internetNets} accept
+    oifname != @${SET_NAMES.tunnels} ip6 daddr != @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.internetNets6} accept
     drop
   }
   chain tunnel_inbound {
@@ -102,6 +116,8 @@ ${lanSets(el)}
     ct status dnat accept
     ip saddr @${SET_NAMES.routerNets} ip daddr @${SET_NAMES.reachLan} accept
     ip6 saddr @${SET_NAMES.routerNets6} ip6 daddr @${SET_NAMES.reachLan6} accept
+    ip saddr @${SET_NAMES.routerNets} ip daddr @${SET_NAMES.reachLanNets} accept
+    ip6 saddr @${SET_NAMES.routerNets6} ip6 daddr @${SET_NAMES.reachLanNets6} accept
     ip saddr . ip daddr @${SET_NAMES.reachFrom} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.reachFrom6} accept
     drop
@@ -115,6 +131,8 @@ ${lanSets(el)}
     type nat hook postrouting priority srcnat; policy accept;
     iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip saddr @${SET_NAMES.internet} masquerade
     iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip6 saddr @${SET_NAMES.internet6} ip6 saddr fc00::/7 masquerade
+    iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip saddr @${SET_NAMES.internetNets} masquerade
+    iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip6 saddr @${SET_NAMES.internetNets6} ip6 saddr fc00::/7 masquerade
     oifname @${SET_NAMES.tunnels} ct status dnat masquerade
   }
 }
