@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { App } from '../src/app';
+import { withServices } from '../src/services';
 import { loadConfig } from '../src/config';
 import { EventBus } from '../src/events/bus';
 import { KernelOff } from '../src/kernel/plane';
@@ -51,8 +51,9 @@ async function main(): Promise<void> {
   const dumpText = (round: number) => ['PRIV\tPUB\t51820\toff', ...peers.map((p, i) =>
     `${p.publicKey}\t${p.presharedKey}\t198.51.100.${i % 250}:${40000 + (i % 20000)}\t${allowedIpOf(p)}\t1700000000\t${(round + 1) * (1000 + i)}\t${(round + 1) * (500 + i)}\toff`)].join('\n') + '\n';
   const clock = { now: new Date(Date.UTC(2026, 10, 23, 12, 0, 30)) };
-  const app = { config: loadConfig({ WGCP_DATA_DIR: dir }), store, kernel: new KernelOff(), events: new EventBus(silentLogger), log: silentLogger, now: () => clock.now } as Omit<App, 'runner'> as App;
-  app.runner = new ChangeRunner(store, app.kernel, app.events, silentLogger);
+  const kernel = new KernelOff();
+  const events = new EventBus(silentLogger);
+  const app = withServices({ config: loadConfig({ WGCP_DATA_DIR: dir }), store, kernel, events, runner: new ChangeRunner(store, kernel, events, silentLogger), log: silentLogger, now: () => clock.now }, { salt: 'bench' });
   const times: Record<'plain' | 'checked', number[]> = { plain: [], checked: [] };
   for (let r = 0; r <= ROUNDS * 2; r++) {
     clock.now = new Date(clock.now.getTime() + 60_000);

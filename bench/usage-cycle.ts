@@ -10,7 +10,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { App } from '../src/app';
+import { withServices } from '../src/services';
 import { loadConfig } from '../src/config';
 import { EventBus } from '../src/events/bus';
 import { KernelOff } from '../src/kernel/plane';
@@ -20,7 +20,6 @@ import { countersOfDump } from '../src/kernel/peer-counters';
 import { generatePresharedKey } from '../src/wg/keys';
 import { applyUsage } from '../src/jobs/usage';
 import { ChangeRunner } from '../src/ops/runner';
-import { historyOf } from '../src/history/context';
 import { longestTurn } from './longest-turn';
 
 const PEERS = Number(process.argv[2] ?? 10_000);
@@ -68,11 +67,12 @@ async function main(): Promise<void> {
   // The daemon's clock as its scheduler sees it: one cycle a minute (the default interval),
   // so one cycle in five closes a 5-minute history bucket and writes its rows.
   const clock = { now: new Date(Date.UTC(2026, 10, 23, 12, 0, 30)) };
-  const app: App = {
-    config: loadConfig({ WGCP_DATA_DIR: dir }), store, kernel: new KernelOff(), events: new EventBus(silentLogger),
+  const kernel = new KernelOff();
+  const events = new EventBus(silentLogger);
+  const app = withServices({
+    config: loadConfig({ WGCP_DATA_DIR: dir }), store, kernel, events, runner: new ChangeRunner(store, kernel, events, silentLogger),
     log: silentLogger, now: () => clock.now,
-  } as Omit<App, 'runner'> as App;
-  app.runner = new ChangeRunner(store, app.kernel, app.events, silentLogger);
+  }, { salt: 'bench' });
   const times: number[] = [];
   const parseTimes: number[] = [];
   // Cycles that close a 5-minute bucket also write its rows to the history.
@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     if (plan.traffic.length !== moving) throw new Error(`expected ${moving} peers with traffic, got ${plan.traffic.length}`);
     if (r > 0) times.push(ms); // round 0 writes the first baselines (inserts); the rest are the steady state
     const bucketNow = Math.floor(clock.now.getTime() / 300_000);
-    const turn = await longestTurn(historyOf(app).settled());
+    const turn = await longestTurn(app.services.history.settled());
     if (r > 0 && bucket !== -1 && bucketNow !== bucket) { closingTimes.push(ms); writeTurns.push(turn); }
     bucket = bucketNow;
   }

@@ -21,16 +21,14 @@ import { startJobs } from './jobs/schedule';
 import { startReconciler } from './jobs/reconcile';
 import { startEventServices, type EventServiceOptions } from './events/services';
 import type { Route } from './http/router';
-import { attachDeviceContext, deviceContext } from './device/context';
 import type { FailureLimit } from './device/failure-limiter';
 import { createDeviceServer } from './device/listener';
 import { loadServerSalt } from './device/server-salt';
 import { MetricsTally } from './metrics/tally';
 import { kernelTiming } from './metrics/kernel-timing';
-import { attachMetrics } from './metrics/context';
 import { observeRequests } from './metrics/http-observer';
 import { createMetricsServer } from './api/metrics';
-import { historyOf } from './history/context';
+import { withServices } from './services';
 import { startPair } from './ha/start';
 import { wakeOnPromotion } from './ha/wake-peers';
 
@@ -87,16 +85,16 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     await kernel.bringUpSiteLinks?.(store.siteLinks.list());
     for (const f of kernel.failures()) log.error('server is down: wgcpd runs without it and retries', { serverID: f.serverId, interface: f.interface, reason: f.reason });
     const events = new EventBus(log, now);
-    const app: App = { config, store, kernel, events, runner: new ChangeRunner(store, kernel, events, log, timing), log, now };
+    const salt = loadServerSalt(config.serverSalt, config.dataDir);
+    if (salt.origin === 'generated') log.info('generated the device API salt (SERVER_SALT)', { saltFile: salt.file });
+    // The one services object: each made here once, handed down in the App (docs/development.md, "Services").
+    const core = { config, store, kernel, events, runner: new ChangeRunner(store, kernel, events, log, timing), log, now };
+    const app: App = withServices(core, { metrics: tally, salt: salt.salt, provisionLimit: opts.provisionLimit });
     // The standby pair before any change: its journal hook, its role (a standby refuses writes), its channel.
     const pair = await startPair(app);
     closePair = () => pair.close();
     wakeOnPromotion(app, log);
     ensureFirstApiKey(store, config, log, now().toISOString());
-    const salt = loadServerSalt(config.serverSalt, config.dataDir);
-    if (salt.origin === 'generated') log.info('generated the device API salt (SERVER_SALT)', { saltFile: salt.file });
-    attachDeviceContext(app, salt.salt, opts.provisionLimit);
-    attachMetrics(app, tally);
 
     const routes = controlRoutes(app);
     const handler = createRequestHandler({
@@ -147,7 +145,13 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     });
     // The kernel kept true: drift made under the daemon is found and repaired (docs/kernel.md).
     // The jobs that write and the reconciler run only where changes are taken: never on a standby.
-    const startWriters = () => (schedule === false ? null : { jobs: startJobs(app, { afterUsage: () => services.stream.publishUsage() }), reconciler: startReconciler(app) });
+    const startWriters = () => {
+      if (schedule === false) return null;
+      const w = { jobs: startJobs(app, { afterUsage: () => services.stream.publishUsage() }), reconciler: startReconciler(app) };
+      app.services.clockWatch = w.jobs.clockWatch;
+      app.services.reconciler = w.reconciler;
+      return w;
+    };
     let writers = pair.pair.acts() ? startWriters() : null;
     let writersStopped: Promise<void> = Promise.resolve();
     pair.pair.onRole(() => {
@@ -155,6 +159,8 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
       else if (!pair.pair.acts() && writers) {
         const w = writers;
         writers = null;
+        app.services.clockWatch = null;
+        app.services.reconciler = null;
         writersStopped = Promise.all([w.jobs.stop(), w.reconciler?.stop()]).then(() => {});
       }
     });
@@ -174,11 +180,11 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
       // Changes asked for before the listener closed end (commit or fail) before anything stops.
       await app.runner.idle();
       if (metricsServer) await new Promise<void>((resolve) => { metricsServer.close(() => resolve()); metricsServer.closeAllConnections(); });
-      historyOf(app).close();
+      app.services.history.close();
       await services.stop();
       if (deviceServer) await new Promise<void>((resolve) => { deviceServer.close(() => resolve()); deviceServer.closeAllConnections(); });
       await kernel!.close();
-      deviceContext(app).heartbeats.flush();
+      app.services.device.heartbeats.flush();
       store.close();
     };
     return { app, port, devicePort, metricsPort, routes, close };

@@ -129,7 +129,8 @@ export function fillTemplate(template: string, params: Record<string, string | n
 
 /** The error of a registered code, to throw. Its status and text come from the registry. */
 export function apiError<C extends ErrorCode>(code: C, ...args: [...ParamArgs<C>, ErrorExtras?]): HttpError {
-  const [params, extras] = args as unknown as [Record<string, string | number> | undefined, ErrorExtras | undefined];
+  const params = args[0] as Record<string, string | number> | undefined;
+  const extras = args[1] as ErrorExtras | undefined;
   const { status, message } = ERRORS[code] as ErrorSpec;
   // A 5xx raised on purpose keeps its text for the client; http-errors hides it by default.
   return createError(status, fillTemplate(message, params ?? {}), { ...extras, code, expose: true });

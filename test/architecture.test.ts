@@ -4,7 +4,7 @@
 // handlers never write the store; only the operations apply kernel changes.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { folderOf, SourceModel } from './helpers/source-model';
+import { folderOf, moduleOf, SourceModel } from './helpers/source-model';
 
 const t = suite('architecture: who may import and call whom');
 
@@ -133,16 +133,14 @@ t('the store and the views depend on nothing above them', () => {
 const FOLDER_EDGES_AGAINST_THE_ORDER_TODAY = [
   // Rules and field errors of ops/ used by what sits below it (parsing of imports and backups, the audit query, the resource descriptions' value rules).
   'access -> ops', 'backup -> ops', 'import -> ops', 'resources -> ops',
-  // The app's type names the runner and the bus it carries.
-  'app -> ops', 'app -> events',
+  // The app's type names the runner and the bus it carries, and the services the daemon hands down in it (src/services.ts).
+  'app -> ops', 'app -> events', 'app -> metrics', 'app -> history', 'app -> device', 'app -> http', 'app -> ha',
   // The change runner's events go onto the bus; the senders settle their outbox rows through ops/.
   'ops -> events',
   // Device identifiers, the salt and the forwards' hash live in device/ and are used by ops, events and http.
   'ops -> device', 'events -> device', 'http -> device',
   // A restore makes the first key again.
   'ops -> first-key',
-  // The jobs count in the metrics.
-  'jobs -> metrics',
   // Settings: the environment's single sign-on is parsed by access/, the store names roles of access/, log reads config's type.
   'config -> access', 'access -> store', 'log -> config',
   // Keys, client options and interface names live in wg/ (addresses are net/'s, below everything).
@@ -231,6 +229,39 @@ t('only the operations apply kernel changes (the daemon only its start-up reconc
   const { unlisted, stale } = againstAllowList(found, KERNEL_CHANGES_TODAY);
   assert.equal(unlisted, [], 'a module outside src/ops/ applies a kernel change');
   assert.equal(stale, [], 'listed as applying a kernel change but no longer does: remove it from KERNEL_CHANGES_TODAY');
+});
+
+// The daemon's services are made once in src/services.ts and handed down in app.services: a
+// WeakMap at module level keyed by the App (or its store, or its settings) is a service the
+// wiring does not show. These stay, each a cache of data of the object that keys it.
+const WEAKMAPS_THAT_STAY = [
+  'metrics/scrape-read', // a database's prepared statements
+  'metrics/families', // a scraped peer's shared label object
+  'http/router', // a route table's compiled patterns
+  'kernel/reconcile-peers', // a model's wanted peers, kept by its revision
+  'events/stream', // fields of the stream object: what let each request in
+];
+const textOf = (m: string): string => model.files.find((f) => moduleOf(f.fileName) === m)!.text;
+
+t('no WeakMap side stores: services live in app.services (src/services.ts); the caches listed stay', () => {
+  const found = modules.filter((m) => /new WeakMap\s*</.test(textOf(m)));
+  assert.equal(found.filter((m) => !WEAKMAPS_THAT_STAY.includes(m)), [], 'a WeakMap outside the list: make it a service of src/services.ts, or list it if it caches data of the object that keys it');
+  assert.equal(WEAKMAPS_THAT_STAY.filter((m) => !found.includes(m)), [], 'listed but has no WeakMap: remove it from WEAKMAPS_THAT_STAY');
+  assert.equal(modules.filter((m) => /WeakMap\s*<\s*(App|Store|Config|OidcSettings)\b/.test(textOf(m))), [], 'a WeakMap keyed by the App, its store or its settings');
+});
+
+t('no Proxy in src/: what a module is handed is what it is', () => {
+  assert.equal(modules.filter((m) => /\bnew Proxy\b|\bProxy\./.test(textOf(m))), []);
+});
+
+// A double cast says a value is what its type says it is not. The one left crosses a wrong typing
+// of a library: prom-client types a metric's `type` as a numeric enum that does not exist at run time.
+const DOUBLE_CASTS_THAT_STAY = ['metrics/exposition'];
+
+t('no `as unknown as` in src/ (but the listed crossing of a library typing)', () => {
+  const found = modules.filter((m) => /\bas unknown as\b/.test(textOf(m)));
+  assert.equal(found.filter((m) => !DOUBLE_CASTS_THAT_STAY.includes(m)), [], 'a double cast: give the value its type where it is made');
+  assert.equal(DOUBLE_CASTS_THAT_STAY.filter((m) => !found.includes(m)), [], 'listed but no longer casts twice: remove it');
 });
 
 t.run();

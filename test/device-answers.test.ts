@@ -3,7 +3,6 @@
 // heartbeat; heartbeat reports themselves do not count as changes.
 import { suiteNeeding } from './helpers/root';
 import * as assert from 'uvu/assert';
-import { deviceContext } from '../src/device/context';
 import { HeartbeatAnswers, renderHeartbeatAnswer } from '../src/device/heartbeat-answers';
 import { deviceFixture, pythonDecrypt, type DeviceFixture } from './device-support';
 
@@ -25,7 +24,7 @@ t('the store revision moves with an admin change and stays with stored heartbeat
   const id = await newDevice('ans-revision');
   const before = store().revision();
   assert.is((await f.heartbeat({ device_id: id, status: 'connected', state: 'HEARTBEAT', tunnel_up: true })).status, 200);
-  deviceContext(f.d.daemon.app).heartbeats.flush();
+  f.d.daemon.app.services.device.heartbeats.flush();
   assert.is(store().devices.get(id)!.status, 'connected', 'the report was written');
   assert.is(store().revision(), before, 'a report is not a change of the answer');
   assert.is((await f.api.put(`/api/servers/${f.serverId}`, { dns: '9.9.9.9' })).status, 200);

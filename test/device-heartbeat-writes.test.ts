@@ -4,7 +4,6 @@
 import * as assert from 'uvu/assert';
 import { suiteNeeding } from './helpers/root';
 import { deviceFixture, pythonDecrypt, type DeviceFixture } from './device-support';
-import { deviceContext } from '../src/device/context';
 
 const t = suiteNeeding('device heartbeats are written once a flush interval, newest report only', ['python3:cryptography']);
 let f: DeviceFixture;
@@ -43,7 +42,7 @@ t('a report that changes no reported field writes only the narrow seen row, with
   const e = await device('writes-e');
   const body = { device_id: e, status: 'connected', state: 'HEARTBEAT', tunnel_up: true };
   await f.heartbeat({ ...body, last_handshake: '2026-11-25T01:00:00.000Z' });
-  deviceContext(f.d.daemon.app).heartbeats.flush();
+  f.d.daemon.app.services.device.heartbeats.flush();
   const first = row(e).seen;
   // Writes of the wide row counted by a temporary trigger on the daemon's own connection.
   const db = f.d.daemon.app.store.db;
@@ -51,13 +50,13 @@ t('a report that changes no reported field writes only the narrow seen row, with
   const wide = () => db.prepare('SELECT COUNT(*) FROM temp.wide_writes').pluck().get() as number;
   await new Promise((r) => setTimeout(r, 5));
   await f.heartbeat({ ...body, last_handshake: '2026-11-25T01:02:00.000Z' });
-  deviceContext(f.d.daemon.app).heartbeats.flush();
+  f.d.daemon.app.services.device.heartbeats.flush();
   assert.is(wide(), 0, 'the wide devices row is not written');
   const d = f.d.daemon.app.store.devices.get(e)!;
   assert.ok(d.lastSeenAt! > first!, 'the time seen moved');
   assert.is(d.lastHandshake, '2026-11-25T01:02:00.000Z');
   await f.heartbeat({ ...body, status: 'recovering' });
-  deviceContext(f.d.daemon.app).heartbeats.flush();
+  f.d.daemon.app.services.device.heartbeats.flush();
   assert.is(f.d.daemon.app.store.devices.get(e)!.status, 'recovering', 'a changed field still reaches the wide row');
   assert.is(wide(), 1);
   db.exec('DROP TRIGGER temp.count_wide; DROP TABLE temp.wide_writes;');

@@ -10,11 +10,9 @@ import { unservedPorts } from './helpers/ports';
 import { eventually } from './helpers/receiver';
 import { askDaemon } from '../src/cli/daemon-socket';
 import { recordUsage } from '../src/ops/usage';
-import { clockWatchOf } from '../src/jobs/clock-watch';
 import { runCommand } from '../src/cli/main';
 import { AUTH_HEADER, saltTag, signRequest } from '../src/ha/auth';
 import { MIGRATIONS } from '../src/store/migrations';
-import { passkeyTable } from '../src/store/passkeys';
 
 const t = suite('standby pair: what the primary\'s jobs write, and where jobs run');
 
@@ -58,9 +56,9 @@ t('the usage cycle\'s totals and the peers\' last endpoints reach the standby wi
 t('a row with bytes (a passkey\'s public key) reaches the standby byte for byte', async () => {
   const publicKey = new Uint8Array([0, 1, 2, 250, 251, 255]);
   const made = await w.a.daemon.app.runner.run('test.passkey', () => ({
-    commit: ({ store }) => passkeyTable(store).insert({ webauthnId: 'cred-1', publicKey, counter: 0, transports: ['usb'], name: 'key', owner: { subject: 'ana', email: null, role: 'admin' }, createdAt: new Date().toISOString() }),
+    commit: ({ store }) => store.passkeys.insert({ webauthnId: 'cred-1', publicKey, counter: 0, transports: ['usb'], name: 'key', owner: { subject: 'ana', email: null, role: 'admin' }, createdAt: new Date().toISOString() }),
   }));
-  assert.equal(passkeyTable(w.b.daemon.app.store).get(made.id)?.publicKey, publicKey);
+  assert.equal(w.b.daemon.app.store.passkeys.get(made.id)?.publicKey, publicKey);
 });
 
 t('a router that ran alone joins as standby: its own changes are kept aside and give way to the primary\'s snapshot', async () => {
@@ -100,14 +98,14 @@ t('a standby on an older schema is not served (it would drop the columns it lack
 });
 
 t('the jobs that write run on the primary only, and start on the standby once it is promoted', async () => {
-  assert.ok(clockWatchOf(w.a.daemon.app), 'the primary runs its jobs');
-  assert.is(clockWatchOf(w.b.daemon.app), undefined, 'the standby runs none');
+  assert.ok(w.a.daemon.app.services.clockWatch, 'the primary runs its jobs');
+  assert.is(w.b.daemon.app.services.clockWatch, null, 'the standby runs none');
   const out: string[] = [];
   assert.is(await runCommand(['--data-dir', w.b.dataDir, 'ha', 'status', '--json'], (s) => out.push(s)), 0);
   assert.is(JSON.parse(out.join('')).role, 'standby');
   assert.is((await askDaemon(w.a.dataDir, 'POST', '/api/ha/notify', { state: 'BACKUP' }))?.status, 200);
   assert.is((await askDaemon(w.b.dataDir, 'POST', '/api/ha/notify', { state: 'MASTER' }))?.status, 200);
-  assert.ok(clockWatchOf(w.b.daemon.app), 'the promoted standby runs the jobs');
+  assert.ok(w.b.daemon.app.services.clockWatch, 'the promoted standby runs the jobs');
   assert.is((await client(w.b).post(`/api/servers/${w.serverId}/peers`, { name: 'laptop' })).status, 201);
   await eventually('the old primary follows the new one', async () => ((await client(w.a).get(`/api/servers/${w.serverId}/peers`)).json.length === 2 ? true : undefined));
 });

@@ -8,7 +8,6 @@ import * as assert from 'uvu/assert';
 import { client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
 import { countingKernel } from './helpers/counting-kernel';
 import { collectUsage } from '../src/jobs/usage';
-import { historyOf } from '../src/history/context';
 
 const t = suite('traffic history through the API and wgcp top');
 
@@ -46,7 +45,7 @@ async function cycle(ms: number, moves: [number, number, number][]): Promise<voi
   await collectUsage(d.daemon.app);
   // A closed bucket is written on a later turn of the daemon's event loop: `wgcp top`, in
   // another process, reads the file after that.
-  await historyOf(d.daemon.app).settled();
+  await d.daemon.app.services.history.settled();
 }
 
 t.before(async () => {

@@ -15,7 +15,6 @@ import { Receiver, eventually } from './helpers/receiver';
 import { suiteNeeding } from './helpers/root';
 import { deviceFixture, type DeviceFixture } from './device-support';
 import { collectUsage } from '../src/jobs/usage';
-import { deviceContext } from '../src/device/context';
 import { GB } from '../src/peer-state';
 import { SLICE } from '../src/metrics/families';
 import type { App } from '../src/app';
@@ -168,7 +167,7 @@ t('devices by status; heartbeats and provisions by result', async () => {
   assert.is((await f.heartbeat({ device_id: 'nope' })).status, 400);
   assert.is((await f.heartbeat({ device_id: '11111111-1111-4111-8111-111111111111' })).status, 404);
   // The heartbeat writer stores reports on its timer; this is what that timer does.
-  deviceContext(d.daemon.app).heartbeats.flush();
+  d.daemon.app.services.device.heartbeats.flush();
   const { lines, text } = await scrape();
   assert.is(valueOf(lines, 'wgcp_devices', { status: 'connected' }), 1);
   assert.is(valueOf(lines, 'wgcp_device_provisions_total', { result: 'provisioned' }), 1);

@@ -10,7 +10,6 @@ import type { App } from '../app';
 import type { Route } from '../http/router';
 import { okJsonText } from '../http/reply';
 import { deviceIdPrefix } from '../device/identifiers';
-import { deviceContext } from '../device/context';
 import { readHeartbeat } from './heartbeat-input';
 import { DEVICE_BODY_LIMIT } from '../http/body';
 import { sourceAddress } from './provision';
@@ -22,7 +21,7 @@ export function heartbeatRoute(app: App): Route {
     method: 'POST', path: '/api/v1/heartbeat', auth: 'none', bodyLimit: DEVICE_BODY_LIMIT,
     async handler(ctx) {
       try {
-        const { answers, heartbeats, admission } = deviceContext(app);
+        const { answers, heartbeats, admission } = app.services.device;
         const source = sourceAddress(ctx.req);
         admission.fromSource(source);
         const input = readHeartbeat(await ctx.body());

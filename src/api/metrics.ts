@@ -7,16 +7,16 @@ import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { AuthKind, Route } from '../http/router';
 import { createRequestHandler } from '../http/server';
-import { scrape } from '../metrics/scrape';
-import { metricsOf } from '../metrics/context';
+import { scraperOf } from '../metrics/scrape';
 import { observeRequests } from '../metrics/http-observer';
 import { registerOwnListener } from '../net/own-listeners';
 
 export function metricsRoute(app: App, auth: AuthKind): Route {
+  const scrape = scraperOf(app);
   const route = {
     method: 'GET', path: '/metrics',
     async handler() {
-      const { contentType, text } = await scrape(app);
+      const { contentType, text } = await scrape();
       return { status: 200, raw: text, type: contentType };
     },
   } as const;
@@ -32,6 +32,6 @@ export function createMetricsServer(app: App): http.Server {
   });
   const server = http.createServer({ requestTimeout: 30_000, headersTimeout: 15_000 }, handler);
   registerOwnListener(server);
-  observeRequests(server, 'metrics', routes, metricsOf(app));
+  observeRequests(server, 'metrics', routes, app.services.metrics);
   return server;
 }

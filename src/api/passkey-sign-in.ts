@@ -10,7 +10,7 @@ import type { App } from '../app';
 import type { RequestContext, Route } from '../http/router';
 import type { Reply } from '../http/reply';
 import type { Actor } from '../store/audit';
-import { grantOf, openPageSession, readKey, refuseForeignSignIn, signInLimiterOf, type Grant } from '../http/session';
+import { grantOf, openPageSession, readKey, refuseForeignSignIn, type Grant } from '../http/session';
 import { limiterKey } from '../device/failure-limiter';
 import { recordSignInFailure } from '../ops/sign-ins';
 import { beginPasskeySignIn, finishPasskeySignIn } from '../ops/passkey-sign-in';
@@ -36,7 +36,7 @@ export function readPasskeyAnswer(body: Record<string, unknown>): Record<string,
 const tooMany = (wait: number) => apiError('WGCP_SIGN_IN_THROTTLED', { wait }, { headers: { 'Retry-After': String(wait) } });
 
 export function passkeySignInRoutes(app: App): Route[] {
-  const limiter = () => signInLimiterOf(app);
+  const limiter = () => app.services.signIns;
   const source = (ctx: RequestContext) => ctx.req.socket.remoteAddress ?? null;
 
   /** The key presented with a second factor, as sign-in checks it; null when none was sent. */

@@ -14,7 +14,6 @@ import { ok } from '../http/reply';
 import { deviceKey, encryptPayload } from '../device/payload-crypto';
 import { deviceIdPrefix } from '../device/identifiers';
 import { limiterKey } from '../device/failure-limiter';
-import { deviceContext } from '../device/context';
 import { deviceTunnel, tunnelSource } from '../views/devices-present';
 import { provisionDevice, readProvisionBody, tokenUnspent } from '../ops/provision-device';
 
@@ -28,7 +27,7 @@ export function provisionRoute(app: App): Route {
   return {
     method: 'POST', path: '/api/v1/provision', auth: 'none', bodyLimit: DEVICE_BODY_LIMIT,
     async handler(ctx) {
-      const { salt, limiter, admission } = deviceContext(app);
+      const { salt, limiter, admission } = app.services.device;
       const source = sourceAddress(ctx.req);
       const counted = limiterKey(source);
       admission.fromSource(source);

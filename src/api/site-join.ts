@@ -11,7 +11,6 @@ import type { Route } from '../http/router';
 import { DEVICE_BODY_LIMIT } from '../http/body';
 import { ok } from '../http/reply';
 import { limiterKey } from '../device/failure-limiter';
-import { deviceContext } from '../device/context';
 import { isUuid } from '../device/identifiers';
 import { joinSite, type JoinRequest } from '../ops/site-join';
 import { PEER_VALUE_RULES } from '../ops/value-rules';
@@ -33,7 +32,7 @@ export function siteJoinRoute(app: App): Route {
   return {
     method: 'POST', path: '/api/v1/join', auth: 'none', bodyLimit: DEVICE_BODY_LIMIT,
     async handler(ctx) {
-      const { limiter, admission } = deviceContext(app);
+      const { limiter, admission } = app.services.device;
       const source = sourceAddress(ctx.req);
       const counted = limiterKey(source);
       admission.fromSource(source);

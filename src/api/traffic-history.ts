@@ -4,7 +4,6 @@
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { ok } from '../http/reply';
-import { historyOf } from '../history/context';
 import { readSeries } from '../history/series';
 import { serverSubject } from '../history/table';
 import { peerFromPath, serverFromPath } from './lookups';
@@ -12,7 +11,7 @@ import { readUsageQuery } from './traffic-history-input';
 
 function answer(app: App, subject: number, query: URLSearchParams) {
   const q = readUsageQuery(query, app.now());
-  const history = historyOf(app);
+  const history = app.services.history;
   const points = readSeries(history.table, history.heldBuckets(), subject, q.step, q.from, q.to);
   return ok({ step: q.step, points: points.map((p) => ({ t: new Date(p.t * 1000).toISOString(), rxBytes: p.rxBytes, txBytes: p.txBytes })) });
 }

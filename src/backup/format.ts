@@ -86,7 +86,10 @@ export function decodeHeader(head: Buffer): { header: EncryptionHeader; prefixBy
     || !isB64(h.salt, 16) || !isB64(h.iv, 12) || !isB64(h.check, 16) || !Number.isSafeInteger(h.bytes) || (h.bytes as number) < 0) {
     throw new BackupRefused('the encrypted backup is corrupted: its header does not hold valid scrypt and AES-256-GCM parameters');
   }
-  const header = h as unknown as EncryptionHeader;
+  const header: EncryptionHeader = {
+    kdf: 'scrypt', n: h.n as number, r: h.r as number, p: h.p as number, salt: h.salt as string,
+    cipher: 'aes-256-gcm', iv: h.iv as string, check: h.check as string, bytes: h.bytes as number,
+  };
   if (scryptMemory(header) > SCRYPT_MAX_MEMORY) throw new BackupRefused('the encrypted backup asks scrypt for more than 256 MiB of memory; refused');
   return { header, prefixBytes: start + len + SUM_BYTES };
 }

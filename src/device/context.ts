@@ -1,15 +1,17 @@
 // What the device API needs beyond the App: the SERVER_SALT, the limiter of failed
 // provisioning attempts, the queue of heartbeat reports, the kept heartbeat answers and
 // the request buckets (admission.ts).
-// One context per App, so both listeners share them.
+// Made once by the daemon and kept in the App's services, so both listeners share them.
 import { performance } from 'node:perf_hooks';
 import type { App } from '../app';
 import { DEFAULT_PROVISION_LIMIT, FailureLimiter, type FailureLimit } from '../device/failure-limiter';
-import { loadServerSalt } from '../device/server-salt';
 import { HeartbeatWriter } from '../device/heartbeat-writer';
 import { HeartbeatAnswers } from '../device/heartbeat-answers';
 import { fleetLimit, RequestBucket, type BucketLimit } from '../device/request-bucket';
 import { DeviceAdmission } from '../device/admission';
+
+/** What the context is made from: the App without its services (they are being made). */
+export type DeviceHost = Pick<App, 'config' | 'store' | 'log' | 'now'>;
 
 export interface DeviceContext { salt: string; limiter: FailureLimiter; heartbeats: HeartbeatWriter; answers: HeartbeatAnswers; admission: DeviceAdmission }
 
@@ -19,7 +21,7 @@ const AUTO_FLOOR_PER_S = 50;
 const FLEET_RECOUNT_MS = 60_000;
 
 /** The fleet's limit: WGCP_DEVICE_RATE, or with `auto` from the number of devices; null when 0. */
-function fleetLimitOf(app: App): (() => BucketLimit) | null {
+function fleetLimitOf(app: DeviceHost): (() => BucketLimit) | null {
   const rate = app.config.deviceRate;
   if (rate === 0) return null;
   if (rate !== 'auto') return () => ({ ratePerS: rate, burst: 2 * rate });
@@ -31,30 +33,20 @@ function fleetLimitOf(app: App): (() => BucketLimit) | null {
   };
 }
 
-function deviceAdmission(app: App): DeviceAdmission {
+function deviceAdmission(app: DeviceHost): DeviceAdmission {
   // Real elapsed time (not the App's clock, which tests move): the buckets measure load.
   const now = () => performance.now();
   const limit = fleetLimitOf(app);
   return new DeviceAdmission(limit && { bucket: new RequestBucket(limit, now), limit }, now);
 }
 
-const contexts = new WeakMap<App, DeviceContext>();
-
-/** Called once by the daemon at start; a later call replaces nothing. */
-export function attachDeviceContext(app: App, salt: string, limit: FailureLimit = DEFAULT_PROVISION_LIMIT): DeviceContext {
-  const existing = contexts.get(app);
-  if (existing) return existing;
-  const ctx = {
+/** Made once by the daemon (src/daemon.ts) into the App's services: both listeners share it. */
+export function makeDeviceContext(app: DeviceHost, salt: string, limit: FailureLimit = DEFAULT_PROVISION_LIMIT): DeviceContext {
+  return {
     salt,
     limiter: new FailureLimiter(limit, () => app.now().getTime()),
     heartbeats: new HeartbeatWriter(app.store, app.log, app.config.heartbeatFlushS * 1000),
     answers: new HeartbeatAnswers(app.store, app.config.heartbeatCache),
     admission: deviceAdmission(app),
   };
-  contexts.set(app, ctx);
-  return ctx;
-}
-
-export function deviceContext(app: App): DeviceContext {
-  return contexts.get(app) ?? attachDeviceContext(app, loadServerSalt(app.config.serverSalt, app.config.dataDir).salt);
 }

@@ -5,6 +5,7 @@
 // failing consumer never reaches the runner.
 import type { Logger } from '../log';
 import type { WebhookRecord } from '../store/webhooks';
+import type { Schedule } from '../schedule/rules';
 
 export { withDeviceIdPrefixes } from './device-redaction';
 
@@ -44,12 +45,28 @@ export function hears(hook: Pick<WebhookRecord, 'subscribedActions' | 'isEnabled
   return true;
 }
 
+/** The events that name one peer: the runner records them with the peer's record (Commit.peerEvent). */
+export type PeerEventName = 'peerCreated' | 'peerUpdated' | 'peerDeleted' | 'peerRestricted' | 'peerExpired';
+
+/**
+ * What the daemon's own subscribers (the scheduler, the jobs) hear of a committed change:
+ * typed, made by the change runner from the records, never the public event payload.
+ */
+export type ChangeNotice =
+  /** A peer made or changed (`gone`: deleted or expired), as it is stored now. */
+  | { kind: 'peer'; id: number; gone: boolean; enabled: boolean; schedule: Schedule | null }
+  /** A server made, changed or gone (a restore announces only these). */
+  | { kind: 'server'; id: number };
+
+export type ChangeListener = (notice: ChangeNotice) => void;
+
 /** Told the ids of keys and tokens whose access a committed change ended (revoked). */
 export type AccessEndedListener = (credentialIds: readonly number[]) => void;
 
 export class EventBus {
   private readonly listeners = new Set<EventListener>();
   private readonly accessListeners = new Set<AccessEndedListener>();
+  private readonly changeListeners = new Set<ChangeListener>();
   constructor(private readonly log: Logger, readonly now: () => Date = () => new Date()) {}
 
   /** Access that ended is no event (no webhook, no outbox row): only what holds it open (the live stream) hears it. */
@@ -66,6 +83,25 @@ export class EventBus {
         l(credentialIds);
       } catch (err) {
         this.log.error('access-ended listener failed', { error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+  }
+
+  /** The daemon's own subscribers: typed notices of what each committed change did. */
+  onChange(listener: ChangeListener): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  /** After the commit, with its events: each notice to each subscriber, in order. */
+  announceChanges(notices: readonly ChangeNotice[]): void {
+    for (const n of notices) {
+      for (const l of this.changeListeners) {
+        try {
+          l(n);
+        } catch (err) {
+          this.log.error('change listener failed', { kind: n.kind, error: err instanceof Error ? err.message : String(err) });
+        }
       }
     }
   }

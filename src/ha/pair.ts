@@ -126,9 +126,9 @@ export class Pair {
   }
 }
 
-const pairs = new WeakMap<App, Pair>();
-export const attachPair = (app: App, pair: Pair): void => { pairs.set(app, pair); };
-export const pairOf = (app: App): Pair | undefined => pairs.get(app);
+// The pair is one of the App's services (src/services.ts); these keep the stable interface.
+export const attachPair = (app: App, pair: Pair): void => { app.services.pair = pair; };
+export const pairOf = (app: App): Pair | undefined => app.services.pair ?? undefined;
 
 /** ha-failover's wake-up of peers plugs in here: run after each promotion of this router. */
 export function onPromoted(app: App, hook: PromotedHook): void {

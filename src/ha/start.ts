@@ -33,8 +33,8 @@ export interface PairControl {
   close(): Promise<void>;
 }
 
-const controls = new WeakMap<App, PairControl>();
-export const pairControlOf = (app: App): PairControl | undefined => controls.get(app);
+// The control is one of the App's services (src/services.ts); this keeps the stable interface.
+export const pairControlOf = (app: App): PairControl | undefined => app.services.pairControl ?? undefined;
 
 /** True when one of this host's interfaces holds `address` (with or without its prefix length), by `ip -o addr`. */
 export async function holdsAddress(address: string): Promise<boolean> {
@@ -70,7 +70,7 @@ export async function startPair(app: App): Promise<PairControl> {
       notify: () => Promise.reject(apiError('WGCP_HA_NOT_PAIRED')),
       close: async () => {},
     };
-    controls.set(app, alone);
+    app.services.pairControl = alone;
     return alone;
   }
   const channel = createChannelServer(app, pair, key);
@@ -119,6 +119,6 @@ export async function startPair(app: App): Promise<PairControl> {
       await new Promise<void>((resolve) => { channel.close(() => resolve()); channel.closeAllConnections(); });
     },
   };
-  controls.set(app, control);
+  app.services.pairControl = control;
   return control;
 }

@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import { apiError } from '../error-registry';
 import type { Store } from '../store/store';
 import { hashSecret } from '../store/credentials';
-import { personName, sessionTable, type LiveSession } from '../store/sessions';
+import { personName, type LiveSession } from '../store/sessions';
 import type { Actor } from '../store/audit';
 import { roleAllows, type Role } from '../store/roles';
 import { sessionCookieValue } from './session-cookie';
@@ -77,7 +77,7 @@ export function authenticateHeld(req: AuthRequest, store: Store, configuredKey: 
     }
   }
   const session = sessionCookieValue(req.headers.cookie);
-  const live = session === null ? null : sessionTable(store).use(session, configuredKey, now);
+  const live = session === null ? null : store.sessions.use(session, configuredKey, now);
   const actor = live === null ? null : sessionActor(store, live, address);
   if (actor !== null) {
     if (needsOriginCheck(req.method, req.headers)) requireSameOrigin(req.headers);
@@ -92,7 +92,7 @@ export function authenticateHeld(req: AuthRequest, store: Store, configuredKey: 
  */
 export function stillHeld(held: HeldCredential, store: Store, configuredKey: string | null, now: string): boolean {
   if (held.kind === 'configured') return configuredKey !== null;
-  if (held.kind === 'session' && !sessionTable(store).isLive(held.value, configuredKey, now)) return false;
+  if (held.kind === 'session' && !store.sessions.isLive(held.value, configuredKey, now)) return false;
   if (held.credentialId === null) return true;
   const c = store.credentials.get(held.credentialId);
   return c !== null && (c.expiresAt === null || c.expiresAt > now);

@@ -13,7 +13,7 @@ import type { RequestContext, Route } from './router';
 import type { Reply } from './reply';
 import type { OidcSettings } from '../access/oidc-settings';
 import { roleOfClaims } from '../access/oidc-roles';
-import { personName, sessionTable, sha256Hex, type Person } from '../store/sessions';
+import { personName, sha256Hex, type Person } from '../store/sessions';
 import { recordSignIn, recordSignInFailure } from '../ops/sign-ins';
 import { notePersonSignIn } from '../ops/passkey-sign-in';
 import type { OidcClient, PendingSignIn } from './oidc-client';
@@ -35,15 +35,13 @@ function pendingCookieValue(header: string | undefined): string | null {
 
 const isTls = (ctx: RequestContext): boolean => (ctx.req.socket as TLSSocket).encrypted === true;
 
-/** The client of one daemon, made (and openid-client imported) at the first sign-in. */
-const clients = new WeakMap<OidcSettings, OidcClient>();
-export function oidcClientOf(settings: OidcSettings): OidcClient {
-  let c = clients.get(settings);
-  if (!c) {
-    c = new (require('./oidc-client') as typeof OidcClientModule).OidcClient(settings);
-    clients.set(settings, c);
-  }
-  return c;
+/** The daemon's client (src/services.ts), made (and openid-client imported) at the first sign-in. */
+export function lazyOidcClient(settings: OidcSettings | null): () => OidcClient {
+  let c: OidcClient | null = null;
+  return () => {
+    if (settings === null) throw apiError('WGCP_SSO_NOT_SET_UP');
+    return (c ??= new (require('./oidc-client') as typeof OidcClientModule).OidcClient(settings));
+  };
 }
 
 /**
@@ -70,7 +68,7 @@ export function oidcRoutes(app: App): Route[] {
     const s = settings();
     let started;
     try {
-      started = await oidcClientOf(s).start();
+      started = await app.services.oidcClient().start();
     } catch (err) {
       app.log.warn('single sign-on: the provider could not be reached', { issuer: s.issuer, error: (err as Error).message });
       return failedSignInPage(`The sign-in provider (${s.issuer}) could not be reached: ${(err as Error).message}`, 502);
@@ -105,7 +103,7 @@ export function oidcRoutes(app: App): Route[] {
     }
     let claims;
     try {
-      claims = await oidcClientOf(s).finish(ctx.query.toString(), started);
+      claims = await app.services.oidcClient().finish(ctx.query.toString(), started);
     } catch (err) {
       const why = checkFailed(err);
       return failed(why, `The provider's answer did not pass a check: ${why}.`);
@@ -122,7 +120,7 @@ export function oidcRoutes(app: App): Route[] {
     }
     const person: Person = { subject: claims.sub, email, role };
     recordSignIn(app, { kind: 'person', id: null, name: who, role, address: source }, { subject: claims.sub, email, issuer: s.issuer });
-    const session = sessionTable(app.store).open({ credentialId: null, keyHash: '', expiresAt: null, person }, app.now().toISOString());
+    const session = app.store.sessions.open({ credentialId: null, keyHash: '', expiresAt: null, person }, app.now().toISOString());
     app.log.info('dashboard session opened', { person: who, role });
     // 303 to the page: the session cookie is SameSite=Strict, so the page's own requests carry it.
     return { status: 303, headers: { Location: '../../', 'Set-Cookie': sessionSetCookie(session, isTls(ctx)), 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' } };

@@ -36,6 +36,7 @@ export interface Match { route: Route; params: Record<string, string> }
 // paths (no `:name` segment) by "METHOD /path", so that a request naming one exactly (the
 // device heartbeat, for one) skips the segment walk with the same result.
 interface Compiled { parts: string[][]; exact: Map<string, Match> }
+// A cache of per-object data, not a service: it lives as long as the route table.
 const compiled = new WeakMap<readonly Route[], Compiled>();
 
 function compile(routes: readonly Route[]): Compiled {

@@ -15,10 +15,9 @@ import { recordSignIn, recordSignInFailure } from '../ops/sign-ins';
 import { hasPasskeys } from '../ops/passkey-sign-in';
 import type { Role } from '../store/roles';
 import { hashSecret } from '../store/credentials';
-import { personName, sessionTable, sha256Hex, type SessionGrant } from '../store/sessions';
-import { oidcClientOf } from './oidc';
+import { personName, sha256Hex, type SessionGrant } from '../store/sessions';
 import { limiterKey } from '../device/failure-limiter';
-import { SignInLimiter, type SignInLimit } from './sign-in-limiter';
+import type { SignInLimit } from './sign-in-limiter';
 import { isSameOrigin } from './same-origin';
 import { sessionClearCookie, sessionCookieValue, sessionSetCookie } from './session-cookie';
 
@@ -66,28 +65,21 @@ export function refuseForeignSignIn(ctx: RequestContext): void {
   }
 }
 
-const limiters = new WeakMap<App, SignInLimiter>();
-/** The daemon's one count of failed sign-ins, whichever way they came (a key, a code, a passkey). */
-export function signInLimiterOf(app: App, limit: SignInLimit = SIGN_IN_LIMIT): SignInLimiter {
-  let l = limiters.get(app);
-  if (!l) limiters.set(app, (l = new SignInLimiter(limit, () => app.now().getTime())));
-  return l;
-}
 
 /** Opens a page session for a sign-in that passed every check, audited (`summary`: what the row adds). */
 export function openPageSession(app: App, ctx: RequestContext, grant: Grant, actor: Actor, summary?: Record<string, unknown>): Reply {
   const now = app.now().toISOString();
-  signInLimiterOf(app).recordSuccess(limiterKey(ctx.req.socket.remoteAddress ?? ''), grant.credentialId);
+  app.services.signIns.recordSuccess(limiterKey(ctx.req.socket.remoteAddress ?? ''), grant.credentialId);
   recordSignIn(app, actor, summary);
   if (grant.credentialId !== null) app.store.credentials.touch(grant.credentialId, now);
-  const value = sessionTable(app.store).open(grant, now);
+  const value = app.store.sessions.open(grant, now);
   app.log.info('dashboard session opened', grant.person ? { person: actor.name, role: grant.role } : { credentialID: grant.credentialId ?? 'WGCP_API_KEY' });
   return { status: 204, headers: { ...NO_STORE, 'Set-Cookie': sessionSetCookie(value, isTls(ctx)) } };
 }
 
-export function sessionRoutes(app: App, limit: SignInLimit = SIGN_IN_LIMIT): Route[] {
-  const limiter = signInLimiterOf(app, limit);
-  const sessions = () => sessionTable(app.store);
+export function sessionRoutes(app: App): Route[] {
+  const limiter = app.services.signIns;
+  const sessions = () => app.store.sessions;
 
   async function signIn(ctx: RequestContext): Promise<Reply> {
     refuseForeignSignIn(ctx);
@@ -170,7 +162,7 @@ export function sessionRoutes(app: App, limit: SignInLimit = SIGN_IN_LIMIT): Rou
         const headers = { ...NO_STORE, 'Set-Cookie': sessionClearCookie(isTls(ctx)) };
         // A person signed in by single sign-on is signed out at the provider too, where it
         // offers that (RP-initiated logout): the page goes there next.
-        const endSessionUrl = live?.person && app.config.oidc ? await oidcClientOf(app.config.oidc).endSessionUrl().catch(() => null) : null;
+        const endSessionUrl = live?.person && app.config.oidc ? await app.services.oidcClient().endSessionUrl().catch(() => null) : null;
         return endSessionUrl ? { status: 200, json: { endSessionUrl }, headers } : { status: 204, headers };
       },
     },

@@ -116,7 +116,7 @@ export function serverKeys(privateKey: string | undefined, where: string): { pri
 export function checkPlan(plan: ImportPlan): void {
   const { server } = plan;
   const badServer = firstBadValue(SERVER_VALUE_RULES, { ...server, interface: server.interface ?? undefined });
-  if (badServer) throw badFile(`the server's ${badServer.field} ${quoted((server as unknown as Record<string, unknown>)[badServer.field])} ${badServer.message}`);
+  if (badServer) throw badFile(`the server's ${badServer.field} ${quoted(Reflect.get(server, badServer.field))} ${badServer.message}`);
   const subnet = parseCidr(server.address)!;
   const prefix6 = server.address6 ? parseCidr6(server.address6) : null;
   const keys = new Set<string>([server.publicKey]);
@@ -127,7 +127,7 @@ export function checkPlan(plan: ImportPlan): void {
     if (!isWireGuardKey(p.publicKey)) throw badFile(`${who}: the public key is not a WireGuard key`);
     if (!isWireGuardKey(p.presharedKey)) throw badFile(`${who}: the preshared key is not a WireGuard key`);
     const bad = firstBadValue(PEER_VALUE_RULES, { ...p });
-    if (bad) throw badFile(`peer ${quoted(p.name)}: its ${bad.field} ${quoted((p as unknown as Record<string, unknown>)[bad.field])} ${bad.message}`);
+    if (bad) throw badFile(`peer ${quoted(p.name)}: its ${bad.field} ${quoted(Reflect.get(p, bad.field))} ${bad.message}`);
     if (keys.has(p.publicKey)) throw badFile(`${who}: the public key ${p.publicKey} is used twice (or is the server's)`);
     keys.add(p.publicKey);
     if (!isHostOf(subnet, parseIpv4(p.ip)!)) throw badFile(`${who}: ${p.ip} is not a host of the server subnet ${server.address}`);

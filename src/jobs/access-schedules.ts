@@ -2,11 +2,11 @@
 // at the earliest boundary (or after 60 s, to notice a clock that jumped), takes every peer
 // whose boundary is due and applies them as one change (src/ops/schedules.ts). A minute
 // without a due boundary looks at the heap's top and nothing else. The heap follows the
-// committed peer events (a schedule set, changed, cleared, a peer deleted), so the API's
-// changes reach it without a scan; start-up, a server changed (a restore) and a clock that
+// change runner's typed notices (a schedule set, changed, cleared, a peer deleted), so the
+// API's changes reach it without a scan; start-up, a server changed (a restore) and a clock that
 // went back rebuild it from the one query of scheduled peers and put right what is wrong.
 import type { App } from '../app';
-import type { WgcpEvent } from '../events/bus';
+import type { ChangeNotice } from '../events/bus';
 import { jobActor } from '../ops/runner';
 import { applySchedules, type ScheduleOutcome } from '../ops/schedules';
 import { BoundaryHeap } from '../schedule/heap';
@@ -29,8 +29,6 @@ export interface AccessScheduler {
   size(): number;
   stop(): Promise<void>;
 }
-
-interface PeerShown { id: number; schedule?: Schedule | null }
 
 export interface SchedulerOptions {
   /** The clock (the app's by default); tests pass their own. */
@@ -119,18 +117,16 @@ export async function startAccessSchedules(app: App, opts: SchedulerOptions = {}
 
   const wake = async (): Promise<void> => { await serial(tickOnce); };
 
-  const onEvent = (e: WgcpEvent): void => {
+  const onChange = (n: ChangeNotice): void => {
     // A server made, changed or gone (a restore into the running daemon replaces every row
     // and announces only these): the schedules are read again, as at start.
-    if (e.event === 'serverChanged') { void serial(rebuildOnce); return; }
-    const peer = e.data.peer as PeerShown | undefined;
-    if (!peer || typeof peer.id !== 'number') return;
-    if (applying) touched.add(peer.id);
-    if (e.event === 'peerDeleted' || e.event === 'peerExpired') heap.delete(peer.id);
-    else keep(peer.id, peer.schedule, clock().getTime());
+    if (n.kind === 'server') { void serial(rebuildOnce); return; }
+    if (applying) touched.add(n.id);
+    if (n.gone) heap.delete(n.id);
+    else keep(n.id, n.schedule, clock().getTime());
     arm();
   };
-  const unsubscribe = app.events.subscribe(onEvent);
+  const unsubscribe = app.events.onChange(onChange);
 
   await serial(rebuildOnce);
 

@@ -88,15 +88,9 @@ export class ClockWatch {
   }
 }
 
-const watches = new WeakMap<App, ClockWatch>();
-
-export function attachClockWatch(app: App, watch: ClockWatch): void { watches.set(app, watch); }
-/** The watch of the daemon's running jobs (none while they never started: a standby's). */
-export const clockWatchOf = (app: App): ClockWatch | undefined => watches.get(app);
-
 /** /healthz's reason while a jump is waited out, or none. */
 export function clockReasons(app: App): string[] {
-  const j = watches.get(app)?.pending();
+  const j = app.services.clockWatch?.pending();
   if (!j) return [];
   const h = Math.round(j.offsetMs / 3_600_000 * 10) / 10;
   return [`the wall clock jumped ${h >= 0 ? '+' : ''}${h} h at ${j.seenAt}: peer expiry and the monthly reset wait until it is confirmed`];

@@ -15,7 +15,6 @@ import { NftMonitor } from '../kernel/nft-monitor';
 import type { Comparer, DriftKind, Finding, ReconcileTarget } from '../kernel/reconcile-target';
 import type { KernelPlane } from '../kernel/plane';
 import { recordRestored, repairKernel, type RepairResult } from '../ops/kernel-repair';
-import { metricsOf } from '../metrics/context';
 import { RepairBackoff } from '../kernel/repair-backoff';
 
 export const LINK_CHECK_MS = 2_000;
@@ -32,8 +31,6 @@ function reconcilableOf(kernel: KernelPlane): Reconcilable | null {
   return { reconcileTarget: target, ownNftPids: pids, repairBackoff };
 }
 
-const reconcilers = new WeakMap<App, Reconciler>();
-export const reconcilerOf = (app: App): Reconciler | undefined => reconcilers.get(app);
 
 export class Reconciler {
   readonly target: ReconcileTarget;
@@ -157,12 +154,12 @@ export class Reconciler {
     }
   }
 
-  private metrics(kind: DriftKind): void { metricsOf(this.app).driftChecks.inc([kind]); }
+  private metrics(kind: DriftKind): void { this.app.services.metrics.driftChecks.inc([kind]); }
 
   /** One log line a pass that repaired anything (counts, never keys) and the metric (each server's last repair was committed with it). */
   private report({ repaired, failed }: RepairResult): void {
     if (repaired.length === 0 && failed.length === 0) return;
-    const tally = metricsOf(this.app).driftRepairs;
+    const tally = this.app.services.metrics.driftRepairs;
     const kinds: Partial<Record<DriftKind, number>> = {};
     const counts: Record<string, number> = {};
     for (const f of repaired) {
@@ -200,7 +197,6 @@ export function startReconciler(app: App): Reconciler | null {
   const plane = reconcilableOf(app.kernel);
   if (!plane) return null;
   const r = new Reconciler(app, plane);
-  reconcilers.set(app, r);
   r.start();
   return r;
 }

@@ -10,11 +10,13 @@ import { expirePeers, resetIfNewMonth } from './calendar';
 import { collectUsage, type UsageCycle } from './usage';
 import { AUDIT_PRUNE_EVERY_MS, pruneAudit } from './audit-prune';
 import { startAccessSchedules, type AccessScheduler } from './access-schedules';
-import { ClockWatch, attachClockWatch } from './clock-watch';
+import { ClockWatch } from './clock-watch';
 
 export interface Jobs {
   /** Runs one usage cycle now (also what the interval runs); one already under way is joined. */
   collectNow(): Promise<UsageCycle | null>;
+  /** The wall clock as the jobs trust it; the daemon puts it in app.services for /healthz. */
+  clockWatch: ClockWatch;
   /** Stops the schedules after one last collection, so the traffic since the last cycle is kept. */
   stop(): Promise<void>;
 }
@@ -56,7 +58,6 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
       calendar();
     },
   });
-  attachClockWatch(app, clock);
   // The counters are read without holding the event loop, so a cycle can still be under
   // way when the next tick comes: it is joined, never run twice at once.
   let running: Promise<UsageCycle | null> | null = null;
@@ -112,8 +113,8 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
     }, 1000);
     burst.unref();
   };
-  const unsubscribe = app.events.subscribe((e) => {
-    if ((e.event === 'peerUpdated' || e.event === 'peerCreated') && (e.data.peer as { enabled?: boolean } | undefined)?.enabled) readSoon();
+  const unsubscribe = app.events.onChange((n) => {
+    if (n.kind === 'peer' && !n.gone && n.enabled) readSoon();
   });
   const auditTick = setInterval(() => guard('audit prune', () => pruneAudit(app)), AUDIT_PRUNE_EVERY_MS);
   auditTick.unref();
@@ -132,6 +133,7 @@ export function startJobs(app: App, hooks: JobHooks = {}): Jobs {
   let stopped = false;
   return {
     collectNow,
+    clockWatch: clock,
     async stop() {
       if (stopped) return;
       stopped = true;

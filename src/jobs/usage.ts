@@ -3,7 +3,6 @@
 // lift restrictions a limit no longer holds (each peer a change of its own with its
 // kernel change, so one refusal never blocks the others). All of it through the runner.
 import type { App } from '../app';
-import { peerEventData } from '../views/event-data';
 import { hasReason, withReason, withoutReason } from '../peer-state';
 import { changePeer } from '../ops/peers';
 import { jobActor } from '../ops/runner';
@@ -11,9 +10,6 @@ import { recordUsage as recordUsageChange } from '../ops/usage';
 import { pairOf } from '../ha/pair';
 import { isOverLimit } from '../peer-state';
 import { planUsageCycle, type Counters, type UsagePlan } from './usage-delta';
-import { historyOf } from '../history/context';
-import { metricsOf } from '../metrics/context';
-import { reconcilerOf } from './reconcile';
 
 export interface UsageCycle { plan: UsagePlan; restricted: number[]; lifted: number[] }
 
@@ -80,7 +76,7 @@ export function restrictOverLimit(app: App): Promise<number[]> {
   return eachPeer(app, app.store.usage.overLimit(), 'restricting a peer over its data limit', async (id) => {
     const changed = await changePeer(app, 'peer.restrict', id, (p) => (p.enabled && isOverLimit(p.usageBytes, p.dataLimitGB)
       ? { ...withReason(p, 'data_limit'), updatedAt: app.now().toISOString() } : null),
-    (server, after) => ({ name: 'peerRestricted', data: peerEventData(server, after) }), { actor: JOB });
+    { name: 'peerRestricted' }, { actor: JOB });
     if (!changed) return false;
     app.log.info('peer restricted: data limit reached', { peerID: id, usageBytes: changed.after.usageBytes, dataLimitGB: changed.after.dataLimitGB });
     return true;
@@ -93,7 +89,7 @@ export function liftRestrictions(app: App): Promise<number[]> {
     // Only the limit's own reason is lifted: a peer an admin or a suspension holds stays off.
     const changed = await changePeer(app, 'peer.lift-restriction', id, (p) => (hasReason(p, 'data_limit') && !isOverLimit(p.usageBytes, p.dataLimitGB)
       ? { ...withoutReason(p, 'data_limit'), updatedAt: app.now().toISOString() } : null),
-    (server, after) => ({ name: 'peerUpdated', data: peerEventData(server, after, { change: 'restriction lifted' }) }), { actor: JOB });
+    { name: 'peerUpdated', change: 'restriction lifted' }, { actor: JOB });
     return changed !== null;
   });
 }
@@ -107,16 +103,16 @@ export async function collectUsage(app: App): Promise<UsageCycle> {
   const started = process.hrtime.bigint();
   const read = await readCounters(app);
   const cycle = await applyUsage(app, read);
-  metricsOf(app).usageCycle.observe([], Number(process.hrtime.bigint() - started) / 1e9);
+  app.services.metrics.usageCycle.observe([], Number(process.hrtime.bigint() - started) / 1e9);
   // Peers that differed from the dumps just read are put right (issue 24: the reconciler).
-  await reconcilerOf(app)?.afterUsage();
+  await app.services.reconciler?.afterUsage();
   return cycle;
 }
 
 /** The part of a cycle that holds the event loop, from counters already read. */
 export async function applyUsage(app: App, read: CounterRead): Promise<UsageCycle> {
   const plan = await recordUsage(app, read);
-  historyOf(app).record(plan.traffic, app.now());
+  app.services.history.record(plan.traffic, app.now());
   const restricted = await restrictOverLimit(app);
   const lifted = await liftRestrictions(app);
   return { plan, restricted, lifted };

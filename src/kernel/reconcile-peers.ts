@@ -35,6 +35,7 @@ export function wantedPeers(peers: Iterable<KernelPeer>): WantedPeers {
   for (const p of livePeers(peers)) out.set(p.publicKey, { peer: p, psk: presharedKeyAsShown(p.presharedKey), allowed: allowedIpOf(p) });
   return out;
 }
+// A cache of per-object data, not a service: it lives as long as the model's peer map.
 const kept = new WeakMap<object, { revision: number; wanted: WantedPeers }>();
 
 /**

@@ -39,6 +39,7 @@ const PEER_LABELS = ['server', 'peer', 'name'] as const;
 // One label object a peer and scrape, shared by its five series: prom-client formats shared
 // labels once per object, where it would format plain labels again on every line.
 const NO_LABELS: Record<string, string> = Object.freeze({}) as Record<string, string>;
+// A cache of per-object data, not a service: it lives as long as the scraped peer.
 const peerLabels = new WeakMap<ScrapedPeer, Record<string, string>>();
 function labelsOf(p: ScrapedPeer): Record<string, string> {
   let l = peerLabels.get(p);

@@ -33,6 +33,7 @@ export interface StoreSnapshot {
 const PAGE = 2000;
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+// A cache of per-object data, not a service: each database's prepared statements, made once.
 const statements = new WeakMap<DB, Record<'peers' | 'servers' | 'devices' | 'outbox' | 'deliveries', Statement<unknown[]>>>();
 
 function prepared(db: DB) {

@@ -3,13 +3,11 @@
 // change runner with its kernel change and its events.
 import { apiError } from '../error-registry';
 import type { App } from '../app';
-import { deviceContext } from '../device/context';
 import { forwardsHash } from '../device/forwards-hash';
 import type { DeviceRecord } from '../store/devices';
 import type { PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { presentDevice, type DeviceReader } from '../views/devices-present';
-import { peerEventData } from '../views/event-data';
 import type { Store } from '../store/store';
 import type { ChangeOptions, Commit } from './runner';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
@@ -23,14 +21,14 @@ import { canonicalNetworks } from '../device/heartbeat-answers';
  * Heartbeat reports are written behind their answers: whoever reads a device stores pending ones first.
  */
 export function getDevice(app: App, id: number): DeviceRecord {
-  deviceContext(app).heartbeats.flush();
+  app.services.device.heartbeats.flush();
   const device = app.store.devices.byPeer(id);
   if (!device) throw apiError('WGCP_DEVICE_NOT_FOUND');
   return device;
 }
 
 export function listDevices(app: App): DeviceRecord[] {
-  deviceContext(app).heartbeats.flush();
+  app.services.device.heartbeats.flush();
   return app.store.devices.list();
 }
 
@@ -59,7 +57,7 @@ function changeDevicePeer<R>(app: App, action: string, deviceId: string, opts: C
         if (changed) {
           c.store.peers.update(after);
           if (leavesInterface(before, after)) c.store.usage.forgetBaseline(after.id);
-          c.event('peerUpdated', server.id, peerEventData(server, after));
+          c.peerEvent('peerUpdated', server, after);
         }
         return alsoInCommit(c, device, server);
       },
@@ -113,9 +111,9 @@ export function setDeviceNetworks(app: App, deviceId: string, networks: string[]
     const after: PeerRecord = { ...before, networks, updatedAt: app.now().toISOString() };
     return {
       kernel: [{ peer: { server, before, after } }],
-      commit({ store, event }) {
+      commit({ store, peerEvent }) {
         store.peers.update(after);
-        event('peerUpdated', server.id, peerEventData(server, after));
+        peerEvent('peerUpdated', server, after);
         return after;
       },
       audit: () => ({ targetType: 'peer', targetId: before.id, summary: { networks, was: { networks: before.networks ?? [] } } }),

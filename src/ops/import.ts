@@ -7,7 +7,7 @@ import { newPeerRecord } from '../resources/peer';
 import type { NewServer, ServerRecord } from '../store/servers';
 import type { ImportPlan } from '../import/plan';
 import { portHeld } from '../kernel/listening-ports';
-import { peerEventData, serverEventData } from '../views/event-data';
+import { serverEventData } from '../views/event-data';
 import type { ChangeOptions } from './runner';
 import { foreignLinkError } from '../wg/link-owner';
 import { badField } from './field-error';
@@ -81,12 +81,13 @@ export function runImport(ctx: ImportContext, plan: ImportPlan, opts?: ChangeOpt
     }));
     return {
       kernel: [{ server: { before: null, after: server, peers, forwards: [] } }],
-      commit({ store, event }) {
+      commit({ store, event, peerEvent }) {
         store.servers.insert(server);
         for (const p of peers) store.peers.insert(p);
         // Announced as a server made, then its peers one event each, like the API's own creates.
         event('serverChanged', id, serverEventData('created', server, kernel.serverState(id)));
-        for (const p of peers) event('peerCreated', id, peerEventData(server, p));
+        const made = { id, mode: server.mode };
+        for (const p of peers) peerEvent('peerCreated', made, p);
         return { server, peers };
       },
     };

@@ -7,20 +7,20 @@
 // answer). Opening the session is the HTTP layer's (src/http/session.ts).
 import { apiError } from '../error-registry';
 import type { App } from '../app';
-import { passkeyTable, type PasskeyRecord } from '../store/passkeys';
+import type { PasskeyRecord } from '../store/passkeys';
 import type { Role } from '../store/roles';
 import { challengeOf, type Ceremony } from '../access/passkey-challenges';
-import { challengesOf, webauthn, type RelyingParty } from './passkeys';
+import { webauthn, type RelyingParty } from './passkeys';
 
 /** The ceremony of a sign-in: for one key or token's passkeys, or (null) a person's passkey that names itself. */
 const signInCeremony = (credentialId: number | null): Ceremony => ({ purpose: 'sign-in', owner: credentialId === null ? null : `credential:${credentialId}` });
 
 export const hasPasskeys = (app: App, credentialId: number | null): boolean =>
-  credentialId !== null && passkeyTable(app.store).ofOwner({ credentialId }).length > 0;
+  credentialId !== null && app.store.passkeys.ofOwner({ credentialId }).length > 0;
 
 /** The options navigator.credentials.get() takes; a key's passkeys are listed, a person's are found by the authenticator. */
 export async function beginPasskeySignIn(app: App, rp: RelyingParty, credentialId: number | null): Promise<unknown> {
-  const mine = credentialId === null ? [] : passkeyTable(app.store).ofOwner({ credentialId });
+  const mine = credentialId === null ? [] : app.store.passkeys.ofOwner({ credentialId });
   if (credentialId !== null && mine.length === 0) throw apiError('WGCP_PASSKEY_NONE');
   const lib = await webauthn();
   const options = await lib.generateAuthenticationOptions({
@@ -28,7 +28,7 @@ export async function beginPasskeySignIn(app: App, rp: RelyingParty, credentialI
     allowCredentials: mine.map((p) => ({ id: p.webauthnId, transports: p.transports })),
     userVerification: credentialId === null ? 'required' : 'preferred',
   });
-  challengesOf(app).keep(options.challenge, signInCeremony(credentialId));
+  app.services.passkeyChallenges.keep(options.challenge, signInCeremony(credentialId));
   return options;
 }
 
@@ -42,9 +42,9 @@ export type PasskeySignIn = { passkey: PasskeyRecord; credentialId: number } | {
  */
 export async function finishPasskeySignIn(app: App, rp: RelyingParty, response: unknown, credentialId: number | null): Promise<PasskeySignIn> {
   const challenge = challengeOf(response);
-  if (challenge === null || !challengesOf(app).take(challenge, signInCeremony(credentialId))) throw apiError('WGCP_PASSKEY_CHALLENGE');
+  if (challenge === null || !app.services.passkeyChallenges.take(challenge, signInCeremony(credentialId))) throw apiError('WGCP_PASSKEY_CHALLENGE');
   const id = (response as { id?: unknown }).id;
-  const passkey = typeof id === 'string' ? passkeyTable(app.store).byWebauthnId(id) : null;
+  const passkey = typeof id === 'string' ? app.store.passkeys.byWebauthnId(id) : null;
   if (passkey === null) throw apiError('WGCP_PASSKEY_UNKNOWN');
   const owner = passkey.owner;
   if (credentialId !== null && !('credentialId' in owner && owner.credentialId === credentialId)) throw apiError('WGCP_PASSKEY_UNKNOWN');
@@ -69,7 +69,7 @@ export async function finishPasskeySignIn(app: App, rp: RelyingParty, response: 
   // The counter moves forward in the commit, so that of two answers at once only one counts.
   await app.runner.run('passkey.use', () => ({
     commit: ({ store }) => {
-      if (!passkeyTable(store).use(passkey.id, newCounter, now)) throw apiError('WGCP_PASSKEY_REFUSED', { why: `its signature counter ${newCounter} did not move past ${passkey.counter} (a copied authenticator, or an answer used before)` });
+      if (!store.passkeys.use(passkey.id, newCounter, now)) throw apiError('WGCP_PASSKEY_REFUSED', { why: `its signature counter ${newCounter} did not move past ${passkey.counter} (a copied authenticator, or an answer used before)` });
     },
     // The sign-in's own row (session.sign-in) names the passkey and its owner.
     audit: false,
@@ -81,9 +81,9 @@ export async function finishPasskeySignIn(app: App, rp: RelyingParty, response: 
 /** At each single sign-on of a person: their passkeys take the role the mapping gives now (null: none, they stop signing in). */
 export function notePersonSignIn(app: App, subject: string, email: string | null, role: Role | null): Promise<void> {
   return app.runner.run('passkey.person', (store) => {
-    const mine = passkeyTable(store).ofOwner({ subject, email, role });
+    const mine = store.passkeys.ofOwner({ subject, email, role });
     return {
-      commit: ({ store }) => { if (mine.length > 0) passkeyTable(store).updatePerson(subject, email, role); },
+      commit: ({ store }) => { if (mine.length > 0) store.passkeys.updatePerson(subject, email, role); },
       audit: false,
     };
   });

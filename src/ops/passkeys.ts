@@ -7,8 +7,8 @@ import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { ChangeRunner } from './runner';
 import type { Actor } from '../store/audit';
-import { passkeyTable, type PasskeyOwner, type PasskeyRecord } from '../store/passkeys';
-import { PasskeyChallenges, challengeOf } from '../access/passkey-challenges';
+import type { PasskeyOwner, PasskeyRecord } from '../store/passkeys';
+import { challengeOf } from '../access/passkey-challenges';
 import { personName } from '../store/sessions';
 import { badField } from './field-error';
 
@@ -25,13 +25,6 @@ export interface RelyingParty { rpID: string; origin: string }
 export interface PasskeyView { id: number; name: string; createdAt: string; lastUsedAt: string | null; transports: string[] }
 export const viewOf = (p: PasskeyRecord): PasskeyView => ({ id: p.id, name: p.name, createdAt: p.createdAt, lastUsedAt: p.lastUsedAt, transports: p.transports });
 
-const ceremonies = new WeakMap<App, PasskeyChallenges>();
-/** The daemon's ceremonies under way (one set an App). */
-export function challengesOf(app: App): PasskeyChallenges {
-  let c = ceremonies.get(app);
-  if (!c) ceremonies.set(app, (c = new PasskeyChallenges(() => app.now().getTime())));
-  return c;
-}
 
 /** How a ceremony names its owner. */
 export const ownerKey = (o: PasskeyOwner): string => ('credentialId' in o ? `credential:${o.credentialId}` : `person:${o.subject}`);
@@ -49,13 +42,13 @@ function ownerOf(actor: Actor): PasskeyOwner {
 const sameOwner = (a: PasskeyOwner, b: PasskeyOwner): boolean => ownerKey(a) === ownerKey(b);
 
 export function listPasskeys(app: App, actor: Actor): PasskeyView[] {
-  return passkeyTable(app.store).ofOwner(ownerOf(actor)).map(viewOf);
+  return app.store.passkeys.ofOwner(ownerOf(actor)).map(viewOf);
 }
 
 /** The options the browser's navigator.credentials.create() takes; the challenge is kept for the answer. */
 export async function beginRegistration(app: App, actor: Actor, rp: RelyingParty): Promise<unknown> {
   const owner = ownerOf(actor);
-  const mine = passkeyTable(app.store).ofOwner(owner);
+  const mine = app.store.passkeys.ofOwner(owner);
   if (mine.length >= PASSKEYS_MAX) throw apiError('WGCP_PASSKEY_LIMIT', { max: PASSKEYS_MAX });
   const person = !('credentialId' in owner);
   const lib = await webauthn();
@@ -68,7 +61,7 @@ export async function beginRegistration(app: App, actor: Actor, rp: RelyingParty
     // A person's passkey signs in alone: it must be discoverable and verify the person (PIN, biometrics).
     authenticatorSelection: { residentKey: person ? 'required' : 'preferred', userVerification: person ? 'required' : 'preferred' },
   });
-  challengesOf(app).keep(options.challenge, { purpose: 'register', owner: ownerKey(owner) });
+  app.services.passkeyChallenges.keep(options.challenge, { purpose: 'register', owner: ownerKey(owner) });
   return options;
 }
 
@@ -84,7 +77,7 @@ function readName(name: unknown, fallback: string): string {
 export async function finishRegistration(app: App, actor: Actor, rp: RelyingParty, response: unknown, name?: unknown): Promise<PasskeyView> {
   const owner = ownerOf(actor);
   const challenge = challengeOf(response);
-  if (challenge === null || !challengesOf(app).take(challenge, { purpose: 'register', owner: ownerKey(owner) })) throw apiError('WGCP_PASSKEY_CHALLENGE');
+  if (challenge === null || !app.services.passkeyChallenges.take(challenge, { purpose: 'register', owner: ownerKey(owner) })) throw apiError('WGCP_PASSKEY_CHALLENGE');
   const lib = await webauthn();
   let info;
   try {
@@ -101,14 +94,14 @@ export async function finishRegistration(app: App, actor: Actor, rp: RelyingPart
   const { credential } = info;
   const now = app.now().toISOString();
   return app.runner.run('passkey.register', (store) => {
-    const table = passkeyTable(store);
+    const table = store.passkeys;
     const mine = table.ofOwner(owner);
     if (mine.length >= PASSKEYS_MAX) throw apiError('WGCP_PASSKEY_LIMIT', { max: PASSKEYS_MAX });
     if (table.byWebauthnId(credential.id) !== null) throw apiError('WGCP_PASSKEY_REFUSED', { why: 'it is registered here already' });
     const fallback = `Passkey ${mine.length + 1}`;
     const chosen = readName(name, fallback);
     return {
-      commit: ({ store }) => viewOf(passkeyTable(store).insert({
+      commit: ({ store }) => viewOf(store.passkeys.insert({
         webauthnId: credential.id, publicKey: credential.publicKey, counter: credential.counter,
         transports: credential.transports ?? [], name: chosen, owner, createdAt: now,
       })),
@@ -120,7 +113,7 @@ export async function finishRegistration(app: App, actor: Actor, rp: RelyingPart
 /** One of the caller's own passkeys, or 404 (another's passkey is as absent as none). */
 function ownPasskey(app: App, actor: Actor, id: number): PasskeyRecord {
   const owner = ownerOf(actor);
-  const p = passkeyTable(app.store).get(id);
+  const p = app.store.passkeys.get(id);
   if (p === null || !sameOwner(p.owner, owner)) throw apiError('WGCP_PASSKEY_NOT_FOUND');
   return p;
 }
@@ -131,7 +124,7 @@ export function renamePasskey(app: App, actor: Actor, id: number, name: unknown)
   return app.runner.run('passkey.rename', () => {
     const p = ownPasskey(app, actor, id);
     return {
-      commit: ({ store }) => { passkeyTable(store).rename(id, chosen); return viewOf({ ...p, name: chosen }); },
+      commit: ({ store }) => { store.passkeys.rename(id, chosen); return viewOf({ ...p, name: chosen }); },
       audit: () => ({ targetType: 'passkey', targetId: id, summary: { name: chosen, was: { name: p.name }, owner: ownerName(app, p.owner) } }),
     };
   }, { actor });
@@ -141,7 +134,7 @@ export function removePasskey(app: App, actor: Actor, id: number): Promise<void>
   return app.runner.run('passkey.remove', () => {
     const p = ownPasskey(app, actor, id);
     return {
-      commit: ({ store }) => { passkeyTable(store).remove(id); },
+      commit: ({ store }) => { store.passkeys.remove(id); },
       audit: () => ({ targetType: 'passkey', targetId: id, summary: { name: p.name, owner: ownerName(app, p.owner) } }),
     };
   }, { actor });
@@ -152,7 +145,7 @@ export function resetPasskeys(runner: ChangeRunner, actor: Actor, credentialId: 
   return runner.run('passkey.reset', (store) => {
     const owner = store.credentials.get(credentialId)?.name ?? null;
     return {
-      commit: ({ store }) => passkeyTable(store).removeOfCredential(credentialId),
+      commit: ({ store }) => store.passkeys.removeOfCredential(credentialId),
       audit: (removed) => (removed === 0 ? null : { targetType: 'credential', targetId: credentialId, summary: { removed, owner } }),
     };
   }, { actor });

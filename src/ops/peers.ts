@@ -4,12 +4,11 @@
 import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { Store } from '../store/store';
-import type { ChangeOptions } from './runner';
+import type { ChangeOptions, Commit } from './runner';
 import type { NetworkReach, PeerRecord } from '../store/peers';
 import { mergeInput, withInitials } from '../resources/describe';
 import { PEER } from '../resources/peer';
 import type { ServerRecord } from '../store/servers';
-import { peerEventData } from '../views/event-data';
 import { deviceNumber } from '../views/devices-present';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
 import { hasReason, isOverLimit, leavesInterface, wholeGB, withReason, withoutReason } from '../peer-state';
@@ -108,9 +107,9 @@ export function createPeer(app: App, serverId: number, input: PeerInput, opts?: 
     }), Date.parse(now));
     return {
       kernel: [{ peer: { server, before: null, after: peer } }],
-      commit({ store, event }) {
+      commit({ store, peerEvent }) {
         const rec = store.peers.insert(peer);
-        event('peerCreated', server.id, peerEventData(server, rec));
+        peerEvent('peerCreated', server, rec);
         return rec;
       },
       audit: (rec) => ({ targetType: 'peer', targetId: rec.id, summary: { serverID: server.id, ...named(input) } }),
@@ -140,10 +139,10 @@ export function updatePeer(app: App, id: number, input: PeerInput, opts?: Change
     const forwards = forwardsOfPeerChange(store, before, next);
     return {
       kernel: [{ peer: { server, before, after: next, forwards } }],
-      commit({ store, event }) {
+      commit({ store, peerEvent }) {
         store.peers.update(next);
         if (leavesInterface(before, next)) store.usage.forgetBaseline(id);
-        event('peerUpdated', server.id, peerEventData(server, next));
+        peerEvent('peerUpdated', server, next);
         return next;
       },
       // `was`: each changed field's value before, so the log can say "5 GiB -> 10 GiB".
@@ -168,10 +167,10 @@ export function planPeerDelete(store: Store, before: PeerRecord, alsoExpired = f
   const forwards = forwardsOfPeerChange(store, before, null);
   return {
     kernel: [{ peer: { server, before, after: null, forwards } }],
-    commit({ store, event }: { store: Store; event: (name: 'peerDeleted' | 'peerExpired', serverId: number, data: Record<string, unknown>) => void }) {
+    commit({ store, peerEvent }: Pick<Commit, 'store' | 'peerEvent'>) {
       store.peers.delete(before.id);
-      event('peerDeleted', server.id, peerEventData(server, before));
-      if (alsoExpired) event('peerExpired', server.id, peerEventData(server, before));
+      peerEvent('peerDeleted', server, before);
+      if (alsoExpired) peerEvent('peerExpired', server, before);
       return { server, peer: before };
     },
     audit: () => ({ targetType: 'peer', targetId: before.id, summary: { name: before.name, ip: before.ip, serverID: server.id } }),
@@ -187,7 +186,7 @@ export function deletePeer(app: App, id: number, opts?: ChangeOptions): Promise<
  * event `announce` names (a restriction is not an admin's update).
  */
 export function changePeer(app: App, action: string, id: number, decide: (p: PeerRecord) => PeerRecord | null,
-  announce: (server: ServerRecord, after: PeerRecord) => { name: 'peerUpdated' | 'peerRestricted'; data: Record<string, unknown> }, opts?: ChangeOptions,
+  announce: { name: 'peerUpdated' | 'peerRestricted'; change?: string }, opts?: ChangeOptions,
 ): Promise<{ before: PeerRecord; after: PeerRecord } | null> {
   return app.runner.run(action, (store) => {
     const before = store.peers.get(id);
@@ -196,11 +195,10 @@ export function changePeer(app: App, action: string, id: number, decide: (p: Pee
     const server = store.servers.get(before.serverId)!;
     return {
       kernel: [{ peer: { server, before, after } }],
-      commit({ store, event }) {
+      commit({ store, peerEvent }) {
         store.peers.update(after);
         if (leavesInterface(before, after)) store.usage.forgetBaseline(id);
-        const e = announce(server, after);
-        event(e.name, server.id, e.data);
+        peerEvent(announce.name, server, after, announce.change === undefined ? {} : { change: announce.change });
         return { before, after };
       },
       audit: () => ({ targetType: 'peer', targetId: id, summary: { enabled: after.enabled, disabledReasons: after.disabledReasons } }),

@@ -4,7 +4,7 @@
 import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { Actor } from '../store/audit';
-import { personName, sessionTable } from '../store/sessions';
+import { personName } from '../store/sessions';
 
 /** The environment's key, as http/auth.ts names it. */
 const CONFIGURED_KEY_NAME = 'WGCP_API_KEY';
@@ -23,7 +23,7 @@ export interface SignedIn {
 }
 
 export function listSignedIn(app: App): SignedIn[] {
-  return sessionTable(app.store).list(app.now().toISOString()).map((s) => {
+  return app.store.sessions.list(app.now().toISOString()).map((s) => {
     const times = { createdAt: s.createdAt, lastSeenAt: s.lastSeenAt, expiresAt: s.expiresAt };
     if (s.person !== null) return { id: s.id, kind: 'person', name: personName(s.person), role: s.person.role, subject: s.person.subject, email: s.person.email, credentialID: null, ...times };
     const c = s.credentialId === null ? null : app.store.credentials.get(s.credentialId);
@@ -37,13 +37,13 @@ function audit(app: App, actor: Actor, action: string, targetType: string, targe
 
 /** Ends one session; 404 when it is not (or no longer) there. */
 export function endSession(app: App, actor: Actor, id: number): void {
-  if (!sessionTable(app.store).closeById(id)) throw apiError('WGCP_SESSION_NOT_FOUND');
+  if (!app.store.sessions.closeById(id)) throw apiError('WGCP_SESSION_NOT_FOUND');
   audit(app, actor, 'session.end', 'session', id, {});
 }
 
 /** Ends every session of a person; how many ended (0 is not an error: they may have signed out). */
 export function endPersonSessions(app: App, actor: Actor, subject: string): number {
-  const ended = sessionTable(app.store).closePerson(subject);
+  const ended = app.store.sessions.closePerson(subject);
   audit(app, actor, 'person.sessions-end', 'person', subject, { ended });
   return ended;
 }

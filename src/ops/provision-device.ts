@@ -16,7 +16,6 @@ import type { ServerRecord } from '../store/servers';
 import type { Store } from '../store/store';
 import { forwardsHash } from '../device/forwards-hash';
 import { presentDevice } from '../views/devices-present';
-import { peerEventData } from '../views/event-data';
 import type { ChangeOptions } from './runner';
 import { isHardwareId, isUuid, newUuid } from '../device/identifiers';
 import { generateKeyPair, generatePresharedKey } from '../wg/keys';
@@ -113,7 +112,7 @@ export function provisionDevice(app: App, token: string, hwid: string, source: s
     const deviceId = known?.deviceId ?? newUuid();
     return {
       kernel: [{ peer: { server, before, after: peer } }],
-      commit({ store, event }) {
+      commit({ store, event, peerEvent }) {
         // The runner runs one change at a time, so the token is as planned; the UPDATE still decides.
         if (!store.regTokens.consume(token, now)) throw tokenRefusal(store, token, now) ?? apiError('WGCP_DEVICE_TOKEN_USED');
         if (before) {
@@ -125,8 +124,7 @@ export function provisionDevice(app: App, token: string, hwid: string, source: s
         }
         store.regTokens.setDevice(token, deviceId);
         const device = store.devices.get(deviceId)!;
-        const peerData = peerEventData(server, peer);
-        event(before ? 'peerUpdated' : 'peerCreated', server.id, peerData);
+        const peerData = peerEvent(before ? 'peerUpdated' : 'peerCreated', server, peer);
         const hash = forwardsHash(store.forwards.listByDevice(deviceId));
         event('deviceProvisioned', server.id, { device: presentDevice(device, peer, hash, null), peer: peerData.peer, reprovisioned: before !== null, source });
         return { server, device, peer, replaced: before, replay: false };

@@ -16,7 +16,7 @@
 import { isStorageFailure, type WriteFailure } from './storage-health';
 import { isHttpError } from 'http-errors';
 import { apiError } from '../error-registry';
-import type { EventBus, EventName, WgcpEvent } from '../events/bus';
+import type { ChangeNotice, EventBus, EventName, PeerEventName, WgcpEvent } from '../events/bus';
 import type { ForwardChange, KernelPlane, PeerChange, ServerChange, ServerState } from '../kernel/plane';
 import type { SyncOptions, SyncUndo } from '../kernel/server-sync';
 import { UNTIMED, type KernelTiming } from '../kernel/timing';
@@ -25,6 +25,9 @@ import type { Actor } from '../store/audit';
 import type { Store } from '../store/store';
 import { recordEvent } from './event-record';
 import type { SiteLinkChange } from '../kernel/site-links';
+import { peerEventData } from '../views/event-data';
+import type { PeerRecord } from '../store/peers';
+import type { ServerRecord } from '../store/servers';
 
 export type KernelChange =
   | { peer: PeerChange }
@@ -47,7 +50,9 @@ export interface KernelRepair { what: string; run(): Promise<void> }
 /** What the commit step is handed: the store to write and the recorder of the change's events. */
 export interface Commit {
   store: Store;
-  event(name: EventName, serverId: number, data: Record<string, unknown>): void;
+  event(name: Exclude<EventName, PeerEventName>, serverId: number, data: Record<string, unknown>): void;
+  /** A peer's event: its public payload, and the typed notice the daemon's own subscribers hear. Returns the payload. */
+  peerEvent(name: PeerEventName, server: Pick<ServerRecord, 'id' | 'mode'>, peer: PeerRecord, extra?: { change?: string; source?: string }): ReturnType<typeof peerEventData>;
   /** The change ends this key's or token's access: after the commit, what it holds open (the live stream) is closed. */
   accessEnded(credentialId: number): void;
 }
@@ -208,17 +213,29 @@ export class ChangeRunner {
     }
     let events: WgcpEvent[] = [];
     let ended: number[] = [];
+    let notices: ChangeNotice[] = [];
     let result: R;
     let seq: number | null = null;
     try {
       result = store.tx(() => {
         events = [];
         ended = [];
+        notices = [];
         journal?.begin(store, opts);
         const at = this.bus.now();
         const r = planned.commit({
           store,
-          event: (name, serverId, data) => { events.push(recordEvent(store, at, name, serverId, data)); },
+          event: (name, serverId, data) => {
+            events.push(recordEvent(store, at, name, serverId, data));
+            if (name === 'serverChanged') notices.push({ kind: 'server', id: serverId });
+          },
+          peerEvent: (name, server, peer, extra) => {
+            const data = peerEventData(server, peer, extra);
+            events.push(recordEvent(store, at, name, server.id, data));
+            const gone = name === 'peerDeleted' || name === 'peerExpired';
+            notices.push({ kind: 'peer', id: peer.id, gone, enabled: peer.enabled, schedule: peer.schedule ?? null });
+            return data;
+          },
           accessEnded: (credentialId) => { ended.push(credentialId); },
         });
         // The audit row is the change's own: written in its transaction, or the change fails.
@@ -244,6 +261,7 @@ export class ChangeRunner {
     this.committed++;
     this.writeFailure = null;
     this.bus.announce(events);
+    this.bus.announceChanges(notices);
     this.bus.announceAccessEnded(ended);
     return { result, seq };
   }

@@ -5,7 +5,6 @@
 import type { App } from '../app';
 import type { Schedule } from '../schedule/rules';
 import type { PeerChange } from '../kernel/plane';
-import { peerEventData } from '../views/event-data';
 import { hasReason, leavesInterface } from '../peer-state';
 import type { ChangeOptions } from './runner';
 import { withScheduleState } from './schedule-state';
@@ -40,14 +39,14 @@ export function applySchedules(app: App, ids: Iterable<number>, clock: () => Dat
     if (changes.length === 0) return { commit: () => ({ closed, opened, schedules }), audit: false };
     return {
       kernel: [{ peers: changes }],
-      commit({ store, event }) {
+      commit({ store, peerEvent }) {
         for (const { server, before, after } of changes) {
           store.peers.update(after);
           if (leavesInterface(before, after)) store.usage.forgetBaseline(after.id);
           const closing = hasReason(after, 'schedule');
           // Taken off by its schedule is a restriction (and its notice); any other step is an update.
           const name = closing && before.enabled ? 'peerRestricted' : 'peerUpdated';
-          event(name, server.id, peerEventData(server, after, { change: closing ? 'schedule closed' : 'schedule opened' }));
+          peerEvent(name, server, after, { change: closing ? 'schedule closed' : 'schedule opened' });
         }
         return { closed, opened, schedules };
       },

@@ -6,7 +6,7 @@ import type { App } from '../app';
 import type { ServerMode, ServerRecord } from '../store/servers';
 import { presentServer } from '../views/present';
 import type { WebhookSight } from '../views/webhook-sight';
-import { peerEventData, serverEventData } from '../views/event-data';
+import { serverEventData } from '../views/event-data';
 import type { ChangeOptions } from './runner';
 import { generateKeyPair } from '../wg/keys';
 import { AUTO_DNS, DEFAULT_KEEPALIVE, type ClientRoutes } from '../wg/client-options';
@@ -151,10 +151,10 @@ export function deleteServer(app: App, id: number, opts?: ChangeOptions): Promis
     const forwards = store.forwards.kernelForwardsOfServer(server.id);
     return {
       kernel: [{ server: { before: server, after: null, peers, forwards } }],
-      commit({ store, event }) {
+      commit({ store, event, peerEvent }) {
         // The events are recorded first: the server's webhooks go with it, and those of its
         // own that hear its deletion are written before they do (then cascade away too).
-        for (const p of peers) event('peerDeleted', server.id, peerEventData(server, p));
+        for (const p of peers) peerEvent('peerDeleted', server, p);
         event('serverChanged', server.id, serverEventData('deleted', server, state));
         store.servers.delete(server.id);
       },

@@ -12,7 +12,6 @@ import type { PeerRecord } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import type { Store } from '../store/store';
 import type { ChangeOptions } from './runner';
-import { peerEventData } from '../views/event-data';
 import { generatePresharedKey } from '../wg/keys';
 import { serverNetworks } from '../wg/client-options';
 import { routerNets } from '../net/router-nets';
@@ -54,10 +53,10 @@ export function joinSite(app: App, token: string, req: JoinRequest, source: stri
     };
     return {
       kernel: [{ peer: { server, before: null, after: peer } }],
-      commit({ store, event }) {
+      commit({ store, peerEvent }) {
         if (!store.regTokens.consume(token, now)) throw tokenRefusal(store, token, now) ?? apiError('WGCP_DEVICE_TOKEN_USED');
         const rec = store.peers.insert(peer);
-        event('peerCreated', server.id, { ...peerEventData(server, rec), source });
+        peerEvent('peerCreated', server, rec, { source });
         return { server, peer: rec, routes };
       },
       audit: (j) => ({ targetType: 'peer', targetId: j.peer.id, summary: { serverID: server.id, name: j.peer.name, networks: req.networks, routes } }),

@@ -13,7 +13,7 @@ export type SmtpInput = Partial<SmtpRecord>;
 export function saveSmtp(app: App, input: SmtpInput, opts?: ChangeOptions): Promise<SmtpRecord> {
   return app.runner.run('smtp.save', (store) => {
     const next: SmtpRecord = { ...store.smtp.get() };
-    for (const [k, v] of Object.entries(input)) if (v !== undefined) (next as unknown as Record<string, unknown>)[k] = v;
+    for (const [k, v] of Object.entries(input)) if (v !== undefined) Reflect.set(next, k, v);
     if (next.enabled && next.server === '') throw badField('server', 'is required when SMTP is enabled');
     const refusal = (input.server !== undefined || input.port !== undefined) && next.server !== '' ? hostRefusal(next.server, next.port, guardFacts()) : null;
     if (refusal) throw badField('server', inputRefusalText(refusal));

@@ -46,7 +46,7 @@ export function updateWebhook(app: App, id: number, input: WebhookInput, opts?: 
     const current = store.webhooks.get(id);
     if (!current) throw apiError('WGCP_WEBHOOK_NOT_FOUND');
     const merged: WebhookRecord = { ...current, updatedAt: app.now().toISOString() };
-    for (const [k, v] of Object.entries(input)) if (v !== undefined) (merged as unknown as Record<string, unknown>)[k] = v;
+    for (const [k, v] of Object.entries(input)) if (v !== undefined) Reflect.set(merged, k, v);
     checkTemplate(merged);
     return { commit: ({ store }) => { store.webhooks.update(merged); return merged; } };
   }, opts);

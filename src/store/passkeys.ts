@@ -109,14 +109,4 @@ export class PasskeyTable {
   updatePerson(subject: string, email: string | null, role: Role | null): number { return this.personStmt.run(email, role, subject).changes; }
 }
 
-// One table object per store, made when passkeys are first looked at (as sessions.ts does).
-const tables = new WeakMap<Store, PasskeyTable>();
 
-export function passkeyTable(store: Store): PasskeyTable {
-  let t = tables.get(store);
-  if (!t) {
-    t = new PasskeyTable(store);
-    tables.set(store, t);
-  }
-  return t;
-}

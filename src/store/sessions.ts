@@ -135,14 +135,4 @@ export class SessionTable {
   }
 }
 
-// One table object per store, made when the first session is looked at.
-const tables = new WeakMap<Store, SessionTable>();
 
-export function sessionTable(store: Store): SessionTable {
-  let t = tables.get(store);
-  if (!t) {
-    t = new SessionTable(store);
-    tables.set(store, t);
-  }
-  return t;
-}

@@ -20,6 +20,8 @@ export const SMTP_DEFAULTS: SmtpRecord = {
 };
 
 const BOOLS = ['enabled', 'useAuth', 'useTLS'] as const;
+/** The row as SQLite gives it: the flags as 0 or 1. */
+type SmtpRow = Omit<SmtpRecord, (typeof BOOLS)[number]> & Record<(typeof BOOLS)[number], number>;
 
 export class SmtpTable {
   private readonly getStmt;
@@ -36,10 +38,9 @@ export class SmtpTable {
   }
 
   get(): SmtpRecord {
-    const row = this.getStmt.get() as Record<string, unknown> | undefined;
+    const row = this.getStmt.get() as SmtpRow | undefined;
     if (!row) return { ...SMTP_DEFAULTS };
-    for (const b of BOOLS) row[b] = row[b] === 1;
-    return row as unknown as SmtpRecord;
+    return { ...row, enabled: row.enabled === 1, useAuth: row.useAuth === 1, useTLS: row.useTLS === 1 };
   }
 
   save(s: SmtpRecord): void {

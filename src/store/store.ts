@@ -19,6 +19,8 @@ import { TotpTable } from './totp';
 import { ShareTable } from './shares';
 import { KernelRepairTable } from './kernel-repairs';
 import { SiteLinkTable } from './site-links';
+import { SessionTable } from './sessions';
+import { PasskeyTable } from './passkeys';
 import { HaTable } from './ha';
 
 export class Store {
@@ -41,6 +43,8 @@ export class Store {
   readonly siteLinks: SiteLinkTable;
   readonly ha: HaTable;
 
+  private sessionsMade?: SessionTable;
+  private passkeysMade?: PasskeyTable;
   private readonly totalChanges;
   /** Rows changed by telemetryTx, left out of revision(). */
   private telemetryChanges = 0;
@@ -66,6 +70,12 @@ export class Store {
     this.siteLinks = new SiteLinkTable(db);
     this.ha = new HaTable(db);
   }
+
+  /** The page sessions: made when the first is looked at (a daemon no page signs in to never prepares them). */
+  get sessions(): SessionTable { return (this.sessionsMade ??= new SessionTable(this)); }
+
+  /** The passkeys: made when they are first looked at, as the sessions are. */
+  get passkeys(): PasskeyTable { return (this.passkeysMade ??= new PasskeyTable(this)); }
 
   static open(dataDir: string): Store {
     const db = openDatabase(dataDir);

@@ -7,7 +7,7 @@ import type { ServerRecord } from '../store/servers';
 import { presentPeer, presentServerSummary } from './present';
 
 /** peerCreated, peerUpdated, peerDeleted, peerRestricted, peerExpired. */
-export function peerEventData(server: Pick<ServerRecord, 'mode'>, peer: PeerRecord, extra: { change?: string } = {}) {
+export function peerEventData(server: Pick<ServerRecord, 'mode'>, peer: PeerRecord, extra: { change?: string; source?: string } = {}) {
   return { mode: server.mode, peer: presentPeer(peer), ...extra };
 }
 
