@@ -3,6 +3,7 @@
 // step. A process start is the table's `start`: it begins at BOOT and resumes from what
 // the record holds (the sealed configuration, the hash), so a restart never spends a token.
 import { sleep, type Clock } from './clock';
+
 import { loadConfigFile, endpointUrl, ConfigError, type AgentConfig } from './config';
 import { deriveKey, openSealed, seal, type SealKey } from './crypto';
 import { heartbeatBody, judgeAnswer, type HeartbeatBody } from './heartbeat';
@@ -13,6 +14,9 @@ import { reduce, retryDelayS, type AgentRecord, type Event } from './machine';
 import { parsePayload, shortDeviceId, type TunnelConfig } from './payload';
 import { ensureStateDir, loadRecord, removeLeftovers, saveRecord } from './persist';
 import type { Tunnel } from './tunnel';
+
+/** The longest wait a throttled stop report is given before its one more try. */
+const STOP_RETRY_MAX_MS = 5000;
 
 export interface AgentDeps {
   configFile: string;
@@ -278,8 +282,15 @@ export class Agent {
       try {
         const status = await this.tunnel.inspect();
         const body = heartbeatBody(this.tunnelConfig.device_id, this.record.state, status, this.deps.clock.now(), true);
-        await postJson(endpointUrl(this.config.server_url, 'api/v1/heartbeat'), body,
+        const send = () => postJson(endpointUrl(this.config.server_url, 'api/v1/heartbeat'), body,
           { clock: this.deps.clock, ca: this.config.ca, attempts: 1, timeouts: { connectMs: 2000, writeMs: 2000, readMs: 3000 } });
+        // A throttled stop report (429) is sent once more when the router asks for a short
+        // wait: a stop goes unseen otherwise, and a service stop can spare a few seconds.
+        await send().catch(async (err: unknown) => {
+          if (!(err instanceof RequestError) || err.status !== 429 || err.waitMs === undefined || err.waitMs > STOP_RETRY_MAX_MS) throw err;
+          await sleep(this.deps.clock, err.waitMs);
+          return send();
+        });
       } catch (err) {
         this.log.warn('could not report the stop', { error: (err as Error).message });
       }

@@ -266,6 +266,24 @@ t('says it stops (status stopped) and takes the tunnel down on stop', async () =
   assert.is(h.tunnel.status.present, false);
 });
 
+t('a stop report the router throttles with a short Retry-After is sent once more, and one with a long wait is not', async () => {
+  const h = harness(server, server.addToken());
+  h.start();
+  await h.waitFor(() => hb() >= 1, 'a heartbeat');
+  server.throttleNext = 1;
+  await h.stop();
+  assert.is(server.heartbeats[server.heartbeats.length - 1].status, 'stopped');
+  const again = harness(server, server.addToken());
+  again.start();
+  await again.waitFor(() => hb() >= 3, 'heartbeats of a second agent');
+  const before = hb();
+  server.throttleNext = 1;
+  server.throttleRetryAfterS = 600;
+  await again.stop();
+  assert.is(hb(), before, 'no second try when the router asks for a long wait');
+  assert.ok(again.logs.some((l) => l.includes('could not report the stop')));
+});
+
 t('never writes a key or the token into its log', async () => {
   const token = server.addToken();
   const h = harness(server, token);

@@ -40,6 +40,9 @@ export class DeviceServer {
   provisionCalls = 0;
   /** Answer this many of the next requests with 500. */
   failNext = 0;
+  /** Answer this many of the next heartbeats with 429 and this Retry-After (the router's throttle). */
+  throttleNext = 0;
+  throttleRetryAfterS = 1;
   /** Extra fields added to every heartbeat answer (unknown to the agent). */
   extraAnswerFields: Record<string, unknown> = {};
   /** While set, a heartbeat carrying `networks` is refused as wgcpd refuses a set its rules forbid. */
@@ -74,7 +77,7 @@ export class DeviceServer {
     let text = '';
     req.on('data', (c) => { text += c; });
     req.on('end', () => {
-      const send = (status: number, body: unknown) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify(body)); };
+      const send = (status: number, body: unknown, headers: Record<string, string> = {}) => { res.writeHead(status, { 'content-type': 'application/json', ...headers }); res.end(JSON.stringify(body)); };
       if (this.failNext > 0) { this.failNext--; return send(500, { error: 'provisioning failed' }); }
       let body: any;
       try { body = JSON.parse(text); } catch { return send(400, { error: 'invalid json' }); }
@@ -97,9 +100,13 @@ export class DeviceServer {
     send(200, { encrypted_config: sealWithNode(body.hwid, this.salt, JSON.stringify(config)) });
   }
 
-  private heartbeat(body: any, send: (s: number, b: unknown) => void): void {
+  private heartbeat(body: any, send: (s: number, b: unknown, h?: Record<string, string>) => void): void {
     const d = this.devices.get(body.device_id);
     if (!d) return send(404, { error: 'device not found' });
+    if (this.throttleNext > 0) {
+      this.throttleNext--;
+      return send(429, { error: 'too many device requests; try again later' }, { 'retry-after': String(this.throttleRetryAfterS) });
+    }
     this.heartbeats.push(body);
     if (d.suspended) return send(403, { error: 'device is suspended' });
     if (body.networks !== undefined && this.refuseNetworks !== null) {
