@@ -3,7 +3,7 @@
 // any other error above the buttons. Every control has a label, a hint and its error tied
 // to it with aria-describedby.
 import type { ComponentChildren } from 'preact';
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, describe } from './api';
 import { t } from './i18n';
 
@@ -23,6 +23,21 @@ export interface Form<T extends Values> {
   set(name: keyof T & string, value: string | boolean): void;
   reset(values: T): void;
   submit(run: () => Promise<void>, check?: (values: T) => Problems): (e: Event) => void;
+}
+
+/**
+ * A form over a record that can change elsewhere (the live stream): each new `version` refills
+ * it with `current`, unless the admin has started editing it. `shown` is what it last showed.
+ */
+export function useFollowingForm<T extends Values>(id: string, current: T, version: unknown): { form: Form<T>; shown: { readonly current: T } } {
+  const form = useForm(id, current);
+  const shown = useRef(current);
+  useEffect(() => {
+    const untouched = Object.entries(shown.current).every(([k, v]) => form.values[k] === v);
+    shown.current = current;
+    if (untouched || form.busy) form.reset(shown.current);
+  }, [version]);
+  return { form, shown };
 }
 
 /** The API's "listenPort must be …" as a person reads it beside "Listen port": "Listen port must be …". */

@@ -1,9 +1,8 @@
 // A peer's settings: name, e-mail, addresses, monthly data limit, expiry. What the page can
 // check is checked before sending, all at once; the API's field error shows beside its field.
-import { useEffect, useRef } from 'preact/hooks';
 import { api } from '../api';
 import { fromLocalInput, limitOf, limitValue, toLocalInput } from '../format';
-import { FormError, TextField, useForm } from '../form';
+import { FormError, TextField, useFollowingForm } from '../form';
 import { notify } from '../notice';
 import type { Peer } from '../types';
 import { checkPeer, expiryHint, expiryHintOperator, limitHint, limitLabel } from './peer-fields';
@@ -16,14 +15,7 @@ const valuesOf = (p: Peer) => ({ name: p.name, email: p.email, ip: p.ip, ip6: p.
   downloadLimitMbps: p.downloadLimitMbps === null ? '' : String(p.downloadLimitMbps), uploadLimitMbps: p.uploadLimitMbps === null ? '' : String(p.uploadLimitMbps), ...clientValuesOf(p) });
 
 export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => void }) {
-  const form = useForm('edit', valuesOf(peer));
-  const shown = useRef(valuesOf(peer));
-  // A change made elsewhere (the live stream) refills the form, unless the admin has started editing it.
-  useEffect(() => {
-    const untouched = Object.entries(shown.current).every(([k, v]) => form.values[k as keyof typeof form.values] === v);
-    shown.current = valuesOf(peer);
-    if (untouched || form.busy) form.reset(shown.current);
-  }, [peer.updatedAt]);
+  const { form, shown } = useFollowingForm('edit', valuesOf(peer), peer.updatedAt);
   const submit = form.submit(async () => {
     const v = form.values;
     const body: Record<string, unknown> = {

@@ -1,9 +1,8 @@
 // A peer's networks and its access to and from the router's networks, as plain sentences
 // ("This peer's network 10.9.0.0/24 may reach: the LAN 192.168.1.0/24"), with lanAccess and
 // reachableFrom in a small form: "lan", prefixes separated by commas, or empty for none.
-import { useEffect, useRef } from 'preact/hooks';
 import { api } from '../api';
-import { FormError, TextField, useForm } from '../form';
+import { FormError, TextField, useFollowingForm } from '../form';
 import { t } from '../i18n';
 import { notify } from '../notice';
 import type { Peer } from '../types';
@@ -30,13 +29,7 @@ function fromWords(p: Peer): string {
 }
 
 export function PeerReach({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => void }) {
-  const form = useForm('reach', valuesOf(peer));
-  const shown = useRef(valuesOf(peer));
-  useEffect(() => {
-    const untouched = Object.entries(shown.current).every(([k, v]) => form.values[k as keyof typeof form.values] === v);
-    shown.current = valuesOf(peer);
-    if (untouched || form.busy) form.reset(shown.current);
-  }, [peer.updatedAt]);
+  const { form } = useFollowingForm('reach', valuesOf(peer), peer.updatedAt);
   const submit = form.submit(async () => {
     const saved = await api<Peer>('PUT', `/api/peers/${peer.id}`, { lanAccess: reachOf(form.values.lanAccess), reachableFrom: reachOf(form.values.reachableFrom) });
     onSaved(saved);
