@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { canRunAsRoot, skip } from './helpers/root';
 import { AGENT_BUNDLE, AgentInstall, newToken, startAgentWorld, type AgentWorld } from './helpers/agent-world';
-import { linkNamespaces, Netns } from './helpers/netns';
+import { forwarding, hostBehind, Netns, pings } from './helpers/netns';
 import { deviceByUuid } from './helpers/device-lookup';
 import { reachSoon, serveTcp } from './helpers/wg-client';
 
@@ -22,14 +22,6 @@ let camera: Netns;
 let peerId: number;
 let ifname: string;
 
-const forwarding = (ns: Netns) => {
-  ns.exec('sysctl', ['-qw', 'net.ipv4.ip_forward=1']);
-  ns.exec('sysctl', ['-qw', 'net.ipv6.conf.all.forwarding=1']);
-};
-const ping = (ns: Netns, ip: string): boolean => {
-  for (let i = 0; i < 5; i++) { try { ns.exec('ping', ['-c', '1', '-W', '2', ip]); return true; } catch { /* the next try */ } }
-  return false;
-};
 const auditLines = async (action: string) => ((await w.daemon.api('GET', `/api/audit?action=${action}`)).json.entries ?? []).length;
 
 const bundleBuilt = () => fs.existsSync(AGENT_BUNDLE) || skip('agent with a LAN', `${AGENT_BUNDLE} is not built: \`npm --prefix agent run build\``);
@@ -37,18 +29,8 @@ if (canRunAsRoot('agent with a LAN', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
   t.before(async () => {
     w = await startAgentWorld('anet');
     forwarding(w.router);
-    lan = new Netns('anetl');
-    const l = linkNamespaces(w.router, '192.168.60.1/24', lan, '192.168.60.2/24');
-    w.router.exec('ip', ['address', 'add', 'fd60::1/64', 'dev', l.aIf, 'nodad']);
-    lan.exec('ip', ['address', 'add', 'fd60::2/64', 'dev', l.bIf, 'nodad']);
-    lan.exec('ip', ['route', 'add', 'default', 'via', '192.168.60.1']);
-    lan.exec('ip', ['-6', 'route', 'add', 'default', 'via', 'fd60::1']);
-    camera = new Netns('anetc');
-    const c = linkNamespaces(w.device, '192.168.50.1/24', camera, '192.168.50.2/24');
-    w.device.exec('ip', ['address', 'add', 'fd50::1/64', 'dev', c.aIf, 'nodad']);
-    camera.exec('ip', ['address', 'add', 'fd50::2/64', 'dev', c.bIf, 'nodad']);
-    camera.exec('ip', ['route', 'add', 'default', 'via', '192.168.50.1']);
-    camera.exec('ip', ['-6', 'route', 'add', 'default', 'via', 'fd50::1']);
+    lan = hostBehind(w.router, 'anetl', '192.168.60', 'fd60');
+    camera = hostBehind(w.device, 'anetc', '192.168.50', 'fd50');
     await serveTcp(camera, 7200, 'camera');
     await serveTcp(lan, 7201, 'lan-host');
     // A namespace may inherit the host's forwarding: off here, so only the agent can turn it on.
@@ -103,14 +85,14 @@ if (canRunAsRoot('agent with a LAN', ['ip', 'nft', 'wg', 'wireguard-go', 'openss
     await agent.waitFor(routed, 'the device routing the router\'s LAN');
     assert.match((await reachSoon(lan, '192.168.50.2', 7200)) ?? '', /^camera 192\.168\.60\.2$/, 'TCP over IPv4, the LAN host\'s own address seen');
     assert.match((await reachSoon(lan, 'fd50::2', 7200)) ?? '', /^camera fd60::2$/, 'TCP over IPv6');
-    assert.ok(ping(lan, '192.168.50.2'), 'ping over IPv4');
-    assert.ok(ping(lan, 'fd50::2'), 'ping over IPv6');
+    assert.ok(pings(lan, '192.168.50.2'), 'ping over IPv4');
+    assert.ok(pings(lan, 'fd50::2'), 'ping over IPv6');
   });
 
   t('with lanAccess, the camera opens connections to the LAN host too: the device\'s LAN is the peer\'s as a source', async () => {
     assert.match((await reachSoon(camera, '192.168.60.2', 7201)) ?? '', /^lan-host 192\.168\.50\.2$/, 'TCP over IPv4, the camera\'s own address seen');
     assert.match((await reachSoon(camera, 'fd60::2', 7201)) ?? '', /^lan-host fd50::2$/, 'TCP over IPv6');
-    assert.ok(ping(camera, '192.168.60.2'));
+    assert.ok(pings(camera, '192.168.60.2'));
   });
 }
 

@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { canRunAsRoot } from './helpers/root';
-import { linkNamespaces, Netns } from './helpers/netns';
+import { forwarding, hostBehind, Netns } from './helpers/netns';
 import { startNsDaemon, wgcpCheck, type NsDaemon } from './helpers/ns-daemon';
 import { reachSoon, serveTcp, WgClient } from './helpers/wg-client';
 
@@ -21,22 +21,13 @@ let serverId: number;
 let ifname: string;
 let peer: { id: number; publicKey: string };
 
-const forwarding = (ns: Netns) => {
-  ns.exec('sysctl', ['-qw', 'net.ipv4.ip_forward=1']);
-  ns.exec('sysctl', ['-qw', 'net.ipv6.conf.all.forwarding=1']);
-};
 
 if (canRunAsRoot('networks behind a peer', ['ip', 'wg', 'wireguard-go', 'nft'])) {
   t.before(async () => {
     router = new Netns('netr');
     router.exec('ip', ['address', 'add', `${ENDPOINT_IP}/32`, 'dev', 'lo']);
     forwarding(router);
-    lan = new Netns('netl');
-    const l = linkNamespaces(router, '192.168.60.1/24', lan, '192.168.60.2/24');
-    router.exec('ip', ['address', 'add', 'fd60::1/64', 'dev', l.aIf, 'nodad']);
-    lan.exec('ip', ['address', 'add', 'fd60::2/64', 'dev', l.bIf, 'nodad']);
-    lan.exec('ip', ['route', 'add', 'default', 'via', '192.168.60.1']);
-    lan.exec('ip', ['-6', 'route', 'add', 'default', 'via', 'fd60::1']);
+    lan = hostBehind(router, 'netl', '192.168.60', 'fd60');
     daemon = await startNsDaemon(router);
     const server = await daemon.api('POST', '/api/servers', { name: 'hq', endpoint: `${ENDPOINT_IP}:51820`, mode: 'forward', address: '10.79.0.1/24', address6: 'fd79::1/64' });
     assert.is(server.status, 201, server.text);
@@ -49,12 +40,7 @@ if (canRunAsRoot('networks behind a peer', ['ip', 'wg', 'wireguard-go', 'nft']))
     peer = created.json;
     site = new WgClient('nets', router, 31, ENDPOINT_IP);
     forwarding(site.ns);
-    camera = new Netns('netc');
-    const c = linkNamespaces(site.ns, '10.90.0.1/24', camera, '10.90.0.2/24');
-    site.ns.exec('ip', ['address', 'add', 'fd90::1/64', 'dev', c.aIf, 'nodad']);
-    camera.exec('ip', ['address', 'add', 'fd90::2/64', 'dev', c.bIf, 'nodad']);
-    camera.exec('ip', ['route', 'add', 'default', 'via', '10.90.0.1']);
-    camera.exec('ip', ['-6', 'route', 'add', 'default', 'via', 'fd90::1']);
+    camera = hostBehind(site.ns, 'netc', '10.90.0', 'fd90');
     await site.up((await daemon.api('GET', `/api/peers/${peer.id}/config`)).text, ['10.79.0.0/24', 'fd79::/64', '192.168.60.0/24', 'fd60::/64']);
     await serveTcp(camera, 7100, 'camera');
   });

@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { canRunAsRoot } from './helpers/root';
-import { linkNamespaces, Netns } from './helpers/netns';
+import { forwarding, hostBehind, linkNamespaces, Netns } from './helpers/netns';
 import { startNsDaemon, wgcpCheck, type NsDaemon } from './helpers/ns-daemon';
 import { WgClient } from './helpers/wg-client';
 
@@ -64,21 +64,6 @@ function serveFlows(ns: Netns, label: string): Promise<void> {
   });
 }
 
-const forwarding = (ns: Netns) => {
-  ns.exec('sysctl', ['-qw', 'net.ipv4.ip_forward=1']);
-  ns.exec('sysctl', ['-qw', 'net.ipv6.conf.all.forwarding=1']);
-};
-
-/** A namespace behind `via` on `prefix` (.1 is `via`, .2 the host), its default route through `via`. */
-function hostBehind(via: Netns, label: string, v4: string, v6: string): Netns {
-  const host = new Netns(label);
-  const l = linkNamespaces(via, `${v4}.1/24`, host, `${v4}.2/24`);
-  via.exec('ip', ['address', 'add', `${v6}::1/64`, 'dev', l.aIf, 'nodad']);
-  host.exec('ip', ['address', 'add', `${v6}::2/64`, 'dev', l.bIf, 'nodad']);
-  host.exec('ip', ['route', 'add', 'default', 'via', `${v4}.1`]);
-  host.exec('ip', ['-6', 'route', 'add', 'default', 'via', `${v6}::1`]);
-  return host;
-}
 
 async function peer(name: 'site' | 'device' | 'phone', body: Record<string, unknown>, index: number, own: string[]): Promise<WgClient> {
   const r = await w.daemon.api('POST', '/api/servers/1/peers', { name, clientAllowedIPs: 'full', ...body });

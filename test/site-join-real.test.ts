@@ -12,7 +12,7 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { canRunAsRoot } from './helpers/root';
-import { linkNamespaces, Netns } from './helpers/netns';
+import { forwarding, hostBehind, linkNamespaces, Netns, pings } from './helpers/netns';
 import { startNsDaemon, type NsDaemon } from './helpers/ns-daemon';
 import { tempDir } from './helpers/daemon';
 import { reach, reachSoon, serveTcp } from './helpers/wg-client';
@@ -31,24 +31,6 @@ let bDataDir: string;
 let certFile: string;
 let serverId: number;
 
-const forwarding = (ns: Netns) => {
-  ns.exec('sysctl', ['-qw', 'net.ipv4.ip_forward=1']);
-  ns.exec('sysctl', ['-qw', 'net.ipv6.conf.all.forwarding=1']);
-};
-/** A LAN host behind `router` on `net` (.1 the router, .2 the host), both families. */
-function lanBehind(router: Netns, label: string, v4: string, v6: string): Netns {
-  const host = new Netns(label);
-  const l = linkNamespaces(router, `${v4}.1/24`, host, `${v4}.2/24`);
-  router.exec('ip', ['address', 'add', `${v6}::1/64`, 'dev', l.aIf, 'nodad']);
-  host.exec('ip', ['address', 'add', `${v6}::2/64`, 'dev', l.bIf, 'nodad']);
-  host.exec('ip', ['route', 'add', 'default', 'via', `${v4}.1`]);
-  host.exec('ip', ['-6', 'route', 'add', 'default', 'via', `${v6}::1`]);
-  return host;
-}
-const ping = (ns: Netns, ip: string): boolean => {
-  for (let i = 0; i < 5; i++) { try { ns.exec('ping', ['-c', '1', '-W', '2', ip]); return true; } catch { /* again */ } }
-  return false;
-};
 /** `wgcp` on router B, in its namespaces: exit code and output. */
 function wgcpOnB(args: string[]): { code: number; out: string } {
   try {
@@ -64,11 +46,11 @@ const joinWithToken = async (extra: string[] = []) => wgcpOnB(['join', `https://
 async function lansReachEachOther(): Promise<void> {
   assert.match((await reachSoon(lanA, '192.168.71.2', 7300)) ?? '', /^lan-b 192\.168\.61\.2$/, 'A\'s LAN host to B\'s, TCP over IPv4, its own address seen');
   assert.match((await reachSoon(lanA, 'fd71::2', 7300)) ?? '', /^lan-b fd61::2$/, 'TCP over IPv6');
-  assert.ok(ping(lanA, '192.168.71.2'), 'ping over IPv4');
-  assert.ok(ping(lanA, 'fd71::2'), 'ping over IPv6');
+  assert.ok(pings(lanA, '192.168.71.2'), 'ping over IPv4');
+  assert.ok(pings(lanA, 'fd71::2'), 'ping over IPv6');
   assert.match((await reachSoon(lanB, '192.168.61.2', 7302)) ?? '', /^lan-a 192\.168\.71\.2$/, 'B\'s LAN host to A\'s, TCP over IPv4');
   assert.match((await reachSoon(lanB, 'fd61::2', 7302)) ?? '', /^lan-a fd71::2$/, 'TCP over IPv6');
-  assert.ok(ping(lanB, '192.168.61.2'), 'ping over IPv4');
+  assert.ok(pings(lanB, '192.168.61.2'), 'ping over IPv4');
   assert.match((await reachSoon(lanB, '10.81.0.1', 7301)) ?? '', /^router-a 192\.168\.71\.2$/, 'B\'s LAN host to A\'s tunnel address, through the link');
 }
 
@@ -82,8 +64,8 @@ if (canRunAsRoot('site to site', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 
     nsB.exec('ip', ['route', 'add', 'default', 'via', A_WAN]);
     forwarding(nsA);
     forwarding(nsB);
-    lanA = lanBehind(nsA, 'sjla', '192.168.61', 'fd61');
-    lanB = lanBehind(nsB, 'sjlb', '192.168.71', 'fd71');
+    lanA = hostBehind(nsA, 'sjla', '192.168.61', 'fd61');
+    lanB = hostBehind(nsB, 'sjlb', '192.168.71', 'fd71');
     await serveTcp(lanB, 7300, 'lan-b');
     await serveTcp(nsA, 7301, 'router-a');
     await serveTcp(lanA, 7302, 'lan-a');

@@ -50,3 +50,29 @@ export function linkNamespaces(a: Netns, aAddr: string, b: Netns, bAddr: string)
   b.exec('ip', ['link', 'set', bIf, 'up']);
   return { aIf, bIf };
 }
+
+/** Turns on IPv4 and IPv6 forwarding inside `ns` (a router, a site, a device with a LAN). */
+export function forwarding(ns: Netns): void {
+  ns.exec('sysctl', ['-qw', 'net.ipv4.ip_forward=1']);
+  ns.exec('sysctl', ['-qw', 'net.ipv6.conf.all.forwarding=1']);
+}
+
+/**
+ * A host namespace behind `via` in both families: `${v4}.1/24` and `${v6}::1/64` on `via`'s side,
+ * `.2` and `::2` on the host's, whose default routes go through `via`.
+ */
+export function hostBehind(via: Netns, label: string, v4: string, v6: string): Netns {
+  const host = new Netns(label);
+  const l = linkNamespaces(via, `${v4}.1/24`, host, `${v4}.2/24`);
+  via.exec('ip', ['address', 'add', `${v6}::1/64`, 'dev', l.aIf, 'nodad']);
+  host.exec('ip', ['address', 'add', `${v6}::2/64`, 'dev', l.bIf, 'nodad']);
+  host.exec('ip', ['route', 'add', 'default', 'via', `${v4}.1`]);
+  host.exec('ip', ['-6', 'route', 'add', 'default', 'via', `${v6}::1`]);
+  return host;
+}
+
+/** True when `ip` answers one of five pings from `ns` (a fresh tunnel's first packets may be lost). */
+export function pings(ns: Netns, ip: string): boolean {
+  for (let i = 0; i < 5; i++) { try { ns.exec('ping', ['-c', '1', '-W', '2', ip]); return true; } catch { /* the next try */ } }
+  return false;
+}
