@@ -6,15 +6,14 @@
 // counter that goes backwards, a removed passkey, another key's passkey, a second factor
 // alone, a person whose single sign-on now gives no role. Chromium with its virtual
 // authenticator does the page's part (test/web-passkeys.test.ts).
-import fs from 'node:fs';
 import { execFile } from 'node:child_process';
 import http from 'node:http';
 import { promisify } from 'node:util';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { call, client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
-import { freePort, signInAtProvider, startTestProvider, type TestProvider } from './helpers/oidc-provider';
+import { call, client, startTestDaemon, type TestDaemon } from './helpers/daemon';
+import { freePort, oidcEnv, signInAtProvider, startTestProvider, type TestProvider } from './helpers/oidc-provider';
 import { SoftAuthenticator } from './helpers/soft-authenticator';
 import { totpCode } from '../src/access/totp';
 
@@ -38,12 +37,8 @@ t.before(async () => {
   const port = await freePort();
   base = `http://localhost:${port}`;
   provider = await startTestProvider(base, ACCOUNTS);
-  const secretFile = path.join(tempDir('wgcp-passkeys-'), 'client-secret');
-  fs.writeFileSync(secretFile, provider.clientSecret, { mode: 0o600 });
   d = await startTestDaemon({ env: {
-    WGCP_LISTEN: `127.0.0.1:${port}`, WGCP_PUBLIC_URL: base, WGCP_OIDC_ISSUER: provider.issuer,
-    WGCP_OIDC_CLIENT_ID: provider.clientId, WGCP_OIDC_CLIENT_SECRET_FILE: secretFile,
-    WGCP_OIDC_ROLES: 'admin=groups:wgcp-admins;operator=groups:wgcp-ops', WGCP_OIDC_SCOPES: 'openid email groups',
+    WGCP_LISTEN: `127.0.0.1:${port}`, ...oidcEnv(provider, base, 'admin=groups:wgcp-admins;operator=groups:wgcp-ops'),
     WGCP_API_KEY: ENVIRONMENT_KEY,
   } });
   anna = (await client(d).post('/api/apikeys', { name: 'anna', role: 'operator' })).json;

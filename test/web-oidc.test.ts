@@ -4,12 +4,10 @@
 // session here and at the provider and comes back to the sign-in; a person whose groups
 // map to no role sees the page saying so and is not signed in; an admin ends another
 // person's sessions from the Access view.
-import fs from 'node:fs';
-import path from 'node:path';
 import * as assert from 'uvu/assert';
 import { dashboardPage, type DashboardPage } from './helpers/signed-in-page';
-import { startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
-import { freePort, signInAtProvider as signInOverHttp, startTestProvider, type TestProvider } from './helpers/oidc-provider';
+import { startTestDaemon, type TestDaemon } from './helpers/daemon';
+import { freePort, oidcEnv, signInAtProvider as signInOverHttp, startTestProvider, type TestProvider } from './helpers/oidc-provider';
 import { call } from './helpers/daemon';
 import { browserSuite } from './web-support';
 
@@ -27,12 +25,8 @@ t.before(async () => {
     bob: { email: 'bob@contractor.example', groups: ['contractors'] },
     olga: { email: 'olga@example.com', groups: ['wgcp-ops'] },
   });
-  const secretFile = path.join(tempDir('wgcp-oidc-'), 'client-secret');
-  fs.writeFileSync(secretFile, provider.clientSecret, { mode: 0o600 });
   d = await startTestDaemon({ env: {
-    WGCP_LISTEN: `127.0.0.1:${port}`, WGCP_PUBLIC_URL: publicUrl, WGCP_OIDC_ISSUER: provider.issuer,
-    WGCP_OIDC_CLIENT_ID: provider.clientId, WGCP_OIDC_CLIENT_SECRET_FILE: secretFile,
-    WGCP_OIDC_ROLES: 'admin=groups:wgcp-admins;operator=groups:wgcp-ops', WGCP_OIDC_SCOPES: 'openid email groups',
+    WGCP_LISTEN: `127.0.0.1:${port}`, ...oidcEnv(provider, publicUrl, 'admin=groups:wgcp-admins;operator=groups:wgcp-ops'),
   }, options: { events: { schedule: false } } });
   ({ browser, page, drive } = await dashboardPage(d, { viewport: { width: 1200, height: 860 } }));
 });

@@ -10,8 +10,8 @@ import http from 'node:http';
 import path from 'node:path';
 import * as assert from 'uvu/assert';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
-import { call, client, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
-import { freePort, startTestProvider, type TestProvider } from './helpers/oidc-provider';
+import { call, client, startTestDaemon, type TestDaemon } from './helpers/daemon';
+import { freePort, oidcEnv, startTestProvider, type TestProvider } from './helpers/oidc-provider';
 import { driver } from './web-drive';
 import { browserSuite, ensureWebBuilt, launchChromium, watchPage, WEB_OUT, type PageWatch } from './web-support';
 
@@ -41,12 +41,8 @@ t.before(async () => {
   // A name, not an address: browsers take no address as a WebAuthn relying party.
   base = `http://localhost:${port}`;
   provider = await startTestProvider(base, { olga: { email: 'olga@example.com', groups: ['wgcp-ops'] } });
-  const secretFile = path.join(tempDir('wgcp-passkeys-'), 'client-secret');
-  fs.writeFileSync(secretFile, provider.clientSecret, { mode: 0o600 });
   d = await startTestDaemon({ env: {
-    WGCP_LISTEN: `127.0.0.1:${port}`, WGCP_PUBLIC_URL: base, WGCP_OIDC_ISSUER: provider.issuer,
-    WGCP_OIDC_CLIENT_ID: provider.clientId, WGCP_OIDC_CLIENT_SECRET_FILE: secretFile,
-    WGCP_OIDC_ROLES: 'operator=groups:wgcp-ops', WGCP_OIDC_SCOPES: 'openid email groups',
+    WGCP_LISTEN: `127.0.0.1:${port}`, ...oidcEnv(provider, base, 'operator=groups:wgcp-ops'),
   }, options: { events: { schedule: false } } });
   anna = (await client(d).post('/api/apikeys', { name: 'anna', role: 'operator' })).json;
   browser = await launchChromium();

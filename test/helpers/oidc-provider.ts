@@ -5,8 +5,11 @@
 // token (another nonce, expired, another audience, signed by a key the provider does not
 // publish) so that the daemon's checks of each can be shown to refuse it.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
+import { tempDir } from './daemon';
 
 export type Tamper = 'nonce' | 'expired' | 'audience' | 'signature';
 export interface Account { email: string; groups: string[] }
@@ -50,6 +53,19 @@ function tampered(idToken: string, how: Tamper, key: crypto.KeyObject): string {
 }
 
 /** Starts the provider for a daemon whose public URL is `publicUrl`. */
+/**
+ * The daemon's single sign-on settings for `provider` at `publicUrl`, with `roles` as the
+ * role mapping: the client secret is written to a 0600 file, as an operator would keep it.
+ */
+export function oidcEnv(provider: TestProvider, publicUrl: string, roles: string): Record<string, string> {
+  const secretFile = path.join(tempDir('wgcp-oidc-'), 'client-secret');
+  fs.writeFileSync(secretFile, provider.clientSecret, { mode: 0o600 });
+  return {
+    WGCP_PUBLIC_URL: publicUrl, WGCP_OIDC_ISSUER: provider.issuer, WGCP_OIDC_CLIENT_ID: provider.clientId,
+    WGCP_OIDC_CLIENT_SECRET_FILE: secretFile, WGCP_OIDC_ROLES: roles, WGCP_OIDC_SCOPES: 'openid email groups',
+  };
+}
+
 export async function startTestProvider(publicUrl: string, accounts: Record<string, Account>): Promise<TestProvider> {
   const { default: Provider } = await importEsm('oidc-provider');
   const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
