@@ -78,13 +78,7 @@ export class EventBus {
   /** After the commit of a change that revoked credentials. */
   announceAccessEnded(credentialIds: readonly number[]): void {
     if (credentialIds.length === 0) return;
-    for (const l of this.accessListeners) {
-      try {
-        l(credentialIds);
-      } catch (err) {
-        this.log.error('access-ended listener failed', { error: err instanceof Error ? err.message : String(err) });
-      }
-    }
+    this.tell(this.accessListeners, credentialIds, 'access-ended listener failed', {});
   }
 
   /** The daemon's own subscribers: typed notices of what each committed change did. */
@@ -95,15 +89,7 @@ export class EventBus {
 
   /** After the commit, with its events: each notice to each subscriber, in order. */
   announceChanges(notices: readonly ChangeNotice[]): void {
-    for (const n of notices) {
-      for (const l of this.changeListeners) {
-        try {
-          l(n);
-        } catch (err) {
-          this.log.error('change listener failed', { kind: n.kind, error: err instanceof Error ? err.message : String(err) });
-        }
-      }
-    }
+    for (const n of notices) this.tell(this.changeListeners, n, 'change listener failed', { kind: n.kind });
   }
 
   subscribe(listener: EventListener): () => void {
@@ -113,13 +99,16 @@ export class EventBus {
 
   /** After the commit: the live consumers hear what was committed, in order. */
   announce(events: readonly WgcpEvent[]): void {
-    for (const e of events) {
-      for (const l of this.listeners) {
-        try {
-          l(e);
-        } catch (err) {
-          this.log.error('event listener failed', { event: e.event, error: err instanceof Error ? err.message : String(err) });
-        }
+    for (const e of events) this.tell(this.listeners, e, 'event listener failed', { event: e.event });
+  }
+
+  /** Each listener hears `item`; one that throws is logged (with `fields`) and the others still hear it. */
+  private tell<T>(listeners: Iterable<(item: T) => void>, item: T, failed: string, fields: Record<string, unknown>): void {
+    for (const l of listeners) {
+      try {
+        l(item);
+      } catch (err) {
+        this.log.error(failed, { ...fields, error: err instanceof Error ? err.message : String(err) });
       }
     }
   }
