@@ -70,6 +70,7 @@ t('standalone interfaces and forward-mode tunnels are kept apart both ways, befo
   assert.equal(chain.slice(1), [
     'iifname @standalone oifname @tunnels drop',
     'iifname @tunnels oifname @standalone drop',
+    'iifname @site_links jump site_forward',
     'iifname @tunnels jump tunnel_forward',
     'oifname @tunnels jump tunnel_inbound',
   ]);

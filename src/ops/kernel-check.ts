@@ -16,7 +16,8 @@ import type { ReconcileTarget } from '../kernel/reconcile-target';
 import { ServerModel } from '../kernel/model';
 import { detectWanInterfaces } from '../kernel/wan';
 import { fullPolicy } from '../nft/policy';
-import { ifnameElement } from '../nft/elements';
+import { ifnameElement, mergeInto } from '../nft/elements';
+import { siteLinkSlice } from '../nft/site-link-policy';
 
 /** What `wgcp check --json` prints: `same` when nothing differs; each difference without keys. */
 export interface KernelCheckReport { same: boolean; differences: { kind: string; summary: string }[] }
@@ -32,6 +33,7 @@ function databaseTarget(store: Store, wan: string[]): ReconcileTarget {
     upServers: () => models,
     wantedTable: (found) => {
       const policy = fullPolicy(models);
+      for (const l of store.siteLinks.list()) mergeInto(policy, siteLinkSlice(l));
       for (const w of wan) policy.wan.add(ifnameElement(w));
       // The router's networks are wgcpd's reading of the routes (kernel/wan-follower.ts, every
       // few seconds), not the database's: taken as found, so a route just made is no drift.
