@@ -6,7 +6,8 @@
 // (the joined peer's lanAccess and reachableFrom are A's LAN), TCP and ICMP, IPv4 and IPv6.
 // B's own table judges what comes in through the link: A's side reaches B's LAN (the link's
 // reachableFrom, "lan" by default), not B's own addresses; narrowed, only replies pass.
-// The link comes back after B's wgcpd restarts, and the same link is made from a .conf A
+// The link comes back after B's wgcpd restarts; drift of it (a route, its addresses, its
+// peer, down, deleted) is put right by B's reconciler; the same link is made from a .conf A
 // hands out.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,6 +18,7 @@ import { canRunAsRoot } from './helpers/root';
 import { forwarding, hostBehind, linkNamespaces, Netns, pings } from './helpers/netns';
 import { startNsDaemon, type NsDaemon } from './helpers/ns-daemon';
 import { tempDir } from './helpers/daemon';
+import { eventually } from './helpers/receiver';
 import { reach, reachBeside, reachSoon, serveTcp } from './helpers/wg-client';
 
 const t = suite('site to site: wgcp join between two real routers');
@@ -149,6 +151,34 @@ if (canRunAsRoot('site to site', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 
     assert.is(await reach(lanA, '192.168.71.2', 7300), null, 'down while B is stopped');
     b = await startNsDaemon(nsB, { dataDir: bDataDir });
     assert.match(b.exec('ip', ['route', 'show', 'dev', 'wgcps1']), /^192\.168\.61\.0\/24 /m);
+    await lansReachEachOther();
+    await routerBClosed();
+  });
+
+  t('drift of the link behind wgcp\'s back is put right by B\'s reconciler, counted and audited: a route, its addresses, its peer, set down', async () => {
+    const repairs = async () => Number(/^wgcp_kernel_drift_repairs_total\{kind="siteLink"\} (\d+)$/m.exec((await b.api('GET', '/metrics')).text)?.[1] ?? NaN);
+    const audited = async () => ((await b.api('GET', '/api/audit?actor=reconciler&action=kernel.repair')).json.entries as { summary: Record<string, unknown> }[]).filter((e) => e.summary.siteLink).length;
+    const [counted, rows] = [await repairs(), await audited()];
+    const routes = () => b.exec('ip', ['route', 'show', 'dev', 'wgcps1']);
+    const [link] = (await b.api('GET', '/api/site-links')).json;
+    const drifts: [string, string[], () => boolean][] = [
+      ['a route', ['ip', 'route', 'del', '192.168.61.0/24', 'dev', 'wgcps1'], () => /^192\.168\.61\.0\/24 /m.test(routes())],
+      ['its addresses', ['ip', 'address', 'flush', 'dev', 'wgcps1'], () => /inet 10\.81\.0\.2\/32/.test(b.exec('ip', ['address', 'show', 'dev', 'wgcps1']))],
+      ['its peer', ['wg', 'set', 'wgcps1', 'peer', link.peerPublicKey, 'remove'], () => b.exec('wg', ['show', 'wgcps1', 'peers']).includes(link.peerPublicKey)],
+      ['set down', ['ip', 'link', 'set', 'dev', 'wgcps1', 'down'], () => /,UP/.test(b.exec('ip', ['link', 'show', 'dev', 'wgcps1'])) && /^192\.168\.61\.0\/24 /m.test(routes())],
+    ];
+    for (const [what, [cmd, ...args], repaired] of drifts) {
+      b.exec(cmd, args);
+      await eventually(`${what} put right`, () => (repaired() ? true : undefined));
+    }
+    await lansReachEachOther();
+    assert.ok(await repairs() >= counted + drifts.length, 'counted as siteLink repairs');
+    assert.ok(await audited() >= rows + 1, 'audited as the reconciler\'s');
+    assert.match(b.output(), /kernel drift repaired/);
+  });
+
+  t('the link\'s interface deleted by hand comes back (wireguard-go\'s supervisor), filtered as before', async () => {
+    b.exec('ip', ['link', 'del', 'dev', 'wgcps1']);
     await lansReachEachOther();
     await routerBClosed();
   });

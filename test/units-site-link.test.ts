@@ -7,6 +7,7 @@ import { linkFromConf } from '../src/cli/join';
 import { renderSiteLinkConf, siteLinkAddresses } from '../src/wg/site-link-conf';
 import { generateKeyPair, generatePresharedKey } from '../src/wg/keys';
 import { siteLinkSlice } from '../src/nft/site-link-policy';
+import { siteLinkConfDrift } from '../src/kernel/reconcile-site-links';
 import { emptyElements } from '../src/nft/elements';
 import { renderTable } from '../src/nft/render';
 import { client, startTestDaemon, type TestDaemon } from './helpers/daemon';
@@ -86,6 +87,18 @@ t('a link\'s filter: its interface judged; "lan" opens this router\'s networks, 
   assert.equal(chain('site_input'), ['ct state established,related accept', 'iifname . ip daddr @site_reach accept', 'iifname . ip6 daddr @site_reach6 accept', 'drop']);
   assert.equal(chain('site_forward'), ['ct state established,related accept', 'iifname @site_reach_lan ip daddr @router_nets accept',
     'iifname @site_reach_lan ip6 daddr @router_nets6 accept', 'iifname . ip daddr @site_reach accept', 'iifname . ip6 daddr @site_reach6 accept', 'drop']);
+});
+
+t('a link\'s wg dump against its row: its key, its one peer\'s key, preshared key, allowed IPs and keepalive; the endpoint is the other side\'s', () => {
+  const link = { id: 1, name: 'b', interface: 'wgcps1', privateKey: mine.privateKey, publicKey: mine.publicKey, address: '10.81.0.2', address6: null,
+    peerPublicKey: theirs.publicKey, presharedKey: psk, endpoint: 'hq.example.com:51820', routes: ['10.81.0.0/24', 'fd61::/64'], reachableFrom: 'lan' as const, createdAt: '' };
+  const dump = (o: { key?: string; peer?: string; psk?: string; allowed?: string; keepalive?: string; endpoint?: string } = {}) => `${o.key ?? mine.privateKey}\t${mine.publicKey}\t40000\toff\n`
+    + (o.peer === '' ? '' : `${o.peer ?? theirs.publicKey}\t${o.psk ?? psk}\t${o.endpoint ?? '198.51.100.1:51820'}\t${o.allowed ?? 'fd61::/64,10.81.0.0/24'}\t0\t0\t0\t${o.keepalive ?? '25'}\n`);
+  assert.equal(siteLinkConfDrift(dump(), link), [], 'the same, allowed IPs in any order');
+  assert.equal(siteLinkConfDrift(dump({ endpoint: '203.0.113.7:4444' }), link), [], 'a roamed endpoint is no drift');
+  assert.equal(siteLinkConfDrift(dump({ key: theirs.privateKey }), link), ['its key']);
+  assert.equal(siteLinkConfDrift(dump({ peer: '' }), link), ['its peer']);
+  assert.equal(siteLinkConfDrift(dump({ psk: '(none)', allowed: '10.81.0.0/24', keepalive: 'off' }), link), ['its preshared key', 'its allowed IPs', 'its keepalive']);
 });
 
 t('a link\'s reachableFrom is "lan" unless given, changed in place, and refused when its prefixes overlap', async () => {

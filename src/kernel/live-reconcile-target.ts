@@ -12,6 +12,7 @@ import type { ServerModel } from './model';
 import { countersOfDump, type DumpCheck } from './peer-counters';
 import type { KernelRepairNote, PeerCounters } from './plane';
 import type { DumpObserver, ReconcileTarget } from './reconcile-target';
+import type { SiteLinkRecord } from '../store/site-links';
 
 /** What the reconciler's view reads and drives of the live plane. */
 export interface LivePlaneParts {
@@ -26,6 +27,9 @@ export interface LivePlaneParts {
   wanHeld(): Pick<PolicyElements, 'wan' | 'routerNets' | 'routerNets6'>;
   /** The site links' filter as held (nft/site-link-policy.ts). */
   siteLinkElements(): PolicyElements;
+  /** The site links up, and one configured again (kernel/site-links.ts). */
+  siteLinks(): SiteLinkRecord[];
+  repairSiteLink(link: SiteLinkRecord): Promise<void>;
   applyElements(batch: string): Promise<void>;
   /** The server's interface made again; if that fails it is marked failed and retried with back-off, as at start-up. */
   reviveLink(serverId: number): Promise<void>;
@@ -76,6 +80,8 @@ export class ReconcilerHooks {
         const m = live.model(serverId);
         await live.shaper.repair(m.server.interface, m.peers.values(), drift);
       },
+      siteLinks: () => live.siteLinks(),
+      repairSiteLink: (link) => live.repairSiteLink(link),
     };
   }
 

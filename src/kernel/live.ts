@@ -257,6 +257,8 @@ export class KernelLive implements KernelPlane {
       model: (serverId) => this.model(serverId),
       wanHeld: () => this.wan.held(),
       siteLinkElements: () => this.siteLinks.elements(),
+      siteLinks: () => this.siteLinks.list(),
+      repairSiteLink: (link) => this.siteLinks.repair(link),
       applyElements: (batch) => this.nft.apply(batch),
       reviveLink: async (serverId) => {
         const m = this.model(serverId);

@@ -9,6 +9,7 @@ import type { Logger } from '../log';
 import type { SiteLinkRecord } from '../store/site-links';
 import { run, SECRET_FILE } from '../exec/command';
 import { checkIfname, DEFAULT_MTU, type LinkDriver } from '../wg/link';
+import { linkExists } from '../wg/link-owner';
 import { addRoutes } from '../wg/peer-routes';
 import { renderSiteLinkConf, siteLinkAddresses } from '../wg/site-link-conf';
 import { diff } from '../nft/diff';
@@ -24,6 +25,17 @@ export class SiteLinks {
 
   /** The interfaces the links hold (start-up's reconcile of the servers leaves them alone). */
   names(): Set<string> { return new Set(this.held.keys()); }
+
+  /** The links up, as held. */
+  list(): SiteLinkRecord[] { return [...this.held.values()]; }
+
+  /** Drift repair (kernel/reconcile-site-links.ts): a held link configured again whole, its interface made again if gone. */
+  async repair(link: SiteLinkRecord): Promise<void> {
+    if (this.held.get(link.interface) !== link) return;
+    if (!linkExists(link.interface)) await this.driver.create(link.interface);
+    await this.configure(link);
+    this.log.info('site link configured again after drift', { link: link.id, interface: link.interface });
+  }
 
   /** The links' part of the `inet wgcp` table, as held (the whole table and the drift repair's wanted table add it). */
   elements(): PolicyElements { return mergeAll([...this.held.values()].map(siteLinkSlice)); }

@@ -45,6 +45,7 @@ function databaseTarget(store: Store, wan: string[]): ReconcileTarget {
     // through the kernel instead (shapingFindings).
     shapingDrift: async () => null,
     applyElements: readOnly, reloadTable: readOnly, reviveLink: readOnly, configureLink: readOnly, repairShaping: readOnly,
+    siteLinks: () => store.siteLinks.list(), repairSiteLink: readOnly,
   };
 }
 
