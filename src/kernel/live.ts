@@ -110,6 +110,8 @@ export class KernelLive implements KernelPlane {
 
   bringUpSiteLinks(links: SiteLinkRecord[]): Promise<void> { return this.siteLinks.bringUpAll(links); }
 
+  takeDownSiteLinks(): Promise<void> { return this.siteLinks.takeDownAll(); }
+
   /** The whole `inet wgcp` table of these servers, with the WAN set as followed now. */
   private wholeTable(models: ServerModel[]): string {
     const policy = mergeInto(fullPolicy(models), this.siteLinks.elements());

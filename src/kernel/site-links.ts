@@ -53,13 +53,26 @@ export class SiteLinks {
     this.held.set(after.interface, after);
   }
 
-  /** Start-up: every stored link; one that fails is logged and left down, the others still come up. */
+  /** Start-up or a promotion: every stored link not up yet; one that fails is logged and left down, the others still come up. */
   async bringUpAll(links: SiteLinkRecord[]): Promise<void> {
     for (const link of links) {
+      if (this.held.has(link.interface)) continue;
       try {
         await this.bringUp(link);
       } catch (err) {
         this.log.error('a site link could not be brought up', { link: link.id, interface: link.interface, error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+  }
+
+  /** This router became a standby: every link down (the primary holds them up), its filter out of the table. */
+  async takeDownAll(): Promise<void> {
+    for (const link of [...this.held.values()]) {
+      try {
+        await this.remove(link);
+        this.log.info('site link down: this router is a standby', { link: link.id, interface: link.interface });
+      } catch (err) {
+        this.log.error('a site link could not be taken down', { link: link.id, interface: link.interface, error: err instanceof Error ? err.message : String(err) });
       }
     }
   }
