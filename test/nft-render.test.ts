@@ -32,6 +32,7 @@ t('the forward chain drops tunnel traffic that no pair, LAN access, internet fla
   const chain = /chain tunnel_forward \{([^}]*)\}/.exec(text)![1].trim().split('\n').map((l) => l.trim());
   assert.equal(chain, [
     'ct state established,related accept',
+    'oifname @site_links drop',
     'ip saddr . ip daddr @pairs accept',
     'ip6 saddr . ip6 daddr @pairs6 accept',
     'ip saddr . ip daddr @pairs_nets accept',

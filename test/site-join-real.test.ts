@@ -19,7 +19,7 @@ import { forwarding, hostBehind, linkNamespaces, Netns, pings } from './helpers/
 import { startNsDaemon, type NsDaemon } from './helpers/ns-daemon';
 import { tempDir } from './helpers/daemon';
 import { eventually } from './helpers/receiver';
-import { reach, reachBeside, reachSoon, serveTcp } from './helpers/wg-client';
+import { reach, reachBeside, reachSoon, serveTcp, WgClient } from './helpers/wg-client';
 
 const t = suite('site to site: wgcp join between two real routers');
 const CLI = path.join(__dirname, '../src/cli/main.js');
@@ -181,6 +181,21 @@ if (canRunAsRoot('site to site', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 
     b.exec('ip', ['link', 'del', 'dev', 'wgcps1']);
     await lansReachEachOther();
     await routerBClosed();
+  });
+
+  t('B\'s own peers do not reach A\'s side through the link, not even with allowInternet (A would take them for B)', async () => {
+    const server = await b.api('POST', '/api/servers', { name: 'branch', endpoint: '198.51.100.2:51820', mode: 'forward', address: '10.91.0.1/24' });
+    assert.is(server.status, 201, server.text);
+    const phone = await b.api('POST', `/api/servers/${server.json.id}/peers`, { name: 'phone', allowInternet: true, clientAllowedIPs: 'full' });
+    assert.is(phone.status, 201, phone.text);
+    const client = new WgClient('sjp', nsB, 9, '198.51.100.2');
+    try {
+      await client.up((await b.api('GET', `/api/peers/${phone.json.id}/config`)).text, ['10.91.0.0/24', '192.168.61.0/24', '198.51.100.0/24']);
+      assert.is(await reachBeside(client.ns, ['192.168.61.2', 7302], ['198.51.100.1', 7301]), null, 'A\'s LAN closed while the internet (A\'s WAN side) answers');
+    } finally {
+      client.destroy();
+      assert.is((await b.api('DELETE', `/api/servers/${server.json.id}`)).status, 204);
+    }
   });
 
   t('a spent token, a LAN that overlaps A\'s, or routes that overlap B\'s own networks are refused; nothing is left behind', async () => {

@@ -106,6 +106,7 @@ ${siteLinkSets(el)}
   }
   chain tunnel_forward {
     ct state established,related accept
+    oifname @${SET_NAMES.siteLinks} drop
     ip saddr . ip daddr @${SET_NAMES.pairs} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.pairs6} accept
     ip saddr . ip daddr @${SET_NAMES.pairsNets} accept
