@@ -223,6 +223,10 @@ t('a site link made on the primary reaches the standby with its key (in its 0600
   assert.is(fs.statSync(path.join(w.bDir, DB_FILE)).mode & 0o777, 0o600);
   assert.equal([keyUp(da), filtered(da)], [keys.privateKey, true], 'up and filtered on the primary');
   assert.equal([keyUp(db), filtered(db)], [null, false], 'not up on the standby: one key, one router handshaking');
+  for (const d of [da, db]) {
+    const check = (await d.api('GET', '/api/kernel/check')).json as { differences: { kind: string; summary: string }[] };
+    assert.equal(check.differences.filter((x) => x.kind === 'siteLink' || /site/.test(x.summary)), [], `${d.ns.name}: the link is as wanted (down on a standby by design)`);
+  }
   await switchPrimary(da, db);
   await eventually('up on the new primary, with the same key', () => (keyUp(db) === keys.privateKey && filtered(db) ? true : undefined));
   assert.equal([keyUp(da), filtered(da)], [null, false], 'down on the new standby');
