@@ -149,8 +149,8 @@ ${siteLinkSets(el)}
   }
   chain site_forward {
     ct state established,related accept
-    iifname @${SET_NAMES.siteReachLan} ip daddr @${SET_NAMES.routerNets} accept
-    iifname @${SET_NAMES.siteReachLan} ip6 daddr @${SET_NAMES.routerNets6} accept
+    iifname @${SET_NAMES.siteReachLan} ip daddr . meta nfproto @${SET_NAMES.routerNets} accept
+    iifname @${SET_NAMES.siteReachLan} ip6 daddr . meta nfproto @${SET_NAMES.routerNets6} accept
     iifname . ip daddr @${SET_NAMES.siteReach} accept
     iifname . ip6 daddr @${SET_NAMES.siteReach6} accept
     drop
