@@ -175,6 +175,7 @@ if (canRunAsRoot('site to site', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 
     assert.ok(await repairs() >= counted + drifts.length, 'counted as siteLink repairs');
     assert.ok(await audited() >= rows + 1, 'audited as the reconciler\'s');
     assert.match(b.output(), /kernel drift repaired/);
+    assert.match((await b.api('GET', '/metrics')).text, /^wgcp_kernel_drift_repairs_total\{kind="nft"\} 0$/m, 'the link\'s filter, read back, is what wgcp holds: never "repaired"');
   });
 
   t('the link\'s interface deleted by hand comes back (wireguard-go\'s supervisor), filtered as before', async () => {
