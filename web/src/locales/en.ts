@@ -65,6 +65,7 @@ export const en = {
   'peer.sec.overview': 'Overview',
   'peer.sec.settings': 'Settings',
   'peer.sec.access': 'Access',
+  'peer.sec.reach': 'Networks',
   'peer.sec.schedule': 'Schedule',
   'peer.sec.traffic': 'Traffic',
   'peer.sec.sharing': 'Sharing',

@@ -1,6 +1,7 @@
 // What the peer page's overview says of a peer's state, so that its parts agree: the badge
 // says off and why (the same reason the switch shows), the usage bar turns red at the limit
 // and past it says how far; and the bar of sections that jumps to each part of the page.
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import { formatGiB, GIB, reasonWords } from '../format';
 import { t } from '../i18n';
 
@@ -26,8 +27,24 @@ export function UsageBar({ used, limitGiB }: { used: number; limitGiB: number })
   );
 }
 
-/** Buttons that bring a section of the page into view and give it the focus (the address is the router's). */
+/**
+ * Buttons that bring a section of the page into view and give it the focus (the address is the router's).
+ * The bar stays at the top and wraps on a narrow screen (2 or 3 rows, more in a long language), so its
+ * real height, followed by a ResizeObserver, is the page's `scroll-padding-top` (style.css): a heading
+ * brought into view, or a field reached with the keyboard, lands under the bar, never behind it.
+ */
 export function SectionNav({ sections }: { sections: [string, string][] }) {
+  const bar = useRef<HTMLElement>(null);
+  useLayoutEffect(() => {
+    const el = bar.current;
+    if (!el) return;
+    const root = document.documentElement;
+    const follow = () => root.style.setProperty('--sections-height', `${el.offsetHeight}px`);
+    follow();
+    const seen = new ResizeObserver(follow);
+    seen.observe(el);
+    return () => { seen.disconnect(); root.style.removeProperty('--sections-height'); };
+  }, []);
   const go = (id: string) => {
     const el = document.getElementById(id);
     if (!el) return;
@@ -36,7 +53,7 @@ export function SectionNav({ sections }: { sections: [string, string][] }) {
     el.focus({ preventScroll: true });
   };
   return (
-    <nav class="sections" aria-label={t('peer.sections')}>
+    <nav ref={bar} class="sections" aria-label={t('peer.sections')}>
       <ul>{sections.map(([id, label]) => <li key={id}><button type="button" class="quiet" onClick={() => go(id)}>{label}</button></li>)}</ul>
     </nav>
   );
