@@ -33,6 +33,43 @@ export function cidr6(text: string): string {
   return extra === undefined && ipv6(addr) && /^\d{1,3}$/.test(prefix ?? '') && Number(prefix) <= 128 ? '' : t('check.cidr6');
 }
 
+/** The items of a list typed with commas between them ("10.9.0.0/24, fd00:9::/64"). */
+export const listOf = (text: string): string[] => text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+
+const prefix = (s: string) => !cidr4(s) || !cidr6(s);
+const address = (s: string) => ipv4(s) || ipv6(s);
+
+/** Prefixes separated by commas, at most `max`; the first that is not one is named. */
+export function prefixList(text: string, max = 64): string {
+  const items = listOf(text);
+  const bad = items.find((s) => !prefix(s));
+  if (bad !== undefined) return t('check.prefixes', { bad });
+  return items.length > max ? t('check.atMost', { max: String(max) }) : '';
+}
+
+/** A client's DNS: "none", or IP addresses separated by commas, at most 8. */
+export function dnsList(text: string): string {
+  if (text.trim().toLowerCase() === 'none') return '';
+  const items = listOf(text);
+  const bad = items.find((s) => !address(s));
+  if (bad !== undefined) return t('check.addresses', { bad });
+  return items.length > 8 ? t('check.atMost', { max: '8' }) : '';
+}
+
+/** What a client routes into the tunnel: "full", "split" or prefixes. */
+export function routeList(text: string): string {
+  const v = text.trim();
+  if (v === 'full' || v === 'split') return '';
+  return listOf(v).every(prefix) ? prefixList(v) : t('check.routes', { bad: listOf(v).find((s) => !prefix(s))! });
+}
+
+/** Which of the router's networks: "lan" for all, or prefixes. */
+export function reachList(text: string): string {
+  const v = text.trim();
+  if (v.toLowerCase() === 'lan') return '';
+  return listOf(v).every(prefix) ? prefixList(v) : t('check.reach', { bad: listOf(v).find((s) => !prefix(s))! });
+}
+
 export function endpoint(text: string): string {
   const m = /^(.+):(\d{1,5})$/.exec(text.trim());
   return m && !/\s/.test(m[1]) && Number(m[2]) >= 1 && Number(m[2]) <= 65535 ? '' : t('check.endpoint');
