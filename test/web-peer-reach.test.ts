@@ -19,6 +19,7 @@ let page: Page;
 let drive: ReturnType<typeof driver>;
 let peerId = 0;
 let serverSubnet = '';
+let serverId = 0;
 
 t.before(async () => {
   ensureWebBuilt();
@@ -26,6 +27,7 @@ t.before(async () => {
   const api = client(d);
   const made = (await api.post('/api/servers', { name: 'home', endpoint: 'vpn.example.com:51820', mode: 'forward' })).json;
   const server = made.id;
+  serverId = server;
   serverSubnet = made.address;
   const peer = await api.post(`/api/servers/${server}/peers`, { name: 'branch', networks: ['10.209.0.0/24'], lanAccess: 'lan' });
   assert.is(peer.status, 201, peer.text);
@@ -126,5 +128,34 @@ for (const [language, code] of [['German', 'de'], ['Chinese', 'zh-CN']]) {
     await page.select('.language select', 'en');
   });
 }
+
+t('in German at 390 px, a new peer gets its networks and client options from "More settings": a bad one opens it and shows under its field, good ones are in its first .conf', async () => {
+  const words = JSON.parse(fs.readFileSync(path.join(REPO, 'web', 'src', 'locales', 'de.json'), 'utf8')) as Record<string, string>;
+  await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 });
+  await page.goto(`${d.url}/#/servers/${serverId}/peers/new`, { waitUntil: 'networkidle0' });
+  await page.select('.language select', 'de');
+  await drive.h1Is(words['peers.add']);
+  await drive.typeInto('peer-name', 'site-b');
+  await page.click('form details summary');
+  const labels = await drive.js<string[]>(`${JSON.stringify(CLIENT_FIELDS)}.map((f) => document.querySelector('label[for=peer-' + f + ']').textContent)`);
+  assert.equal(labels, ['networksLabel', 'dnsLabel', 'routesLabel', 'keepaliveLabel', 'mtuLabel'].map((k) => words[`client.${k}`]));
+  for (const [field, value] of [['networks', '10.210.0.0/24'], ['dns', '192.168.1.1'], ['clientAllowedIPs', 'full'], ['persistentKeepalive', '25'], ['mtu', '99999']]) await drive.typeInto(`peer-${field}`, value);
+  await drive.js(`document.querySelector('form details').open = false`);
+  await drive.clickButton(words['peerf.submit']);
+  assert.is(await drive.fieldError('peer-mtu'), `${words['client.mtuLabel']} ${words['check.between'].replace('{min}', '1280').replace('{max}', '9000')}`);
+  assert.is(await drive.js<boolean>(`document.querySelector('form details').open`), true, 'the folded section opened to show it');
+  assert.is(await drive.scrollsSideways(), false);
+  await drive.accessible('the add-peer form with its client options, in German at 390 px');
+  await drive.typeInto('peer-mtu', '1380');
+  await drive.clickButton(words['peerf.submit']);
+  await drive.h1Is('site-b');
+  const made = (await client(d).get(`/api/servers/${serverId}/peers?q=site-b`)).json[0];
+  assert.equal([made.networks, made.dns, made.clientAllowedIPs, made.persistentKeepalive, made.mtu], [['10.210.0.0/24'], ['192.168.1.1'], 'full', 25, 1380]);
+  const conf = (await client(d).get(`/api/peers/${made.id}/config`)).text;
+  assert.match(conf, /^DNS = 192\.168\.1\.1$/m);
+  assert.match(conf, /^MTU = 1380$/m);
+  assert.match(conf, /^PersistentKeepalive = 25$/m);
+  await page.select('.language select', 'en');
+});
 
 t.run();

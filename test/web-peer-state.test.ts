@@ -177,6 +177,24 @@ for (const [language, code] of [['English', 'en'], ['German', 'de'], ['Chinese',
   });
 }
 
+t('at 320 px, a field reached with the keyboard is brought out from behind the bar, which grew when the window narrowed', async () => {
+  await page.setViewport(PHONE);
+  await go(`peers/${ids.over}`);
+  await drive.waitFor(`!!document.getElementById('edit-dns')`);
+  await page.setViewport({ ...PHONE, width: 320, height: 640 });
+  // Three rows now; two frames for the bar's new height to be told.
+  await drive.waitFor(`new Set([...document.querySelectorAll('nav.sections button')].map((b) => Math.round(b.getBoundingClientRect().top))).size === 3`);
+  await drive.js(`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))`);
+  // The DNS field's top 20 px above the bar's bottom (behind it, but inside the height it had at 390 px).
+  await drive.js(`scrollBy(0, document.getElementById('edit-dns').getBoundingClientRect().top - document.querySelector('nav.sections').getBoundingClientRect().bottom + 20)`);
+  await page.focus('#edit-clientAllowedIPs');
+  await page.keyboard.down('Shift'); await page.keyboard.press('Tab'); await page.keyboard.up('Shift');
+  const where = await drive.js<{ active: string; top: number; navBottom: number }>(`({ active: document.activeElement.id, top: document.activeElement.getBoundingClientRect().top,
+    navBottom: document.querySelector('nav.sections').getBoundingClientRect().bottom })`);
+  assert.is(where.active, 'edit-dns');
+  assert.ok(where.top >= where.navBottom, `the focused field at ${where.top} px, the bar ends at ${where.navBottom}`);
+});
+
 t('nothing logged an error, broke the CSP or left the origin', () => {
   assert.equal(watch.consoleErrors, []);
   assert.equal(watch.cspViolations, []);

@@ -35,19 +35,21 @@ export function UsageBar({ used, limitGiB }: { used: number; limitGiB: number })
  */
 export function SectionNav({ sections }: { sections: [string, string][] }) {
   const bar = useRef<HTMLElement>(null);
+  const follow = () => { if (bar.current) document.documentElement.style.setProperty('--sections-height', `${bar.current.offsetHeight}px`); };
   useLayoutEffect(() => {
     const el = bar.current;
     if (!el) return;
-    const root = document.documentElement;
-    const follow = () => root.style.setProperty('--sections-height', `${el.offsetHeight}px`);
     follow();
     const seen = new ResizeObserver(follow);
     seen.observe(el);
-    return () => { seen.disconnect(); root.style.removeProperty('--sections-height'); };
+    return () => { seen.disconnect(); document.documentElement.style.removeProperty('--sections-height'); };
   }, []);
   const go = (id: string) => {
     const el = document.getElementById(id);
     if (!el) return;
+    // The observer tells of a new height at the next frame; a click right after a resize (a
+    // phone turned) must not wait for it.
+    follow();
     el.scrollIntoView({ block: 'start' });
     if (el.tabIndex < 0 && !el.hasAttribute('tabindex')) el.setAttribute('tabindex', '-1');
     el.focus({ preventScroll: true });
