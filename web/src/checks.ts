@@ -56,19 +56,19 @@ export function dnsList(text: string): string {
   return items.length > 8 ? t('check.atMost', { max: '8' }) : '';
 }
 
-/** What a client routes into the tunnel: "full", "split" or prefixes. */
-export function routeList(text: string): string {
+/** One of `words` as typed, or prefixes; `wrong` says so and names the first item that is neither. */
+function wordOrPrefixes(text: string, words: string[], wrong: 'check.routes' | 'check.reach'): string {
   const v = text.trim();
-  if (v === 'full' || v === 'split') return '';
-  return listOf(v).every(prefix) ? prefixList(v) : t('check.routes', { bad: listOf(v).find((s) => !prefix(s))! });
+  if (words.includes(v.toLowerCase())) return '';
+  const bad = listOf(v).find((s) => !prefix(s));
+  return bad === undefined ? prefixList(v) : t(wrong, { bad });
 }
 
+/** What a client routes into the tunnel: "full", "split" or prefixes. */
+export const routeList = (text: string): string => wordOrPrefixes(text, ['full', 'split'], 'check.routes');
+
 /** Which of the router's networks: "lan" for all, or prefixes. */
-export function reachList(text: string): string {
-  const v = text.trim();
-  if (v.toLowerCase() === 'lan') return '';
-  return listOf(v).every(prefix) ? prefixList(v) : t('check.reach', { bad: listOf(v).find((s) => !prefix(s))! });
-}
+export const reachList = (text: string): string => wordOrPrefixes(text, ['lan'], 'check.reach');
 
 export function endpoint(text: string): string {
   const m = /^(.+):(\d{1,5})$/.exec(text.trim());

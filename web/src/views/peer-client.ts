@@ -20,7 +20,6 @@ export const clientValuesOf = (p: Peer) => ({
   mtu: p.mtu === null ? '' : String(p.mtu),
 });
 
-const list = listOf;
 const whole = (text: string): number | null => (text.trim() === '' ? null : Number(text.trim()));
 
 /**
@@ -43,9 +42,9 @@ export function clientBodyOf(v: ReturnType<typeof clientValuesOf>): Record<strin
   const dns = v.dns.trim();
   const routes = v.clientAllowedIPs.trim();
   return {
-    networks: list(v.networks),
-    dns: dns === '' ? null : dns.toLowerCase() === 'none' ? [] : list(dns),
-    clientAllowedIPs: routes === '' ? null : routes === 'full' || routes === 'split' ? routes : list(routes),
+    networks: listOf(v.networks),
+    dns: dns === '' ? null : dns.toLowerCase() === 'none' ? [] : listOf(dns),
+    clientAllowedIPs: routes === '' ? null : ['full', 'split'].includes(routes.toLowerCase()) ? routes.toLowerCase() : listOf(routes),
     persistentKeepalive: whole(v.persistentKeepalive),
     mtu: whole(v.mtu),
   };
