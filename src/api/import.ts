@@ -6,7 +6,6 @@ import type { Route } from '../http/router';
 import { created, ok } from '../http/reply';
 import type { ServerMode } from '../store/servers';
 import { showServer } from '../ops/servers';
-import { webhookSight } from '../views/webhook-sight';
 import type { ImportSource } from '../import/source';
 import { badField, oneOf, readBool, readName, readString, required, type Body } from './fields';
 
@@ -56,7 +55,7 @@ export function importRoutes(app: App): Route[] {
           return ok({ dryRun: true, plan: planView(plan) });
         }
         const { server } = await runImport(app, plan, { actor: ctx.actor });
-        return created({ dryRun: false, plan: planView(plan), server: showServer(app, server, webhookSight(ctx.actor?.role)) });
+        return created({ dryRun: false, plan: planView(plan), server: showServer(app, server, ctx.actor?.role) });
       },
     },
   ];

@@ -7,6 +7,7 @@ import { PEER } from '../resources/peer';
 import { DEVICE } from '../resources/device';
 import { SERVER } from '../resources/server';
 import { FORWARD } from '../resources/forward';
+import { WEBHOOK } from '../resources/webhook';
 import { pageApiPaths } from '../http/page-openapi';
 import { trafficHistoryApiPaths } from './openapi-traffic-history';
 import { siteApiPaths } from './openapi-site';
@@ -63,21 +64,7 @@ const openApiDocument = {
       },
       Server: jsonSchema(SERVER),
       Peer: jsonSchema(PEER),
-      Webhook: {
-        type: 'object', required: ['url'],
-        properties: {
-          id: { ...int, readOnly: true }, serverID: { ...int, readOnly: true }, name: str,
-          url: { ...str, description: 'whole for admins; other roles see its scheme and host, the rest "********" (e.g. https://hooks.slack.com/********)' },
-          isEnabled: bool, isGlobal: bool, verifySSL: bool,
-          subscribedActions: { type: 'array', items: { type: 'integer', minimum: 1, maximum: 9 } },
-          template: { enum: ['default', 'slack', 'discord', 'custom'] },
-          defaultPayload: { ...str, description: 'other roles than admin see "********" when set' },
-          customBody: { ...str, description: 'other roles than admin see "********" when set' },
-          customHeaders: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 255 }, description: 'UTF-8 of a JSON object of header names to values; other roles than admin see each value as "********"' },
-          secret: { ...str, description: 'write-only; shown as "********" when set' },
-          createdAt: { ...ts, readOnly: true }, updatedAt: { ...ts, readOnly: true },
-        },
-      },
+      Webhook: jsonSchema(WEBHOOK),
       SMTPSettings: {
         type: 'object',
         properties: {

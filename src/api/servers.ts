@@ -6,7 +6,6 @@ import { created, noContent, ok } from '../http/reply';
 import { createServer, deleteServer, getServer, showServer, updateServer } from '../ops/servers';
 import { parseId } from './fields';
 import { parseServerInput } from './server-input';
-import { webhookSight } from '../views/webhook-sight';
 
 /** `?peers=none` leaves each server's peers out of the answer. */
 function peersWanted(query: URLSearchParams): boolean {
@@ -22,19 +21,19 @@ export function serverRoutes(app: App): Route[] {
       method: 'GET', path: '/api/servers', auth: 'control', role: 'viewer',
       handler: (ctx) => {
         const withPeers = peersWanted(ctx.query);
-        return ok(app.store.servers.list().map((s) => showServer(app, s, webhookSight(ctx.actor?.role), { withPeers })));
+        return ok(app.store.servers.list().map((s) => showServer(app, s, ctx.actor?.role, { withPeers })));
       },
     },
     {
       method: 'POST', path: '/api/servers', auth: 'control', role: 'admin',
       async handler(ctx) {
         const input = parseServerInput(await ctx.body());
-        return created(showServer(app, await createServer(app, input, { actor: ctx.actor }), webhookSight(ctx.actor?.role)));
+        return created(showServer(app, await createServer(app, input, { actor: ctx.actor }), ctx.actor?.role));
       },
     },
     {
       method: 'GET', path: '/api/servers/:id', auth: 'control', role: 'viewer',
-      handler: (ctx) => ok(showServer(app, serverOf(ctx.params.id), webhookSight(ctx.actor?.role), { withPeers: peersWanted(ctx.query) })),
+      handler: (ctx) => ok(showServer(app, serverOf(ctx.params.id), ctx.actor?.role, { withPeers: peersWanted(ctx.query) })),
     },
     {
       method: 'PUT', path: '/api/servers/:id', auth: 'control', role: 'admin',
@@ -42,7 +41,7 @@ export function serverRoutes(app: App): Route[] {
         const id = serverOf(ctx.params.id).id;
         const withPeers = peersWanted(ctx.query);
         const input = parseServerInput(await ctx.body());
-        return ok(showServer(app, await updateServer(app, id, input, { actor: ctx.actor }), webhookSight(ctx.actor?.role), { withPeers }));
+        return ok(showServer(app, await updateServer(app, id, input, { actor: ctx.actor }), ctx.actor?.role, { withPeers }));
       },
     },
     {

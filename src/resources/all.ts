@@ -4,5 +4,6 @@ import { DEVICE } from './device';
 import { FORWARD } from './forward';
 import { PEER } from './peer';
 import { SERVER } from './server';
+import { WEBHOOK } from './webhook';
 
-export const PAGE_RESOURCES = [SERVER, PEER, DEVICE, FORWARD] as const;
+export const PAGE_RESOURCES = [SERVER, PEER, DEVICE, FORWARD, WEBHOOK] as const;

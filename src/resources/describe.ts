@@ -5,6 +5,7 @@
 // writes the page's types from that schema. Plain typed tables rather than a schema library:
 // why, in docs/development.md ("Resources").
 import { FieldErrors } from '../error-registry';
+import type { GuardFacts } from '../net/address-guard';
 
 /** The three roles, least first: the same as src/store/roles.ts, which imports this folder (a type import back would be a cycle). */
 export type Role = 'viewer' | 'operator' | 'admin';
@@ -16,8 +17,11 @@ export type JsonSchema = Record<string, unknown>;
 /** A body as the API takes it. */
 export type Body = Record<string, unknown>;
 
-/** What an input rule may need beyond the body: the daemon's clock. */
-export interface InputContext { now: Date }
+/** What an input rule may need beyond the body: the daemon's clock, and where outgoing connections may not go (a webhook's URL). */
+export interface InputContext { now: Date; guard?: GuardFacts }
+
+/** What the API shows in place of a secret that is set (and takes back as "keep it"). */
+export const MASK = '********';
 
 /** How a field is stored in its table's row. */
 export interface Column<V> {
@@ -49,6 +53,8 @@ export interface Field<V> {
   schema?: JsonSchema;
   /** The value as the API shows it, when not as it is kept (a limit kept in tenths, shown whole). */
   show?: (v: V) => unknown;
+  /** Seen whole from `role` up; the roles below see `outline(value)` (a credential inside it masked). */
+  whole?: { role: Role; outline: (v: V) => V };
 }
 
 /** A value the API shows that no column holds: computed from the record (and what the presenter is handed beside it, `C`). */
@@ -171,13 +177,16 @@ export function present<R, C>(res: Resource<R, C>, r: R, role: Role, ...context:
   };
   for (const [name, d] of derived) if (d.after === undefined) derive(name, d);
   for (const [k, f] of fieldsOf(res)) {
-    if (sees(role, f.seenBy)) out[jsonName(k, f)] = f.show ? f.show(r[k]) : r[k] ?? null;
+    if (sees(role, f.seenBy)) {
+      const v = f.whole && !sees(role, f.whole.role) ? f.whole.outline(r[k]) : r[k];
+      out[jsonName(k, f)] = f.show ? f.show(v) : v ?? null;
+    }
     for (const [name, d] of derived) if (d.after === k) derive(name, d);
   }
   return out;
 }
 
-/** The OpenAPI schema of what the API shows and takes; a field above viewer is marked with `x-wgcp-role`. */
+/** The OpenAPI schema of what the API shows and takes; a field above viewer is marked with `x-wgcp-role`, one masked below a role with `x-wgcp-whole-role`. */
 export function jsonSchema<R, C>(res: Resource<R, C>): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const derived = Object.entries(res.derived ?? {});
@@ -185,7 +194,8 @@ export function jsonSchema<R, C>(res: Resource<R, C>): JsonSchema {
   for (const [k, f] of fieldsOf(res)) {
     if (f.seenBy !== 'never') {
       const role = f.seenBy && f.seenBy !== 'viewer' ? { 'x-wgcp-role': f.seenBy } : {};
-      properties[jsonName(k, f)] = { ...f.schema, ...(f.input ? {} : { readOnly: true }), ...role };
+      const whole = f.whole ? { 'x-wgcp-whole-role': f.whole.role } : {};
+      properties[jsonName(k, f)] = { ...f.schema, ...(f.input ? {} : { readOnly: true }), ...role, ...whole };
     }
     // Read-only unless its schema says otherwise (a value a body sets through an unshown field).
     for (const [name, d] of derived) if (d.after === k) properties[name] = { readOnly: true, ...d.schema };

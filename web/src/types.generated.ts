@@ -1,6 +1,5 @@
 // Written by src/resources/page-types.ts from the resource descriptions (src/resources/*.ts):
 // do not edit; `npm run build` writes it again.
-import type { Webhook } from './types';
 
 /** schema Server */
 export interface Server {
@@ -143,4 +142,28 @@ export interface PortForward {
   /** the device's port; defaults to listenPort */
   targetPort: number;
   createdAt: string;
+}
+
+/** schema Webhook */
+export interface Webhook {
+  id: number;
+  serverID: number;
+  name: string;
+  /** whole for admins; other roles see its scheme and host, the rest "********" (e.g. https://hooks.slack.com/********) */
+  url: string;
+  isEnabled: boolean;
+  isGlobal: boolean;
+  verifySSL: boolean;
+  subscribedActions: number[];
+  template: 'default' | 'slack' | 'discord' | 'custom';
+  /** other roles than admin see "********" when set */
+  defaultPayload: string;
+  /** other roles than admin see "********" when set */
+  customBody: string;
+  /** UTF-8 of a JSON object of header names to values; other roles than admin see each value as "********" */
+  customHeaders: number[];
+  /** write-only; shown as "********" when set */
+  secret: string;
+  createdAt: string;
+  updatedAt: string;
 }

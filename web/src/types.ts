@@ -4,9 +4,9 @@
 // a real wgcpd answers with, and every property of the OpenAPI schema named beside each
 // interface, must be declared here.
 
-import type { Device, Peer, PortForward, Server } from './types.generated';
+import type { Device, Peer, PortForward, Server, Webhook } from './types.generated';
 
-export type { Device, Peer, PortForward, Server };
+export type { Device, Peer, PortForward, Server, Webhook };
 export type Forward = PortForward;
 export type Schedule = NonNullable<Peer['schedule']>;
 export type ScheduleWindow = Schedule['windows'][number];
@@ -19,12 +19,6 @@ export interface ServerStats {
 export interface Stats {
   totalServers: number; totalPeers: number; totalWebhooks: number; enabledPeers: number; disabledPeers: number;
   totalDataUsageBytes: number; totalDevices: number;
-}
-/** schema Webhook */
-export interface Webhook {
-  id: number; serverID: number; name: string; url: string; isEnabled: boolean; isGlobal: boolean; verifySSL: boolean;
-  subscribedActions: number[]; template: string; defaultPayload: string; customBody: string; customHeaders: number[];
-  secret: string; createdAt: string; updatedAt: string;
 }
 /** schema Delivery */
 export interface Delivery {
