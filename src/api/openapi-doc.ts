@@ -8,6 +8,7 @@ import { DEVICE } from '../resources/device';
 import { SERVER } from '../resources/server';
 import { FORWARD } from '../resources/forward';
 import { WEBHOOK } from '../resources/webhook';
+import { CREDENTIAL } from '../resources/credential';
 import { pageApiPaths } from '../http/page-openapi';
 import { trafficHistoryApiPaths } from './openapi-traffic-history';
 import { siteApiPaths } from './openapi-site';
@@ -118,10 +119,7 @@ const openApiDocument = {
       MailTo: { type: 'object', properties: { to: { ...str, format: 'email' } } },
       MailSent: { type: 'object', properties: { sent: bool, to: str, messageId: str } },
       Stats: { type: 'object', additionalProperties: int },
-      Credential: {
-        type: 'object',
-        properties: { id: int, kind: { enum: ['apikey', 'token'] }, name: str, role: { enum: ['admin', 'operator', 'viewer'] }, createdAt: ts, expiresAt: { type: ['string', 'null'], format: 'date-time' }, lastUsedAt: { type: ['string', 'null'], format: 'date-time' } },
-      },
+      Credential: jsonSchema(CREDENTIAL),
       NewCredential: { allOf: [ref('Credential'), { type: 'object', properties: { key: { ...str, description: 'an API key, shown only here' }, token: { ...str, description: 'an access token, shown only here' } } }] },
       RoleChange: { type: 'object', required: ['role'], properties: { role: { enum: ['admin', 'operator', 'viewer'] } } },
       Health: {
@@ -237,7 +235,7 @@ const openApiDocument = {
     }),
     '/api/apikeys': {
       get: op('List API keys (never their secrets)', { 200: { description: 'API keys by id', ...json({ type: 'array', items: ref('Credential') }) } }, []),
-      post: op('Make an API key; the answer holds it once, as `key`', { 201: { description: 'made', ...json(ref('NewCredential')) } }, [400, 413], { requestBody: { required: false, ...json({ type: 'object', properties: { name: str } }) } }),
+      post: op('Make an API key; the answer holds it once, as `key`', { 201: { description: 'made', ...json(ref('NewCredential')) } }, [400, 413], { requestBody: { required: false, ...json(ref('Credential')) } }),
     },
     '/api/apikeys/{id}': withId({
       put: keepsAdmin(op('Change the role of an API key (its sessions follow at once)', { 200: { description: 'changed', ...json(ref('Credential')) } }, [400, 404], body('RoleChange'))),
@@ -245,7 +243,7 @@ const openApiDocument = {
     }),
     '/api/access-tokens': {
       get: op('List access tokens (never their secrets)', { 200: { description: 'access tokens by id', ...json({ type: 'array', items: ref('Credential') }) } }, []),
-      post: op('Make an access token; the answer holds it once, as `token`', { 201: { description: 'made', ...json(ref('NewCredential')) } }, [400, 413], { requestBody: { required: false, ...json({ type: 'object', properties: { name: str, expiresInDays: { type: 'integer', minimum: 1, maximum: 36500 } } }) } }),
+      post: op('Make an access token; the answer holds it once, as `token`', { 201: { description: 'made', ...json(ref('NewCredential')) } }, [400, 413], { requestBody: { required: false, ...json(ref('Credential')) } }),
     },
     '/api/access-tokens/{id}': withId({
       put: keepsAdmin(op('Change the role of an access token (its sessions follow at once)', { 200: { description: 'changed', ...json(ref('Credential')) } }, [400, 404], body('RoleChange'))),

@@ -5,5 +5,6 @@ import { FORWARD } from './forward';
 import { PEER } from './peer';
 import { SERVER } from './server';
 import { WEBHOOK } from './webhook';
+import { CREDENTIAL } from './credential';
 
-export const PAGE_RESOURCES = [SERVER, PEER, DEVICE, FORWARD, WEBHOOK] as const;
+export const PAGE_RESOURCES = [SERVER, PEER, DEVICE, FORWARD, WEBHOOK, CREDENTIAL] as const;

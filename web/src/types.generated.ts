@@ -65,7 +65,7 @@ export interface Peer {
   /** the monthly limit in GB (2^30 bytes), 0 for none; a limit set in tenths (dataLimitGiB) reads rounded up */
   dataLimitGB: number;
   /** outside the contract: the same limit with one decimal (1.5); a body sets it or dataLimitGB (docs/api.md) */
-  dataLimitGiB: number;
+  dataLimitGiB?: number;
   currentDataUsageBytes: number;
   expiresAt: string | null;
   /** weekly windows of access in an IANA time zone; outside them the peer is off with reason "schedule". null: always on */
@@ -166,4 +166,19 @@ export interface Webhook {
   secret: string;
   createdAt: string;
   updatedAt: string;
+}
+
+/** schema Credential */
+export interface Credential {
+  id: number;
+  kind: 'apikey' | 'token';
+  /** default: the kind and the time it was made */
+  name: string;
+  /** default admin */
+  role: 'admin' | 'operator' | 'viewer';
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  /** access tokens only: the days it lives; left out: it never ends */
+  expiresInDays?: number;
 }

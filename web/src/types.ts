@@ -4,9 +4,9 @@
 // a real wgcpd answers with, and every property of the OpenAPI schema named beside each
 // interface, must be declared here.
 
-import type { Device, Peer, PortForward, Server, Webhook } from './types.generated';
+import type { Credential, Device, Peer, PortForward, Server, Webhook } from './types.generated';
 
-export type { Device, Peer, PortForward, Server, Webhook };
+export type { Credential, Device, Peer, PortForward, Server, Webhook };
 export type Forward = PortForward;
 export type Schedule = NonNullable<Peer['schedule']>;
 export type ScheduleWindow = Schedule['windows'][number];
@@ -32,8 +32,6 @@ export interface Smtp {
   id?: number; enabled: boolean; server: string; port: number; useAuth: boolean; useTLS: boolean; username: string;
   password: string; fromEmail: string; fromName: string;
 }
-/** schema Credential */
-export interface Credential { id: number; kind: 'apikey' | 'token'; name: string; role: 'admin' | 'operator' | 'viewer'; createdAt: string; expiresAt: string | null; lastUsedAt: string | null }
 /** schema Health (GET /healthz): read defensively, fields come and go with the daemon's version */
 export interface Health {
   status?: 'ok' | 'degraded'; reasons?: string[]; kernel?: 'on' | 'off'; kernelReason?: string; version?: string;
