@@ -72,7 +72,6 @@ const schemaAt: Record<string, () => object> = {
   UsageSeries: () => doc.paths['/api/peers/{id}/usage'].get.responses['200'].content['application/json'].schema,
   SessionState: () => doc.paths['/api/session'].get.responses['200'].content['application/json'].schema,
   SignedIn: () => doc.paths['/api/sessions'].get.responses['200'].content['application/json'].schema.properties.sessions.items,
-  Share: () => doc.paths['/api/peers/{id}/shares'].get.responses['200'].content['application/json'].schema.items,
   AuditEntry: () => doc.paths['/api/audit'].get.responses['200'].content['application/json'].schema.properties.entries.items,
 };
 // Interfaces with no HTTP answer to hold them to, and why.

@@ -22,11 +22,6 @@ const AuditEntry = {
   },
 };
 
-const Share = {
-  type: 'object',
-  properties: { id: int, peerID: int, state: { enum: ['live', 'used', 'revoked', 'expired'] }, createdAt: ts, expiresAt: ts, usedAt: { type: ['string', 'null'], format: 'date-time' }, revokedAt: { type: ['string', 'null'], format: 'date-time' }, createdBy: str },
-};
-
 const TotpState = { type: 'object', properties: { enabled: { type: 'boolean' }, pending: { type: 'boolean' }, recoveryCodesLeft: { type: 'integer' } } };
 const codeBody = { requestBody: { required: true, ...json({ type: 'object', required: ['code'], properties: { code: { ...str, description: 'a 6-digit code of the authenticator app (or a recovery code)' } } }) } };
 
@@ -76,13 +71,13 @@ export const accessApiPaths = {
     parameters: [idParam],
     post: {
       summary: "A one-time link to the peer's config and QR code, opened without signing in",
-      requestBody: { required: false, ...json({ type: 'object', properties: { expiresInHours: { type: 'integer', minimum: 1, maximum: 168, default: 24 } } }) },
+      requestBody: { required: false, ...json({ $ref: '#/components/schemas/Share' }) },
       responses: { 201: { description: 'made; the url holds the token, shown only here', ...json({ type: 'object', properties: { id: int, url: str, expiresAt: ts } }) }, 400: error('bad expiresInHours; or, with WGCP_PUBLIC_URL unset, a Host header that names no address or name of this router (`field` is `Host`): no link is made'), 404: error('peer not found'), 409: error('the peer has no stored private key'), ...std },
     },
   },
   '/api/peers/{id}/shares': {
     parameters: [idParam],
-    get: { summary: "The peer's share links (never their tokens)", responses: { 200: { description: 'newest first', ...json({ type: 'array', items: Share }) }, 404: error('peer not found'), ...std } },
+    get: { summary: "The peer's share links (never their tokens)", responses: { 200: { description: 'newest first', ...json({ type: 'array', items: { $ref: '#/components/schemas/Share' } }) }, 404: error('peer not found'), ...std } },
   },
   '/api/shares/{id}': {
     parameters: [idParam],

@@ -9,6 +9,7 @@ import { SERVER } from '../resources/server';
 import { FORWARD } from '../resources/forward';
 import { WEBHOOK } from '../resources/webhook';
 import { CREDENTIAL } from '../resources/credential';
+import { SHARE } from '../resources/share';
 import { pageApiPaths } from '../http/page-openapi';
 import { trafficHistoryApiPaths } from './openapi-traffic-history';
 import { siteApiPaths } from './openapi-site';
@@ -120,6 +121,7 @@ const openApiDocument = {
       MailSent: { type: 'object', properties: { sent: bool, to: str, messageId: str } },
       Stats: { type: 'object', additionalProperties: int },
       Credential: jsonSchema(CREDENTIAL),
+      Share: jsonSchema(SHARE),
       NewCredential: { allOf: [ref('Credential'), { type: 'object', properties: { key: { ...str, description: 'an API key, shown only here' }, token: { ...str, description: 'an access token, shown only here' } } }] },
       RoleChange: { type: 'object', required: ['role'], properties: { role: { enum: ['admin', 'operator', 'viewer'] } } },
       Health: {

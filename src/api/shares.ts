@@ -5,10 +5,12 @@ import { tunnelFileName } from '../views/conf-name';
 import type { App } from '../app';
 import type { RequestContext, Route } from '../http/router';
 import { created, noContent, ok, type Reply } from '../http/reply';
-import { SHARE_DEFAULT_HOURS, SHARE_MAX_HOURS, consumeShare, createShare, listShares, revokeShare, shareState } from '../ops/shares';
+import { parseInput } from '../resources/describe';
+import { SHARE } from '../resources/share';
+import { SHARE_DEFAULT_HOURS, consumeShare, createShare, listShares, revokeShare, shareState } from '../ops/shares';
 import { deadSharePageHtml, presentShare, sharePageHtml, deadShareText } from '../views/share-present';
 import { shareLanguage } from '../views/share-words';
-import { parseId, readInt } from './fields';
+import { parseId } from './fields';
 import { optionalBody } from './optional-body';
 import { peerConfText, renderQrPng } from './peer-files';
 import { shareBase } from './share-origin';
@@ -53,7 +55,7 @@ export function shareRoutes(app: App): Route[] {
       method: 'POST', path: '/api/peers/:id/share', auth: 'control', role: 'operator',
       async handler(ctx) {
         const body = await optionalBody(ctx);
-        const hours = readInt(body, 'expiresInHours', 1, SHARE_MAX_HOURS) ?? SHARE_DEFAULT_HOURS;
+        const hours = parseInput(SHARE, body, { now: app.now() }).expiresInHours ?? SHARE_DEFAULT_HOURS;
         // Before the link is made: a Host that names no address of this router makes none.
         const base = shareBase(app.config, ctx.req);
         const { share, token } = await createShare(app, ctx.actor!, parseId(ctx.params.id, 'peer'), hours);

@@ -6,5 +6,6 @@ import { PEER } from './peer';
 import { SERVER } from './server';
 import { WEBHOOK } from './webhook';
 import { CREDENTIAL } from './credential';
+import { SHARE } from './share';
 
-export const PAGE_RESOURCES = [SERVER, PEER, DEVICE, FORWARD, WEBHOOK, CREDENTIAL] as const;
+export const PAGE_RESOURCES = [SERVER, PEER, DEVICE, FORWARD, WEBHOOK, CREDENTIAL, SHARE] as const;

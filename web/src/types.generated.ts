@@ -182,3 +182,18 @@ export interface Credential {
   /** access tokens only: the days it lives; left out: it never ends */
   expiresInDays?: number;
 }
+
+/** schema Share */
+export interface Share {
+  id: number;
+  peerID: number;
+  state: 'live' | 'used' | 'revoked' | 'expired';
+  createdAt: string;
+  expiresAt: string;
+  usedAt: string | null;
+  revokedAt: string | null;
+  /** the name of who made it */
+  createdBy: string;
+  /** the hours the link lives */
+  expiresInHours?: number;
+}

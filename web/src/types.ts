@@ -4,9 +4,9 @@
 // a real wgcpd answers with, and every property of the OpenAPI schema named beside each
 // interface, must be declared here.
 
-import type { Credential, Device, Peer, PortForward, Server, Webhook } from './types.generated';
+import type { Credential, Device, Peer, PortForward, Server, Share, Webhook } from './types.generated';
 
-export type { Credential, Device, Peer, PortForward, Server, Webhook };
+export type { Credential, Device, Peer, PortForward, Server, Share, Webhook };
 export type Forward = PortForward;
 export type Schedule = NonNullable<Peer['schedule']>;
 export type ScheduleWindow = Schedule['windows'][number];
@@ -49,8 +49,6 @@ export interface SignedIn { id: number; kind: 'person' | 'apikey' | 'token'; nam
 /** One peer of the event stream's usage message. */
 export interface PeerUsage { id: number; serverID: number; currentDataUsageBytes: number; enabled: boolean; disabledReason: string; latestHandshake: number }
 
-/** answer of GET /api/peers/{id}/shares */
-export interface Share { id: number; peerID: number; state: 'live' | 'used' | 'revoked' | 'expired'; createdAt: string; expiresAt: string; usedAt: string | null; revokedAt: string | null; createdBy: string }
 /** an entry of GET /api/audit */
 export interface AuditEntry {
   id: number; at: string; actor: { kind: string; id: number | null; name: string }; address: string | null; role: string | null;
