@@ -10,6 +10,7 @@ import { FORWARD } from '../resources/forward';
 import { WEBHOOK } from '../resources/webhook';
 import { CREDENTIAL } from '../resources/credential';
 import { SHARE } from '../resources/share';
+import { REGTOKEN } from '../resources/regtoken';
 import { pageApiPaths } from '../http/page-openapi';
 import { trafficHistoryApiPaths } from './openapi-traffic-history';
 import { siteApiPaths } from './openapi-site';
@@ -78,14 +79,7 @@ const openApiDocument = {
       Device: jsonSchema(DEVICE),
       DeviceUpdate: { type: 'object', required: ['suspended'], properties: { suspended: bool } },
       PortForward: jsonSchema(FORWARD),
-      RegistrationToken: {
-        type: 'object',
-        properties: {
-          token: { ...str, format: 'uuid' }, serverID: int, state: { enum: ['unused', 'used', 'expired'] },
-          createdAt: ts, expiresAt: ts, usedAt: { type: ['string', 'null'], format: 'date-time' },
-          deviceID: { type: ['integer', 'null'], description: "the id of the device that used it; null while unused or once that device is gone" },
-        },
-      },
+      RegistrationToken: jsonSchema(REGTOKEN),
       ProvisionRequest: { type: 'object', required: ['token', 'hwid'], properties: { token: { ...str, format: 'uuid' }, hwid: { ...str, maxLength: 128 } } },
       ProvisionResponse: {
         type: 'object', required: ['encrypted_config'],

@@ -7,5 +7,6 @@ import { SERVER } from './server';
 import { WEBHOOK } from './webhook';
 import { CREDENTIAL } from './credential';
 import { SHARE } from './share';
+import { REGTOKEN } from './regtoken';
 
-export const PAGE_RESOURCES = [SERVER, PEER, DEVICE, FORWARD, WEBHOOK, CREDENTIAL, SHARE] as const;
+export const PAGE_RESOURCES = [SERVER, PEER, DEVICE, FORWARD, WEBHOOK, CREDENTIAL, SHARE, REGTOKEN] as const;

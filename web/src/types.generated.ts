@@ -197,3 +197,15 @@ export interface Share {
   /** the hours the link lives */
   expiresInHours?: number;
 }
+
+/** schema RegistrationToken */
+export interface RegistrationToken {
+  token: string;
+  serverID: number;
+  state: 'unused' | 'used' | 'expired';
+  createdAt: string;
+  expiresAt: string;
+  usedAt: string | null;
+  /** the id of the device that used it; null while unused or once that device is gone */
+  deviceID: number | null;
+}

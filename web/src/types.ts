@@ -4,9 +4,10 @@
 // a real wgcpd answers with, and every property of the OpenAPI schema named beside each
 // interface, must be declared here.
 
-import type { Credential, Device, Peer, PortForward, Server, Share, Webhook } from './types.generated';
+import type { Credential, Device, Peer, PortForward, RegistrationToken, Server, Share, Webhook } from './types.generated';
 
-export type { Credential, Device, Peer, PortForward, Server, Share, Webhook };
+export type { Credential, Device, Peer, PortForward, RegistrationToken, Server, Share, Webhook };
+export type RegToken = RegistrationToken;
 export type Forward = PortForward;
 export type Schedule = NonNullable<Peer['schedule']>;
 export type ScheduleWindow = Schedule['windows'][number];
@@ -25,8 +26,6 @@ export interface Delivery {
   id: number; webhookID: number; deliveryID: number | null; event: string; attempt: number; outcome: string;
   httpStatus: number | null; error: string; durationMs: number | null; timestamp: string;
 }
-/** schema RegistrationToken */
-export interface RegToken { token: string; serverID: number; state: 'unused' | 'used' | 'expired'; createdAt: string; expiresAt: string; usedAt: string | null; deviceID: number | null }
 /** schema SMTPSettings */
 export interface Smtp {
   id?: number; enabled: boolean; server: string; port: number; useAuth: boolean; useTLS: boolean; username: string;
