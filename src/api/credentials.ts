@@ -16,11 +16,22 @@ import { optionalBody } from './optional-body';
 /** Every route of a credential is an admin's: the admin's sight, which still never holds the hash. */
 const presentCredential = (c: CredentialRecord) => present(CREDENTIAL, c, 'admin');
 
+const LAST_ADMIN: [number, string] = [409, 'it is the last live admin key or token: the change would leave no admin'];
+
 function credentialRoutes(app: App, kind: CredentialKind, base: string, secretField: 'key' | 'token'): Route[] {
+  const one = kind === 'apikey' ? 'API key' : 'access token';
   return [
-    { method: 'GET', path: base, auth: 'control', role: 'admin', handler: () => ok(listCredentials(app.store, kind).map(presentCredential)) },
+    {
+      method: 'GET', path: base, auth: 'control', role: 'admin',
+      doc: { summary: `List ${one}s (never their secrets)`, answers: { 200: { description: `${one}s by id`, shape: ['Credential'] } } },
+      handler: () => ok(listCredentials(app.store, kind).map(presentCredential)),
+    },
     {
       method: 'POST', path: base, auth: 'control', role: 'admin',
+      doc: {
+        summary: `Make an ${one}; the answer holds it once, as \`${secretField}\``, body: 'Credential', bodyOptional: true,
+        answers: { 201: { description: 'made', shape: 'NewCredential' } }, errors: [400, 413],
+      },
       async handler(ctx) {
         const body = await optionalBody(ctx);
         const now = app.now();
@@ -36,6 +47,7 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
     {
       // Only the role changes: a key's secret and name stay as they were made.
       method: 'PUT', path: `${base}/:id`, auth: 'control', role: 'admin',
+      doc: { summary: `Change the role of an ${one} (its sessions follow at once)`, body: 'RoleChange', answers: { 200: { description: 'changed', shape: 'Credential' } }, errors: [400, 404, LAST_ADMIN] },
       async handler(ctx) {
         const what = kind === 'apikey' ? 'API key' as const : 'access token' as const;
         const id = parseId(ctx.params.id, what);
@@ -48,6 +60,7 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
     },
     {
       method: 'DELETE', path: `${base}/:id`, auth: 'control', role: 'admin',
+      doc: { summary: `Revoke an ${one} (its sessions end with it)`, answers: { 204: { description: 'revoked' } }, errors: [404, LAST_ADMIN] },
       async handler(ctx) {
         const what = kind === 'apikey' ? 'API key' as const : 'access token' as const;
         if (!await revokeCredential(app.runner, kind, parseId(ctx.params.id, what), app.now(), { actor: ctx.actor })) throw apiError(NOT_FOUND[what]);

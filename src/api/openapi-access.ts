@@ -1,4 +1,4 @@
-// The OpenAPI entries of issue 26 (audit log, share links, two-factor sign-in) and of `wgcp check` through the daemon,
+// The OpenAPI entries of issue 26 (audit log, two-factor sign-in; the share links' are on their routes) and of `wgcp check` through the daemon,
 // stamp that names each control route's least role as `x-wgcp-role`: the role its route declares.
 import type { Route } from '../http/router';
 
@@ -65,30 +65,6 @@ export const accessApiPaths = {
     get: {
       summary: "`wgcp check` done by the daemon: the kernel compared with the database, nothing repaired (the CLI's way on the admin socket, where it lacks CAP_NET_ADMIN)",
       responses: { 200: { description: 'the report; `same` is false when something differs', ...json({ type: 'object', properties: { same: { type: 'boolean' }, differences: { type: 'array', items: { type: 'object', properties: { kind: { enum: ['link', 'peer', 'ipv6', 'nft', 'shaping'] }, summary: { ...str, description: 'what differs, no keys' } } } } } }) }, ...std },
-    },
-  },
-  '/api/peers/{id}/share': {
-    parameters: [idParam],
-    post: {
-      summary: "A one-time link to the peer's config and QR code, opened without signing in",
-      requestBody: { required: false, ...json({ $ref: '#/components/schemas/Share' }) },
-      responses: { 201: { description: 'made; the url holds the token, shown only here', ...json({ type: 'object', properties: { id: int, url: str, expiresAt: ts } }) }, 400: error('bad expiresInHours; or, with WGCP_PUBLIC_URL unset, a Host header that names no address or name of this router (`field` is `Host`): no link is made'), 404: error('peer not found'), 409: error('the peer has no stored private key'), ...std },
-    },
-  },
-  '/api/peers/{id}/shares': {
-    parameters: [idParam],
-    get: { summary: "The peer's share links (never their tokens)", responses: { 200: { description: 'newest first', ...json({ type: 'array', items: { $ref: '#/components/schemas/Share' } }) }, 404: error('peer not found'), ...std } },
-  },
-  '/api/shares/{id}': {
-    parameters: [idParam],
-    delete: { summary: 'Revoke a share link', responses: { 204: { description: 'revoked' }, 404: error('no such link'), 409: error('used or revoked already'), ...std } },
-  },
-  '/share/{token}': {
-    parameters: [{ name: 'token', in: 'path', required: true, schema: str }],
-    get: {
-      summary: 'Open a one-time config link (no credentials): the QR code and the .conf, once; HEAD looks without spending it',
-      security: [],
-      responses: { 200: { description: 'the page', content: { 'text/html': {} } }, 404: { description: 'no such link' }, 410: { description: 'used, revoked or expired' } },
     },
   },
   '/api/session/totp': {

@@ -1,5 +1,7 @@
-// The OpenAPI 3.1 description of the control-plane API, written by hand as the contract
-// the clients read; a test holds its list of operations equal to the router's.
+// The OpenAPI 3.1 description of the control-plane API, the contract the clients read: the
+// operations of routes that declare their shapes (`doc`, made by openapi-routes.ts) and those
+// still written here by hand; the schemas of the described resources come from their
+// descriptions. A test holds its list of operations equal to the router's.
 import type { Route } from '../http/router';
 import { VERSION } from '../version';
 import { jsonSchema } from '../resources/describe';
@@ -18,6 +20,7 @@ import { backupApiPaths } from './openapi-backup';
 import { haApiPaths } from './openapi-ha';
 import { accessApiPaths, markRoles } from './openapi-access';
 import { passkeyApiPaths } from './openapi-passkeys';
+import { addRouteOperations } from './openapi-routes';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
@@ -43,8 +46,6 @@ const op = (summary: string, success: Record<string, unknown>, codes: number[], 
 const withId = (o: Record<string, unknown>) => ({ parameters: [idParam], ...o });
 /** An operation whose 403 also covers a change that deletes (src/ops/deletion-rights.ts). */
 const deletionRight = (o: { responses: Record<string, unknown> }, why: string) => ({ ...o, responses: { ...o.responses, 403: err(why) } });
-/** A role change or revocation of a key or token: refused when it would leave no admin (src/ops/last-admin.ts). */
-const keepsAdmin = (o: { responses: Record<string, unknown> }) => ({ ...o, responses: { ...o.responses, 409: err('it is the last live admin key or token: the change would leave no admin') } });
 const body = (name: string) => ({ requestBody: { required: true, ...json(ref(name)) } });
 
 const str = { type: 'string' };
@@ -182,15 +183,6 @@ const openApiDocument = {
       get: op('QR code PNG of the .conf (500 as for the .conf when a stored value holds a control character)', { 200: { description: 'PNG', content: { 'image/png': { schema: { type: 'string', contentMediaType: 'image/png' } } } } }, [404]),
     }),
     '/api/servers/{id}/stats': withId({ get: op('Server statistics', { 200: { description: 'counts', ...json(ref('Stats')) } }, [404]) }),
-    '/api/servers/{id}/webhooks': withId({
-      get: op('List webhooks', { 200: { description: 'webhooks by id', ...json({ type: 'array', items: ref('Webhook') }) } }, [404]),
-      post: op('Create a webhook', { 201: { description: 'created', ...json(ref('Webhook')) } }, [400, 404, 413], body('Webhook')),
-    }),
-    '/api/webhooks/{id}': withId({
-      get: op('Read a webhook', { 200: { description: 'the webhook', ...json(ref('Webhook')) } }, [404]),
-      put: op('Update a webhook', { 200: { description: 'updated', ...json(ref('Webhook')) } }, [400, 404, 413], body('Webhook')),
-      delete: op('Delete a webhook', { 204: { description: 'deleted' } }, [404]),
-    }),
     '/api/settings/smtp': {
       get: op('SMTP settings', { 200: { description: 'settings', ...json(ref('SMTPSettings')) } }, []),
       post: op('Save SMTP settings', { 200: { description: 'saved', ...json(ref('SMTPSettings')) } }, [400, 413], body('SMTPSettings')),
@@ -225,30 +217,6 @@ const openApiDocument = {
         426: err('a plain GET: connect with Upgrade: websocket'),
       }, []),
     },
-    '/api/servers/{id}/tokens': withId({
-      get: op('List registration tokens of a server', { 200: { description: 'tokens', ...json({ type: 'array', items: ref('RegistrationToken') }) } }, [404]),
-      post: op('Make a registration token (UUIDv4, single use, valid 24 h); no body needed', { 201: { description: 'created', ...json(ref('RegistrationToken')) } }, [404]),
-    }),
-    '/api/apikeys': {
-      get: op('List API keys (never their secrets)', { 200: { description: 'API keys by id', ...json({ type: 'array', items: ref('Credential') }) } }, []),
-      post: op('Make an API key; the answer holds it once, as `key`', { 201: { description: 'made', ...json(ref('NewCredential')) } }, [400, 413], { requestBody: { required: false, ...json(ref('Credential')) } }),
-    },
-    '/api/apikeys/{id}': withId({
-      put: keepsAdmin(op('Change the role of an API key (its sessions follow at once)', { 200: { description: 'changed', ...json(ref('Credential')) } }, [400, 404], body('RoleChange'))),
-      delete: keepsAdmin(op('Revoke an API key (its sessions end with it)', { 204: { description: 'revoked' } }, [404])),
-    }),
-    '/api/access-tokens': {
-      get: op('List access tokens (never their secrets)', { 200: { description: 'access tokens by id', ...json({ type: 'array', items: ref('Credential') }) } }, []),
-      post: op('Make an access token; the answer holds it once, as `token`', { 201: { description: 'made', ...json(ref('NewCredential')) } }, [400, 413], { requestBody: { required: false, ...json(ref('Credential')) } }),
-    },
-    '/api/access-tokens/{id}': withId({
-      put: keepsAdmin(op('Change the role of an access token (its sessions follow at once)', { 200: { description: 'changed', ...json(ref('Credential')) } }, [400, 404], body('RoleChange'))),
-      delete: keepsAdmin(op('Revoke an access token (its sessions end with it)', { 204: { description: 'revoked' } }, [404])),
-    }),
-    '/api/tokens/{token}': {
-      parameters: [{ name: 'token', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
-      delete: op('Revoke a registration token', { 204: { description: 'revoked' } }, [404]),
-    },
     '/api/devices': { get: op('List devices', { 200: { description: 'devices', ...json({ type: 'array', items: ref('Device') }) } }, []) },
     '/api/devices/{id}': withDeviceId({
       get: op('Read a device', { 200: { description: 'the device', ...json(ref('Device')) } }, [404]),
@@ -281,6 +249,9 @@ const openApiDocument = {
 
 /** The document, each operation with credentials marked with the role its route declares. */
 export function openApiDocumentFor(routes: readonly Route[]): typeof openApiDocument {
-  markRoles(openApiDocument.paths, routes);
-  return openApiDocument;
+  // A copy of each path's entry: the routes' operations join it (each daemon's own routes).
+  const paths = Object.fromEntries(Object.entries(openApiDocument.paths).map(([p, item]) => [p, { ...item }]));
+  addRouteOperations(paths, routes);
+  markRoles(paths, routes);
+  return { ...openApiDocument, paths };
 }

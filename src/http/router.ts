@@ -19,11 +19,39 @@ export interface RequestContext {
   body(): Promise<Record<string, unknown>>;
 }
 
+/**
+ * A shape in a route's documentation: the name of a schema in the document's components (a
+ * resource's, `'Webhook'`), `[name]` for a list of them, or a JSON Schema of its own.
+ */
+export type DocShape = string | [string] | Record<string, unknown>;
+
+/**
+ * A route's request and answers, declared where the route is defined: the OpenAPI operation is
+ * made from it (api/openapi-routes.ts), its path parameters from the path, `x-wgcp-role` from
+ * the role, 401, 403 and 500 for every route with credentials.
+ */
+export interface RouteDoc {
+  summary: string;
+  description?: string;
+  /** The body it takes; `bodyOptional`: it may be left out. */
+  body?: DocShape;
+  bodyOptional?: boolean;
+  /** Its answers by status: what each means and its shape (none: no body; `type`: other than JSON). */
+  answers: Record<number, { description: string; shape?: DocShape; type?: string }>;
+  /** The errors it may answer beyond 401, 403 and 500: a status (its standard text) or [status, what it means here]. */
+  errors?: (number | [number, string])[];
+  query?: { name: string; schema: Record<string, unknown>; description?: string }[];
+  /** Path parameters' descriptions and schemas, by name (default: a string). */
+  params?: Record<string, { description?: string; schema?: Record<string, unknown> }>;
+}
+
 interface RouteShape {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   /** Largest accepted request body; the listener's default when absent. */
   bodyLimit?: number;
+  /** Its request and answer shapes, from which its OpenAPI operation is made; absent: still written in api/openapi-*.ts. */
+  doc?: RouteDoc;
   handler(ctx: RequestContext): Reply | Promise<Reply>;
 }
 
