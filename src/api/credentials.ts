@@ -30,7 +30,8 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
       method: 'POST', path: base, auth: 'control', role: 'admin',
       doc: {
         summary: `Make an ${one}; the answer holds it once, as \`${secretField}\``, body: 'Credential', bodyOptional: true,
-        answers: { 201: { description: 'made', shape: 'NewCredential' } }, errors: [400, 413],
+        answers: { 201: { description: 'made', shape: { allOf: [{ $ref: '#/components/schemas/Credential' }, { type: 'object', properties: { [secretField]: { type: 'string', description: `the ${one}, shown only here` } } }] } } },
+        errors: [400, 413],
       },
       async handler(ctx) {
         const body = await optionalBody(ctx);

@@ -117,7 +117,6 @@ const openApiDocument = {
       Stats: { type: 'object', additionalProperties: int },
       Credential: jsonSchema(CREDENTIAL),
       Share: jsonSchema(SHARE),
-      NewCredential: { allOf: [ref('Credential'), { type: 'object', properties: { key: { ...str, description: 'an API key, shown only here' }, token: { ...str, description: 'an access token, shown only here' } } }] },
       RoleChange: { type: 'object', required: ['role'], properties: { role: { enum: ['admin', 'operator', 'viewer'] } } },
       Health: {
         type: 'object',
