@@ -4,7 +4,6 @@
 import type { DocShape, Route, RouteDoc } from '../http/router';
 
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
-const ERROR = { $ref: '#/components/schemas/Error' };
 
 /** The standard text of an error status; a route says more where it means more. */
 export const ERROR_TEXT: Record<number, string> = {
@@ -37,7 +36,7 @@ function operationOf(route: Route, doc: RouteDoc): Record<string, unknown> {
   const errors = [...(route.auth === 'control' ? [401, 403] : []), ...(doc.errors ?? []), ...(route.auth === 'control' ? [500] : [])];
   for (const e of errors) {
     const [status, text] = typeof e === 'number' ? [e, ERROR_TEXT[e]] : e;
-    responses[String(status)] = { description: text, ...json(ERROR) };
+    responses[String(status)] = { description: text, ...json({ $ref: `#/components/schemas/${doc.errorShape ?? 'Error'}` }) };
   }
   return {
     summary: doc.summary,

@@ -41,6 +41,8 @@ export interface RouteDoc {
   /** The errors it may answer beyond 401, 403 and 500: a status (its standard text) or [status, what it means here]. */
   errors?: (number | [number, string])[];
   query?: { name: string; schema: Record<string, unknown>; description?: string }[];
+  /** The schema of its error answers, when not the API's `Error` (the device contract's `DeviceError`). */
+  errorShape?: string;
   /** Path parameters' descriptions and schemas, by name (default: a string). */
   params?: Record<string, { description?: string; schema?: Record<string, unknown> }>;
 }
