@@ -14,10 +14,8 @@ import { CREDENTIAL } from '../resources/credential';
 import { SHARE } from '../resources/share';
 import { REGTOKEN } from '../resources/regtoken';
 import { pageApiPaths } from '../http/page-openapi';
-import { trafficHistoryApiPaths } from './openapi-traffic-history';
 import { siteApiPaths } from './openapi-site';
 import { backupApiPaths } from './openapi-backup';
-import { haApiPaths } from './openapi-ha';
 import { accessApiPaths, markRoles } from './openapi-access';
 import { passkeyApiPaths } from './openapi-passkeys';
 import { addRouteOperations, ERROR_TEXT } from './openapi-routes';
@@ -116,9 +114,7 @@ const openApiDocument = {
   security: [{ apiKey: [] }, { bearer: [] }],
   paths: {
     ...pageApiPaths,
-    ...trafficHistoryApiPaths,
     ...backupApiPaths,
-    ...haApiPaths,
     ...accessApiPaths,
     ...siteApiPaths,
     ...passkeyApiPaths,
