@@ -16,9 +16,8 @@ import { REGTOKEN } from '../resources/regtoken';
 import { pageApiPaths } from '../http/page-openapi';
 import { siteApiPaths } from './openapi-site';
 import { backupApiPaths } from './openapi-backup';
-import { accessApiPaths, markRoles } from './openapi-access';
 import { passkeyApiPaths } from './openapi-passkeys';
-import { addRouteOperations, ERROR_TEXT } from './openapi-routes';
+import { addRouteOperations, ERROR_TEXT, markRoles } from './openapi-routes';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: object) => ({ content: { 'application/json': { schema } } });
@@ -115,7 +114,6 @@ const openApiDocument = {
   paths: {
     ...pageApiPaths,
     ...backupApiPaths,
-    ...accessApiPaths,
     ...siteApiPaths,
     ...passkeyApiPaths,
     '/healthz': { get: { summary: 'Liveness and kernel backend', security: [], responses: { 200: { description: 'ready', ...json(ref('Health')) } } } },
