@@ -1,6 +1,6 @@
 // The full text of the `inet wgcp` table. Start-up loads it as one batch that creates the
 // table if missing, deletes it and defines it again: atomic, and no other table is touched.
-import { SET_NAMES, type PolicyElements } from './elements';
+import { FAMILY_FIELD, nftElement, SET_NAMES, type PolicyElements } from './elements';
 
 export const TABLE = 'inet wgcp';
 
@@ -15,22 +15,29 @@ function mapLine(map: Map<string, string>): string {
 
 /**
  * The sets of the router's own networks, who may reach them or be reached from them, and the
- * elements that hold a network prefix. Those with prefixes are interval sets; the ones that
- * hold one address a peer (lan_all, reach_lan) are exact, as pairs and internet are: nft reads
- * every interval set back before an element change, so they are kept to what needs them.
+ * elements that hold a network prefix. Those with prefixes are interval sets, and every one
+ * of them a concatenation: a set of one prefix field holds the packet's family beside it
+ * (`ip saddr . meta nfproto`, `10.90.0.0/24 . ipv4`), since nft 1.0.6 reads every
+ * single-field interval set of the ruleset back before any element change (docs/kernel.md).
+ * The ones that hold one address a peer (lan_all, reach_lan) are exact, as pairs and
+ * internet are: a change of a concatenated interval set costs the kernel in proportion to
+ * that set's size, one of an exact set the same at any size.
  */
 function lanSets(el: PolicyElements): string {
-  const one = (name: string, type: string, items: Set<string>, interval = true): string =>
-    `  set ${name} {\n    type ${type}${interval ? '\n    flags interval' : ''}${elementsLine(items)}\n  }\n`;
-  return one(SET_NAMES.routerNets, 'ipv4_addr', el.routerNets) + one(SET_NAMES.routerNets6, 'ipv6_addr', el.routerNets6)
-    + one(SET_NAMES.pairsNets, 'ipv4_addr . ipv4_addr', el.pairsNets) + one(SET_NAMES.pairsNets6, 'ipv6_addr . ipv6_addr', el.pairsNets6)
-    + one(SET_NAMES.internetNets, 'ipv4_addr', el.internetNets) + one(SET_NAMES.internetNets6, 'ipv6_addr', el.internetNets6)
-    + one(SET_NAMES.lanAllNets, 'ipv4_addr', el.lanAllNets) + one(SET_NAMES.lanAllNets6, 'ipv6_addr', el.lanAllNets6)
-    + one(SET_NAMES.reachLanNets, 'ipv4_addr', el.reachLanNets) + one(SET_NAMES.reachLanNets6, 'ipv6_addr', el.reachLanNets6)
-    + one(SET_NAMES.lanAll, 'ipv4_addr', el.lanAll, false) + one(SET_NAMES.lanAll6, 'ipv6_addr', el.lanAll6, false)
-    + one(SET_NAMES.lanAccess, 'ipv4_addr . ipv4_addr', el.lanAccess) + one(SET_NAMES.lanAccess6, 'ipv6_addr . ipv6_addr', el.lanAccess6)
-    + one(SET_NAMES.reachLan, 'ipv4_addr', el.reachLan, false) + one(SET_NAMES.reachLan6, 'ipv6_addr', el.reachLan6, false)
-    + one(SET_NAMES.reachFrom, 'ipv4_addr . ipv4_addr', el.reachFrom) + one(SET_NAMES.reachFrom6, 'ipv6_addr . ipv6_addr', el.reachFrom6).trimEnd();
+  const one = (field: keyof typeof SET_NAMES, type: string, interval = true): string => {
+    const items = el[field] as Set<string>;
+    const family = FAMILY_FIELD[field] ? ' . nf_proto' : '';
+    return `  set ${SET_NAMES[field]} {\n    type ${type}${family}${interval ? '\n    flags interval' : ''}${elementsLine([...items].map((e) => nftElement(field, e)))}\n  }\n`;
+  };
+  return one('routerNets', 'ipv4_addr') + one('routerNets6', 'ipv6_addr')
+    + one('pairsNets', 'ipv4_addr . ipv4_addr') + one('pairsNets6', 'ipv6_addr . ipv6_addr')
+    + one('internetNets', 'ipv4_addr') + one('internetNets6', 'ipv6_addr')
+    + one('lanAllNets', 'ipv4_addr') + one('lanAllNets6', 'ipv6_addr')
+    + one('reachLanNets', 'ipv4_addr') + one('reachLanNets6', 'ipv6_addr')
+    + one('lanAll', 'ipv4_addr', false) + one('lanAll6', 'ipv6_addr', false)
+    + one('lanAccess', 'ipv4_addr . ipv4_addr') + one('lanAccess6', 'ipv6_addr . ipv6_addr')
+    + one('reachLan', 'ipv4_addr', false) + one('reachLan6', 'ipv6_addr', false)
+    + one('reachFrom', 'ipv4_addr . ipv4_addr') + one('reachFrom6', 'ipv6_addr . ipv6_addr').trimEnd();
 }
 
 /** The table's definition alone (what `nft list table inet wgcp` shows, give or take layout). */
@@ -80,8 +87,8 @@ ${lanSets(el)}
     iifname . ip6 daddr @${SET_NAMES.serverAddrs6} accept
     ip saddr @${SET_NAMES.lanAll} accept
     ip6 saddr @${SET_NAMES.lanAll6} accept
-    ip saddr @${SET_NAMES.lanAllNets} accept
-    ip6 saddr @${SET_NAMES.lanAllNets6} accept
+    ip saddr . meta nfproto @${SET_NAMES.lanAllNets} accept
+    ip6 saddr . meta nfproto @${SET_NAMES.lanAllNets6} accept
     ip saddr . ip daddr @${SET_NAMES.lanAccess} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.lanAccess6} accept
     drop
@@ -101,23 +108,23 @@ ${lanSets(el)}
     ip6 saddr . ip6 daddr @${SET_NAMES.pairsNets6} accept
     ip saddr . ip daddr @${SET_NAMES.lanAccess} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.lanAccess6} accept
-    ip daddr @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.lanAll} accept
-    ip6 daddr @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.lanAll6} accept
-    ip daddr @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.lanAllNets} accept
-    ip6 daddr @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.lanAllNets6} accept
-    oifname != @${SET_NAMES.tunnels} ip daddr != @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.internet} accept
-    oifname != @${SET_NAMES.tunnels} ip6 daddr != @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.internet6} accept
-    oifname != @${SET_NAMES.tunnels} ip daddr != @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.internetNets} accept
-    oifname != @${SET_NAMES.tunnels} ip6 daddr != @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.internetNets6} accept
+    ip daddr . meta nfproto @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.lanAll} accept
+    ip6 daddr . meta nfproto @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.lanAll6} accept
+    ip daddr . meta nfproto @${SET_NAMES.routerNets} ip saddr . meta nfproto @${SET_NAMES.lanAllNets} accept
+    ip6 daddr . meta nfproto @${SET_NAMES.routerNets6} ip6 saddr . meta nfproto @${SET_NAMES.lanAllNets6} accept
+    oifname != @${SET_NAMES.tunnels} ip daddr . meta nfproto != @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.internet} accept
+    oifname != @${SET_NAMES.tunnels} ip6 daddr . meta nfproto != @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.internet6} accept
+    oifname != @${SET_NAMES.tunnels} ip daddr . meta nfproto != @${SET_NAMES.routerNets} ip saddr . meta nfproto @${SET_NAMES.internetNets} accept
+    oifname != @${SET_NAMES.tunnels} ip6 daddr . meta nfproto != @${SET_NAMES.routerNets6} ip6 saddr . meta nfproto @${SET_NAMES.internetNets6} accept
     drop
   }
   chain tunnel_inbound {
     ct state established,related accept
     ct status dnat accept
-    ip saddr @${SET_NAMES.routerNets} ip daddr @${SET_NAMES.reachLan} accept
-    ip6 saddr @${SET_NAMES.routerNets6} ip6 daddr @${SET_NAMES.reachLan6} accept
-    ip saddr @${SET_NAMES.routerNets} ip daddr @${SET_NAMES.reachLanNets} accept
-    ip6 saddr @${SET_NAMES.routerNets6} ip6 daddr @${SET_NAMES.reachLanNets6} accept
+    ip saddr . meta nfproto @${SET_NAMES.routerNets} ip daddr @${SET_NAMES.reachLan} accept
+    ip6 saddr . meta nfproto @${SET_NAMES.routerNets6} ip6 daddr @${SET_NAMES.reachLan6} accept
+    ip saddr . meta nfproto @${SET_NAMES.routerNets} ip daddr . meta nfproto @${SET_NAMES.reachLanNets} accept
+    ip6 saddr . meta nfproto @${SET_NAMES.routerNets6} ip6 daddr . meta nfproto @${SET_NAMES.reachLanNets6} accept
     ip saddr . ip daddr @${SET_NAMES.reachFrom} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.reachFrom6} accept
     drop
@@ -131,8 +138,8 @@ ${lanSets(el)}
     type nat hook postrouting priority srcnat; policy accept;
     iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip saddr @${SET_NAMES.internet} masquerade
     iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip6 saddr @${SET_NAMES.internet6} ip6 saddr fc00::/7 masquerade
-    iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip saddr @${SET_NAMES.internetNets} masquerade
-    iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip6 saddr @${SET_NAMES.internetNets6} ip6 saddr fc00::/7 masquerade
+    iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip saddr . meta nfproto @${SET_NAMES.internetNets} masquerade
+    iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip6 saddr . meta nfproto @${SET_NAMES.internetNets6} ip6 saddr fc00::/7 masquerade
     oifname @${SET_NAMES.tunnels} ct status dnat masquerade
   }
 }
