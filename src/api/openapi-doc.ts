@@ -15,8 +15,6 @@ import { SHARE } from '../resources/share';
 import { REGTOKEN } from '../resources/regtoken';
 import { pageApiPaths } from '../http/page-openapi';
 import { siteApiPaths } from './openapi-site';
-import { backupApiPaths } from './openapi-backup';
-import { passkeyApiPaths } from './openapi-passkeys';
 import { addRouteOperations, ERROR_TEXT, markRoles } from './openapi-routes';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -113,9 +111,7 @@ const openApiDocument = {
   security: [{ apiKey: [] }, { bearer: [] }],
   paths: {
     ...pageApiPaths,
-    ...backupApiPaths,
     ...siteApiPaths,
-    ...passkeyApiPaths,
     '/healthz': { get: { summary: 'Liveness and kernel backend', security: [], responses: { 200: { description: 'ready', ...json(ref('Health')) } } } },
     '/api/openapi.json': { get: op('This document', { 200: { description: 'OpenAPI document', ...json({ type: 'object' }) } }) },
   } as Record<string, Record<string, unknown>>,

@@ -27,11 +27,12 @@ function operationOf(route: Route, doc: RouteDoc): Record<string, unknown> {
     name: m[1], in: 'path', required: true, schema: doc.params?.[m[1]]?.schema ?? { type: 'string' },
     ...(doc.params?.[m[1]]?.description ? { description: doc.params[m[1]].description } : {}),
   }));
-  const query = (doc.query ?? []).map((q) => ({ in: 'query', ...q }));
+  const query = (doc.query ?? []).map(({ in: where, name, ...q }) => ({ name, in: where ?? 'query', ...q }));
   const responses: Record<string, unknown> = {};
   for (const [status, a] of Object.entries(doc.answers)) {
-    const content = a.shape ? { [a.type ?? 'application/json']: { schema: schemaOf(a.shape) } } : a.type ? { [a.type]: {} } : undefined;
-    responses[status] = { description: a.description, ...(content ? { content } : {}) };
+    const content = a.content ? Object.fromEntries(Object.entries(a.content).map(([t, sh]) => [t, { schema: schemaOf(sh) }]))
+      : a.shape ? { [a.type ?? 'application/json']: { schema: schemaOf(a.shape) } } : a.type ? { [a.type]: {} } : undefined;
+    responses[status] = { description: a.description, ...(a.headers ? { headers: a.headers } : {}), ...(content ? { content } : {}) };
   }
   const errors = [...(route.auth === 'control' ? [401, 403] : []), ...(doc.errors ?? []), ...(route.auth === 'control' ? [500] : [])];
   for (const e of errors) {

@@ -36,11 +36,12 @@ export interface RouteDoc {
   /** The body it takes; `bodyOptional`: it may be left out. */
   body?: DocShape;
   bodyOptional?: boolean;
-  /** Its answers by status: what each means and its shape (none: no body; `type`: other than JSON). */
-  answers: Record<number, { description: string; shape?: DocShape; type?: string }>;
+  /** Its answers by status: what each means and its shape (none: no body; `type`: other than JSON; `content`: one shape a media type; `headers`: the answer's). */
+  answers: Record<number, { description: string; shape?: DocShape; type?: string; content?: Record<string, DocShape>; headers?: Record<string, unknown> }>;
   /** The errors it may answer beyond 401, 403 and 500: a status (its standard text) or [status, what it means here]. */
   errors?: (number | [number, string])[];
-  query?: { name: string; schema: Record<string, unknown>; description?: string }[];
+  /** Query parameters (or a header, `in: 'header'`). */
+  query?: { name: string; in?: 'query' | 'header'; schema: Record<string, unknown>; description?: string }[];
   /** The schema of its error answers, when not the API's `Error` (the device contract's `DeviceError`). */
   errorShape?: string;
   /** Path parameters' descriptions and schemas, by name (default: a string). */
