@@ -13,7 +13,6 @@ import { WEBHOOK } from '../resources/webhook';
 import { CREDENTIAL } from '../resources/credential';
 import { SHARE } from '../resources/share';
 import { REGTOKEN } from '../resources/regtoken';
-import { pageApiPaths } from '../http/page-openapi';
 import { siteApiPaths } from './openapi-site';
 import { addRouteOperations, ERROR_TEXT, markRoles } from './openapi-routes';
 
@@ -110,7 +109,6 @@ const openApiDocument = {
   },
   security: [{ apiKey: [] }, { bearer: [] }],
   paths: {
-    ...pageApiPaths,
     ...siteApiPaths,
     '/healthz': { get: { summary: 'Liveness and kernel backend', security: [], responses: { 200: { description: 'ready', ...json(ref('Health')) } } } },
     '/api/openapi.json': { get: op('This document', { 200: { description: 'OpenAPI document', ...json({ type: 'object' }) } }) },
