@@ -1,7 +1,8 @@
 // The OpenAPI 3.1 description of the control-plane API, the contract the clients read: the
-// operations of routes that declare their shapes (`doc`, made by openapi-routes.ts) and those
-// still written here by hand; the schemas of the described resources come from their
-// descriptions. A test holds its list of operations equal to the router's.
+// operations of the routes, each declaring its shapes where it is defined (`doc`, made by
+// openapi-routes.ts), but the site links' (still written in openapi-site.ts); the schemas of
+// the described resources come from their descriptions, the few others are written here.
+// test/api-openapi.test.ts holds its operations equal to the router's.
 import type { Route } from '../http/router';
 import { VERSION } from '../version';
 import { jsonSchema } from '../resources/describe';
@@ -14,13 +15,7 @@ import { CREDENTIAL } from '../resources/credential';
 import { SHARE } from '../resources/share';
 import { REGTOKEN } from '../resources/regtoken';
 import { siteApiPaths } from './openapi-site';
-import { addRouteOperations, ERROR_TEXT, markRoles } from './openapi-routes';
-
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const json = (schema: object) => ({ content: { 'application/json': { schema } } });
-const err = (description: string) => ({ description, ...json(ref('Error')) });
-const op = (summary: string, success: Record<string, unknown>) =>
-  ({ summary, responses: { ...success, ...Object.fromEntries([401, 403, 500].map((c) => [String(c), err(ERROR_TEXT[c])])) } });
+import { addRouteOperations, markRoles } from './openapi-routes';
 
 const str = { type: 'string' };
 const int = { type: 'integer', format: 'int64' };
@@ -110,8 +105,6 @@ const openApiDocument = {
   security: [{ apiKey: [] }, { bearer: [] }],
   paths: {
     ...siteApiPaths,
-    '/healthz': { get: { summary: 'Liveness and kernel backend', security: [], responses: { 200: { description: 'ready', ...json(ref('Health')) } } } },
-    '/api/openapi.json': { get: op('This document', { 200: { description: 'OpenAPI document', ...json({ type: 'object' }) } }) },
   } as Record<string, Record<string, unknown>>,
 };
 
