@@ -11,7 +11,7 @@ const int = { type: 'integer', format: 'int64' };
 const ts = { type: 'string', format: 'date-time' };
 
 /** An entry of the log (the page's AuditEntry is held to it). */
-const AUDIT_ENTRY = {
+const AUDIT_ENTRY = () => ({
   type: 'object',
   properties: {
     id: int, at: ts,
@@ -20,13 +20,13 @@ const AUDIT_ENTRY = {
     action: { type: 'string', description: 'e.g. peer.update, share.use, session.sign-in-failed' },
     targetType: { type: 'string' }, targetId: nullable('string'), summary: { type: 'object', description: 'what changed, secrets left out' },
   },
-};
+});
 
 export function auditRoutes(app: App): Route[] {
   return [
     {
       method: 'GET', path: '/api/audit', auth: 'control', role: 'admin',
-      doc: {
+      doc: () => ({
         summary: 'The audit log, newest first, a page at a time',
         query: [
           { name: 'actor', schema: { type: 'string' }, description: 'an actor kind, or kind:id (e.g. apikey:3)' },
@@ -37,9 +37,9 @@ export function auditRoutes(app: App): Route[] {
           { name: 'cursor', schema: { type: 'integer' }, description: 'the nextCursor of the previous page' },
           { name: 'after', schema: { type: 'integer' }, description: 'instead of cursor: oldest first, from the entry after this id (nextCursor then continues the same way)' },
         ],
-        answers: { 200: { description: 'a page', shape: { type: 'object', properties: { entries: { type: 'array', items: AUDIT_ENTRY }, nextCursor: nullable('integer') } } } },
+        answers: { 200: { description: 'a page', shape: { type: 'object', properties: { entries: { type: 'array', items: AUDIT_ENTRY() }, nextCursor: nullable('integer') } } } },
         errors: [[400, 'a bad query parameter (`field` names it)']],
-      },
+      }),
       handler(ctx) {
         const { filter, page } = readAuditQuery(ctx.query);
         return { ...ok(app.store.audit.list(filter, page)), headers: { 'Cache-Control': 'no-store' } };

@@ -23,16 +23,16 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
   return [
     {
       method: 'GET', path: base, auth: 'control', role: 'admin',
-      doc: { summary: `List ${one}s (never their secrets)`, answers: { 200: { description: `${one}s by id`, shape: ['Credential'] } } },
+      doc: () => ({ summary: `List ${one}s (never their secrets)`, answers: { 200: { description: `${one}s by id`, shape: ['Credential'] } } }),
       handler: () => ok(listCredentials(app.store, kind).map(presentCredential)),
     },
     {
       method: 'POST', path: base, auth: 'control', role: 'admin',
-      doc: {
+      doc: () => ({
         summary: `Make an ${one}; the answer holds it once, as \`${secretField}\``, body: 'Credential', bodyOptional: true,
         answers: { 201: { description: 'made', shape: { allOf: [{ $ref: '#/components/schemas/Credential' }, { type: 'object', properties: { [secretField]: { type: 'string', description: `the ${one}, shown only here` } } }] } } },
         errors: [400, 413],
-      },
+      }),
       async handler(ctx) {
         const body = await optionalBody(ctx);
         const now = app.now();
@@ -48,7 +48,7 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
     {
       // Only the role changes: a key's secret and name stay as they were made.
       method: 'PUT', path: `${base}/:id`, auth: 'control', role: 'admin',
-      doc: { summary: `Change the role of an ${one} (its sessions follow at once)`, body: 'RoleChange', answers: { 200: { description: 'changed', shape: 'Credential' } }, errors: [400, 404, LAST_ADMIN] },
+      doc: () => ({ summary: `Change the role of an ${one} (its sessions follow at once)`, body: 'RoleChange', answers: { 200: { description: 'changed', shape: 'Credential' } }, errors: [400, 404, LAST_ADMIN] }),
       async handler(ctx) {
         const what = kind === 'apikey' ? 'API key' as const : 'access token' as const;
         const id = parseId(ctx.params.id, what);
@@ -61,7 +61,7 @@ function credentialRoutes(app: App, kind: CredentialKind, base: string, secretFi
     },
     {
       method: 'DELETE', path: `${base}/:id`, auth: 'control', role: 'admin',
-      doc: { summary: `Revoke an ${one} (its sessions end with it)`, answers: { 204: { description: 'revoked' } }, errors: [404, LAST_ADMIN] },
+      doc: () => ({ summary: `Revoke an ${one} (its sessions end with it)`, answers: { 204: { description: 'revoked' } }, errors: [404, LAST_ADMIN] }),
       async handler(ctx) {
         const what = kind === 'apikey' ? 'API key' as const : 'access token' as const;
         if (!await revokeCredential(app.runner, kind, parseId(ctx.params.id, what), app.now(), { actor: ctx.actor })) throw apiError(NOT_FOUND[what]);

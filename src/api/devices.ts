@@ -18,17 +18,17 @@ export function deviceRoutes(app: App): Route[] {
   return [
     {
       method: 'GET', path: '/api/devices', auth: 'control', role: 'viewer',
-      doc: { summary: 'List devices', answers: { 200: { description: 'devices', shape: ['Device'] } } },
+      doc: () => ({ summary: 'List devices', answers: { 200: { description: 'devices', shape: ['Device'] } } }),
       handler: (ctx) => ok(listDevices(app).map((d) => showDevice(app, d, reader(ctx)))),
     },
     {
       method: 'GET', path: '/api/devices/:id', auth: 'control', role: 'viewer',
-      doc: { summary: 'Read a device', params: DEVICE_ID, answers: { 200: { description: 'the device', shape: 'Device' } }, errors: [404] },
+      doc: () => ({ summary: 'Read a device', params: DEVICE_ID, answers: { 200: { description: 'the device', shape: 'Device' } }, errors: [404] }),
       handler: (ctx) => ok(showDevice(app, deviceFromPath(app, ctx.params.id), reader(ctx))),
     },
     {
       method: 'PUT', path: '/api/devices/:id', auth: 'control', role: 'operator',
-      doc: { summary: 'Suspend or reinstate a device', params: DEVICE_ID, body: 'DeviceUpdate', answers: { 200: { description: 'updated', shape: 'Device' } }, errors: [400, 404, 413] },
+      doc: () => ({ summary: 'Suspend or reinstate a device', params: DEVICE_ID, body: 'DeviceUpdate', answers: { 200: { description: 'updated', shape: 'Device' } }, errors: [400, 404, 413] }),
       async handler(ctx) {
         const id = deviceFromPath(app, ctx.params.id).deviceId;
         const suspended = required(readBool(await ctx.body(), 'suspended'), 'suspended');
@@ -37,7 +37,7 @@ export function deviceRoutes(app: App): Route[] {
     },
     {
       method: 'DELETE', path: '/api/devices/:id', auth: 'control', role: PEER_DELETE_ROLE,
-      doc: { summary: 'Delete a device and its peer', params: DEVICE_ID, answers: { 204: { description: 'deleted' } }, errors: [404, [403, 'below admin: removing a device deletes its peer']] },
+      doc: () => ({ summary: 'Delete a device and its peer', params: DEVICE_ID, answers: { 204: { description: 'deleted' } }, errors: [404, [403, 'below admin: removing a device deletes its peer']] }),
       async handler(ctx) {
         await deleteDevice(app, deviceFromPath(app, ctx.params.id).deviceId, { actor: ctx.actor });
         return noContent();
@@ -45,7 +45,7 @@ export function deviceRoutes(app: App): Route[] {
     },
     {
       method: 'POST', path: '/api/devices/:id/rotate', auth: 'control', role: 'operator',
-      doc: { summary: "Give the device's peer new keys (the device gets them at its next heartbeat)", params: DEVICE_ID, answers: { 200: { description: 'the device', shape: 'Device' } }, errors: [404] },
+      doc: () => ({ summary: "Give the device's peer new keys (the device gets them at its next heartbeat)", params: DEVICE_ID, answers: { 200: { description: 'the device', shape: 'Device' } }, errors: [404] }),
       handler: async (ctx) => ok(showDevice(app, await rotateDeviceKeys(app, deviceFromPath(app, ctx.params.id).deviceId, { actor: ctx.actor }), reader(ctx))),
     },
   ];

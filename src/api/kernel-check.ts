@@ -11,7 +11,7 @@ export function kernelCheckRoutes(app: App): Route[] {
   return [
     {
       method: 'GET', path: '/api/kernel/check', auth: 'control', role: 'admin',
-      doc: {
+      doc: () => ({
         summary: "`wgcp check` done by the daemon: the kernel compared with the database, nothing repaired (the CLI's way on the admin socket, where it lacks CAP_NET_ADMIN)",
         answers: {
           200: {
@@ -19,7 +19,7 @@ export function kernelCheckRoutes(app: App): Route[] {
             shape: { type: 'object', properties: { same: { type: 'boolean' }, differences: { type: 'array', items: { type: 'object', properties: { kind: { enum: ['link', 'peer', 'ipv6', 'nft', 'shaping'] }, summary: { type: 'string', description: 'what differs, no keys' } } } } } },
           },
         },
-      },
+      }),
       async handler() {
         return { ...ok(await kernelCheckReport(app.store, app.config.wanInterfaces)), headers: { 'Cache-Control': 'no-store' } };
       },

@@ -60,7 +60,7 @@ export function addRouteOperations(paths: Record<string, Record<string, unknown>
     const method = route.method.toLowerCase();
     const item = (paths[p] ??= {});
     if (item[method]) throw new Error(`${route.method} ${route.path} is documented in api/openapi-*.ts and on its route: say it once`);
-    item[method] = operationOf(route, route.doc);
+    item[method] = operationOf(route, route.doc());
   }
 }
 

@@ -19,10 +19,10 @@ export function serverRoutes(app: App): Route[] {
   return [
     {
       method: 'GET', path: '/api/servers', auth: 'control', role: 'viewer',
-      doc: {
+      doc: () => ({
         summary: 'List servers', answers: { 200: { description: 'servers by id', shape: ['Server'] } }, errors: [400],
         query: [{ name: 'peers', description: '"none": each server without its peers (light at 10,000 peers)', schema: { enum: ['none'] } }],
-      },
+      }),
       handler: (ctx) => {
         const withPeers = peersWanted(ctx.query);
         return ok(app.store.servers.list().map((s) => showServer(app, s, ctx.actor?.role, { withPeers })));
@@ -30,7 +30,7 @@ export function serverRoutes(app: App): Route[] {
     },
     {
       method: 'POST', path: '/api/servers', auth: 'control', role: 'admin',
-      doc: { summary: 'Create a server', body: 'Server', answers: { 201: { description: 'created', shape: 'Server' } }, errors: [400, 413] },
+      doc: () => ({ summary: 'Create a server', body: 'Server', answers: { 201: { description: 'created', shape: 'Server' } }, errors: [400, 413] }),
       async handler(ctx) {
         const input = parseServerInput(await ctx.body());
         return created(showServer(app, await createServer(app, input, { actor: ctx.actor }), ctx.actor?.role));
@@ -38,15 +38,15 @@ export function serverRoutes(app: App): Route[] {
     },
     {
       method: 'GET', path: '/api/servers/:id', auth: 'control', role: 'viewer',
-      doc: { summary: 'Read a server', answers: { 200: { description: 'the server', shape: 'Server' } }, errors: [404] },
+      doc: () => ({ summary: 'Read a server', answers: { 200: { description: 'the server', shape: 'Server' } }, errors: [404] }),
       handler: (ctx) => ok(showServer(app, serverOf(ctx.params.id), ctx.actor?.role, { withPeers: peersWanted(ctx.query) })),
     },
     {
       method: 'PUT', path: '/api/servers/:id', auth: 'control', role: 'admin',
-      doc: {
+      doc: () => ({
         summary: 'Update a server', body: 'Server', answers: { 200: { description: 'updated', shape: 'Server' } }, errors: [400, 404, 413],
         query: [{ name: 'peers', description: '"none": the answer without the server\'s peers (light at 10,000 peers)', schema: { enum: ['none'] } }],
-      },
+      }),
       async handler(ctx) {
         const id = serverOf(ctx.params.id).id;
         const withPeers = peersWanted(ctx.query);
@@ -56,7 +56,7 @@ export function serverRoutes(app: App): Route[] {
     },
     {
       method: 'DELETE', path: '/api/servers/:id', auth: 'control', role: 'admin',
-      doc: { summary: 'Delete a server with its peers and webhooks', answers: { 204: { description: 'deleted' } }, errors: [404] },
+      doc: () => ({ summary: 'Delete a server with its peers and webhooks', answers: { 204: { description: 'deleted' } }, errors: [404] }),
       async handler(ctx) {
         await deleteServer(app, parseId(ctx.params.id, 'server'), { actor: ctx.actor });
         return noContent();

@@ -53,12 +53,12 @@ export function shareRoutes(app: App): Route[] {
   return [
     {
       method: 'POST', path: '/api/peers/:id/share', auth: 'control', role: 'operator',
-      doc: {
+      doc: () => ({
         summary: "A one-time link to the peer's config and QR code, opened without signing in", body: 'Share', bodyOptional: true,
         answers: { 201: { description: 'made; the url holds the token, shown only here', shape: { type: 'object', properties: { id: { type: 'integer', format: 'int64' }, url: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } } } } },
         errors: [[400, 'bad expiresInHours; or, with WGCP_PUBLIC_URL unset, a Host header that names no address or name of this router (`field` is `Host`): no link is made'],
           [404, 'peer not found'], [409, 'the peer has no stored private key']],
-      },
+      }),
       async handler(ctx) {
         const body = await optionalBody(ctx);
         const hours = parseInput(SHARE, body, { now: app.now() }).expiresInHours ?? SHARE_DEFAULT_HOURS;
@@ -71,7 +71,7 @@ export function shareRoutes(app: App): Route[] {
     },
     {
       method: 'GET', path: '/api/peers/:id/shares', auth: 'control', role: 'operator',
-      doc: { summary: "The peer's share links (never their tokens)", answers: { 200: { description: 'newest first', shape: ['Share'] } }, errors: [[404, 'peer not found']] },
+      doc: () => ({ summary: "The peer's share links (never their tokens)", answers: { 200: { description: 'newest first', shape: ['Share'] } }, errors: [[404, 'peer not found']] }),
       handler(ctx) {
         const now = app.now().toISOString();
         return ok(listShares(app, parseId(ctx.params.id, 'peer')).map((s) => presentShare(s, now)));
@@ -79,7 +79,7 @@ export function shareRoutes(app: App): Route[] {
     },
     {
       method: 'DELETE', path: '/api/shares/:id', auth: 'control', role: 'operator',
-      doc: { summary: 'Revoke a share link', answers: { 204: { description: 'revoked' } }, errors: [[404, 'no such link'], [409, 'used or revoked already']] },
+      doc: () => ({ summary: 'Revoke a share link', answers: { 204: { description: 'revoked' } }, errors: [[404, 'no such link'], [409, 'used or revoked already']] }),
       async handler(ctx) {
         await revokeShare(app, ctx.actor!, parseId(ctx.params.id, 'share link'));
         app.log.info('share link revoked', { shareID: Number(ctx.params.id) });
@@ -88,10 +88,10 @@ export function shareRoutes(app: App): Route[] {
     },
     {
       method: 'GET', path: '/share/:token', auth: 'none', handler: (ctx) => openShare(app, ctx),
-      doc: {
+      doc: () => ({
         summary: 'Open a one-time config link (no credentials): the QR code and the .conf, once; HEAD looks without spending it',
         answers: { 200: { description: 'the page', type: 'text/html' }, 404: { description: 'no such link' }, 410: { description: 'used, revoked or expired' } },
-      },
+      }),
     },
   ];
 }

@@ -19,7 +19,7 @@ function answer(app: App, subject: number, query: URLSearchParams) {
 const time = (description: string) => ({ type: 'string', format: 'date-time', description });
 
 /** The answer's schema (the page's UsageSeries is held to it). */
-const USAGE = {
+const USAGE = () => ({
   type: 'object',
   required: ['step', 'points'],
   properties: {
@@ -38,7 +38,7 @@ const USAGE = {
       },
     },
   },
-};
+});
 
 const usageDoc = (summary: string): RouteDoc => ({
   summary,
@@ -47,18 +47,18 @@ const usageDoc = (summary: string): RouteDoc => ({
     { name: 'from', schema: time('ISO 8601 with a zone; default: as far back as the step reaches') },
     { name: 'to', schema: time('ISO 8601 with a zone, exclusive; default: now (the bucket being filled included)') },
   ],
-  answers: { 200: { description: 'the series', shape: USAGE } },
+  answers: { 200: { description: 'the series', shape: USAGE() } },
   errors: [[400, 'step, from or to is not valid (`field` names it)'], 404],
 });
 
 export function trafficHistoryRoutes(app: App): Route[] {
   return [
     {
-      method: 'GET', path: '/api/peers/:id/usage', auth: 'control', role: 'viewer', doc: usageDoc("A peer's traffic over time, from the traffic history"),
+      method: 'GET', path: '/api/peers/:id/usage', auth: 'control', role: 'viewer', doc: () => usageDoc("A peer's traffic over time, from the traffic history"),
       handler: (ctx) => answer(app, peerFromPath(app, ctx.params.id).id, ctx.query),
     },
     {
-      method: 'GET', path: '/api/servers/:id/usage', auth: 'control', role: 'viewer', doc: usageDoc("A server's traffic over time: its peers' summed (deleted peers' traffic included)"),
+      method: 'GET', path: '/api/servers/:id/usage', auth: 'control', role: 'viewer', doc: () => usageDoc("A server's traffic over time: its peers' summed (deleted peers' traffic included)"),
       handler: (ctx) => answer(app, serverSubject(serverFromPath(app, ctx.params.id).id), ctx.query),
     },
   ];

@@ -31,12 +31,12 @@ export function webhookRoutes(app: App): Route[] {
   return [
     {
       method: 'GET', path: '/api/servers/:id/webhooks', auth: 'control', role: 'viewer',
-      doc: { summary: 'List webhooks', answers: { 200: { description: 'webhooks by id', shape: ['Webhook'] } }, errors: [404] },
+      doc: () => ({ summary: 'List webhooks', answers: { 200: { description: 'webhooks by id', shape: ['Webhook'] } }, errors: [404] }),
       handler: (ctx) => ok(store.webhooks.listByServer(serverFromPath(app, ctx.params.id).id).map((w) => presentWebhook(w, ctx.actor?.role))),
     },
     {
       method: 'POST', path: '/api/servers/:id/webhooks', auth: 'control', role: 'admin',
-      doc: { summary: 'Create a webhook', body: 'Webhook', answers: { 201: { description: 'created', shape: 'Webhook' } }, errors: [400, 404, 413] },
+      doc: () => ({ summary: 'Create a webhook', body: 'Webhook', answers: { 201: { description: 'created', shape: 'Webhook' } }, errors: [400, 404, 413] }),
       async handler(ctx) {
         const server = serverFromPath(app, ctx.params.id);
         const input = await webhookInput(app, ctx);
@@ -45,12 +45,12 @@ export function webhookRoutes(app: App): Route[] {
     },
     {
       method: 'GET', path: '/api/webhooks/:id', auth: 'control', role: 'viewer',
-      doc: { summary: 'Read a webhook', answers: { 200: { description: 'the webhook', shape: 'Webhook' } }, errors: [404] },
+      doc: () => ({ summary: 'Read a webhook', answers: { 200: { description: 'the webhook', shape: 'Webhook' } }, errors: [404] }),
       handler: (ctx) => ok(presentWebhook(findWebhook(app, ctx.params.id), ctx.actor?.role)),
     },
     {
       method: 'PUT', path: '/api/webhooks/:id', auth: 'control', role: 'admin',
-      doc: { summary: 'Update a webhook', body: 'Webhook', answers: { 200: { description: 'updated', shape: 'Webhook' } }, errors: [400, 404, 413] },
+      doc: () => ({ summary: 'Update a webhook', body: 'Webhook', answers: { 200: { description: 'updated', shape: 'Webhook' } }, errors: [400, 404, 413] }),
       async handler(ctx) {
         const id = findWebhook(app, ctx.params.id).id;
         const input = await webhookInput(app, ctx);
@@ -59,7 +59,7 @@ export function webhookRoutes(app: App): Route[] {
     },
     {
       method: 'DELETE', path: '/api/webhooks/:id', auth: 'control', role: 'admin',
-      doc: { summary: 'Delete a webhook', answers: { 204: { description: 'deleted' } }, errors: [404] },
+      doc: () => ({ summary: 'Delete a webhook', answers: { 204: { description: 'deleted' } }, errors: [404] }),
       async handler(ctx) {
         await deleteWebhook(app, findWebhook(app, ctx.params.id).id, { actor: ctx.actor });
         return noContent();

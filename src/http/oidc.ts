@@ -129,18 +129,18 @@ export function oidcRoutes(app: App): Route[] {
   return [
     {
       method: 'GET', path: '/api/oidc/login', auth: 'none', handler: login,
-      doc: {
+      doc: () => ({
         summary: 'Single sign-on: sends the browser to the provider (authorization code flow with PKCE, state and nonce)',
         answers: {
           302: { description: "to the provider's authorization endpoint; sets the cookie `wgcp_oidc` (HttpOnly, SameSite=Lax, Path=/api/oidc/, 10 minutes) that ties the return to this browser" },
           502: { description: 'the provider could not be reached (an HTML page)', type: 'text/html' },
         },
         errors: [[404, 'single sign-on is not set up (WGCP_OIDC_ISSUER)']],
-      },
+      }),
     },
     {
       method: 'GET', path: '/api/oidc/callback', auth: 'none', handler: callback,
-      doc: {
+      doc: () => ({
         summary: "Single sign-on: the provider's redirect back; the ID token is checked and mapped to a role (WGCP_OIDC_ROLES)",
         query: [{ name: 'code', schema: { type: 'string' } }, { name: 'state', schema: { type: 'string' } }, { name: 'iss', schema: { type: 'string' } }],
         answers: {
@@ -149,7 +149,7 @@ export function oidcRoutes(app: App): Route[] {
           403: { description: 'no rule of the role mapping gives this person a role, or the provider refused: an HTML page saying so', type: 'text/html' },
         },
         errors: [[404, 'single sign-on is not set up']],
-      },
+      }),
     },
   ];
 }

@@ -53,8 +53,12 @@ interface RouteShape {
   path: string;
   /** Largest accepted request body; the listener's default when absent. */
   bodyLimit?: number;
-  /** Its request and answer shapes, from which its OpenAPI operation is made; absent: still written in api/openapi-*.ts. */
-  doc?: RouteDoc;
+  /**
+   * Its request and answer shapes, from which its OpenAPI operation is made; absent: still
+   * written in api/openapi-*.ts. A function, called when the document is first asked for: the
+   * shapes cost the daemon nothing until then (V8 compiles the function at its first call).
+   */
+  doc?: () => RouteDoc;
   handler(ctx: RequestContext): Reply | Promise<Reply>;
 }
 

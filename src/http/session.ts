@@ -79,7 +79,7 @@ export function openPageSession(app: App, ctx: RequestContext, grant: Grant, act
 
 
 /** GET /api/session's answer (the page's SessionState is held to it). */
-const SESSION_STATE = {
+const SESSION_STATE = () => ({
   type: 'object',
   properties: {
     signedIn: { type: 'boolean' },
@@ -94,7 +94,7 @@ const SESSION_STATE = {
     credentialID: { type: ['integer', 'null'], description: 'null: the WGCP_API_KEY of the environment' },
     twoFactor: { type: ['boolean', 'null'], description: 'whether two-factor sign-in is on for it (null: not available)' },
   },
-};
+});
 
 export function sessionRoutes(app: App): Route[] {
   const limiter = app.services.signIns;
@@ -151,7 +151,7 @@ export function sessionRoutes(app: App): Route[] {
   return [
     {
       method: 'POST', path: '/api/session', auth: 'none', handler: signIn,
-      doc: {
+      doc: () => ({
         summary: 'Sign in to the dashboard: a session cookie for an API key or access token',
         body: { type: 'object', required: ['key'], properties: { key: { type: 'string' }, code: { type: 'string', description: 'the two-factor code (or a recovery code), when the key has two-factor sign-in on' } } },
         answers: { 204: { description: 'signed in', headers: { 'Set-Cookie': SESSION_COOKIE_DOC } } },
@@ -160,11 +160,11 @@ export function sessionRoutes(app: App): Route[] {
           [403, 'sent from another site; or key sign-in is turned off for the page (WGCP_PAGE_KEY_SIGN_IN=off)'],
           [413, 'body larger than 4 KiB: refused on Content-Length before it is read, or as soon as a chunked body passes it'],
           [429, 'too many failed sign-ins from this address, or too many wrong codes for this key from anywhere; see Retry-After']],
-      },
+      }),
     },
     {
       method: 'GET', path: '/api/session', auth: 'none',
-      doc: { summary: 'Whether the session cookie is live (touches it)', answers: { 200: { description: 'the session, or signedIn false', shape: SESSION_STATE } } },
+      doc: () => ({ summary: 'Whether the session cookie is live (touches it)', answers: { 200: { description: 'the session, or signedIn false', shape: SESSION_STATE() } } }),
       handler(ctx) {
         const value = sessionCookieValue(ctx.req.headers.cookie);
         const info = value === null ? null : sessions().use(value, app.config.apiKey, app.now().toISOString());
@@ -183,7 +183,7 @@ export function sessionRoutes(app: App): Route[] {
     },
     {
       method: 'DELETE', path: '/api/session', auth: 'none',
-      doc: {
+      doc: () => ({
         summary: 'Sign out: ends the session and clears the cookie',
         answers: {
           200: {
@@ -193,7 +193,7 @@ export function sessionRoutes(app: App): Route[] {
           204: { description: 'signed out', headers: { 'Set-Cookie': SESSION_COOKIE_DOC } },
         },
         errors: [[403, 'sent from another site with a live cookie']],
-      },
+      }),
       async handler(ctx) {
         const value = sessionCookieValue(ctx.req.headers.cookie);
         const live = value === null ? null : sessions().use(value, app.config.apiKey, app.now().toISOString());
