@@ -43,7 +43,7 @@ export function passkeyRoutes(app: App): Route[] {
       method: 'POST', path: '/api/session/passkeys', auth: 'control', role: 'viewer',
       doc: () => ({
         summary: "Register a passkey: the browser's answer to the options of …/options",
-        body: { type: 'object', required: ['response'], properties: { response: PASSKEY_ANSWER, name: { type: 'string', maxLength: 64, description: 'default: Passkey N' } } },
+        body: { type: 'object', required: ['response'], properties: { response: PASSKEY_ANSWER(), name: { type: 'string', maxLength: 64, description: 'default: Passkey N' } } },
         answers: { 201: { description: 'registered', shape: PASSKEY() } }, errors: [PASSKEY_REFUSED, TOO_MANY],
       }),
       async handler(ctx) {
