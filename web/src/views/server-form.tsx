@@ -73,7 +73,7 @@ export function ServerForm({ id }: { id?: string }) {
           <TextField form={form} name="listenPort" label={t('serverf.port')} inputMode="numeric" hint={t('serverf.portHint')} />
           <fieldset>
             <legend>{t('serverf.clientDefaults')}</legend>
-            <TextField form={form} name="dns" label={t('client.dnsLabel')} placeholder="auto" hint={t('serverf.dnsHint')} />
+            <TextField form={form} name="dns" label={t('client.dnsLabel')} hint={t('serverf.dnsHint')} />
             <TextField form={form} name="clientAllowedIPs" label={t('client.routesLabel')} hint={t('serverf.routesHint')} />
             <TextField form={form} name="persistentKeepalive" label={t('client.keepaliveLabel')} inputMode="numeric" placeholder="25" hint={t('serverf.keepaliveHint')} />
             <TextField form={form} name="mtu" label={t('client.mtuLabel')} inputMode="numeric" hint={t('serverf.mtuHint')} />
