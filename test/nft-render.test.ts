@@ -30,7 +30,7 @@ t('empty sets are declared without an elements line', () => {
 t('no interval set has a single field: a set of prefixes holds the packet\'s family beside each (nft reads those back before every change)', () => {
   const text = renderTable(elements({ internetNets: new Set(['10.9.0.0/24']), routerNets6: new Set(['fd61::/64']) }));
   const intervalTypes = [...text.matchAll(/set (\S+) \{\n    type ([^\n]+)\n    flags interval/g)].map((m) => [m[1], m[2]]);
-  assert.is(intervalTypes.length, 14);
+  assert.is(intervalTypes.length, 16);
   assert.equal(intervalTypes.filter(([, type]) => !type.includes(' . ')), []);
   assert.ok(text.includes('set internet_nets {\n    type ipv4_addr . nf_proto\n    flags interval\n    elements = { 10.9.0.0/24 . ipv4 }'));
   assert.ok(text.includes('set router_nets6 {\n    type ipv6_addr . nf_proto\n    flags interval\n    elements = { fd61::/64 . ipv6 }'));
@@ -46,6 +46,7 @@ t('the forward chain drops tunnel traffic that no pair, LAN access, internet fla
   const chain = /chain tunnel_forward \{([^}]*)\}/.exec(text)![1].trim().split('\n').map((l) => l.trim());
   assert.equal(chain, [
     'ct state established,related accept',
+    'oifname @site_links drop',
     'ip saddr . ip daddr @pairs accept',
     'ip6 saddr . ip6 daddr @pairs6 accept',
     'ip saddr . ip daddr @pairs_nets accept',
@@ -84,6 +85,7 @@ t('standalone interfaces and forward-mode tunnels are kept apart both ways, befo
   assert.equal(chain.slice(1), [
     'iifname @standalone oifname @tunnels drop',
     'iifname @tunnels oifname @standalone drop',
+    'iifname @site_links jump site_forward',
     'iifname @tunnels jump tunnel_forward',
     'oifname @tunnels jump tunnel_inbound',
   ]);

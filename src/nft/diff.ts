@@ -43,6 +43,7 @@ export function diff(before: PolicyElements, after: PolicyElements): string {
     'pairsNets', 'internetNets', 'lanAllNets', 'reachLanNets', 'pairsNets6', 'internetNets6', 'lanAllNets6', 'reachLanNets6'] as const) {
     setLines(k, before, after, out);
   }
+  for (const k of ['siteLinks', 'siteReachLan', 'siteReach', 'siteReach6'] as const) setLines(k, before, after, out);
   const lines = [...out.deletes, ...out.adds];
   return lines.length ? lines.join('\n') + '\n' : '';
 }

@@ -40,6 +40,14 @@ function lanSets(el: PolicyElements): string {
     + one('reachFrom', 'ipv4_addr . ipv4_addr') + one('reachFrom6', 'ipv6_addr . ipv6_addr').trimEnd();
 }
 
+/** The site links' sets (nft/site-link-policy.ts): their interfaces, and what their other sides may open connections to. */
+function siteLinkSets(el: PolicyElements): string {
+  const ifnames = (name: string, items: Set<string>): string => `  set ${name} {\n    type ifname${elementsLine(items)}\n  }\n`;
+  const reach = (name: string, type: string, items: Set<string>): string => `  set ${name} {\n    type ifname . ${type}\n    flags interval${elementsLine(items)}\n  }\n`;
+  return ifnames(SET_NAMES.siteLinks, el.siteLinks) + ifnames(SET_NAMES.siteReachLan, el.siteReachLan)
+    + reach(SET_NAMES.siteReach, 'ipv4_addr', el.siteReach) + reach(SET_NAMES.siteReach6, 'ipv6_addr', el.siteReach6).trimEnd();
+}
+
 /** The table's definition alone (what `nft list table inet wgcp` shows, give or take layout). */
 export function renderDefinition(el: PolicyElements): string {
   return `table ${TABLE} {
@@ -74,12 +82,14 @@ export function renderDefinition(el: PolicyElements): string {
     type ipv6_addr${elementsLine(el.internet6)}
   }
 ${lanSets(el)}
+${siteLinkSets(el)}
   map ${SET_NAMES.forwards6} {
     type inet_proto . inet_service : ipv6_addr . inet_service${mapLine(el.forwards6)}
   }
   chain input {
     type filter hook input priority filter; policy accept;
     iifname @${SET_NAMES.tunnels} jump tunnel_input
+    iifname @${SET_NAMES.siteLinks} jump site_input
   }
   chain tunnel_input {
     ct state established,related accept
@@ -97,11 +107,13 @@ ${lanSets(el)}
     type filter hook forward priority filter; policy accept;
     iifname @${SET_NAMES.standalone} oifname @${SET_NAMES.tunnels} drop
     iifname @${SET_NAMES.tunnels} oifname @${SET_NAMES.standalone} drop
+    iifname @${SET_NAMES.siteLinks} jump site_forward
     iifname @${SET_NAMES.tunnels} jump tunnel_forward
     oifname @${SET_NAMES.tunnels} jump tunnel_inbound
   }
   chain tunnel_forward {
     ct state established,related accept
+    oifname @${SET_NAMES.siteLinks} drop
     ip saddr . ip daddr @${SET_NAMES.pairs} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.pairs6} accept
     ip saddr . ip daddr @${SET_NAMES.pairsNets} accept
@@ -127,6 +139,20 @@ ${lanSets(el)}
     ip6 saddr . meta nfproto @${SET_NAMES.routerNets6} ip6 daddr . meta nfproto @${SET_NAMES.reachLanNets6} accept
     ip saddr . ip daddr @${SET_NAMES.reachFrom} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.reachFrom6} accept
+    drop
+  }
+  chain site_input {
+    ct state established,related accept
+    iifname . ip daddr @${SET_NAMES.siteReach} accept
+    iifname . ip6 daddr @${SET_NAMES.siteReach6} accept
+    drop
+  }
+  chain site_forward {
+    ct state established,related accept
+    iifname @${SET_NAMES.siteReachLan} ip daddr . meta nfproto @${SET_NAMES.routerNets} accept
+    iifname @${SET_NAMES.siteReachLan} ip6 daddr . meta nfproto @${SET_NAMES.routerNets6} accept
+    iifname . ip daddr @${SET_NAMES.siteReach} accept
+    iifname . ip6 daddr @${SET_NAMES.siteReach6} accept
     drop
   }
   chain prerouting {
