@@ -81,7 +81,8 @@ t('a router that ran alone joins as standby: its own changes are kept aside and 
 t('a standby holding another device API salt is not served (devices\' keys derive from it)', async () => {
   const key = Buffer.from(fs.readFileSync(w.keyFile, 'utf8').trim());
   const ask = async (salt: string, schema = MIGRATIONS.length) => {
-    const tail = `/ha/tail?epoch=2&seq=${w.a.daemon.app.store.ha.state().seq}&wait=0&salt=${saltTag(key, salt)}&schema=${schema}`;
+    const line = w.a.daemon.app.store.ha.currentEpoch();
+    const tail = `/ha/tail?epoch=2&node=${line.node}&start=${line.startSeq}&seq=${w.a.daemon.app.store.ha.state().seq}&wait=0&salt=${saltTag(key, salt)}&schema=${schema}`;
     const r = await fetch(`http://127.0.0.1:${w.ports.a}${tail}`, { headers: { [AUTH_HEADER]: signRequest(key, 'GET', tail).header } });
     return { status: r.status, body: await r.json() };
   };

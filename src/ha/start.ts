@@ -16,6 +16,7 @@ import type { HaPosition } from '../store/ha';
 import { createChannelServer } from './channel';
 import { readHaKey, type HaConfig } from '../ha-config';
 import { Follower } from './follower';
+import { watchPartner } from './partner-watch';
 import { attachPair, Pair, type HaRole, type PartnerStatus } from './pair';
 
 const run = promisify(execFile);
@@ -81,6 +82,17 @@ export async function startPair(app: App): Promise<PairControl> {
   follower.start();
 
   let notifying: Promise<unknown> = Promise.resolve();
+  // Two primaries met (partner-watch.ts): the earlier line yields, in turn with keepalived's notices.
+  const watch = watchPartner(app, pair, key, config.partner, (theirs) => {
+    const p = notifying.then(() => {
+      if (pair.role !== 'primary') return;
+      const own = app.store.ha.currentEpoch();
+      app.log.warn('two primaries: the partner\'s line is later, this router becomes standby and follows it', { epoch: own.epoch, partnerEpoch: theirs.epoch });
+      pair.setRole('standby');
+    });
+    notifying = p.catch(() => {});
+    return p;
+  });
   const notifyNow = async (state: NotifyState): Promise<HaStatus> => {
     if (state === 'MASTER') {
       if (pair.role === 'primary') return status();
@@ -115,6 +127,7 @@ export async function startPair(app: App): Promise<PairControl> {
       return p;
     },
     async close() {
+      watch.stop();
       await follower.stop();
       await new Promise<void>((resolve) => { channel.close(() => resolve()); channel.closeAllConnections(); });
     },

@@ -35,6 +35,8 @@ export const LOCAL_TABLES: ReadonlySet<string> = new Set([
 const UPDATES_THAT_MATTER: Readonly<Record<string, readonly string[]>> = { peer_usage: ['usage_bytes'] };
 
 export interface HaPosition { epoch: number; seq: number }
+/** An epoch of this router's line: its first sequence and the promotion that began it (node: random, '' for the first). */
+export interface EpochStart { epoch: number; startSeq: number; node: string }
 export interface JournalEntry { seq: number; epoch: number; tbl: string; op: 'I' | 'U' | 'D'; pk: Record<string, unknown>; row: Record<string, unknown> | null }
 export interface PeerEndpoint { peerId: number; endpoint: string; at: string }
 
@@ -55,13 +57,13 @@ export function replicatedTables(db: DB): TableShape[] {
 }
 
 /** Where a snapshot (a backup file of the primary) stands in the journal. */
-export interface SnapshotPosition extends HaPosition { epochs: { epoch: number; startSeq: number }[] }
+export interface SnapshotPosition extends HaPosition { epochs: EpochStart[] }
 
 export function snapshotPosition(file: string): SnapshotPosition {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     const at = db.prepare('SELECT epoch, seq FROM ha_state WHERE id = 1').get() as HaPosition;
-    return { ...at, epochs: db.prepare('SELECT epoch, start_seq AS startSeq FROM ha_epochs ORDER BY epoch').all() as { epoch: number; startSeq: number }[] };
+    return { ...at, epochs: db.prepare('SELECT epoch, start_seq AS startSeq, node FROM ha_epochs ORDER BY epoch').all() as EpochStart[] };
   } finally {
     db.close();
   }
@@ -82,8 +84,14 @@ export class HaTable {
   /** The schema version this router's database is at (the migrations it ran). */
   schemaVersion(): number { return this.db.pragma('user_version', { simple: true }) as number; }
 
-  epochs(): { epoch: number; startSeq: number }[] {
-    return this.db.prepare('SELECT epoch, start_seq AS startSeq FROM ha_epochs ORDER BY epoch').all() as { epoch: number; startSeq: number }[];
+  epochs(): EpochStart[] {
+    return this.db.prepare('SELECT epoch, start_seq AS startSeq, node FROM ha_epochs ORDER BY epoch').all() as EpochStart[];
+  }
+
+  /** The epoch this router stands in, with its first sequence and node. */
+  currentEpoch(): EpochStart {
+    const epoch = this.state().epoch;
+    return this.epochs().find((e) => e.epoch === epoch) ?? { epoch, startSeq: 1, node: '' };
   }
 
   /** The last sequence whose rows the journal no longer holds (pruned, or committed while alone): a follower behind it needs a snapshot. */
@@ -119,9 +127,9 @@ export class HaTable {
   /** A follower's journal starts where its snapshot or first answer does: what it holds from before was never kept. */
   setPruned(seq: number): void { this.db.prepare('UPDATE ha_state SET pruned = ? WHERE id = 1').run(seq); }
 
-  /** A new epoch begins with the next change (a promotion). */
-  beginEpoch(epoch: number, startSeq: number): void {
-    this.db.prepare('INSERT INTO ha_epochs (epoch, start_seq) VALUES (?, ?) ON CONFLICT (epoch) DO UPDATE SET start_seq = excluded.start_seq').run(epoch, startSeq);
+  /** An epoch of this router's line (a promotion's, or one followed from the primary: it replaces one of the same number). */
+  beginEpoch(e: EpochStart): void {
+    this.db.prepare('INSERT INTO ha_epochs (epoch, start_seq, node) VALUES (?, ?, ?) ON CONFLICT (epoch) DO UPDATE SET start_seq = excluded.start_seq, node = excluded.node').run(e.epoch, e.startSeq, e.node);
   }
 
   /** A follower that took a snapshot stands where it does; its journal starts after it. */
@@ -129,7 +137,7 @@ export class HaTable {
     this.db.prepare('DELETE FROM ha_journal').run();
     this.setPosition(p);
     this.setPruned(p.seq);
-    for (const e of p.epochs) this.beginEpoch(e.epoch, e.startSeq);
+    for (const e of p.epochs) this.beginEpoch(e);
   }
 
   /** Keeps the journal's last `keep` changes. */
