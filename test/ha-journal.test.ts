@@ -165,6 +165,31 @@ t('the journal keeps a bounded tail', async () => {
   }
 });
 
+t('the journal holds a bounded number of rows too: whole changes go, never the last one', async () => {
+  const d = await paired();
+  try {
+    await promote(d);
+    const s = (await addServer(d, 'home')).json;
+    for (let i = 0; i < 6; i++) assert.is((await client(d).post(`/api/servers/${s.id}/peers`, { name: `p${i}` })).status, 201);
+    const rows = journal(d);
+    const last = rows[rows.length - 1].seq;
+    // A bound of fewer rows than the last change wrote keeps that change alone.
+    d.daemon.app.store.ha.prune(10_000, 1);
+    assert.equal([...new Set(journal(d).map((r) => r.seq))], [last]);
+    assert.is(d.daemon.app.store.ha.prunedUpTo(), last - 1);
+    for (let i = 6; i < 12; i++) assert.is((await client(d).post(`/api/servers/${s.id}/peers`, { name: `p${i}` })).status, 201);
+    const before = journal(d);
+    const bound = before.length - 3;
+    d.daemon.app.store.ha.prune(10_000, bound);
+    const after = journal(d);
+    assert.ok(after.length <= bound, `${after.length} rows kept, at most ${bound}`);
+    const gone = new Set(before.slice(0, before.length - after.length).map((r) => r.seq));
+    assert.ok(after.every((r) => !gone.has(r.seq)), 'a change is kept whole or not at all');
+  } finally {
+    await d.stop();
+  }
+});
+
 t('a shared key file others may read stops the start', async () => {
   const refused = await paired({ WGCP_HA_KEY_FILE: keyFile(0o644) }).then(async (d) => { await d.stop(); return null; }, (err: Error) => err);
   assert.match(refused?.message ?? 'it started', /mode 644: make it 600/);

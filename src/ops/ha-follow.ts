@@ -15,6 +15,7 @@ import { writeSecretFile } from '../first-key';
 import { snapshotPosition, type EpochStart, type HaPosition, type JournalEntry, type SnapshotPosition } from '../store/ha';
 import { jobActor } from './runner';
 import { syncServersToKernel, touchedServers, type TouchedServers } from './ha-kernel';
+import { pruneEvery, pruneWhenDue } from './ha-journal';
 import { fileStamp, stageRestore } from './restore';
 import { restoreStaged } from './restore-live';
 
@@ -45,9 +46,13 @@ export async function applyFollowed(app: App, answer: TailAnswer): Promise<HaPos
     touched = touchedServers(answer.entries, (id) => store.peers.serverOf(id), () => store.servers.list().map((s) => s.id));
     return {
       commit({ store: s }) {
+        const from = s.ha.state().seq;
         s.ha.applyEntries(answer.entries);
         for (const e of answer.epochs) s.ha.beginEpoch(e);
         s.ha.setPosition(at);
+        // The standby's journal (what it serves once promoted) is bounded as the primary's is.
+        const keep = app.config.ha?.journalKeep ?? 10_000;
+        pruneWhenDue(s, keep, Math.floor(at.seq / pruneEvery(keep)) > Math.floor(from / pruneEvery(keep)), answer.entries.length);
         return at;
       },
       audit: false,

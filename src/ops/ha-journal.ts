@@ -15,8 +15,16 @@ export interface PairHold {
   held(seq: number): Promise<void>;
 }
 
-/** The journal is pruned to its bounded tail once every this many changes (or every `keep`, when fewer). */
+/** The journal is pruned to its bounded tail once every this many changes (or every `keep`, when fewer)... */
 const PRUNE_EVERY = 100;
+/** ...and holds at most this many rows (about 15 MB; ten usage cycles at 10,000 busy peers), pruned once a quarter of it more was journaled. */
+export const JOURNAL_MAX_ROWS = 100_000;
+
+/** Prunes the journal when due: `crossed` a multiple of PRUNE_EVERY changes, or many rows journaled since the last prune. */
+export function pruneWhenDue(s: Store, keep: number, crossed: boolean, rows: number): void {
+  if (crossed || s.ha.noteJournaled(rows) >= JOURNAL_MAX_ROWS / 4) s.ha.prune(keep, JOURNAL_MAX_ROWS);
+}
+export const pruneEvery = (keep: number): number => Math.min(PRUNE_EVERY, keep);
 
 export function pairJournal(store: Store, pair: PairHold, opts: { journaling: boolean; keep: number }): ChangeJournal {
   let recording = false;
@@ -55,7 +63,8 @@ export function pairJournal(store: Store, pair: PairHold, opts: { journaling: bo
       if (opts.journaling ? !wrote : totalChanges(s) === startChanges) return null;
       const at = s.ha.advance(opts.journaling);
       pair.committed();
-      if (opts.journaling && at.seq % Math.min(PRUNE_EVERY, opts.keep) === 0) s.ha.prune(opts.keep);
+      // Each row the change wrote was journaled once more (the count is a close enough guess).
+      if (opts.journaling) pruneWhenDue(s, opts.keep, at.seq % pruneEvery(opts.keep) === 0, Math.floor((totalChanges(s) - startChanges) / 2));
       // A change that wrote no replicated row has nothing for the partner to hold.
       return wrote ? at.seq : null;
     },
