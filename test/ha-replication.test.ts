@@ -27,7 +27,7 @@ t.before(async () => {
   w.keyFile = keyFile;
   const env = (self: number, partner: number) => ({
     WGCP_API_KEY: 'pair-api-key-0123456789', SERVER_SALT: 'pair-salt-0123456789abcdef', WGCP_HA_KEY_FILE: keyFile,
-    WGCP_HA_LISTEN: `127.0.0.1:${self}`, WGCP_HA_PARTNER: `http://127.0.0.1:${partner}`, WGCP_HA_JOURNAL_KEEP: '10',
+    WGCP_HA_LISTEN: `127.0.0.1:${self}`, WGCP_HA_PARTNER: `http://127.0.0.1:${partner}`, WGCP_HA_JOURNAL_KEEP: '10', WGCP_HA_USAGE_EVERY_S: '0',
   });
   w.a = await startTestDaemon({ env: env(pa, pb) });
   w.b = await startTestDaemon({ env: env(pb, pa) });

@@ -60,7 +60,9 @@ export async function startPair(app: App): Promise<PairControl> {
   const key = config ? readHaKey(config.keyFile) : null;
   const pair = new Pair(config ? config.partner.href.replace(/\/$/, '') : null, config?.ackWaitMs ?? 0, () => app.store.ha.state(), (seq) => app.store.ha.changesAfter(seq));
   attachPair(app, pair);
-  app.runner.setJournal(pairJournal(app.store, pair, { journaling: config !== null, keep: config?.journalKeep ?? 0 }));
+  app.runner.setJournal(pairJournal(app.store, pair, {
+    journaling: config !== null, keep: config?.journalKeep ?? 0, usageEveryMs: (config?.usageEveryS ?? 0) * 1000, now: () => app.now().getTime(),
+  }));
   const status = (): HaStatus => {
     const at = app.store.ha.state();
     return { role: pair.role, epoch: at.epoch, sequence: at.seq, partner: pair.partnerStatus() };

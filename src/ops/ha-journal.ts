@@ -26,8 +26,19 @@ export function pruneWhenDue(s: Store, keep: number, crossed: boolean, rows: num
 }
 export const pruneEvery = (keep: number): number => Math.min(PRUNE_EVERY, keep);
 
-export function pairJournal(store: Store, pair: PairHold, opts: { journaling: boolean; keep: number }): ChangeJournal {
+/** The journal's settings: `usageEveryMs`, how often a usage cycle's totals are journaled (0: every cycle). */
+export interface JournalSettings { journaling: boolean; keep: number; usageEveryMs?: number; now?: () => number }
+
+export function pairJournal(store: Store, pair: PairHold, opts: JournalSettings): ChangeJournal {
   let recording = false;
+  // Deferrable updates (a usage cycle's totals, store/ha.ts DEFERRABLE) named since the last
+  // cycle that journaled them: 'all' until the first such cycle of this process (what the
+  // last one before a restart named is not known).
+  let deferring = false;
+  let deferrable = false;
+  let deferred: Set<number> | 'all' = 'all';
+  let lastUsageJournal = -Infinity;
+  const now = opts.now ?? Date.now;
   let wrote = false;
   let pending = 0;
   let epoch = 0;
@@ -39,6 +50,8 @@ export function pairJournal(store: Store, pair: PairHold, opts: { journaling: bo
       on: () => (recording ? 1 : 0),
       seq: () => { wrote = true; return pending; },
       epoch: () => epoch,
+      deferring: () => (deferring ? 1 : 0),
+      defer: (key) => { if (deferred !== 'all') deferred.add(key); },
     });
   }
   return {
@@ -54,10 +67,19 @@ export function pairJournal(store: Store, pair: PairHold, opts: { journaling: bo
       pending = at.seq + 1;
       epoch = at.epoch;
       recording = opts.journaling;
+      deferrable = o.deferrable === true && opts.journaling;
+      deferring = deferrable && now() - lastUsageJournal < (opts.usageEveryMs ?? 0);
     },
     end(s: Store): number | null {
       recording = false;
       if (replicated) return null;
+      if (deferrable && !deferring) {
+        // This cycle's totals are journaled: with them, the rows earlier cycles only named.
+        s.ha.journalCurrent('peer_usage', deferred, pending);
+        deferred = new Set();
+        lastUsageJournal = now();
+      }
+      deferring = false;
       // A change that wrote nothing (a kernel step alone) takes no sequence: on a router alone,
       // bumping it would be a flash write for every such change.
       if (opts.journaling ? !wrote : totalChanges(s) === startChanges) return null;
@@ -68,7 +90,7 @@ export function pairJournal(store: Store, pair: PairHold, opts: { journaling: bo
       // A change that wrote no replicated row has nothing for the partner to hold.
       return wrote ? at.seq : null;
     },
-    close() { recording = false; },
+    close() { recording = false; deferring = false; },
     held: (seq: number) => pair.held(seq),
   };
 }
