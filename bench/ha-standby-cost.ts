@@ -75,11 +75,20 @@ function journalRows(dataDir: string): number {
   try { return db.prepare('SELECT COUNT(*) FROM ha_journal').pluck().get() as number; } finally { db.close(); }
 }
 
+/** The sequence a router stands at, and the rows journaled after `after` by table. */
+function journalSince(dataDir: string, after = -1): { seq: number; byTable: string } {
+  const db = new Database(path.join(dataDir, 'wgcp.db'), { readonly: true });
+  try {
+    const rows = db.prepare('SELECT tbl, COUNT(*) AS n, COUNT(DISTINCT seq) AS changes FROM ha_journal WHERE seq > ? GROUP BY tbl ORDER BY n DESC LIMIT 5').all(after) as { tbl: string; n: number; changes: number }[];
+    return { seq: db.prepare('SELECT seq FROM ha_state').pluck().get() as number, byTable: rows.map((r) => `${r.tbl} ${r.n} in ${r.changes}`).join(', ') };
+  } finally { db.close(); }
+}
+
 async function phase(label: string, probes: RouterProbe[], seconds: number): Promise<string[]> {
   for (const p of probes) checkpoint(p.dataDir);
   const start = probes.map((p) => ({
     cpu: cpuS(p.pid), wg: p.wgPids.reduce((a, w) => a + cpuS(w), 0), wrote: writeBytes(p.pid),
-    db: size(path.join(p.dataDir, 'wgcp.db')), journal: journalRows(p.dataDir), tally: new WalTally(path.join(p.dataDir, 'wgcp.db')),
+    db: size(path.join(p.dataDir, 'wgcp.db')), journal: journalRows(p.dataDir), at: journalSince(p.dataDir).seq, tally: new WalTally(path.join(p.dataDir, 'wgcp.db')),
   }));
   for (const s of start) s.tally.mark();
   const t0 = Date.now();
@@ -100,6 +109,7 @@ async function phase(label: string, probes: RouterProbe[], seconds: number): Pro
     lines.push(`| ${label} | ${p.name === 'a' ? 'primary' : 'standby'} | ${perHour(cpuS(p.pid) - s.cpu)} | ${perHour(p.wgPids.reduce((a, w) => a + cpuS(w), 0) - s.wg)} | ${perDay.toFixed(0)} (${(wrote / 1e6).toFixed(1)} + ${(copied / 1e6).toFixed(1)} MB) | ${(((size(path.join(p.dataDir, 'wgcp.db')) - s.db) * 86_400) / elapsed / 1e6).toFixed(0)} | ${s.journal} -> ${journalRows(p.dataDir)} | ${tables} | ${load} |`);
   });
   for (const l of lines) console.log(l);
+  probes.forEach((p, i) => console.log(`- ${label}, ${p.name === 'a' ? 'primary' : 'standby'}: changes ${start[i].at} -> ${journalSince(p.dataDir).seq}; rows journaled in them by table: ${journalSince(p.dataDir, start[i].at).byTable}`));
   return lines;
 }
 
