@@ -31,6 +31,7 @@ import { createMetricsServer } from './api/metrics';
 import { withServices } from './services';
 import { startPair } from './ha/start';
 import { wakeOnPromotion } from './ha/wake-peers';
+import { siteLinksFollowRole } from './ops/site-links-role';
 
 const ADOPT_STATE = 'adoptUnmarkedLinks';
 
@@ -82,7 +83,6 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     const adoptUnmarked = store.jobState.get(ADOPT_STATE) === '1';
     await timing.time('reconcile', () => plane.reconcile(store.servers.list().map((server) => ({ server, peers: store.peers.kernelPeersOf(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) })), { adoptUnmarked }));
     if (adoptUnmarked && kernel.state === 'on') store.jobState.set(ADOPT_STATE, '0');
-    await kernel.bringUpSiteLinks?.(store.siteLinks.list());
     for (const f of kernel.failures()) log.error('server is down: wgcpd runs without it and retries', { serverID: f.serverId, interface: f.interface, reason: f.reason });
     const events = new EventBus(log, now);
     const salt = loadServerSalt(config.serverSalt, config.dataDir);
@@ -93,6 +93,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     // The standby pair before any change: its journal hook, its role (a standby refuses writes), its channel.
     const pair = await startPair(app);
     closePair = () => pair.close();
+    await siteLinksFollowRole(app, pair.pair);
     wakeOnPromotion(app, log);
     ensureFirstApiKey(store, config, log, now().toISOString());
 

@@ -3,7 +3,7 @@
 // a wireguard-go restart restored, and where each server's last repair is read (the
 // database, where the repair's commit wrote it; shown with the server).
 import { applyBatch } from '../nft/apply';
-import type { PolicyElements } from '../nft/elements';
+import { mergeInto, type PolicyElements } from '../nft/elements';
 import { fullPolicy } from '../nft/policy';
 import { renderTable } from '../nft/render';
 import type { Shaper } from '../shaping/shaper';
@@ -12,6 +12,7 @@ import type { ServerModel } from './model';
 import { countersOfDump, type DumpCheck } from './peer-counters';
 import type { KernelRepairNote, PeerCounters } from './plane';
 import type { DumpObserver, ReconcileTarget } from './reconcile-target';
+import type { SiteLinkRecord } from '../store/site-links';
 
 /** What the reconciler's view reads and drives of the live plane. */
 export interface LivePlaneParts {
@@ -24,6 +25,11 @@ export interface LivePlaneParts {
   model(serverId: number): ServerModel;
   /** The router side's sets (WAN interfaces, the router's networks) as last applied. */
   wanHeld(): Pick<PolicyElements, 'wan' | 'routerNets' | 'routerNets6'>;
+  /** The site links' filter as held (nft/site-link-policy.ts). */
+  siteLinkElements(): PolicyElements;
+  /** The site links up, and one configured again (kernel/site-links.ts). */
+  siteLinks(): SiteLinkRecord[];
+  repairSiteLink(link: SiteLinkRecord): Promise<void>;
   applyElements(batch: string): Promise<void>;
   /** The server's interface made again; if that fails it is marked failed and retried with back-off, as at start-up. */
   reviveLink(serverId: number): Promise<void>;
@@ -52,7 +58,7 @@ export class ReconcilerHooks {
   /** The plane as the comparers read and repair it, without hooks (a full sync's read of the kernel). */
   view(live: LivePlaneParts): ReconcileTarget {
     const wanted = (): PolicyElements => {
-      const policy = fullPolicy(live.upServers());
+      const policy = mergeInto(fullPolicy(live.upServers()), live.siteLinkElements());
       const side = live.wanHeld();
       for (const k of ['wan', 'routerNets', 'routerNets6'] as const) for (const e of side[k]) policy[k].add(e);
       return policy;
@@ -74,6 +80,8 @@ export class ReconcilerHooks {
         const m = live.model(serverId);
         await live.shaper.repair(m.server.interface, m.peers.values(), drift);
       },
+      siteLinks: () => live.siteLinks(),
+      repairSiteLink: (link) => live.repairSiteLink(link),
     };
   }
 
