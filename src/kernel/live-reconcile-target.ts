@@ -40,6 +40,8 @@ export class ReconcilerHooks {
   private dumps: DumpObserver | null = null;
   private restoredObserver: ((serverId: number, peers: number) => void) | null = null;
   private lastRepairOf: ((serverId: number) => KernelRepairNote | undefined) | null = null;
+  /** The chains as loaded, learned once: shared by every view (the reconciler's compare and a sync's read-back). */
+  private chains: ReconcileTarget['chainReference'] = null;
 
   /** The reconciler's view, its hooks set to `observe`. */
   target(live: LivePlaneParts, observe: ReconcileObserver): ReconcileTarget {
@@ -57,11 +59,13 @@ export class ReconcilerHooks {
       for (const k of ['wan', 'routerNets', 'routerNets6'] as const) for (const e of side[k]) policy[k].add(e);
       return policy;
     };
+    const hooks = this;
     return {
       driver: live.driver,
       upServers: () => live.upServers(),
       wantedTable: wanted,
-      chainReference: null,
+      get chainReference() { return hooks.chains; },
+      set chainReference(c) { hooks.chains = c; },
       applyElements: (batch) => live.applyElements(batch),
       reloadTable: () => applyBatch(renderTable(wanted())),
       reviveLink: (serverId) => live.reviveLink(serverId),
