@@ -4,8 +4,8 @@ import type { KernelPeer } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { SECRET_FILE } from '../exec/command';
 import { isWireGuardKey } from './keys';
-import { parseCidr, parseIpv4 } from './ipv4';
-import { parseCidr6, parseIpv6 } from './ipv6';
+import { parseCidr, parseIpv4 } from '../net/ipv4';
+import { parseCidr6, parseIpv6 } from '../net/ipv6';
 
 /** The peers a server's interface holds: enabled ones only (disabled peers are off the interface). */
 export const livePeers = (peers: Iterable<KernelPeer>): KernelPeer[] => [...peers].filter((p) => p.enabled);
