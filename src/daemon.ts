@@ -1,4 +1,4 @@
-// Starts wgcpd: the store, the kernel backend (reconciled once), the event bus and the
+// Starts wgcpd: the store, the kernel backend (its table loaded, then each server synced), the event bus and the
 // HTTP listener. `close()` stops everything in reverse order.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -12,6 +12,9 @@ import type { ServerModel } from './model';
 import { countersOfDump, type DumpCheck } from './peer-counters';
 import type { KernelRepairNote, PeerCounters } from './plane';
 import type { DumpObserver, ReconcileTarget } from './reconcile-target';
+import type { Logger } from '../log';
+import { COMPARERS } from './reconcile-comparers';
+import type { SyncOptions, SyncRepairs } from './server-sync';
 
 /** What the reconciler's view reads and drives of the live plane. */
 export interface LivePlaneParts {
@@ -79,6 +82,35 @@ export class ReconcilerHooks {
         await live.shaper.repair(m.server.interface, m.peers.values(), drift);
       },
     };
+  }
+
+  /**
+   * A full sync's read of the kernel: each kind (`opts.kinds`, or all) read, diffed against
+   * what the rows say and put right in one batch. `serverId` null: the router's side only
+   * (the table). A repair that fails is returned, not thrown: the rows are synced, and drift
+   * never fails the change that synced them (the reconciler tries again with back-off).
+   */
+  async readBack(live: LivePlaneParts, serverId: number | null, opts: SyncOptions, log: Logger): Promise<SyncRepairs> {
+    const view = this.view(live);
+    const only = new Set(serverId === null ? [] : [serverId]);
+    const out: SyncRepairs = { repaired: [], failed: [] };
+    for (const c of COMPARERS) {
+      if (opts.kinds && !opts.kinds.includes(c.kind)) continue;
+      const found = await c.inspect(view, only).catch((err: unknown) => {
+        log.warn('a sync could not read the kernel back: the reconciler looks again', { serverID: serverId, kind: c.kind, error: err instanceof Error ? err.message : String(err) });
+        return [];
+      });
+      for (const f of found) {
+        if (opts.skip?.(f)) continue;
+        try {
+          await f.repair();
+          out.repaired.push(f);
+        } catch (err) {
+          out.failed.push({ finding: f, error: err instanceof Error ? err.message : String(err) });
+        }
+      }
+    }
+    return out;
   }
 
   /** A server's counters from its dump, which the reconciler compares on the way when it asked to. */

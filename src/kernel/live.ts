@@ -23,7 +23,6 @@ import type { ReconcileTarget } from './reconcile-target';
 import { applyPeerSync } from './peer-sync';
 import { PeerResync } from './peer-resync';
 import { ReconcilerHooks, type LivePlaneParts, type ReconcileObserver } from './live-reconcile-target';
-import { COMPARERS } from './reconcile-comparers';
 import { forwardChangesToward, heldRows, peerChangesToward, ROUTER_SYNC, serverDiffers, type SyncOptions, type SyncRepairs, type SyncUndo } from './server-sync';
 import { ServerLinks } from './server-links';
 import { RepairBackoff, type FailingRepair } from './repair-backoff';
@@ -109,7 +108,7 @@ export class KernelLive implements KernelPlane {
       this.pending.set(m.server.id, { tabled: !isForeignLink(m.server.interface) });
     }
     await applyBatch(this.wholeTable(models.filter((m) => this.pending.get(m.server.id)!.tabled)));
-    this.log.info('kernel table loaded: each server comes up through its sync', { servers: models.length, peers: models.reduce((n, m) => n + m.peers.size, 0), wireguard: this.driver.kind });
+    this.log.debug('kernel table loaded: each server comes up through its sync', { servers: models.length, peers: models.reduce((n, m) => n + m.peers.size, 0), wireguard: this.driver.kind });
   }
 
   isForeignLink(name: string): boolean { return isForeignLink(name); }
@@ -240,33 +239,9 @@ export class KernelLive implements KernelPlane {
     return undo;
   }
 
-  /**
-   * A full sync's read of the kernel: each kind (`opts.kinds`, or all) read, diffed against
-   * what the rows say and put right in one batch. `serverId` null: the router's side only
-   * (the table). A repair that fails is returned, not thrown: the rows are synced, and drift
-   * never fails the change that synced them (the reconciler tries again with back-off).
-   */
-  private async readBack(serverId: number | null, opts: SyncOptions): Promise<SyncRepairs> {
-    const view = this.reconciler.view(this.liveParts());
-    const only = new Set(serverId === null ? [] : [serverId]);
-    const out: SyncRepairs = { repaired: [], failed: [] };
-    for (const c of COMPARERS) {
-      if (opts.kinds && !opts.kinds.includes(c.kind)) continue;
-      const found = await c.inspect(view, only).catch((err: unknown) => {
-        this.log.warn('a sync could not read the kernel back: the reconciler looks again', { serverID: serverId, kind: c.kind, error: err instanceof Error ? err.message : String(err) });
-        return [];
-      });
-      for (const f of found) {
-        if (opts.skip?.(f)) continue;
-        try {
-          await f.repair();
-          out.repaired.push(f);
-        } catch (err) {
-          out.failed.push({ finding: f, error: err instanceof Error ? err.message : String(err) });
-        }
-      }
-    }
-    return out;
+  /** A full sync's read of the kernel (src/kernel/live-reconcile-target.ts); `serverId` null: the table only. */
+  private readBack(serverId: number | null, opts: SyncOptions): Promise<SyncRepairs> {
+    return this.reconciler.readBack(this.liveParts(), serverId, opts, this.log);
   }
 
   /**

@@ -43,7 +43,11 @@ export function syncServer(app: Pick<App, 'runner'>, serverId: number, req: Sync
  */
 export async function syncAtStartUp(app: Pick<App, 'runner' | 'store' | 'kernel' | 'log'>): Promise<void> {
   app.kernel.setSyncer?.((serverId) => syncServer(app, serverId));
-  for (const server of app.store.servers.list()) {
+  const servers = app.store.servers.list();
+  for (const server of servers) {
     await syncServer(app, server.id).catch((err: unknown) => app.log.error('a server could not be synced at start-up: wgcpd runs without it', { serverID: server.id, error: err instanceof Error ? err.message : String(err) }));
+  }
+  if (app.kernel.state === 'on') {
+    app.log.info('kernel reconciled', { servers: servers.length, failed: app.kernel.failures().length, peers: app.store.peers.counts(null).total });
   }
 }

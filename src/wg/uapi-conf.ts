@@ -1,5 +1,5 @@
 // Pure rendering of what `wg` is fed for a server: the whole config for `wg syncconf`
-// (start-up reconcile) and the argument list of one peer for `wg set`.
+// (a server brought up whole: start-up, a retry) and the argument list of one peer for `wg set`.
 import type { KernelPeer } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { SECRET_FILE } from '../exec/command';
