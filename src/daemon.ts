@@ -32,6 +32,7 @@ import { createMetricsServer } from './api/metrics';
 import { withServices } from './services';
 import { startPair } from './ha/start';
 import { wakeOnPromotion } from './ha/wake-peers';
+import { siteLinksFollowRole } from './ops/site-links-role';
 
 const ADOPT_STATE = 'adoptUnmarkedLinks';
 
@@ -89,7 +90,6 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
       await syncAtStartUp({ runner, store, kernel: plane, log });
     });
     if (adoptUnmarked && kernel.state === 'on') store.jobState.set(ADOPT_STATE, '0');
-    await kernel.bringUpSiteLinks?.(store.siteLinks.list());
     for (const f of kernel.failures()) log.error('server is down: wgcpd runs without it and retries', { serverID: f.serverId, interface: f.interface, reason: f.reason });
     const salt = loadServerSalt(config.serverSalt, config.dataDir);
     if (salt.origin === 'generated') log.info('generated the device API salt (SERVER_SALT)', { saltFile: salt.file });
@@ -99,6 +99,7 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     // The standby pair before any change: its journal hook, its role (a standby refuses writes), its channel.
     const pair = await startPair(app);
     closePair = () => pair.close();
+    await siteLinksFollowRole(app, pair.pair);
     wakeOnPromotion(app, log);
     ensureFirstApiKey(store, config, log, now().toISOString());
 

@@ -13,6 +13,9 @@ import { tempDir } from './helpers/daemon';
 import { eventually } from './helpers/receiver';
 import { signRequest, saltTag, AUTH_HEADER } from '../src/ha/auth';
 import { MIGRATIONS } from '../src/store/migrations';
+import { DB_FILE } from '../src/store/db';
+import { generateKeyPair, generatePresharedKey } from '../src/wg/keys';
+import Database from 'better-sqlite3';
 
 const t = suiteNeeding('standby pair: two routers follow one journal', ['ip', 'wg', 'wireguard-go', 'nsenter', 'unshare'], { root: true });
 
@@ -190,6 +193,49 @@ t('a standby away longer than the kept tail catches up from a snapshot', async (
   assert.is((await peerNames(db)).length, 15);
   await eventually('every peer in the standby\'s kernel', () => (kernelPeers(db).length === 15 ? true : undefined), 20_000);
   assert.equal(kernelPeers(db), kernelPeers(w.da!));
+});
+
+/** Moves the virtual address to `to` (as keepalived would) and tells each router its state. */
+async function switchPrimary(from: NsDaemon, to: NsDaemon): Promise<void> {
+  assert.is((await notify(from, 'BACKUP')).code, 0);
+  const [fromNs, fromIf, toNs, toIf] = from === w.da ? [w.a, w.aIf, w.b, w.bIf] : [w.b, w.bIf, w.a, w.aIf];
+  fromNs.exec('ip', ['addr', 'del', `${VIRTUAL}/24`, 'dev', fromIf]);
+  toNs.exec('ip', ['addr', 'add', `${VIRTUAL}/24`, 'dev', toIf]);
+  const promoted = await notify(to, 'MASTER');
+  assert.is(promoted.code, 0, promoted.out);
+}
+
+t('a site link made on the primary reaches the standby with its key (in its 0600 store) and is up only where the router acts: down on a standby (started as one too), up on a new primary', async () => {
+  const [da, db] = [w.da!, w.db!];
+  const keys = generateKeyPair();
+  const made = await da.api('POST', '/api/site-links', { name: 'hq', privateKey: keys.privateKey, address: '10.99.0.2', peerPublicKey: generateKeyPair().publicKey,
+    presharedKey: generatePresharedKey(), endpoint: '10.78.0.250:51820', routes: ['10.99.0.0/24'] });
+  assert.is(made.status, 201, made.text);
+  const ifname = made.json.interface as string;
+  const keyUp = (d: NsDaemon): string | null => { try { return d.exec('wg', ['show', ifname, 'private-key']).trim(); } catch { return null; } };
+  const filtered = (d: NsDaemon): boolean => d.exec('nft', ['list', 'set', 'inet', 'wgcp', 'site_links']).includes(`"${ifname}"`);
+  // Answered once the standby held it.
+  assert.equal((await db.api('GET', '/api/site-links')).json.map((l: { publicKey: string }) => l.publicKey), [keys.publicKey]);
+  const store = new Database(path.join(w.bDir, DB_FILE), { readonly: true });
+  try {
+    assert.is(store.prepare('SELECT private_key FROM site_links WHERE id = ?').pluck().get(made.json.id), keys.privateKey, 'the standby holds the link\'s key');
+  } finally { store.close(); }
+  assert.is(fs.statSync(path.join(w.bDir, DB_FILE)).mode & 0o777, 0o600);
+  assert.equal([keyUp(da), filtered(da)], [keys.privateKey, true], 'up and filtered on the primary');
+  assert.equal([keyUp(db), filtered(db)], [null, false], 'not up on the standby: one key, one router handshaking');
+  for (const d of [da, db]) {
+    const check = (await d.api('GET', '/api/kernel/check')).json as { differences: { kind: string; summary: string }[] };
+    assert.equal(check.differences.filter((x) => x.kind === 'siteLink' || /site/.test(x.summary)), [], `${d.ns.name}: the link is as wanted (down on a standby by design)`);
+  }
+  await switchPrimary(da, db);
+  await eventually('up on the new primary, with the same key', () => (keyUp(db) === keys.privateKey && filtered(db) ? true : undefined));
+  assert.equal([keyUp(da), filtered(da)], [null, false], 'down on the new standby');
+  await switchPrimary(db, da);
+  await eventually('up on the primary again', () => (keyUp(da) === keys.privateKey ? true : undefined));
+  await eventually('down on the standby again', () => (keyUp(db) === null && !filtered(db) ? true : undefined));
+  await db.stop();
+  const again = await startB();
+  assert.equal([keyUp(again), filtered(again)], [null, false], 'a standby started again leaves it down');
 });
 
 t('MASTER on the standby promotes it; the old primary back with a lower epoch follows and keeps its lone change aside', async () => {

@@ -158,6 +158,15 @@ if (canRunAsRoot('site firewall', ['ip', 'wg', 'wireguard-go', 'nft', 'ping'])) 
     assert.is(wgcpCheck(w.daemon).code, 0);
   });
 
+  t('an element change reads no set back from the kernel: every interval set, networks and prefixes included, is a concatenation', () => {
+    // nft 1.0.6 dumps each single-field interval set of the ruleset (netlink GETSETELEM, 0x0a0d)
+    // before it applies any element change; `-c` checks the change without making it.
+    const said = w.router.exec('nft', ['-c', '--debug=mnl', 'add', 'element', 'inet', 'wgcp', 'internet', '{ 10.81.0.250 }']);
+    assert.ok(/\| 0*2561 \| R/.test(said), 'nft\'s netlink messages are shown');
+    assert.is((said.match(/\| 0*2573 \| R/g) ?? []).length, 0, 'set element dumps');
+    assert.match(nftSet('internet_nets'), /type ipv4_addr \. nf_proto/);
+  });
+
   t('changes take effect at once, as element changes: reachableFrom a prefix, lanAccess none, networks moved', async () => {
     const handle = () => /set pairs_nets \{ # handle (\d+)/.exec(w.router.exec('nft', ['-a', 'list', 'table', 'inet', 'wgcp']))?.[1];
     const before = handle();

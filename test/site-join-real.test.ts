@@ -4,7 +4,10 @@
 // with a registration token of A's server, makes B a peer of A carrying B's LAN, and a site
 // link on B routing A's subnet and LAN: hosts of the two LANs reach each other both ways
 // (the joined peer's lanAccess and reachableFrom are A's LAN), TCP and ICMP, IPv4 and IPv6.
-// The link comes back after B's wgcpd restarts, and the same link is made from a .conf A
+// B's own table judges what comes in through the link: A's side reaches B's LAN (the link's
+// reachableFrom, "lan" by default), not B's own addresses; narrowed, only replies pass.
+// The link comes back after B's wgcpd restarts; drift of it (a route, its addresses, its
+// peer, down, deleted) is put right by B's reconciler; the same link is made from a .conf A
 // hands out.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -15,7 +18,8 @@ import { canRunAsRoot } from './helpers/root';
 import { forwarding, hostBehind, linkNamespaces, Netns, pings } from './helpers/netns';
 import { startNsDaemon, type NsDaemon } from './helpers/ns-daemon';
 import { tempDir } from './helpers/daemon';
-import { reach, reachSoon, serveTcp } from './helpers/wg-client';
+import { eventually } from './helpers/receiver';
+import { reach, reachBeside, reachSoon, serveTcp, WgClient } from './helpers/wg-client';
 
 const t = suite('site to site: wgcp join between two real routers');
 const CLI = path.join(__dirname, '../src/cli/main.js');
@@ -54,6 +58,12 @@ async function lansReachEachOther(): Promise<void> {
   assert.match((await reachSoon(lanB, '10.81.0.1', 7301)) ?? '', /^router-a 192\.168\.71\.2$/, 'B\'s LAN host to A\'s tunnel address, through the link');
 }
 
+/** From A's LAN, B's router itself (its LAN addresses) is closed while B's LAN host, over the same link, answers. */
+async function routerBClosed(): Promise<void> {
+  assert.is(await reachBeside(lanA, ['192.168.71.1', 7303], ['192.168.71.2', 7300]), null, 'B\'s own LAN address, IPv4');
+  assert.is(await reachBeside(lanA, ['fd71::1', 7303], ['fd71::2', 7300]), null, 'and IPv6');
+}
+
 if (canRunAsRoot('site to site', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 'ping', 'sysctl', 'nsenter'])) {
   t.before(async () => {
     nsA = new Netns('sja');
@@ -69,6 +79,7 @@ if (canRunAsRoot('site to site', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 
     await serveTcp(lanB, 7300, 'lan-b');
     await serveTcp(nsA, 7301, 'router-a');
     await serveTcp(lanA, 7302, 'lan-a');
+    await serveTcp(nsB, 7303, 'router-b');
     const certDir = tempDir('wgcp-site-tls-');
     certFile = path.join(certDir, 'cert.pem');
     const keyFile = path.join(certDir, 'key.pem');
@@ -109,12 +120,83 @@ if (canRunAsRoot('site to site', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 
     await lansReachEachOther();
   });
 
+  t('B\'s own table judges the link: A\'s side reaches B\'s LAN but not B\'s own addresses, TCP and ICMP', async () => {
+    await routerBClosed();
+    assert.not.ok(pings(lanA, '192.168.71.1'), 'no ping of B itself');
+    assert.ok(pings(lanA, '192.168.71.2'), 'while B\'s LAN host answers');
+    assert.match((await reachSoon(nsA, '10.81.0.1', 7301)) ?? '', /^router-a /, 'B\'s own traffic out and its replies back pass');
+  });
+
+  t('narrowed to nothing, A\'s side opens nothing on B (replies still pass); a prefix opens what it names, B itself too', async () => {
+    const [link] = (await b.api('GET', '/api/site-links')).json;
+    const reachable = async (from: unknown) => {
+      const r = await b.api('PUT', `/api/site-links/${link.id}`, { reachableFrom: from });
+      assert.is(r.status, 200, r.text);
+    };
+    await reachable([]);
+    assert.match((await reachSoon(lanB, '192.168.61.2', 7302)) ?? '', /^lan-a 192\.168\.71\.2$/, 'B\'s LAN host still opens connections to A\'s');
+    assert.is(await reach(lanA, '192.168.71.2', 7300), null, 'A\'s LAN host cannot open one to B\'s, IPv4');
+    assert.is(await reach(lanA, 'fd71::2', 7300), null, 'nor IPv6');
+    await reachable(['192.168.71.1/32', 'fd71::2/128']);
+    assert.match((await reachSoon(lanA, '192.168.71.1', 7303)) ?? '', /^router-b 192\.168\.61\.2$/, 'B itself, named');
+    assert.match((await reachSoon(lanA, 'fd71::2', 7300)) ?? '', /^lan-b fd61::2$/, 'B\'s LAN host, named for IPv6');
+    assert.is(await reach(lanA, '192.168.71.2', 7300), null, 'not named for IPv4');
+    await reachable('lan');
+    await lansReachEachOther();
+    await routerBClosed();
+  });
+
   t('the link comes back when B\'s wgcpd starts again', async () => {
     await b.stop();
     assert.is(await reach(lanA, '192.168.71.2', 7300), null, 'down while B is stopped');
     b = await startNsDaemon(nsB, { dataDir: bDataDir });
     assert.match(b.exec('ip', ['route', 'show', 'dev', 'wgcps1']), /^192\.168\.61\.0\/24 /m);
     await lansReachEachOther();
+    await routerBClosed();
+  });
+
+  t('drift of the link behind wgcp\'s back is put right by B\'s reconciler, counted and audited: a route, its addresses, its peer, set down', async () => {
+    const repairs = async () => Number(/^wgcp_kernel_drift_repairs_total\{kind="siteLink"\} (\d+)$/m.exec((await b.api('GET', '/metrics')).text)?.[1] ?? NaN);
+    const audited = async () => ((await b.api('GET', '/api/audit?actor=reconciler&action=kernel.repair')).json.entries as { summary: Record<string, unknown> }[]).filter((e) => e.summary.siteLink).length;
+    const [counted, rows] = [await repairs(), await audited()];
+    const routes = () => b.exec('ip', ['route', 'show', 'dev', 'wgcps1']);
+    const [link] = (await b.api('GET', '/api/site-links')).json;
+    const drifts: [string, string[], () => boolean][] = [
+      ['a route', ['ip', 'route', 'del', '192.168.61.0/24', 'dev', 'wgcps1'], () => /^192\.168\.61\.0\/24 /m.test(routes())],
+      ['its addresses', ['ip', 'address', 'flush', 'dev', 'wgcps1'], () => /inet 10\.81\.0\.2\/32/.test(b.exec('ip', ['address', 'show', 'dev', 'wgcps1']))],
+      ['its peer', ['wg', 'set', 'wgcps1', 'peer', link.peerPublicKey, 'remove'], () => b.exec('wg', ['show', 'wgcps1', 'peers']).includes(link.peerPublicKey)],
+      ['set down', ['ip', 'link', 'set', 'dev', 'wgcps1', 'down'], () => /,UP/.test(b.exec('ip', ['link', 'show', 'dev', 'wgcps1'])) && /^192\.168\.61\.0\/24 /m.test(routes())],
+    ];
+    for (const [what, [cmd, ...args], repaired] of drifts) {
+      b.exec(cmd, args);
+      await eventually(`${what} put right`, () => (repaired() ? true : undefined));
+    }
+    await lansReachEachOther();
+    assert.ok(await repairs() >= counted + drifts.length, 'counted as siteLink repairs');
+    assert.ok(await audited() >= rows + 1, 'audited as the reconciler\'s');
+    assert.match(b.output(), /kernel drift repaired/);
+    assert.match((await b.api('GET', '/metrics')).text, /^wgcp_kernel_drift_repairs_total\{kind="nft"\} 0$/m, 'the link\'s filter, read back, is what wgcp holds: never "repaired"');
+  });
+
+  t('the link\'s interface deleted by hand comes back (wireguard-go\'s supervisor), filtered as before', async () => {
+    b.exec('ip', ['link', 'del', 'dev', 'wgcps1']);
+    await lansReachEachOther();
+    await routerBClosed();
+  });
+
+  t('B\'s own peers do not reach A\'s side through the link, not even with allowInternet (A would take them for B)', async () => {
+    const server = await b.api('POST', '/api/servers', { name: 'branch', endpoint: '198.51.100.2:51820', mode: 'forward', address: '10.91.0.1/24' });
+    assert.is(server.status, 201, server.text);
+    const phone = await b.api('POST', `/api/servers/${server.json.id}/peers`, { name: 'phone', allowInternet: true, clientAllowedIPs: 'full' });
+    assert.is(phone.status, 201, phone.text);
+    const client = new WgClient('sjp', nsB, 9, '198.51.100.2');
+    try {
+      await client.up((await b.api('GET', `/api/peers/${phone.json.id}/config`)).text, ['10.91.0.0/24', '192.168.61.0/24', '198.51.100.0/24']);
+      assert.is(await reachBeside(client.ns, ['192.168.61.2', 7302], ['198.51.100.1', 7301]), null, 'A\'s LAN closed while the internet (A\'s WAN side) answers');
+    } finally {
+      client.destroy();
+      assert.is((await b.api('DELETE', `/api/servers/${server.json.id}`)).status, 204);
+    }
   });
 
   t('a spent token, a LAN that overlaps A\'s, or routes that overlap B\'s own networks are refused; nothing is left behind', async () => {

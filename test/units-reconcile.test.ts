@@ -134,6 +134,18 @@ t('an element gone or added by hand is one element batch; a gone table, set or f
   assert.match(foreign.why!, /chain mine is not wgcp's/);
 });
 
+t('a set of prefixes is read back without the family beside each; an element without it is not wgcp\'s shape', () => {
+  const json = (elem: unknown[]) => tableJson([{ set: { family: 'inet', table: 'wgcp', name: 'internet_nets', type: ['ipv4_addr', 'nf_proto'], flags: ['interval'], elem } }], ['internet_nets']);
+  const state = parseTable(json([{ concat: [{ prefix: { addr: '10.9.0.0', len: 24 } }, 'ipv4'] }, { concat: ['10.8.0.7', 'ipv4'] }]))!;
+  assert.equal([...state.elements.internetNets].sort(), ['10.8.0.7', '10.9.0.0/24']);
+  assert.is(state.unreadable, 0);
+  const w = wanted();
+  w.internetNets.add('10.9.0.0/24');
+  w.internetNets.add('10.8.0.7');
+  assert.is(nftDrift(state, w, null), null);
+  assert.is(parseTable(json([{ prefix: { addr: '10.9.0.0', len: 24 } }]))!.unreadable, 1, 'the single-field layout of before');
+});
+
 t('a rule changed by hand is seen against the chains as wgcp loaded them', () => {
   const reference = parseTable(tableJson())!.chains;
   const changed = tableJson().replace('{"accept":null,"n":0}', '{"drop":null,"n":0}');

@@ -6,6 +6,10 @@ import * as assert from 'uvu/assert';
 import { linkFromConf } from '../src/cli/join';
 import { renderSiteLinkConf, siteLinkAddresses } from '../src/wg/site-link-conf';
 import { generateKeyPair, generatePresharedKey } from '../src/wg/keys';
+import { siteLinkSlice } from '../src/nft/site-link-policy';
+import { siteLinkConfDrift } from '../src/kernel/reconcile-site-links';
+import { emptyElements } from '../src/nft/elements';
+import { renderTable } from '../src/nft/render';
 import { client, startTestDaemon, type TestDaemon } from './helpers/daemon';
 
 const t = suite('site links: .conf, wg text and route rules');
@@ -33,7 +37,7 @@ t('a .conf that routes everything, or holds other than one peer, is refused with
 
 t('the link\'s wg text: its key, the other router as its one peer at its endpoint with a keepalive; host addresses only', () => {
   const link = { id: 1, name: 'b', interface: 'wgcps1', privateKey: mine.privateKey, publicKey: mine.publicKey, address: '10.81.0.2', address6: 'fd81::2',
-    peerPublicKey: theirs.publicKey, presharedKey: psk, endpoint: '198.51.100.1:51820', routes: ['10.81.0.0/24', 'fd61::/64'], createdAt: '' };
+    peerPublicKey: theirs.publicKey, presharedKey: psk, endpoint: '198.51.100.1:51820', routes: ['10.81.0.0/24', 'fd61::/64'], reachableFrom: 'lan' as const, createdAt: '' };
   const text = renderSiteLinkConf(link);
   assert.match(text, `PrivateKey = ${mine.privateKey}`);
   assert.match(text, /Endpoint = 198\.51\.100\.1:51820\nAllowedIPs = 10\.81\.0\.0\/24, fd61::\/64\nPersistentKeepalive = 25/);
@@ -68,6 +72,50 @@ t('routes that overlap what the router routes already are refused naming routes;
   assert.not.ok(JSON.stringify(listed).includes(mine.privateKey) || JSON.stringify(listed).includes(psk), 'no private or preshared key shown');
   assert.is((await api.del(`/api/site-links/${made.json.id}`)).status, 204);
   assert.is((await api.del(`/api/site-links/${made.json.id}`)).status, 404);
+});
+
+t('a link\'s filter: its interface judged; "lan" opens this router\'s networks, prefixes open what they name, [] only replies', () => {
+  const lan = siteLinkSlice({ interface: 'wgcps1', reachableFrom: 'lan' });
+  assert.equal([[...lan.siteLinks], [...lan.siteReachLan], [...lan.siteReach]], [['"wgcps1"'], ['"wgcps1"'], []]);
+  const some = siteLinkSlice({ interface: 'wgcps2', reachableFrom: ['192.168.71.5/32', '10.91.0.0/24', 'fd71::/64'] });
+  assert.equal([[...some.siteReachLan], [...some.siteReach], [...some.siteReach6]], [[], ['"wgcps2" . 192.168.71.5', '"wgcps2" . 10.91.0.0/24'], ['"wgcps2" . fd71::/64']]);
+  const none = siteLinkSlice({ interface: 'wgcps3', reachableFrom: [] });
+  assert.equal([[...none.siteLinks], none.siteReachLan.size + none.siteReach.size + none.siteReach6.size], [['"wgcps3"'], 0]);
+  const text = renderTable(emptyElements());
+  const chain = (name: string) => new RegExp(`chain ${name} \\{([^}]*)\\}`).exec(text)![1].trim().split('\n').map((l) => l.trim());
+  assert.ok(chain('input').includes('iifname @site_links jump site_input'));
+  assert.equal(chain('site_input'), ['ct state established,related accept', 'iifname . ip daddr @site_reach accept', 'iifname . ip6 daddr @site_reach6 accept', 'drop']);
+  assert.equal(chain('site_forward'), ['ct state established,related accept', 'iifname @site_reach_lan ip daddr . meta nfproto @router_nets accept',
+    'iifname @site_reach_lan ip6 daddr . meta nfproto @router_nets6 accept', 'iifname . ip daddr @site_reach accept', 'iifname . ip6 daddr @site_reach6 accept', 'drop']);
+});
+
+t('a link\'s wg dump against its row: its key, its one peer\'s key, preshared key, allowed IPs and keepalive; the endpoint is the other side\'s', () => {
+  const link = { id: 1, name: 'b', interface: 'wgcps1', privateKey: mine.privateKey, publicKey: mine.publicKey, address: '10.81.0.2', address6: null,
+    peerPublicKey: theirs.publicKey, presharedKey: psk, endpoint: 'hq.example.com:51820', routes: ['10.81.0.0/24', 'fd61::/64'], reachableFrom: 'lan' as const, createdAt: '' };
+  const dump = (o: { key?: string; peer?: string; psk?: string; allowed?: string; keepalive?: string; endpoint?: string } = {}) => `${o.key ?? mine.privateKey}\t${mine.publicKey}\t40000\toff\n`
+    + (o.peer === '' ? '' : `${o.peer ?? theirs.publicKey}\t${o.psk ?? psk}\t${o.endpoint ?? '198.51.100.1:51820'}\t${o.allowed ?? 'fd61::/64,10.81.0.0/24'}\t0\t0\t0\t${o.keepalive ?? '25'}\n`);
+  assert.equal(siteLinkConfDrift(dump(), link), [], 'the same, allowed IPs in any order');
+  assert.equal(siteLinkConfDrift(dump({ endpoint: '203.0.113.7:4444' }), link), [], 'a roamed endpoint is no drift');
+  assert.equal(siteLinkConfDrift(dump({ key: theirs.privateKey }), link), ['its key']);
+  assert.equal(siteLinkConfDrift(dump({ peer: '' }), link), ['its peer']);
+  assert.equal(siteLinkConfDrift(dump({ psk: '(none)', allowed: '10.81.0.0/24', keepalive: 'off' }), link), ['its preshared key', 'its allowed IPs', 'its keepalive']);
+});
+
+t('a link\'s reachableFrom is "lan" unless given, changed in place, and refused when its prefixes overlap', async () => {
+  const api = client(d);
+  const made = await api.post('/api/site-links', { name: 'hq', privateKey: mine.privateKey, address: '10.81.0.2', peerPublicKey: theirs.publicKey, presharedKey: psk, endpoint: 'hq.example.com:51820', routes: ['10.82.0.0/24'] });
+  assert.is(made.status, 201, made.text);
+  assert.is(made.json.reachableFrom, 'lan');
+  const narrowed = await api.put(`/api/site-links/${made.json.id}`, { reachableFrom: ['192.168.71.5/24'] });
+  assert.is(narrowed.status, 200, narrowed.text);
+  assert.equal(narrowed.json.reachableFrom, ['192.168.71.0/24'], 'kept as a network');
+  assert.equal((await api.get('/api/site-links')).json[0].reachableFrom, ['192.168.71.0/24']);
+  const bad = await api.put(`/api/site-links/${made.json.id}`, { reachableFrom: ['192.168.71.0/24', '192.168.71.0/25'] });
+  assert.is(bad.status, 400);
+  assert.is(bad.json.field, 'reachableFrom');
+  assert.is((await api.put(`/api/site-links/${made.json.id}`, {})).status, 400);
+  assert.is((await api.put('/api/site-links/99', { reachableFrom: [] })).status, 404);
+  assert.is((await api.del(`/api/site-links/${made.json.id}`)).status, 204);
 });
 
 t.run();

@@ -135,7 +135,7 @@ t('a German browser gets the page in German, numbers in German', async () => {
   assert.match(await drive.js<string>(`document.querySelector('.usage-line').textContent`), /^Diesen Monat verbraucht: 0 B von 5 GiB \(0\s%\)$/);
   assert.is(await drive.js<string>(`document.querySelector('label[for=switch-enabled]').textContent`), 'Peer an');
   assert.equal(await drive.js<string[]>(`[...document.querySelectorAll('nav.sections button')].map((b) => b.textContent)`),
-    ['Übersicht', 'Einstellungen', 'Zugriff', 'Zeitplan', 'Datenverkehr', 'Weitergeben']);
+    ['Übersicht', 'Einstellungen', 'Zugriff', 'Netze', 'Zeitplan', 'Datenverkehr', 'Weitergeben']);
   // Day names and the schedule's words by Intl and the catalogue.
   await drive.hasText('.facts', 'Mo–Mi 08:00–18:00 (Europe/Berlin)');
   await drive.hasText('#schedule-form legend', 'Zeitfenster 1');

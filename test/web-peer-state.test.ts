@@ -1,11 +1,14 @@
 // The peer page's state in chromium, at 1280 and 390 px: over its data limit, the badge, the
 // switch and the usage bar say the same (off, why, red past 100 %); the page's sections are
-// reached from its section bar without scrolling past the others; the note after adding a
-// peer never covers its QR code.
+// reached from its section bar without scrolling past the others, and land under it however
+// it wraps (390 and 320 px, English, German, Chinese); the note after adding a peer never
+// covers its QR code.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as assert from 'uvu/assert';
 import { dashboardPage, DESKTOP, PHONE, type DashboardPage } from './helpers/signed-in-page';
 import { client, startTestDaemon, type TestDaemon } from './helpers/daemon';
-import { browserSuite } from './web-support';
+import { browserSuite, REPO } from './web-support';
 import { restrictOverLimit } from '../src/jobs/usage';
 
 const t = browserSuite('dashboard in chromium: a peer\'s state agrees with itself, its sections, the note beside the QR code');
@@ -32,6 +35,30 @@ t.after(async () => {
   await d?.stop();
 });
 
+/** The headings the section bar's buttons bring into view, in the bar's order. */
+const SECTIONS = ['peer-overview', 'edit-h', 'access-h', 'reach-h', 'schedule-h', 'traffic-h', 'share-h'];
+const barLabels = () => drive.js<string[]>(`[...document.querySelectorAll('nav.sections button')].map((b) => b.textContent)`);
+
+/** Each button in turn, from wherever the last left the page: its heading lands under the bar, seen (not covered by it), focused. */
+async function eachSectionLandsUnderTheBar(viewport: { width: number; height: number }, language = 'English') {
+  for (const [i, heading] of [...SECTIONS.slice(1), SECTIONS[0]].entries()) {
+    await drive.js(`document.querySelectorAll('nav.sections button')[${(i + 1) % SECTIONS.length}].click()`);
+    const where = await drive.js<{ top: number; bottom: number; navBottom: number; rows: number; focused: boolean; seen: boolean; label: string }>(`(() => {
+      const el = document.getElementById(${JSON.stringify(heading)});
+      const nav = document.querySelector('nav.sections');
+      const r = el.getBoundingClientRect();
+      const hit = document.elementFromPoint(Math.min(r.left + 8, innerWidth - 1), r.top + 4);
+      const buttons = [...nav.querySelectorAll('button')];
+      return { top: r.top, bottom: r.bottom, navBottom: nav.getBoundingClientRect().bottom, focused: document.activeElement === el,
+        rows: new Set(buttons.map((b) => Math.round(b.getBoundingClientRect().top))).size,
+        seen: !!hit && el.contains(hit) && !nav.contains(hit), label: buttons[${(i + 1) % SECTIONS.length}].textContent };
+    })()`);
+    const said = `${language} at ${viewport.width} px, ${where.label} (bar of ${where.rows} rows)`;
+    assert.ok(where.top >= where.navBottom - 1 && where.top < viewport.height / 2, `${said}: its heading at ${where.top} px, the bar ends at ${where.navBottom}`);
+    assert.ok(where.seen, `${said}: its heading is seen, not under the bar`);
+    assert.ok(where.focused, `${said} has the focus`);
+  }
+}
 
 for (const viewport of [DESKTOP, PHONE]) {
   t(`at ${viewport.width} px, over its limit the badge, the switch and the bar agree: off, why, red past 100 %`, async () => {
@@ -65,15 +92,8 @@ for (const viewport of [DESKTOP, PHONE]) {
     await page.setViewport(viewport);
     await go(`peers/${ids.over}`);
     await drive.waitFor(`!!document.querySelector('nav.sections')`);
-    for (const [label, heading] of [['Settings', 'edit-h'], ['Access', 'access-h'], ['Schedule', 'schedule-h'], ['Traffic', 'traffic-h'], ['Sharing', 'share-h'], ['Overview', 'peer-overview']]) {
-      await drive.js(`[...document.querySelectorAll('nav.sections button')].find((b) => b.textContent === ${JSON.stringify(label)}).click()`);
-      const where = await drive.js<{ top: number; navBottom: number; focused: boolean }>(`(() => {
-        const el = document.getElementById(${JSON.stringify(heading)});
-        return { top: el.getBoundingClientRect().top, navBottom: document.querySelector('nav.sections').getBoundingClientRect().bottom, focused: document.activeElement === el };
-      })()`);
-      assert.ok(where.top >= where.navBottom - 1 && where.top < viewport.height / 2, `${label}: its heading at ${where.top} px, the bar ends at ${where.navBottom}`);
-      assert.ok(where.focused, `${label} has the focus`);
-    }
+    assert.equal(await barLabels(), ['Overview', 'Settings', 'Access', 'Networks', 'Schedule', 'Traffic', 'Sharing']);
+    await eachSectionLandsUnderTheBar(viewport);
   });
 
   t(`at ${viewport.width} px, the note after adding a peer does not cover its QR code`, async () => {
@@ -132,6 +152,47 @@ t('words: the switch\'s note says what happened, a missing peer offers no "Try a
   })()`);
   assert.is(ring.style, 'dashed');
   assert.is.not(ring.color, ring.bad);
+});
+
+// The bar wraps on a phone (2 rows at 390 px, 3 at 320 in English and German): whatever its
+// height, each heading lands under it. In English, German and Chinese, each checked by axe.
+for (const [language, code] of [['English', 'en'], ['German', 'de'], ['Chinese', 'zh-CN']]) {
+  t(`in ${language} at 390 and 320 px, the section bar wraps and each section still lands under it`, async () => {
+    const words = code === 'en' ? null : JSON.parse(fs.readFileSync(path.join(REPO, 'web', 'src', 'locales', `${code}.json`), 'utf8')) as Record<string, string>;
+    await page.setViewport(PHONE);
+    await go(`peers/${ids.over}`);
+    await drive.waitFor(`!!document.querySelector('nav.sections')`);
+    await page.select('.language select', code);
+    if (words) await drive.waitFor(`document.querySelector('nav.sections button').textContent === ${JSON.stringify(words['peer.sec.overview'])}`);
+    if (words) assert.equal(await barLabels(), ['overview', 'settings', 'access', 'reach', 'schedule', 'traffic', 'sharing'].map((k) => words[`peer.sec.${k}`]));
+    for (const viewport of [PHONE, { ...PHONE, width: 320, height: 640 }]) {
+      await page.setViewport(viewport);
+      await drive.js(`scrollTo(0, 0)`);
+      assert.is(await drive.js<number>(`document.documentElement.scrollWidth`), viewport.width, `${language} at ${viewport.width} px: no sideways scroll`);
+      await eachSectionLandsUnderTheBar(viewport, language);
+    }
+    await drive.accessible(`the peer page in ${language} at 320 px`);
+    await page.select('.language select', 'en');
+    await drive.waitFor(`document.querySelector('nav.sections button').textContent === 'Overview'`);
+  });
+}
+
+t('at 320 px, a field reached with the keyboard is brought out from behind the bar, which grew when the window narrowed', async () => {
+  await page.setViewport(PHONE);
+  await go(`peers/${ids.over}`);
+  await drive.waitFor(`!!document.getElementById('edit-dns')`);
+  await page.setViewport({ ...PHONE, width: 320, height: 640 });
+  // Three rows now; two frames for the bar's new height to be told.
+  await drive.waitFor(`new Set([...document.querySelectorAll('nav.sections button')].map((b) => Math.round(b.getBoundingClientRect().top))).size === 3`);
+  await drive.js(`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))`);
+  // The DNS field's top 20 px above the bar's bottom (behind it, but inside the height it had at 390 px).
+  await drive.js(`scrollBy(0, document.getElementById('edit-dns').getBoundingClientRect().top - document.querySelector('nav.sections').getBoundingClientRect().bottom + 20)`);
+  await page.focus('#edit-clientAllowedIPs');
+  await page.keyboard.down('Shift'); await page.keyboard.press('Tab'); await page.keyboard.up('Shift');
+  const where = await drive.js<{ active: string; top: number; navBottom: number }>(`({ active: document.activeElement.id, top: document.activeElement.getBoundingClientRect().top,
+    navBottom: document.querySelector('nav.sections').getBoundingClientRect().bottom })`);
+  assert.is(where.active, 'edit-dns');
+  assert.ok(where.top >= where.navBottom, `the focused field at ${where.top} px, the bar ends at ${where.navBottom}`);
 });
 
 t('nothing logged an error, broke the CSP or left the origin', () => {

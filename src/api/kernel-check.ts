@@ -6,13 +6,16 @@ import type { App } from '../app';
 import type { Route } from '../http/router';
 import { ok } from '../http/reply';
 import { kernelCheckReport } from '../ops/kernel-check';
+import { pairOf } from '../ha/pair';
 
 export function kernelCheckRoutes(app: App): Route[] {
   return [
     {
       method: 'GET', path: '/api/kernel/check', auth: 'control', role: 'admin',
       async handler() {
-        return { ...ok(await kernelCheckReport(app.store, app.config.wanInterfaces)), headers: { 'Cache-Control': 'no-store' } };
+        // A standby's site links are down by design (docs/ha.md): not a difference.
+        const siteLinksUp = pairOf(app)?.role !== 'standby';
+        return { ...ok(await kernelCheckReport(app.store, app.config.wanInterfaces, siteLinksUp)), headers: { 'Cache-Control': 'no-store' } };
       },
     },
   ];

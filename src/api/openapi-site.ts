@@ -17,6 +17,7 @@ const SiteLink = {
     peerPublicKey: { ...str, description: "the other router's server key" }, presharedKey: { ...str, writeOnly: true },
     endpoint: { ...str, description: "the other router's host:port" },
     routes: prefixes('the other side: its tunnel subnet and LANs, routed into the link'),
+    reachableFrom: { oneOf: [{ const: 'lan' }, { type: 'array', maxItems: 64, items: str }], description: 'what the other side may open connections to here: "lan" (this router\'s networks, the default), prefixes (its own addresses or tunnels only if named), or [] (replies only)' },
     createdAt: { type: 'string', format: 'date-time', readOnly: true },
   },
 };
@@ -60,6 +61,10 @@ export const siteApiPaths: Record<string, Record<string, unknown>> = {
   },
   '/api/site-links/{id}': {
     parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+    put: {
+      summary: 'Change what the other side may open connections to here', requestBody: { required: true, ...json({ type: 'object', required: ['reachableFrom'], properties: { reachableFrom: SiteLink.properties.reachableFrom } }) },
+      responses: { 200: { description: 'changed', ...json(SiteLink) }, 400: error('`reachableFrom` refused'), 404: error('not found'), ...failures },
+    },
     delete: { summary: 'Remove a site link and its interface', responses: { 204: { description: 'removed' }, 404: error('not found'), ...failures } },
   },
 };

@@ -1,20 +1,21 @@
 // This router's site links (`wgcp join` makes them through the admin socket; the API lists
-// and removes them): GET /api/site-links, POST /api/site-links, DELETE /api/site-links/:id.
+// them, narrows what their other side may reach here, and removes them): GET /api/site-links,
+// POST /api/site-links, PUT /api/site-links/:id (reachableFrom), DELETE /api/site-links/:id.
 // A link is shown without its private or preshared key.
 import type { App } from '../app';
 import type { Route } from '../http/router';
 import { created, noContent, ok } from '../http/reply';
 import type { SiteLinkRecord } from '../store/site-links';
-import { createSiteLink, deleteSiteLink, type SiteLinkInput } from '../ops/site-links';
+import { createSiteLink, deleteSiteLink, setSiteLinkReach, type SiteLinkInput } from '../ops/site-links';
 import { PEER_VALUE_RULES, endpointPort } from '../ops/value-rules';
 import { parseIpv4 } from '../net/ipv4';
 import { parseIpv6 } from '../net/ipv6';
-import { normalPrefix } from '../resources/read-client-options';
+import { normalPrefix, readNetworkReach } from '../resources/read-client-options';
 import { badField, parseId, readName, required, type Body } from './fields';
 
 export const presentSiteLink = (l: SiteLinkRecord) => ({
   id: l.id, name: l.name, interface: l.interface, publicKey: l.publicKey, address: l.address, address6: l.address6,
-  peerPublicKey: l.peerPublicKey, endpoint: l.endpoint, routes: l.routes, createdAt: l.createdAt,
+  peerPublicKey: l.peerPublicKey, endpoint: l.endpoint, routes: l.routes, reachableFrom: l.reachableFrom, createdAt: l.createdAt,
 });
 
 function readSiteLink(body: Body): SiteLinkInput {
@@ -32,7 +33,7 @@ function readSiteLink(body: Body): SiteLinkInput {
   return {
     name: required(readName(body, 'name', { max: 64, min: 1 }), 'name'), privateKey: body.privateKey as string, address: body.address,
     address6: address6 as string | null, peerPublicKey: body.peerPublicKey as string, presharedKey: body.presharedKey as string,
-    endpoint: body.endpoint, routes,
+    endpoint: body.endpoint, routes, reachableFrom: readNetworkReach(body, 'reachableFrom'),
   };
 }
 
@@ -43,6 +44,14 @@ export function siteLinkRoutes(app: App): Route[] {
       method: 'POST', path: '/api/site-links', auth: 'control', role: 'admin',
       async handler(ctx) {
         return created(presentSiteLink(await createSiteLink(app, readSiteLink(await ctx.body()), { actor: ctx.actor })));
+      },
+    },
+    {
+      method: 'PUT', path: '/api/site-links/:id', auth: 'control', role: 'admin',
+      async handler(ctx) {
+        const reach = readNetworkReach(await ctx.body(), 'reachableFrom');
+        if (reach === undefined) throw badField('reachableFrom', 'is required: "lan", prefixes, or [] (none)');
+        return ok(presentSiteLink(await setSiteLinkReach(app, parseId(ctx.params.id, 'site link'), reach, { actor: ctx.actor })));
       },
     },
     {

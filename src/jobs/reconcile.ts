@@ -1,7 +1,8 @@
 // The reconciler's schedule: when the kernel is compared with what wgcp holds, and the log
 // line, metric and last repair of each pass. Cheap when nothing drifted:
 //   - peers: on the `wg show dump` each usage cycle already reads, in its parser's own pass (no tool);
-//   - links and IPv6 forwarding: every LINK_CHECK_MS from /sys and /proc (no tool);
+//   - links and IPv6 forwarding: every LINK_CHECK_MS from /sys and /proc (no tool); site links
+//     then too, with two tools a link (none without links);
 //   - the tables: a kept `nft monitor` tells of changes made by others to `inet wgcp` or to
 //     `netdev wgcp` (bandwidth limits), then one compare of what was touched;
 //   - everything, IPv6 forwarding and shaping included: a full audit every WGCP_KERNEL_AUDIT_S
@@ -60,7 +61,7 @@ export class Reconciler {
 
   start(): void {
     this.monitor.start();
-    const links = setInterval(() => void this.pass(['link', 'ipv6'], null, true), LINK_CHECK_MS);
+    const links = setInterval(() => void this.pass(['link', 'ipv6', 'siteLink'], null, true), LINK_CHECK_MS);
     const audit = setInterval(() => void this.pass(null, null, true), this.app.config.kernelAuditS * 1000);
     for (const t of [links, audit]) t.unref();
     this.timers.push(links, audit);

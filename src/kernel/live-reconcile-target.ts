@@ -3,7 +3,7 @@
 // a wireguard-go restart restored, and where each server's last repair is read (the
 // database, where the repair's commit wrote it; shown with the server).
 import { applyBatch } from '../nft/apply';
-import type { PolicyElements } from '../nft/elements';
+import { mergeInto, type PolicyElements } from '../nft/elements';
 import { fullPolicy } from '../nft/policy';
 import { renderTable } from '../nft/render';
 import type { Shaper } from '../shaping/shaper';
@@ -11,10 +11,14 @@ import { configureLink } from '../wg/link';
 import type { ServerModel } from './model';
 import { countersOfDump, type DumpCheck } from './peer-counters';
 import type { KernelRepairNote, PeerCounters } from './plane';
-import type { DumpObserver, ReconcileTarget } from './reconcile-target';
+import type { DriftKind, DumpObserver, ReconcileTarget } from './reconcile-target';
 import type { Logger } from '../log';
 import { COMPARERS } from './reconcile-comparers';
 import type { SyncOptions, SyncRepairs } from './server-sync';
+import type { SiteLinkRecord } from '../store/site-links';
+
+/** The kinds that are the router's, not a server's: what the router's side of a sync (ROUTER_SYNC) reads back. */
+const ROUTER_KINDS: readonly DriftKind[] = ['nft', 'siteLink'];
 
 /** What the reconciler's view reads and drives of the live plane. */
 export interface LivePlaneParts {
@@ -27,6 +31,11 @@ export interface LivePlaneParts {
   model(serverId: number): ServerModel;
   /** The router side's sets (WAN interfaces, the router's networks) as last applied. */
   wanHeld(): Pick<PolicyElements, 'wan' | 'routerNets' | 'routerNets6'>;
+  /** The site links' filter as held (nft/site-link-policy.ts). */
+  siteLinkElements(): PolicyElements;
+  /** The site links up, and one configured again (kernel/site-links.ts). */
+  siteLinks(): SiteLinkRecord[];
+  repairSiteLink(link: SiteLinkRecord): Promise<void>;
   applyElements(batch: string): Promise<void>;
   /** The server's interface made again; if that fails it is marked failed and retried with back-off, as at start-up. */
   reviveLink(serverId: number): Promise<void>;
@@ -57,7 +66,7 @@ export class ReconcilerHooks {
   /** The plane as the comparers read and repair it, without hooks (a full sync's read of the kernel). */
   view(live: LivePlaneParts): ReconcileTarget {
     const wanted = (): PolicyElements => {
-      const policy = fullPolicy(live.upServers());
+      const policy = mergeInto(fullPolicy(live.upServers()), live.siteLinkElements());
       const side = live.wanHeld();
       for (const k of ['wan', 'routerNets', 'routerNets6'] as const) for (const e of side[k]) policy[k].add(e);
       return policy;
@@ -81,6 +90,8 @@ export class ReconcilerHooks {
         const m = live.model(serverId);
         await live.shaper.repair(m.server.interface, m.peers.values(), drift);
       },
+      siteLinks: () => live.siteLinks(),
+      repairSiteLink: (link) => live.repairSiteLink(link),
     };
   }
 
@@ -92,10 +103,13 @@ export class ReconcilerHooks {
    */
   async readBack(live: LivePlaneParts, serverId: number | null, opts: SyncOptions, log: Logger): Promise<SyncRepairs> {
     const view = this.view(live);
-    const only = new Set(serverId === null ? [] : [serverId]);
+    // The router's side reads the router-wide kinds alone, over everything (a comparer of site
+    // links reads nothing in a pass about some servers); a server's, its own.
+    const only = serverId === null ? null : new Set([serverId]);
+    const kinds = opts.kinds ?? (serverId === null ? ROUTER_KINDS : null);
     const out: SyncRepairs = { repaired: [], failed: [] };
     for (const c of COMPARERS) {
-      if (opts.kinds && !opts.kinds.includes(c.kind)) continue;
+      if (kinds && !kinds.includes(c.kind)) continue;
       const found = await c.inspect(view, only).catch((err: unknown) => {
         log.warn('a sync could not read the kernel back: the reconciler looks again', { serverID: serverId, kind: c.kind, error: err instanceof Error ? err.message : String(err) });
         return [];

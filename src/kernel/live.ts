@@ -6,7 +6,7 @@ import type { KernelPeer } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { applyBatch } from '../nft/apply';
 import { diff } from '../nft/diff';
-import { emptyElements } from '../nft/elements';
+import { emptyElements, mergeInto } from '../nft/elements';
 import { WanFollower } from './wan-follower';
 import { forwardSlice, fullPolicy, serverSlice } from '../nft/policy';
 import { renderTable } from '../nft/render';
@@ -66,7 +66,7 @@ export class KernelLive implements KernelPlane {
     this.wan = new WanFollower(log, wanInterfaces, (batch) => this.nft.apply(batch), () => new Set([...[...this.servers.values()].map((m) => m.server.interface), ...(this.siteLinks?.names() ?? [])]));
     this.shaper = new Shaper(log, (batch) => this.nft.apply(batch), (what, work) => this.serialize(what, work));
     this.links = new ServerLinks(log, driver, this.shaper);
-    this.siteLinks = new SiteLinks(log, driver);
+    this.siteLinks = new SiteLinks(log, driver, (batch) => this.nft.apply(batch));
     this.resync = new PeerResync(log, (what, work) => this.serialize(what, work),
       (serverId) => (this.down(serverId) || this.closed ? undefined : this.servers.get(serverId)));
   }
@@ -117,9 +117,11 @@ export class KernelLive implements KernelPlane {
 
   bringUpSiteLinks(links: SiteLinkRecord[]): Promise<void> { return this.siteLinks.bringUpAll(links); }
 
+  takeDownSiteLinks(): Promise<void> { return this.siteLinks.takeDownAll(); }
+
   /** The whole `inet wgcp` table of these servers, with the WAN set as followed now. */
   private wholeTable(models: ServerModel[]): string {
-    const policy = fullPolicy(models);
+    const policy = mergeInto(fullPolicy(models), this.siteLinks.elements());
     const side = this.wan.current();
     for (const k of ['wan', 'routerNets', 'routerNets6'] as const) for (const e of side[k]) policy[k].add(e);
     return renderTable(policy);
@@ -289,6 +291,9 @@ export class KernelLive implements KernelPlane {
       known: (serverId) => this.servers.get(serverId),
       model: (serverId) => this.model(serverId),
       wanHeld: () => this.wan.held(),
+      siteLinkElements: () => this.siteLinks.elements(),
+      siteLinks: () => this.siteLinks.list(),
+      repairSiteLink: (link) => this.siteLinks.repair(link),
       applyElements: (batch) => this.nft.apply(batch),
       reviveLink: async (serverId) => {
         const m = this.model(serverId);

@@ -88,8 +88,10 @@ export interface KernelPlane {
   applyForward(change: ForwardChange): Promise<void>;
   /** A site link made or removed (src/kernel/site-links.ts); absent: nothing is applied (the store holds it for the next start). */
   applySiteLink?(change: SiteLinkChange): Promise<void>;
-  /** Start-up, after the servers' syncs: every stored site link up. */
+  /** Start-up after the servers' syncs, or a promotion: every stored site link up (ops/site-links-role.ts). */
   bringUpSiteLinks?(links: SiteLinkRecord[]): Promise<void>;
+  /** This router became a standby: every site link down. */
+  takeDownSiteLinks?(): Promise<void>;
   /**
    * The one sync of a server to what the store says (null: the store has it no more):
    * partial (the peers named) or full ('all', which reads the kernel too). Only the change

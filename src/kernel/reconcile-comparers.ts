@@ -15,6 +15,7 @@ import { hasDrift } from '../shaping/compare';
 import type { ServerModel } from './model';
 import { routerRoutes, type RouterRoute } from '../net/router-routes';
 import { addRoutes } from '../wg/peer-routes';
+import { siteLinkComparer } from './reconcile-site-links';
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -197,4 +198,4 @@ export const shapingComparer: Comparer = {
 };
 
 /** Every comparer, in the order a full pass runs them: links before what lives on them. */
-export const COMPARERS: readonly Comparer[] = [linkComparer, peerComparer, ipv6Comparer, nftComparer, shapingComparer];
+export const COMPARERS: readonly Comparer[] = [linkComparer, peerComparer, ipv6Comparer, nftComparer, shapingComparer, siteLinkComparer];

@@ -3,7 +3,7 @@
 // element adds and deletes (O(differences)); a table that is gone or whose sets or chains
 // differ (a flush, a hand-made rule) is loaded again whole, as start-up does. Pure.
 import { diff } from '../nft/diff';
-import { emptyElements, SET_NAMES, type PolicyElements } from '../nft/elements';
+import { emptyElements, policyElement, SET_NAMES, type PolicyElements } from '../nft/elements';
 import { renderDefinition } from '../nft/render';
 
 /** What the table holds: its elements, and its sets' kinds and chains' rules for the structure. */
@@ -69,7 +69,9 @@ export function parseTable(json: string): TableState | null {
       const types = typesOf(set.type);
       const valueTypes = isMap ? String(set.map).split(' . ') : [];
       for (const e of (set.elem as unknown[] | undefined) ?? []) {
-        const key = elementText(isMap ? (e as unknown[])[0] : e, types);
+        const text = elementText(isMap ? (e as unknown[])[0] : e, types);
+        // A set of one prefix holds the packet's family beside it (nft/elements.ts FAMILY_FIELD).
+        const key = text === null || !field ? text : policyElement(field, text);
         const value = isMap ? elementText((e as unknown[])[1], valueTypes) : null;
         if (!field || key === null || (isMap && value === null)) { state.unreadable++; continue; }
         const into = state.elements[field];

@@ -6,9 +6,10 @@ import type { PolicyElements } from '../nft/elements';
 import type { ServerModel } from './model';
 import type { DumpCheck } from './peer-counters';
 import type { ShapingDrift } from '../shaping/compare';
+import type { SiteLinkRecord } from '../store/site-links';
 
-export type DriftKind = 'peer' | 'link' | 'nft' | 'ipv6' | 'shaping';
-export const DRIFT_KINDS: readonly DriftKind[] = ['peer', 'link', 'nft', 'ipv6', 'shaping'];
+export type DriftKind = 'peer' | 'link' | 'nft' | 'ipv6' | 'shaping' | 'siteLink';
+export const DRIFT_KINDS: readonly DriftKind[] = ['peer', 'link', 'nft', 'ipv6', 'shaping', 'siteLink'];
 
 export type ChainReference = Map<string, { head: string; rules: string[] }>;
 
@@ -36,6 +37,10 @@ export interface ReconcileTarget {
   shapingDrift(serverId: number): Promise<ShapingDrift | null>;
   /** Puts the drifted classes right (the server's shaping made again where a device lost them all). */
   repairShaping(serverId: number, drift: ShapingDrift): Promise<void>;
+  /** The site links the plane holds up (src/kernel/reconcile-site-links.ts); absent: none. */
+  siteLinks?(): SiteLinkRecord[];
+  /** A site link configured again whole, or made again where its interface is gone. */
+  repairSiteLink?(link: SiteLinkRecord): Promise<void>;
 }
 
 /** The reconciler's look at each dump the usage cycle reads: what to compare, then whether the dump differed. */

@@ -1,37 +1,78 @@
 // The site links' interfaces (this router as a peer of another wgcp router, src/ops/site-links.ts):
 // one WireGuard device each, made by the same driver as the servers' (kernel module or
 // wireguard-go), carrying wgcp's mark, with the link's key and peer, its host addresses,
-// and a route through it for each of the other side's prefixes. A change applies one link;
-// start-up brings every stored link up again after the servers' reconcile.
+// and a route through it for each of the other side's prefixes, and its filter in the
+// `inet wgcp` table (nft/site-link-policy.ts) before the interface exists, so nothing comes
+// in through it unjudged. A change applies one link; start-up brings every stored link up
+// again after the servers' reconcile.
 import type { Logger } from '../log';
 import type { SiteLinkRecord } from '../store/site-links';
 import { run, SECRET_FILE } from '../exec/command';
 import { checkIfname, DEFAULT_MTU, type LinkDriver } from '../wg/link';
+import { linkExists } from '../wg/link-owner';
 import { addRoutes } from '../wg/peer-routes';
 import { renderSiteLinkConf, siteLinkAddresses } from '../wg/site-link-conf';
+import { diff } from '../nft/diff';
+import { emptyElements, mergeAll, type PolicyElements } from '../nft/elements';
+import { siteLinkSlice } from '../nft/site-link-policy';
 
 export interface SiteLinkChange { before: SiteLinkRecord | null; after: SiteLinkRecord | null }
 
 export class SiteLinks {
   private readonly held = new Map<string, SiteLinkRecord>();
 
-  constructor(private readonly log: Logger, private readonly driver: LinkDriver) {}
+  constructor(private readonly log: Logger, private readonly driver: LinkDriver, private readonly nft: (batch: string) => Promise<void>) {}
 
   /** The interfaces the links hold (start-up's reconcile of the servers leaves them alone). */
   names(): Set<string> { return new Set(this.held.keys()); }
 
-  async apply(change: SiteLinkChange): Promise<void> {
-    if (change.before) await this.remove(change.before);
-    if (change.after) await this.bringUp(change.after);
+  /** The links up, as held. */
+  list(): SiteLinkRecord[] { return [...this.held.values()]; }
+
+  /** Drift repair (kernel/reconcile-site-links.ts): a held link configured again whole, its interface made again if gone. */
+  async repair(link: SiteLinkRecord): Promise<void> {
+    if (this.held.get(link.interface) !== link) return;
+    if (!linkExists(link.interface)) await this.driver.create(link.interface);
+    await this.configure(link);
+    this.log.info('site link configured again after drift', { link: link.id, interface: link.interface });
   }
 
-  /** Start-up: every stored link; one that fails is logged and left down, the others still come up. */
+  /** The links' part of the `inet wgcp` table, as held (the whole table and the drift repair's wanted table add it). */
+  elements(): PolicyElements { return mergeAll([...this.held.values()].map(siteLinkSlice)); }
+
+  async apply(change: SiteLinkChange): Promise<void> {
+    const { before, after } = change;
+    if (before && after && sameLink(before, after)) return this.refilter(before, after);
+    if (before) await this.remove(before);
+    if (after) await this.bringUp(after);
+  }
+
+  /** Only the filter changed (reachableFrom): its elements, the interface untouched. */
+  private async refilter(before: SiteLinkRecord, after: SiteLinkRecord): Promise<void> {
+    await this.nft(diff(siteLinkSlice(before), siteLinkSlice(after)));
+    this.held.set(after.interface, after);
+  }
+
+  /** Start-up or a promotion: every stored link not up yet; one that fails is logged and left down, the others still come up. */
   async bringUpAll(links: SiteLinkRecord[]): Promise<void> {
     for (const link of links) {
+      if (this.held.has(link.interface)) continue;
       try {
         await this.bringUp(link);
       } catch (err) {
         this.log.error('a site link could not be brought up', { link: link.id, interface: link.interface, error: err instanceof Error ? err.message : String(err) });
+      }
+    }
+  }
+
+  /** This router became a standby: every link down (the primary holds them up), its filter out of the table. */
+  async takeDownAll(): Promise<void> {
+    for (const link of [...this.held.values()]) {
+      try {
+        await this.remove(link);
+        this.log.info('site link down: this router is a standby', { link: link.id, interface: link.interface });
+      } catch (err) {
+        this.log.error('a site link could not be taken down', { link: link.id, interface: link.interface, error: err instanceof Error ? err.message : String(err) });
       }
     }
   }
@@ -46,11 +87,18 @@ export class SiteLinks {
 
   private async bringUp(link: SiteLinkRecord): Promise<void> {
     checkIfname(link.interface);
-    await this.driver.create(link.interface);
+    const filter = siteLinkSlice(link);
+    await this.nft(diff(emptyElements(), filter));
     try {
-      await this.configure(link);
+      await this.driver.create(link.interface);
+      try {
+        await this.configure(link);
+      } catch (err) {
+        await this.driver.remove(link.interface).catch(() => {});
+        throw err;
+      }
     } catch (err) {
-      await this.driver.remove(link.interface).catch(() => {});
+      await this.nft(diff(filter, emptyElements())).catch(() => {});
       throw err;
     }
     this.held.set(link.interface, link);
@@ -68,5 +116,9 @@ export class SiteLinks {
   private async remove(link: SiteLinkRecord): Promise<void> {
     this.held.delete(link.interface);
     await this.driver.remove(link.interface);
+    await this.nft(diff(siteLinkSlice(link), emptyElements()));
   }
 }
+
+/** Two rows of one link that differ in their filter at most. */
+const sameLink = (a: SiteLinkRecord, b: SiteLinkRecord): boolean => JSON.stringify({ ...a, reachableFrom: null }) === JSON.stringify({ ...b, reachableFrom: null });

@@ -29,8 +29,8 @@ export interface PolicyElements {
   routerNets: Set<string>;
   /**
    * The elements of pairs, internet, lanAll and reachLan that hold a network prefix, in
-   * interval sets of their own: nft 1.0.6 reads every interval set of the table back before
-   * any element change, so the sets that hold one element per peer stay exact (constant time).
+   * interval sets of their own (concatenated: see FAMILY_FIELD), so the sets that hold one
+   * element per peer stay exact: a change there costs the same whatever the table holds.
    */
   pairsNets: Set<string>;
   internetNets: Set<string>;
@@ -56,6 +56,13 @@ export interface PolicyElements {
   lanAllNets6: Set<string>;
   reachLanNets6: Set<string>;
   forwards6: Map<string, string>;
+  /** Site links' interfaces (this router joined another wgcp router, nft/site-link-policy.ts): filtered coming in. */
+  siteLinks: Set<string>;
+  /** Site links whose other side may open connections to this router's networks (reachableFrom "lan"). */
+  siteReachLan: Set<string>;
+  /** A site link's reachableFrom prefixes: `"wgcps1" . 192.168.71.0/24`, what its other side may open connections to. */
+  siteReach: Set<string>;
+  siteReach6: Set<string>;
 }
 
 export const SET_NAMES = {
@@ -66,11 +73,39 @@ export const SET_NAMES = {
   lanAll6: 'lan_all6', lanAccess6: 'lan_access6', reachLan6: 'reach_lan6', reachFrom6: 'reach_from6', routerNets6: 'router_nets6',
   pairsNets: 'pairs_nets', internetNets: 'internet_nets', lanAllNets: 'lan_all_nets', reachLanNets: 'reach_lan_nets',
   pairsNets6: 'pairs_nets6', internetNets6: 'internet_nets6', lanAllNets6: 'lan_all_nets6', reachLanNets6: 'reach_lan_nets6',
+  siteLinks: 'site_links', siteReachLan: 'site_reach_lan', siteReach: 'site_reach', siteReach6: 'site_reach6',
 } as const;
 
 export const ELEMENT_SETS = ['tunnels', 'serverAddrs', 'pairs', 'internet', 'standalone', 'wan', 'serverAddrs6', 'pairs6', 'internet6',
   'lanAll', 'lanAccess', 'reachLan', 'reachFrom', 'routerNets', 'lanAll6', 'lanAccess6', 'reachLan6', 'reachFrom6', 'routerNets6',
-  'pairsNets', 'internetNets', 'lanAllNets', 'reachLanNets', 'pairsNets6', 'internetNets6', 'lanAllNets6', 'reachLanNets6'] as const;
+  'pairsNets', 'internetNets', 'lanAllNets', 'reachLanNets', 'pairsNets6', 'internetNets6', 'lanAllNets6', 'reachLanNets6',
+  'siteLinks', 'siteReachLan', 'siteReach', 'siteReach6'] as const;
+
+/**
+ * The sets of prefixes that match one address: each element is written with the packet's
+ * family beside it (`10.90.0.0/24 . ipv4`), so the set is a concatenation. nft 1.0.6 reads
+ * back every single-field interval set of the whole ruleset before any element change (of
+ * any set, in any table); a concatenated one it never reads. PolicyElements holds the
+ * prefix alone: the family is added where elements are written (render, diff) and taken off
+ * where they are read (src/kernel/reconcile-nft.ts).
+ */
+export const FAMILY_FIELD: Partial<Record<keyof PolicyElements, 'ipv4' | 'ipv6'>> = {
+  routerNets: 'ipv4', internetNets: 'ipv4', lanAllNets: 'ipv4', reachLanNets: 'ipv4',
+  routerNets6: 'ipv6', internetNets6: 'ipv6', lanAllNets6: 'ipv6', reachLanNets6: 'ipv6',
+};
+
+/** An element as nft reads it in the set of `field`. */
+export function nftElement(field: keyof PolicyElements, element: string): string {
+  const family = FAMILY_FIELD[field];
+  return family ? `${element} . ${family}` : element;
+}
+
+/** An element as nft lists it, back in the policy's syntax; null when it lacks the family the set's layout puts beside it. */
+export function policyElement(field: keyof PolicyElements, element: string): string | null {
+  const family = FAMILY_FIELD[field];
+  if (!family) return element;
+  return element.endsWith(` . ${family}`) ? element.slice(0, -` . ${family}`.length) : null;
+}
 
 export function emptyElements(): PolicyElements {
   return {
@@ -80,6 +115,7 @@ export function emptyElements(): PolicyElements {
     lanAll6: new Set(), lanAccess6: new Set(), reachLan6: new Set(), reachFrom6: new Set(), routerNets6: new Set(),
     pairsNets: new Set(), internetNets: new Set(), lanAllNets: new Set(), reachLanNets: new Set(),
     pairsNets6: new Set(), internetNets6: new Set(), lanAllNets6: new Set(), reachLanNets6: new Set(),
+    siteLinks: new Set(), siteReachLan: new Set(), siteReach: new Set(), siteReach6: new Set(),
   };
 }
 

@@ -1,6 +1,6 @@
 // The full text of the `inet wgcp` table. Start-up loads it as one batch that creates the
 // table if missing, deletes it and defines it again: atomic, and no other table is touched.
-import { SET_NAMES, type PolicyElements } from './elements';
+import { FAMILY_FIELD, nftElement, SET_NAMES, type PolicyElements } from './elements';
 
 export const TABLE = 'inet wgcp';
 
@@ -15,22 +15,37 @@ function mapLine(map: Map<string, string>): string {
 
 /**
  * The sets of the router's own networks, who may reach them or be reached from them, and the
- * elements that hold a network prefix. Those with prefixes are interval sets; the ones that
- * hold one address a peer (lan_all, reach_lan) are exact, as pairs and internet are: nft reads
- * every interval set back before an element change, so they are kept to what needs them.
+ * elements that hold a network prefix. Those with prefixes are interval sets, and every one
+ * of them a concatenation: a set of one prefix field holds the packet's family beside it
+ * (`ip saddr . meta nfproto`, `10.90.0.0/24 . ipv4`), since nft 1.0.6 reads every
+ * single-field interval set of the ruleset back before any element change (docs/kernel.md).
+ * The ones that hold one address a peer (lan_all, reach_lan) are exact, as pairs and
+ * internet are: a change of a concatenated interval set costs the kernel in proportion to
+ * that set's size, one of an exact set the same at any size.
  */
 function lanSets(el: PolicyElements): string {
-  const one = (name: string, type: string, items: Set<string>, interval = true): string =>
-    `  set ${name} {\n    type ${type}${interval ? '\n    flags interval' : ''}${elementsLine(items)}\n  }\n`;
-  return one(SET_NAMES.routerNets, 'ipv4_addr', el.routerNets) + one(SET_NAMES.routerNets6, 'ipv6_addr', el.routerNets6)
-    + one(SET_NAMES.pairsNets, 'ipv4_addr . ipv4_addr', el.pairsNets) + one(SET_NAMES.pairsNets6, 'ipv6_addr . ipv6_addr', el.pairsNets6)
-    + one(SET_NAMES.internetNets, 'ipv4_addr', el.internetNets) + one(SET_NAMES.internetNets6, 'ipv6_addr', el.internetNets6)
-    + one(SET_NAMES.lanAllNets, 'ipv4_addr', el.lanAllNets) + one(SET_NAMES.lanAllNets6, 'ipv6_addr', el.lanAllNets6)
-    + one(SET_NAMES.reachLanNets, 'ipv4_addr', el.reachLanNets) + one(SET_NAMES.reachLanNets6, 'ipv6_addr', el.reachLanNets6)
-    + one(SET_NAMES.lanAll, 'ipv4_addr', el.lanAll, false) + one(SET_NAMES.lanAll6, 'ipv6_addr', el.lanAll6, false)
-    + one(SET_NAMES.lanAccess, 'ipv4_addr . ipv4_addr', el.lanAccess) + one(SET_NAMES.lanAccess6, 'ipv6_addr . ipv6_addr', el.lanAccess6)
-    + one(SET_NAMES.reachLan, 'ipv4_addr', el.reachLan, false) + one(SET_NAMES.reachLan6, 'ipv6_addr', el.reachLan6, false)
-    + one(SET_NAMES.reachFrom, 'ipv4_addr . ipv4_addr', el.reachFrom) + one(SET_NAMES.reachFrom6, 'ipv6_addr . ipv6_addr', el.reachFrom6).trimEnd();
+  const one = (field: keyof typeof SET_NAMES, type: string, interval = true): string => {
+    const items = el[field] as Set<string>;
+    const family = FAMILY_FIELD[field] ? ' . nf_proto' : '';
+    return `  set ${SET_NAMES[field]} {\n    type ${type}${family}${interval ? '\n    flags interval' : ''}${elementsLine([...items].map((e) => nftElement(field, e)))}\n  }\n`;
+  };
+  return one('routerNets', 'ipv4_addr') + one('routerNets6', 'ipv6_addr')
+    + one('pairsNets', 'ipv4_addr . ipv4_addr') + one('pairsNets6', 'ipv6_addr . ipv6_addr')
+    + one('internetNets', 'ipv4_addr') + one('internetNets6', 'ipv6_addr')
+    + one('lanAllNets', 'ipv4_addr') + one('lanAllNets6', 'ipv6_addr')
+    + one('reachLanNets', 'ipv4_addr') + one('reachLanNets6', 'ipv6_addr')
+    + one('lanAll', 'ipv4_addr', false) + one('lanAll6', 'ipv6_addr', false)
+    + one('lanAccess', 'ipv4_addr . ipv4_addr') + one('lanAccess6', 'ipv6_addr . ipv6_addr')
+    + one('reachLan', 'ipv4_addr', false) + one('reachLan6', 'ipv6_addr', false)
+    + one('reachFrom', 'ipv4_addr . ipv4_addr') + one('reachFrom6', 'ipv6_addr . ipv6_addr').trimEnd();
+}
+
+/** The site links' sets (nft/site-link-policy.ts): their interfaces, and what their other sides may open connections to. */
+function siteLinkSets(el: PolicyElements): string {
+  const ifnames = (name: string, items: Set<string>): string => `  set ${name} {\n    type ifname${elementsLine(items)}\n  }\n`;
+  const reach = (name: string, type: string, items: Set<string>): string => `  set ${name} {\n    type ifname . ${type}\n    flags interval${elementsLine(items)}\n  }\n`;
+  return ifnames(SET_NAMES.siteLinks, el.siteLinks) + ifnames(SET_NAMES.siteReachLan, el.siteReachLan)
+    + reach(SET_NAMES.siteReach, 'ipv4_addr', el.siteReach) + reach(SET_NAMES.siteReach6, 'ipv6_addr', el.siteReach6).trimEnd();
 }
 
 /** The table's definition alone (what `nft list table inet wgcp` shows, give or take layout). */
@@ -67,12 +82,14 @@ export function renderDefinition(el: PolicyElements): string {
     type ipv6_addr${elementsLine(el.internet6)}
   }
 ${lanSets(el)}
+${siteLinkSets(el)}
   map ${SET_NAMES.forwards6} {
     type inet_proto . inet_service : ipv6_addr . inet_service${mapLine(el.forwards6)}
   }
   chain input {
     type filter hook input priority filter; policy accept;
     iifname @${SET_NAMES.tunnels} jump tunnel_input
+    iifname @${SET_NAMES.siteLinks} jump site_input
   }
   chain tunnel_input {
     ct state established,related accept
@@ -80,8 +97,8 @@ ${lanSets(el)}
     iifname . ip6 daddr @${SET_NAMES.serverAddrs6} accept
     ip saddr @${SET_NAMES.lanAll} accept
     ip6 saddr @${SET_NAMES.lanAll6} accept
-    ip saddr @${SET_NAMES.lanAllNets} accept
-    ip6 saddr @${SET_NAMES.lanAllNets6} accept
+    ip saddr . meta nfproto @${SET_NAMES.lanAllNets} accept
+    ip6 saddr . meta nfproto @${SET_NAMES.lanAllNets6} accept
     ip saddr . ip daddr @${SET_NAMES.lanAccess} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.lanAccess6} accept
     drop
@@ -90,36 +107,52 @@ ${lanSets(el)}
     type filter hook forward priority filter; policy accept;
     iifname @${SET_NAMES.standalone} oifname @${SET_NAMES.tunnels} drop
     iifname @${SET_NAMES.tunnels} oifname @${SET_NAMES.standalone} drop
+    iifname @${SET_NAMES.siteLinks} jump site_forward
     iifname @${SET_NAMES.tunnels} jump tunnel_forward
     oifname @${SET_NAMES.tunnels} jump tunnel_inbound
   }
   chain tunnel_forward {
     ct state established,related accept
+    oifname @${SET_NAMES.siteLinks} drop
     ip saddr . ip daddr @${SET_NAMES.pairs} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.pairs6} accept
     ip saddr . ip daddr @${SET_NAMES.pairsNets} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.pairsNets6} accept
     ip saddr . ip daddr @${SET_NAMES.lanAccess} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.lanAccess6} accept
-    ip daddr @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.lanAll} accept
-    ip6 daddr @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.lanAll6} accept
-    ip daddr @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.lanAllNets} accept
-    ip6 daddr @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.lanAllNets6} accept
-    oifname != @${SET_NAMES.tunnels} ip daddr != @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.internet} accept
-    oifname != @${SET_NAMES.tunnels} ip6 daddr != @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.internet6} accept
-    oifname != @${SET_NAMES.tunnels} ip daddr != @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.internetNets} accept
-    oifname != @${SET_NAMES.tunnels} ip6 daddr != @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.internetNets6} accept
+    ip daddr . meta nfproto @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.lanAll} accept
+    ip6 daddr . meta nfproto @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.lanAll6} accept
+    ip daddr . meta nfproto @${SET_NAMES.routerNets} ip saddr . meta nfproto @${SET_NAMES.lanAllNets} accept
+    ip6 daddr . meta nfproto @${SET_NAMES.routerNets6} ip6 saddr . meta nfproto @${SET_NAMES.lanAllNets6} accept
+    oifname != @${SET_NAMES.tunnels} ip daddr . meta nfproto != @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.internet} accept
+    oifname != @${SET_NAMES.tunnels} ip6 daddr . meta nfproto != @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.internet6} accept
+    oifname != @${SET_NAMES.tunnels} ip daddr . meta nfproto != @${SET_NAMES.routerNets} ip saddr . meta nfproto @${SET_NAMES.internetNets} accept
+    oifname != @${SET_NAMES.tunnels} ip6 daddr . meta nfproto != @${SET_NAMES.routerNets6} ip6 saddr . meta nfproto @${SET_NAMES.internetNets6} accept
     drop
   }
   chain tunnel_inbound {
     ct state established,related accept
     ct status dnat accept
-    ip saddr @${SET_NAMES.routerNets} ip daddr @${SET_NAMES.reachLan} accept
-    ip6 saddr @${SET_NAMES.routerNets6} ip6 daddr @${SET_NAMES.reachLan6} accept
-    ip saddr @${SET_NAMES.routerNets} ip daddr @${SET_NAMES.reachLanNets} accept
-    ip6 saddr @${SET_NAMES.routerNets6} ip6 daddr @${SET_NAMES.reachLanNets6} accept
+    ip saddr . meta nfproto @${SET_NAMES.routerNets} ip daddr @${SET_NAMES.reachLan} accept
+    ip6 saddr . meta nfproto @${SET_NAMES.routerNets6} ip6 daddr @${SET_NAMES.reachLan6} accept
+    ip saddr . meta nfproto @${SET_NAMES.routerNets} ip daddr . meta nfproto @${SET_NAMES.reachLanNets} accept
+    ip6 saddr . meta nfproto @${SET_NAMES.routerNets6} ip6 daddr . meta nfproto @${SET_NAMES.reachLanNets6} accept
     ip saddr . ip daddr @${SET_NAMES.reachFrom} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.reachFrom6} accept
+    drop
+  }
+  chain site_input {
+    ct state established,related accept
+    iifname . ip daddr @${SET_NAMES.siteReach} accept
+    iifname . ip6 daddr @${SET_NAMES.siteReach6} accept
+    drop
+  }
+  chain site_forward {
+    ct state established,related accept
+    iifname @${SET_NAMES.siteReachLan} ip daddr . meta nfproto @${SET_NAMES.routerNets} accept
+    iifname @${SET_NAMES.siteReachLan} ip6 daddr . meta nfproto @${SET_NAMES.routerNets6} accept
+    iifname . ip daddr @${SET_NAMES.siteReach} accept
+    iifname . ip6 daddr @${SET_NAMES.siteReach6} accept
     drop
   }
   chain prerouting {
@@ -131,8 +164,8 @@ ${lanSets(el)}
     type nat hook postrouting priority srcnat; policy accept;
     iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip saddr @${SET_NAMES.internet} masquerade
     iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip6 saddr @${SET_NAMES.internet6} ip6 saddr fc00::/7 masquerade
-    iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip saddr @${SET_NAMES.internetNets} masquerade
-    iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip6 saddr @${SET_NAMES.internetNets6} ip6 saddr fc00::/7 masquerade
+    iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip saddr . meta nfproto @${SET_NAMES.internetNets} masquerade
+    iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip6 saddr . meta nfproto @${SET_NAMES.internetNets6} ip6 saddr fc00::/7 masquerade
     oifname @${SET_NAMES.tunnels} ct status dnat masquerade
   }
 }

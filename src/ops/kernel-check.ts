@@ -16,7 +16,8 @@ import type { ReconcileTarget } from '../kernel/reconcile-target';
 import { ServerModel } from '../kernel/model';
 import { detectWanInterfaces } from '../kernel/wan';
 import { fullPolicy } from '../nft/policy';
-import { ifnameElement } from '../nft/elements';
+import { ifnameElement, mergeInto } from '../nft/elements';
+import { siteLinkSlice } from '../nft/site-link-policy';
 
 /** What `wgcp check --json` prints: `same` when nothing differs; each difference without keys. */
 export interface KernelCheckReport { same: boolean; differences: { kind: string; summary: string }[] }
@@ -24,7 +25,8 @@ export interface KernelCheckReport { same: boolean; differences: { kind: string;
 const readOnly = async (): Promise<void> => { throw new Error('wgcp check repairs nothing'); };
 
 /** What the database says the kernel holds, seen through the comparers' target (nothing it may change). */
-function databaseTarget(store: Store, wan: string[]): ReconcileTarget {
+function databaseTarget(store: Store, wan: string[], siteLinksUp: boolean): ReconcileTarget {
+  const links = siteLinksUp ? store.siteLinks.list() : [];
   const models = store.servers.list().map((server) => ServerModel.of({ server, peers: store.peers.kernelPeersOf(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) }));
   return {
     // A link that is gone is reported whatever runs it.
@@ -32,6 +34,7 @@ function databaseTarget(store: Store, wan: string[]): ReconcileTarget {
     upServers: () => models,
     wantedTable: (found) => {
       const policy = fullPolicy(models);
+      for (const l of links) mergeInto(policy, siteLinkSlice(l));
       for (const w of wan) policy.wan.add(ifnameElement(w));
       // The router's networks are wgcpd's reading of the routes (kernel/wan-follower.ts, every
       // few seconds), not the database's: taken as found, so a route just made is no drift.
@@ -43,6 +46,7 @@ function databaseTarget(store: Store, wan: string[]): ReconcileTarget {
     // through the kernel instead (shapingFindings).
     shapingDrift: async () => null,
     applyElements: readOnly, reloadTable: readOnly, reviveLink: readOnly, configureLink: readOnly, repairShaping: readOnly,
+    siteLinks: () => links, repairSiteLink: readOnly,
   };
 }
 
@@ -61,9 +65,13 @@ async function shapingFindings(store: Store): Promise<string[]> {
   return out;
 }
 
-/** Every difference between the kernel and the database; `wan` is the configured WAN set (null: the default routes' interfaces). */
-export async function kernelCheckReport(store: Store, wan: string[] | null): Promise<KernelCheckReport> {
-  const target = databaseTarget(store, wan ?? detectWanInterfaces());
+/**
+ * Every difference between the kernel and the database; `wan` is the configured WAN set (null:
+ * the default routes' interfaces). `siteLinksUp` false: a standby's, whose site links are down
+ * by design (docs/ha.md).
+ */
+export async function kernelCheckReport(store: Store, wan: string[] | null, siteLinksUp = true): Promise<KernelCheckReport> {
+  const target = databaseTarget(store, wan ?? detectWanInterfaces(), siteLinksUp);
   const differences: KernelCheckReport['differences'] = [];
   for (const c of COMPARERS) {
     for (const f of await c.inspect(target, null)) differences.push({ kind: f.kind, summary: f.summary });

@@ -8,13 +8,16 @@ import type { Store } from '../store/store';
 import type { SiteLinkRecord } from '../store/site-links';
 import type { ChangeOptions } from './runner';
 import { badField } from './field-error';
-import { overlaps } from './network-rules';
+import { checkReachableFrom, overlaps } from './network-rules';
 import { routerRoutes } from '../net/router-routes';
 import { parseCidr } from '../net/ipv4';
 import { parseCidr6 } from '../net/ipv6';
 import { publicKeyOf } from '../wg/keys';
 
-export type SiteLinkInput = Omit<SiteLinkRecord, 'id' | 'interface' | 'publicKey' | 'createdAt'>;
+export type SiteLinkInput = Omit<SiteLinkRecord, 'id' | 'interface' | 'publicKey' | 'createdAt' | 'reachableFrom'> & { reachableFrom?: SiteLinkRecord['reachableFrom'] };
+
+/** What the other side may open connections to here, unless told: this router's networks (the join links LANs). */
+export const SITE_LINK_REACH_DEFAULT = 'lan';
 
 /**
  * Refuses routes that would send elsewhere what is routed here already: a default route
@@ -42,16 +45,35 @@ export function createSiteLink(app: App, input: SiteLinkInput, opts?: ChangeOpti
   const now = app.now().toISOString();
   return app.runner.run('siteLink.create', (store) => {
     const id = store.siteLinks.nextId();
-    const link: SiteLinkRecord = { ...input, id, interface: `wgcps${id}`, publicKey: publicKeyOf(input.privateKey), createdAt: now };
+    const link: SiteLinkRecord = { ...input, reachableFrom: input.reachableFrom ?? SITE_LINK_REACH_DEFAULT, id, interface: `wgcps${id}`, publicKey: publicKeyOf(input.privateKey), createdAt: now };
     if (app.kernel.isForeignLink(link.interface)) throw apiError('WGCP_INTERFACE_FOREIGN', { name: link.interface }, { field: 'interface' });
     checkSiteRoutes(store, link.routes, null);
+    checkReachableFrom(link.reachableFrom);
     return {
       kernel: [{ siteLink: { before: null, after: link } }],
       commit({ store }) {
         store.siteLinks.insert(link);
         return link;
       },
-      audit: (l) => ({ targetType: 'siteLink', targetId: l.id, summary: { name: l.name, endpoint: l.endpoint, routes: l.routes } }),
+      audit: (l) => ({ targetType: 'siteLink', targetId: l.id, summary: { name: l.name, endpoint: l.endpoint, routes: l.routes, reachableFrom: l.reachableFrom } }),
+    };
+  }, opts);
+}
+
+/** A link's filter changed in place (the table's elements only; the interface stays up). */
+export function setSiteLinkReach(app: App, id: number, reachableFrom: SiteLinkRecord['reachableFrom'], opts?: ChangeOptions): Promise<SiteLinkRecord> {
+  return app.runner.run('siteLink.update', (store) => {
+    const before = store.siteLinks.get(id);
+    if (!before) throw apiError('WGCP_SITE_LINK_NOT_FOUND');
+    checkReachableFrom(reachableFrom);
+    const after: SiteLinkRecord = { ...before, reachableFrom };
+    return {
+      kernel: [{ siteLink: { before, after } }],
+      commit({ store }) {
+        store.siteLinks.setReach(after);
+        return after;
+      },
+      audit: (l) => ({ targetType: 'siteLink', targetId: l.id, summary: { name: l.name, reachableFrom: l.reachableFrom } }),
     };
   }, opts);
 }

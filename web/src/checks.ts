@@ -33,6 +33,43 @@ export function cidr6(text: string): string {
   return extra === undefined && ipv6(addr) && /^\d{1,3}$/.test(prefix ?? '') && Number(prefix) <= 128 ? '' : t('check.cidr6');
 }
 
+/** The items of a list typed with commas between them ("10.9.0.0/24, fd00:9::/64"). */
+export const listOf = (text: string): string[] => text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+
+const prefix = (s: string) => !cidr4(s) || !cidr6(s);
+const address = (s: string) => ipv4(s) || ipv6(s);
+
+/** Prefixes separated by commas, at most `max`; the first that is not one is named. */
+export function prefixList(text: string, max = 64): string {
+  const items = listOf(text);
+  const bad = items.find((s) => !prefix(s));
+  if (bad !== undefined) return t('check.prefixes', { bad });
+  return items.length > max ? t('check.atMost', { max: String(max) }) : '';
+}
+
+/** A client's DNS: "none", or IP addresses separated by commas, at most 8. */
+export function dnsList(text: string): string {
+  if (text.trim().toLowerCase() === 'none') return '';
+  const items = listOf(text);
+  const bad = items.find((s) => !address(s));
+  if (bad !== undefined) return t('check.addresses', { bad });
+  return items.length > 8 ? t('check.atMost', { max: '8' }) : '';
+}
+
+/** One of `words` as typed, or prefixes; `wrong` says so and names the first item that is neither. */
+function wordOrPrefixes(text: string, words: string[], wrong: 'check.routes' | 'check.reach'): string {
+  const v = text.trim();
+  if (words.includes(v.toLowerCase())) return '';
+  const bad = listOf(v).find((s) => !prefix(s));
+  return bad === undefined ? prefixList(v) : t(wrong, { bad });
+}
+
+/** What a client routes into the tunnel: "full", "split" or prefixes. */
+export const routeList = (text: string): string => wordOrPrefixes(text, ['full', 'split'], 'check.routes');
+
+/** Which of the router's networks: "lan" for all, or prefixes. */
+export const reachList = (text: string): string => wordOrPrefixes(text, ['lan'], 'check.reach');
+
 export function endpoint(text: string): string {
   const m = /^(.+):(\d{1,5})$/.exec(text.trim());
   return m && !/\s/.test(m[1]) && Number(m[2]) >= 1 && Number(m[2]) <= 65535 ? '' : t('check.endpoint');

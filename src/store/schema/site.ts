@@ -21,4 +21,8 @@ export const SITE_MIGRATIONS: readonly string[] = [
     created_at TEXT NOT NULL
   );
   `,
+  // ---- A site link's filter: what the other side may open connections to here ('lan', prefixes, or '' for none) ----
+  `
+  ALTER TABLE site_links ADD COLUMN reachable_from TEXT NOT NULL DEFAULT 'lan';
+  `,
 ];

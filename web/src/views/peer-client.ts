@@ -1,6 +1,7 @@
 // The networks behind a peer and the client's own options in the peer form: each an empty text for "the server's default".
 // DNS "none" is no DNS line; routes are "full", "split" or prefixes separated by commas.
 import type { Peer } from '../types';
+import { dnsList, listOf, prefixList, problems, routeList, wholeNumber } from '../checks';
 import { t } from '../i18n';
 
 export const clientHints = () => ({
@@ -19,17 +20,31 @@ export const clientValuesOf = (p: Peer) => ({
   mtu: p.mtu === null ? '' : String(p.mtu),
 });
 
-const list = (text: string): string[] => text.split(',').map((s) => s.trim()).filter((s) => s !== '');
 const whole = (text: string): number | null => (text.trim() === '' ? null : Number(text.trim()));
+
+/**
+ * What the page can see is wrong before sending, all at once, in the page's words. Without it
+ * a keepalive of "abc" was sent as null (Number gives NaN, JSON null): the server's default,
+ * saved without a word.
+ */
+export function checkClient(v: ReturnType<typeof clientValuesOf>): Record<string, string> {
+  return problems({
+    networks: prefixList(v.networks),
+    dns: dnsList(v.dns),
+    clientAllowedIPs: routeList(v.clientAllowedIPs),
+    persistentKeepalive: v.persistentKeepalive.trim() && wholeNumber(v.persistentKeepalive, 0, 65535),
+    mtu: v.mtu.trim() && wholeNumber(v.mtu, 1280, 9000),
+  });
+}
 
 /** The body fields; the API checks each value and names the field it refuses. */
 export function clientBodyOf(v: ReturnType<typeof clientValuesOf>): Record<string, unknown> {
   const dns = v.dns.trim();
   const routes = v.clientAllowedIPs.trim();
   return {
-    networks: list(v.networks),
-    dns: dns === '' ? null : dns.toLowerCase() === 'none' ? [] : list(dns),
-    clientAllowedIPs: routes === '' ? null : routes === 'full' || routes === 'split' ? routes : list(routes),
+    networks: listOf(v.networks),
+    dns: dns === '' ? null : dns.toLowerCase() === 'none' ? [] : listOf(dns),
+    clientAllowedIPs: routes === '' ? null : ['full', 'split'].includes(routes.toLowerCase()) ? routes.toLowerCase() : listOf(routes),
     persistentKeepalive: whole(v.persistentKeepalive),
     mtu: whole(v.mtu),
   };

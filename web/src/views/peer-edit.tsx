@@ -8,7 +8,7 @@ import type { Peer } from '../types';
 import { checkPeer, expiryHint, expiryHintOperator, limitHint, limitLabel } from './peer-fields';
 import { can } from '../role';
 import { downloadLabel, mbpsOf, speedHint, speedLimit, uploadLabel } from './peer-speed';
-import { clientHints, clientBodyOf, clientValuesOf } from './peer-client';
+import { checkClient, clientHints, clientBodyOf, clientValuesOf } from './peer-client';
 import { t } from '../i18n';
 
 const valuesOf = (p: Peer) => ({ name: p.name, email: p.email, ip: p.ip, ip6: p.ip6 ?? '', dataLimitGiB: String(limitOf(p)), expiresAt: toLocalInput(p.expiresAt),
@@ -33,7 +33,7 @@ export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => 
     onSaved(saved);
     notify(t('peerf.saved'));
   }, (v) => {
-    const found = checkPeer(v, shown.current.expiresAt);
+    const found = { ...checkPeer(v, shown.current.expiresAt), ...checkClient(v) };
     for (const k of ['downloadLimitMbps', 'uploadLimitMbps'] as const) if (speedLimit(v[k])) found[k] = speedLimit(v[k]);
     return found;
   });

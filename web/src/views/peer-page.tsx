@@ -1,5 +1,5 @@
 // A peer: an overview first (its state with the reason it is off, the one on/off switch, its
-// use of its data limit, its QR code and .conf), then its settings, access, schedule,
+// use of its data limit, its QR code and .conf), then its settings, access, networks, schedule,
 // traffic and sharing, each reached from the section bar under the heading without
 // scrolling past the others. It follows the live stream: a change made elsewhere shows at once.
 import { PeerTraffic } from './peer-traffic';
@@ -93,7 +93,7 @@ export function PeerPage({ id }: { id: string }) {
     navigate(href('servers', peer.serverID));
   };
   const sections: [string, string][] = [['peer-overview', t('peer.sec.overview')], ['edit-h', t('peer.sec.settings')], ['access-h', t('peer.sec.access')],
-    ['schedule-h', t('peer.sec.schedule')], ['traffic-h', t('peer.sec.traffic')]];
+    ['reach-h', t('peer.sec.reach')], ['schedule-h', t('peer.sec.schedule')], ['traffic-h', t('peer.sec.traffic')]];
   if (can('operator') && !device.data) sections.push([peer.hasPrivateKey ? 'share-h' : 'mail-h', t('peer.sec.sharing')]);
   const shown = can('operator') ? sections : sections.filter(([id]) => id === 'peer-overview' || id === 'traffic-h');
   return (

@@ -2,6 +2,7 @@
 // ("This peer's network 10.9.0.0/24 may reach: the LAN 192.168.1.0/24"), with lanAccess and
 // reachableFrom in a small form: "lan", prefixes separated by commas, or empty for none.
 import { api } from '../api';
+import { problems, reachList } from '../checks';
 import { FormError, TextField, useFollowingForm } from '../form';
 import { t } from '../i18n';
 import { notify } from '../notice';
@@ -34,7 +35,7 @@ export function PeerReach({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) =>
     const saved = await api<Peer>('PUT', `/api/peers/${peer.id}`, { lanAccess: reachOf(form.values.lanAccess), reachableFrom: reachOf(form.values.reachableFrom) });
     onSaved(saved);
     notify(t('reach.saved'));
-  });
+  }, (v) => problems({ lanAccess: reachList(v.lanAccess), reachableFrom: reachList(v.reachableFrom) }));
   const what = reachWords(peer);
   return (
     <section aria-labelledby="reach-h">
