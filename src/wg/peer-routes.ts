@@ -5,18 +5,27 @@
 import { run } from '../exec/command';
 import { checkIfname } from './link';
 
-const family = (net: string) => (net.includes(':') ? '-6' : '-4');
-
-/** `ip route replace` for each network: idempotent, so start-up and a repeat cost nothing more. */
-export async function addRoutes(ifname: string, networks: readonly string[]): Promise<void> {
-  checkIfname(ifname);
-  for (const net of networks) await run('ip', [family(net), 'route', 'replace', net, 'dev', ifname]);
+/** A prefix as a batch line may carry it: digits, hex, dots, colons and its length only. */
+function checkPrefix(net: string): string {
+  if (!/^[0-9a-fA-F.:]+\/\d{1,3}$/.test(net)) throw new Error(`route: refused prefix ${JSON.stringify(net)}`);
+  return net;
 }
 
-/** Removes each network's route through the interface; one already gone is no error. */
+/**
+ * `ip route replace` for each network, all in one `ip -batch` (one process whatever their
+ * number; `ip` takes the family from each prefix): idempotent, so start-up and a repeat cost
+ * nothing more. Stops at the first refusal, which it throws.
+ */
+export async function addRoutes(ifname: string, networks: readonly string[]): Promise<void> {
+  checkIfname(ifname);
+  if (networks.length === 0) return;
+  await run('ip', ['-batch', '-'], { input: networks.map((n) => `route replace ${checkPrefix(n)} dev ${ifname}\n`).join('') });
+}
+
+/** Removes each network's route through the interface, in one `ip -force -batch`; one already gone is no error. */
 export async function removeRoutes(ifname: string, networks: readonly string[]): Promise<void> {
   checkIfname(ifname);
-  for (const net of networks) {
-    try { await run('ip', [family(net), 'route', 'del', net, 'dev', ifname]); } catch { /* gone already: the wanted state */ }
-  }
+  if (networks.length === 0) return;
+  const input = networks.map((n) => `route del ${checkPrefix(n)} dev ${ifname}\n`).join('');
+  try { await run('ip', ['-force', '-batch', '-'], { input }); } catch { /* gone already: the wanted state */ }
 }
