@@ -30,6 +30,6 @@ export const catalogue = (lang: string): Record<string, string> =>
 
 /** Every word the page has in a language: its catalogue and its column of the fields' words. */
 export function pageWords(lang: string): Record<string, string> {
-  const fields = Object.fromEntries(Object.entries(fieldWords()).map(([k, w]) => [k, w[lang]]));
+  const fields = Object.fromEntries(Object.entries(fieldWords()).filter(([, w]) => lang in w).map(([k, w]) => [k, w[lang]]));
   return { ...catalogue(lang), ...fields };
 }
