@@ -4,8 +4,9 @@
 // build time web/build.mjs puts each other language's column into that language's catalogue
 // (fetched when chosen) and gives the script only English's, so the first load carries no
 // other language's words. test/web-i18n.test.ts checks that every key has every language.
-// Keys name the form's words as before ('peerf.ip6'); a key is a field's only when the views
-// say it of that field: words shared with other parts of the page stay in the catalogues.
+// Keys keep the names the views use ('peerf.ip6', 'client.mtuLabel'). Words a view says of
+// no one field (a form's title, a button, a check's refusal) stay in the catalogues, and so do
+// the names many forms and tables share ('f.name', 'peers.col.address').
 export const FIELD_WORDS = {
   'peerf.nameHint': {
     en: 'Who or what this is: a phone, a laptop.',
@@ -132,6 +133,62 @@ export const FIELD_WORDS = {
     fr: 'MTU du client',
     es: 'MTU del cliente',
     'zh-CN': '客户端 MTU',
+  },
+  'speed.down': {
+    en: 'Download limit (Mbit/s)',
+    de: 'Download-Limit (Mbit/s)',
+    fr: 'Limite de téléchargement (Mbit/s)',
+    es: 'Límite de descarga (Mbit/s)',
+    'zh-CN': '下载限速 (Mbit/s)',
+  },
+  'speed.up': {
+    en: 'Upload limit (Mbit/s)',
+    de: 'Upload-Limit (Mbit/s)',
+    fr: 'Limite d’envoi (Mbit/s)',
+    es: 'Límite de subida (Mbit/s)',
+    'zh-CN': '上传限速 (Mbit/s)',
+  },
+  'speed.hint': {
+    en: 'Seen from the peer: download is what this router sends it. 0.1 to 10000; empty means no limit.',
+    de: 'Aus Sicht des Peers: Download ist, was dieser Router ihm sendet. 0,1 bis 10000; leer heißt kein Limit.',
+    fr: 'Vu du pair : le téléchargement est ce que ce routeur lui envoie. 0,1 à 10000 ; vide signifie aucune limite.',
+    es: 'Visto desde el par: la descarga es lo que este router le envía. 0,1 a 10000; vacío significa sin límite.',
+    'zh-CN': '从对等端看：下载是本路由器发给它的流量。0.1 到 10000；留空表示不限。',
+  },
+  'client.networks': {
+    en: 'Prefixes behind this peer (its LAN), routed to it; separated by commas',
+    de: 'Präfixe hinter diesem Peer (sein LAN), zu ihm geroutet; durch Kommas getrennt',
+    fr: 'Préfixes derrière ce pair (son réseau local), routés vers lui ; séparés par des virgules',
+    es: 'Prefijos detrás de este par (su LAN), enrutados hacia él; separados por comas',
+    'zh-CN': '此对等端后面的前缀（其局域网），路由到它；用逗号分隔',
+  },
+  'client.dns': {
+    en: 'Addresses separated by commas; "none" for no DNS; empty: the server\'s',
+    de: 'Adressen durch Kommas getrennt; "none" für kein DNS; leer: die des Servers',
+    fr: 'Adresses séparées par des virgules ; "none" pour aucun DNS ; vide : celles du serveur',
+    es: 'Direcciones separadas por comas; "none" para ningún DNS; vacío: las del servidor',
+    'zh-CN': '用逗号分隔的地址；"none" 表示不设 DNS；留空：用服务器的',
+  },
+  'client.routes': {
+    en: '"full", "split" (the server\'s networks) or prefixes; empty: the server\'s',
+    de: '"full", "split" (die Netze des Servers) oder Präfixe; leer: die des Servers',
+    fr: '"full", "split" (les réseaux du serveur) ou des préfixes ; vide : ceux du serveur',
+    es: '"full", "split" (las redes del servidor) o prefijos; vacío: las del servidor',
+    'zh-CN': '"full"、"split"（服务器的网络）或前缀；留空：用服务器的',
+  },
+  'client.keepalive': {
+    en: 'Seconds; 0: off; empty: the server\'s',
+    de: 'Sekunden; 0: aus; leer: der des Servers',
+    fr: 'Secondes ; 0 : désactivé ; vide : celui du serveur',
+    es: 'Segundos; 0: apagado; vacío: el del servidor',
+    'zh-CN': '秒；0：关闭；留空：用服务器的',
+  },
+  'client.mtu': {
+    en: '1280 to 9000; empty: the server\'s',
+    de: '1280 bis 9000; leer: die des Servers',
+    fr: '1280 à 9000 ; vide : celle du serveur',
+    es: '1280 a 9000; vacío: la del servidor',
+    'zh-CN': '1280 到 9000；留空：用服务器的',
   },
 } as const satisfies Record<string, Record<'en' | 'de' | 'fr' | 'es' | 'zh-CN', string>>;
 
