@@ -9,6 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { call, startTestDaemon, tempDir, type TestDaemon } from './helpers/daemon';
 import { ensureWebBuilt, WEB_OUT, type BuildInfo } from './web-support';
+import { fieldWords } from './web-words';
 import { createRequestHandler } from '../src/http/server';
 import { pageRoutes } from '../src/http/static-assets';
 import { silentLogger } from '../src/log';
@@ -87,6 +88,24 @@ t('the script and stylesheet of the first load are at most 64 KiB gzipped, as se
   assert.is(de.status, 200);
   assert.is(de.headers.get('content-type'), 'application/json; charset=utf-8');
   assert.is(de.json['nav.overview'], 'Übersicht');
+});
+
+t('the fields\' words (locales/fields.ts) are split by language: English\'s in the first load, each other\'s only in its catalogue', async () => {
+  const fields = fieldWords();
+  const page = await call(d.url, 'GET', '/');
+  const scripts = (await Promise.all(assetsOf(page.text).filter((a) => a.endsWith('.js')).map(async (a) => (await call(d.url, 'GET', a)).text))).join('\n')
+    .replace(/\\u([0-9a-f]{4})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))); // esbuild writes non-ASCII as \uXXXX
+  const de = (await call(d.url, 'GET', `/${info.files.find((f) => /^assets\/locale-de-/.test(f.name))!.name}`)).json as Record<string, string>;
+  // Compared between quotes and backslashes, which the minifier writes its own way.
+  const pieces = (words: string) => words.split(/["'\\]/).filter((piece) => piece.length >= 4);
+  for (const [key, words] of Object.entries(fields)) {
+    for (const piece of pieces(words.en)) assert.ok(scripts.includes(piece), `${key}: English's words in the script`);
+    for (const lang of ['de', 'fr', 'es', 'zh-CN']) {
+      const own = pieces(words[lang]).filter((piece) => !words.en.includes(piece));
+      assert.equal(own.filter((piece) => scripts.includes(piece)), [], `${key}: ${lang}'s words kept out of the script`);
+    }
+    assert.is(de[key], words.de, `${key} in the German catalogue`);
+  }
 });
 
 t('unknown files and paths out of the folder are 404', async () => {

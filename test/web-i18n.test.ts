@@ -1,5 +1,6 @@
 // The page in the owner's language: every catalogue has English's keys, no more, no fewer,
-// with the same {values}; every key is used by a view; in chromium a German browser gets
+// with the same {values}; each of the fields' words (locales/fields.ts) has every language;
+// every key is used by a view; in chromium a German browser gets
 // German words and German numbers at once, the switch changes the language (and it is kept
 // after a reload), and each language passes axe-core.
 import fs from 'node:fs';
@@ -10,15 +11,12 @@ import { call, client, startTestDaemon, type TestDaemon } from './helpers/daemon
 import { dashboardPage, DESKTOP, PHONE, type DashboardPage } from './helpers/signed-in-page';
 import { browserSuite, REPO, seedPeers } from './web-support';
 import { literalsOf, pageLiterals } from './web-literals';
+import { catalogue, fieldWords, LOCALES, PAGE_LANGUAGES, pageWords } from './web-words';
 
 const SRC = path.join(REPO, 'web', 'src');
-const LOCALES = path.join(SRC, 'locales');
 
-/** English's keys and words, read from locales/en.ts as the page's build reads it. */
-function english(): Record<string, string> {
-  const text = fs.readFileSync(path.join(LOCALES, 'en.ts'), 'utf8');
-  return Object.fromEntries([...text.matchAll(/^\s+'([\w.]+)': '((?:[^'\\]|\\.)*)',$/gm)].map((m) => [m[1], m[2]]));
-}
+/** English's keys and words: en.ts's and English's column of fields.ts, as the page's build reads them. */
+const english = () => pageWords('en');
 const values = (text: string) => [...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
 
 const c = suite('message catalogues: complete, and every key used');
@@ -29,11 +27,26 @@ c('English has keys, and every other catalogue has exactly them with the same {v
   const others = fs.readdirSync(LOCALES).filter((f) => f.endsWith('.json'));
   assert.equal(others.sort(), ['de.json', 'es.json', 'fr.json', 'zh-CN.json']);
   for (const f of others) {
-    const words = JSON.parse(fs.readFileSync(path.join(LOCALES, f), 'utf8')) as Record<string, string>;
+    const words = pageWords(f.slice(0, -5));
     assert.equal(Object.keys(en).filter((k) => !(k in words)), [], `${f} misses these keys`);
     assert.equal(Object.keys(words).filter((k) => !(k in en)), [], `${f} has keys English has not`);
     for (const k of Object.keys(en)) assert.equal(values(words[k]), values(en[k]), `${f} ${k}: its {values}`);
     for (const k of Object.keys(en)) assert.ok(words[k].trim().length > 0, `${f} ${k} is empty`);
+  }
+});
+
+c('the fields\' words (fields.ts): every key has each language, no more, none empty, the same {values}, and is in no catalogue', () => {
+  const fields = fieldWords();
+  assert.ok(Object.keys(fields).length >= 10, 'the fields\' words were read');
+  for (const [key, words] of Object.entries(fields)) {
+    assert.equal(Object.keys(words).sort(), [...PAGE_LANGUAGES].sort(), `fields.ts ${key}: its languages`);
+    for (const lang of PAGE_LANGUAGES) {
+      assert.ok(words[lang].trim().length > 0, `fields.ts ${key} is empty in ${lang}`);
+      assert.equal(values(words[lang]), values(words.en), `fields.ts ${key} in ${lang}: its {values}`);
+    }
+  }
+  for (const lang of PAGE_LANGUAGES) {
+    assert.equal(Object.keys(fields).filter((k) => k in catalogue(lang)), [], `keys in both fields.ts and the ${lang} catalogue`);
   }
 });
 
@@ -61,7 +74,7 @@ const KEPT_ENGLISH: { file: string; why: string }[] = [
 
 c('no view writes words of its own: every word a person reads comes from the catalogues', () => {
   const left = pageLiterals(SRC).filter((l) => !KEPT_ENGLISH.some((k) => k.file === l.file));
-  assert.equal(left.map((l) => `${l.file}:${l.line} ${l.text}`), [], 'English words in a view: put them in locales/en.ts and the four JSON files');
+  assert.equal(left.map((l) => `${l.file}:${l.line} ${l.text}`), [], 'English words in a view: put them in locales/en.ts and the four JSON files, or a field\'s in locales/fields.ts');
 });
 
 c('the search for words left in a view finds each kind of them', () => {
@@ -154,7 +167,7 @@ const views = (): [string, string][] => [
 /** English words of two or more that another language says otherwise: none may show in that language. */
 function englishPhrases(lang: string): string[] {
   const en = english();
-  const other = JSON.parse(fs.readFileSync(path.join(LOCALES, `${lang}.json`), 'utf8')) as Record<string, string>;
+  const other = pageWords(lang);
   return Object.keys(en).filter((k) => other[k] !== en[k]).map((k) => en[k].replace(/\\'/g, "'"))
     .flatMap((text) => text.split(/\{\w+\}/)).map((part) => part.trim()).filter((part) => part.length >= 12 && /[a-z]{2,} [a-z]{2,}/.test(part));
 }

@@ -3,12 +3,11 @@
 // form's networks and client options on a phone in German and Chinese: labelled in the
 // language, no sideways scroll, a bad value refused beside its field before anything is sent,
 // and what only the API can tell (an overlap) beside its field too.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import * as assert from 'uvu/assert';
 import type { Browser, Page } from 'puppeteer-core';
 import { client, startTestDaemon, type TestDaemon } from './helpers/daemon';
-import { browserSuite, ensureWebBuilt, launchChromium, REPO } from './web-support';
+import { browserSuite, ensureWebBuilt, launchChromium } from './web-support';
+import { pageWords } from './web-words';
 import { driver } from './web-drive';
 
 const t = browserSuite('dashboard in chromium: a peer\'s networks and access as sentences, and its access form');
@@ -83,7 +82,7 @@ t('a reach field that is neither "lan" nor prefixes is refused beside it, before
 
 for (const [language, code] of [['German', 'de'], ['Chinese', 'zh-CN']]) {
   t(`in ${language} at 390 px: the networks and client options are labelled in ${language}, fit the width, and each bad value is refused beside its field before sending`, async () => {
-    const words = JSON.parse(fs.readFileSync(path.join(REPO, 'web', 'src', 'locales', `${code}.json`), 'utf8')) as Record<string, string>;
+    const words = pageWords(code);
     await client(d).put(`/api/peers/${peerId}`, { networks: ['10.209.0.0/24'], dns: null, clientAllowedIPs: null, persistentKeepalive: 25, mtu: 1380 });
     await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 });
     await page.goto(`${d.url}/#/`, { waitUntil: 'networkidle0' }); // the peer's page drawn anew, its forms refilled
@@ -130,7 +129,7 @@ for (const [language, code] of [['German', 'de'], ['Chinese', 'zh-CN']]) {
 }
 
 t('in German at 390 px, a new peer gets its networks and client options from "More settings": a bad one opens it and shows under its field, good ones are in its first .conf', async () => {
-  const words = JSON.parse(fs.readFileSync(path.join(REPO, 'web', 'src', 'locales', 'de.json'), 'utf8')) as Record<string, string>;
+  const words = pageWords('de');
   await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 1 });
   await page.goto(`${d.url}/#/servers/${serverId}/peers/new`, { waitUntil: 'networkidle0' });
   await page.select('.language select', 'de');

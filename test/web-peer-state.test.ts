@@ -3,12 +3,11 @@
 // reached from its section bar without scrolling past the others, and land under it however
 // it wraps (390 and 320 px, English, German, Chinese); the note after adding a peer never
 // covers its QR code.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import * as assert from 'uvu/assert';
 import { dashboardPage, DESKTOP, PHONE, type DashboardPage } from './helpers/signed-in-page';
 import { client, startTestDaemon, type TestDaemon } from './helpers/daemon';
-import { browserSuite, REPO } from './web-support';
+import { browserSuite } from './web-support';
+import { pageWords } from './web-words';
 import { restrictOverLimit } from '../src/jobs/usage';
 
 const t = browserSuite('dashboard in chromium: a peer\'s state agrees with itself, its sections, the note beside the QR code');
@@ -158,7 +157,7 @@ t('words: the switch\'s note says what happened, a missing peer offers no "Try a
 // height, each heading lands under it. In English, German and Chinese, each checked by axe.
 for (const [language, code] of [['English', 'en'], ['German', 'de'], ['Chinese', 'zh-CN']]) {
   t(`in ${language} at 390 and 320 px, the section bar wraps and each section still lands under it`, async () => {
-    const words = code === 'en' ? null : JSON.parse(fs.readFileSync(path.join(REPO, 'web', 'src', 'locales', `${code}.json`), 'utf8')) as Record<string, string>;
+    const words = code === 'en' ? null : pageWords(code);
     await page.setViewport(PHONE);
     await go(`peers/${ids.over}`);
     await drive.waitFor(`!!document.querySelector('nav.sections')`);

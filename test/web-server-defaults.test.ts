@@ -3,12 +3,11 @@
 // one and emptying it goes back to the server's, and the peer forms say each default under
 // its field. Bad values are refused under their field before anything is sent (and what
 // only the API can tell is shown there too), in German and Chinese on a phone, with axe.
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import * as assert from 'uvu/assert';
 import { client, startTestDaemon, type TestDaemon } from './helpers/daemon';
 import { dashboardPage, PHONE, type DashboardPage } from './helpers/signed-in-page';
-import { browserSuite, REPO } from './web-support';
+import { browserSuite } from './web-support';
+import { pageWords } from './web-words';
 
 const t = browserSuite('dashboard in chromium: a server\'s defaults for its peers, set in its form and followed by its peers\' .conf');
 
@@ -121,7 +120,7 @@ t('the server\'s defaults changed in its edit form reach the peers that follow t
 
 for (const [language, code] of [['German', 'de'], ['Chinese', 'zh-CN']]) {
   t(`in ${language} at 390 px: the server form's defaults are labelled in ${language}, fit the width, and each bad value is refused under its field, nothing saved`, async () => {
-    const words = JSON.parse(fs.readFileSync(path.join(REPO, 'web', 'src', 'locales', `${code}.json`), 'utf8')) as Record<string, string>;
+    const words = pageWords(code);
     await ui.page.setViewport(PHONE);
     await ui.go('');
     await ui.go(`servers/${serverId}/edit`);

@@ -47,19 +47,39 @@ function isFresh(hash) {
   }
 }
 
+/** The fields' words of every language (locales/fields.ts, compiled by esbuild and imported). */
+async function fieldWordsOf(esbuild, file) {
+  const { code } = await esbuild.transform(fs.readFileSync(file, 'utf8'), { loader: 'ts', format: 'esm' });
+  return (await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`)).FIELD_WORDS;
+}
+const columnOf = (fieldWords, lang) => Object.fromEntries(Object.entries(fieldWords).map(([k, w]) => [k, w[lang]]));
+
 const contentName = (stem, ext, body) => `${stem}-${crypto.createHash('sha256').update(body).digest('hex').slice(0, 12)}${ext}`;
 
 async function build(hash) {
   execFileSync(process.execPath, [path.join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(here, 'tsconfig.json')], { stdio: 'inherit' });
   const esbuild = await import('esbuild');
   // The catalogues but English's (which is in the script) are files of their own, fetched
-  // when chosen: each named by its hash, their addresses put into the script.
+  // when chosen: each named by its hash, their addresses put into the script. Each gets its
+  // language's column of the fields' words (locales/fields.ts), and the script only English's.
   const localeDir = path.join(here, 'src', 'locales');
+  const fieldWords = await fieldWordsOf(esbuild, path.join(localeDir, 'fields.ts'));
   const locales = fs.readdirSync(localeDir).filter((f) => f.endsWith('.json')).sort().map((f) => {
-    const body = Buffer.from(JSON.stringify(JSON.parse(fs.readFileSync(path.join(localeDir, f), 'utf8'))));
-    return { lang: f.slice(0, -5), name: `assets/${contentName(`locale-${f.slice(0, -5)}`, '.json', body)}`, body };
+    const lang = f.slice(0, -5);
+    const words = JSON.parse(fs.readFileSync(path.join(localeDir, f), 'utf8'));
+    const both = Object.keys(fieldWords).filter((k) => k in words);
+    if (both.length) throw new Error(`${f} and fields.ts both have ${both.join(', ')}`);
+    const body = Buffer.from(JSON.stringify({ ...words, ...columnOf(fieldWords, lang) }));
+    return { lang, name: `assets/${contentName(`locale-${lang}`, '.json', body)}`, body };
   });
+  const englishFieldsOnly = {
+    name: 'english-field-words-only',
+    setup(b) {
+      b.onLoad({ filter: /[\\/]locales[\\/]fields\.ts$/ }, () => ({ loader: 'js', contents: `export const fieldWordsIn = () => (${JSON.stringify(columnOf(fieldWords, 'en'))});` }));
+    },
+  };
   const result = await esbuild.build({
+    plugins: [englishFieldsOnly],
     define: { __WGCP_LOCALES__: JSON.stringify(Object.fromEntries(locales.map((l) => [l.lang, `/${l.name}`]))) },
     entryPoints: [path.join(here, 'src', 'main.tsx')],
     bundle: true,

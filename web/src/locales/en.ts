@@ -1,6 +1,9 @@
 // The page's words in English: the catalogue every other one (locales/*.json) follows key for
 // key (test/web-i18n.test.ts fails on a key missing there, or on one no view uses). {name}
-// marks a value put in; numbers in it are formatted for the language by Intl.
+// marks a value put in; numbers in it are formatted for the language by Intl. The fields'
+// labels and hints are in locales/fields.ts, every language beside English there.
+import { fieldWordsIn } from './fields';
+
 export const en = {
   'nav.main': 'Main',
   'nav.overview': 'Overview',
@@ -132,9 +135,6 @@ export const en = {
   'check.key': 'must be a WireGuard public key (44 characters of base64)',
   'check.date': 'must be a date and time',
   'check.future': 'must be in the future: a peer is deleted when its expiry passes',
-  'peerf.limit': 'Monthly data limit (GiB)',
-  'peerf.expiryHint': 'When this time passes, the peer and its keys are deleted (not only switched off). Empty: never.',
-  'peerf.expiryOperator': 'Only an admin may set one or make it sooner; you may postpone or clear it.',
   'peerf.blankName': 'must not be blank: name who or what this is',
   'peerf.added': 'Peer {name} added',
   'peerf.new': 'New peer',
@@ -143,37 +143,15 @@ export const en = {
   'f.more': 'More settings',
   'f.cancel': 'Cancel',
   'f.save': 'Save',
-  'peerf.nameHint': 'Who or what this is: a phone, a laptop.',
-  'peerf.emailHint': 'Optional: where its configuration can be mailed.',
-  'peerf.internet': 'Internet access through this router',
-  'peerf.internetHint': 'Off unless ticked, as in the API: a new peer reaches the tunnel only until it is given more.',
-  'peerf.ipHint': 'Default: the next free address of the server\'s subnet.',
-  'peerf.ip6': 'IPv6 address',
-  'peerf.ip6Hint': 'Default: the next free address of the server\'s IPv6 prefix (none when the server is IPv4 only).',
-  'peerf.publicKey': 'Public key',
-  'peerf.publicKeyHint': 'Only for a peer that made its own keys; then wgcp has no QR code for it, only a .conf template.',
   'peerf.submit': 'Add peer',
   'peerf.saved': 'Peer settings saved',
   'peerf.save': 'Save settings',
-  'speed.down': 'Download limit (Mbit/s)',
-  'speed.up': 'Upload limit (Mbit/s)',
-  'speed.hint': 'Seen from the peer: download is what this router sends it. 0.1 to 10000; empty means no limit.',
   'speed.number': 'Enter a number of Mbit/s, such as 20 or 2.5, or leave it empty.',
   'speed.range': 'Enter a limit from 0.1 to 10000 Mbit/s, or leave it empty.',
   'speed.none': 'none',
   'speed.noLimit': 'no limit',
   'speed.mbps': '{n} Mbit/s',
   'speed.shown': 'down {down}, up {up}',
-  'client.networks': 'Prefixes behind this peer (its LAN), routed to it; separated by commas',
-  'client.dns': 'Addresses separated by commas; "none" for no DNS; empty: the server\'s',
-  'client.routes': '"full", "split" (the server\'s networks) or prefixes; empty: the server\'s',
-  'client.keepalive': 'Seconds; 0: off; empty: the server\'s',
-  'client.mtu': '1280 to 9000; empty: the server\'s',
-  'client.networksLabel': 'Networks behind',
-  'client.dnsLabel': 'Client DNS',
-  'client.routesLabel': 'Client routes',
-  'client.keepaliveLabel': 'Keepalive',
-  'client.mtuLabel': 'Client MTU',
   'form.sessionEnded': 'Your session ended, so this was not saved. Sign in again: what you typed is kept here, then save again.',
   'api.unreachable': 'wgcpd cannot be reached: check the connection and try again',
   'load.retry': 'Try again',
@@ -600,7 +578,6 @@ export const en = {
   'shell.who': 'Signed in as {name}, {role}',
   'check.tenths': 'must be a number of GiB with at most one decimal, such as 1.5',
   'peers.usedOf': '{used} of {limit}',
-  'peerf.limitHint': '1 GiB is {bytes} bytes; tenths are taken (1.5). 0 means no limit.',
   'passkeys.title': 'Passkeys',
   'passkeys.intro.key': 'A passkey of {name} is its second factor at this page’s sign-in, beside or instead of a two-factor code: after the key, the browser asks for the passkey. The key itself still works alone for scripts.',
   'passkeys.intro.person': 'Your passkeys sign you in here by themselves, with the role single sign-on gave you at your last sign-in through it.',
@@ -631,6 +608,7 @@ export const en = {
   'signin.usePasskey': 'Use your passkey',
   'signin.passkeyNeeded': 'This key signs in with its passkey as a second factor: use it.',
   'signin.passkeyBusy': 'Waiting for the passkey…',
+  ...fieldWordsIn('en'),
 } as const;
 
 export type MessageKey = keyof typeof en;
