@@ -94,6 +94,8 @@ async function inside(): Promise<void> {
     for (const [name, s] of figures) rows.push(`| ${label} | ${name} | ${s.median.toFixed(1)} | ${s.p95.toFixed(1)} | ${s.max.toFixed(1)} |`);
     say(`${label} peers measured`);
     await daemon.stop();
+    // WGCP_BENCH_DAEMON_LOG: a file to keep wgcpd's log tail in (what it did while a change waited).
+    if (process.env.WGCP_BENCH_DAEMON_LOG) fs.writeFileSync(process.env.WGCP_BENCH_DAEMON_LOG, daemon.log());
     fs.rmSync(dir, { recursive: true, force: true });
   }
   process.stdout.write([...machineLines(), `- load average: ${os.loadavg().map((l) => l.toFixed(1)).join(', ')}`, `- rounds: ${ROUNDS} a figure, a size`, '',
