@@ -27,6 +27,17 @@ t('a new API key is shown once, works as wg-control-key, and a list never holds 
   assert.not.ok(logLines.join('\n').includes(made.json.key), 'never in the log');
 });
 
+t('an answer holds the credential\'s fields and never its hash; the secret only in the 201', async () => {
+  const fields = ['createdAt', 'expiresAt', 'id', 'kind', 'lastUsedAt', 'name', 'role'];
+  const made = await api.post('/api/access-tokens', { name: 'fields', role: 'viewer', expiresInDays: 2 });
+  assert.equal(Object.keys(made.json).sort(), [...fields, 'token'].sort());
+  const listed = (await api.get('/api/access-tokens')).json.find((c: { id: number }) => c.id === made.json.id);
+  assert.equal(Object.keys(listed).sort(), fields);
+  const changed = await api.put(`/api/access-tokens/${made.json.id}`, { role: 'operator' });
+  assert.equal(Object.keys(changed.json).sort(), fields);
+  assert.is(changed.json.role, 'operator');
+});
+
 t('a revoked API key stops working at once', async () => {
   const made = (await api.post('/api/apikeys', {})).json;
   assert.is((await api.del(`/api/apikeys/${made.id}`)).status, 204);
@@ -56,6 +67,8 @@ t('bad input is a 400 naming the field; an unknown id is a 404', async () => {
     assert.is(r.status, 400, `${path} ${JSON.stringify(body)}: ${r.text}`);
     assert.is(r.json.field, field);
   }
+  const both = await api.post('/api/access-tokens', { name: '', role: 'owner', expiresInDays: 0 });
+  assert.equal([both.json['errors.name'], both.json['errors.role'], both.json['errors.expiresInDays']].map(Boolean), [true, true, true], `every bad field at once: ${both.text}`);
   assert.is((await api.del('/api/access-tokens/999999')).status, 404);
   assert.is((await api.del('/api/apikeys/abc')).status, 404);
 });

@@ -98,8 +98,17 @@ t("refuses a url to wgcpd's own listener, by address or as localhost", async () 
   for (const url of [`http://127.0.0.1:${d.daemon.port}/api/peers`, `http://localhost:${d.daemon.port}/`, `http://LOCALHOST.:${d.daemon.port}/`]) {
     const r = await api.post(`/api/servers/${sid}/webhooks`, { url });
     assert.is(r.status, 400, `${url}: ${r.text}`);
-    assert.equal(r.json, { error: `url must not point to wgcpd's own listener (127.0.0.1:${d.daemon.port})`, code: 'WGCP_FIELD_INVALID', field: 'url' }, url);
+    const error = `url must not point to wgcpd's own listener (127.0.0.1:${d.daemon.port})`;
+    assert.equal(r.json, { error, code: 'WGCP_FIELD_INVALID', field: 'url', 'errors.url': error }, url);
   }
+});
+
+t('names every bad field of a body at once (the description reads each field by its rule)', async () => {
+  const r = await api.post(`/api/servers/${sid}/webhooks`, { url: 'ftp://example.com/', template: 'teams', subscribedActions: [0], isGlobal: 'yes' });
+  assert.is(r.status, 400);
+  assert.is(r.json.code, 'WGCP_FIELD_INVALID');
+  assert.equal(Object.keys(r.json).filter((k) => k.startsWith('errors.')).sort(), ['errors.isGlobal', 'errors.subscribedActions', 'errors.template', 'errors.url']);
+  assert.is(r.json['errors.url'], 'url must be an http:// or https:// URL');
 });
 
 t('keeps loopback on other ports and the private ranges: a receiver on the router or the LAN is a normal use', async () => {

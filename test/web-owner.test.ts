@@ -138,7 +138,7 @@ t('a form shows all its problems at once, each in its field\'s words, before sen
     'server-name': 'Name must not be empty',
     'server-endpoint': 'Endpoint must be host:port, such as vpn.example.com:51820',
     'server-listenPort': 'Listen port must be between 1 and 65535',
-    'server-mtu': 'MTU must be between 1280 and 9000',
+    'server-mtu': 'Client MTU must be between 1280 and 9000',
   });
   await drive.waitFor(`document.activeElement.id === 'server-name'`); // the first field with a problem has focus
   assert.equal(watch.requests.slice(sent).filter((r) => r.startsWith('POST')), [], 'nothing was sent');

@@ -52,7 +52,7 @@ t.before(async () => {
   assert.ok((answers.get('Delivery') as unknown[]).length >= 1, 'the test send was logged');
   answers.set('Smtp', (await api.get('/api/settings/smtp')).json);
   answers.set('Credential', [...(await api.get('/api/apikeys')).json, ...(await api.get('/api/access-tokens')).json]);
-  answers.set('RegToken', (await api.get(`/api/servers/${server.id}/tokens`)).json);
+  answers.set('RegistrationToken', (await api.get(`/api/servers/${server.id}/tokens`)).json);
   answers.set('Device', (await api.get('/api/devices')).json);
   answers.set('PortForward', (await api.get(`/api/devices/${device.id}/forwards`)).json);
   answers.set('Health', (await call(d.url, 'GET', '/healthz')).json);
@@ -72,7 +72,6 @@ const schemaAt: Record<string, () => object> = {
   UsageSeries: () => doc.paths['/api/peers/{id}/usage'].get.responses['200'].content['application/json'].schema,
   SessionState: () => doc.paths['/api/session'].get.responses['200'].content['application/json'].schema,
   SignedIn: () => doc.paths['/api/sessions'].get.responses['200'].content['application/json'].schema.properties.sessions.items,
-  Share: () => doc.paths['/api/peers/{id}/shares'].get.responses['200'].content['application/json'].schema.items,
   AuditEntry: () => doc.paths['/api/audit'].get.responses['200'].content['application/json'].schema.properties.entries.items,
 };
 // Interfaces with no HTTP answer to hold them to, and why.

@@ -36,6 +36,18 @@ export function backupRoutes(app: App): Route[] {
       // Applies the backup `wgcp restore FILE` checked and staged in the data folder: the
       // file never travels through this API, only the word to apply it (docs/operations.md).
       method: 'POST', path: '/api/restore', auth: 'control', role: 'admin',
+      doc: () => ({
+        summary: 'Apply the backup `wgcp restore FILE` checked and staged in the data folder, as one change: every row replaced (the audit log kept), the kernel brought to the restored servers, each server\'s serverChanged announced',
+        answers: {
+          200: {
+            description: 'restored; the database before it is kept in the data folder',
+            shape: { type: 'object', required: ['restored'], properties: { restored: { type: 'object', required: ['servers', 'peers', 'stateFiles', 'beforeFile'], properties: {
+              servers: { type: 'integer' }, peers: { type: 'integer' }, stateFiles: { type: 'array', items: { type: 'string' } }, beforeFile: { type: 'string' },
+            } } } },
+          },
+        },
+        errors: [[409, "no restore is staged, or the backup carries another router's device salt (wgcpd must start again)"]],
+      }),
       async handler(ctx) {
         const { restoreStaged } = require('../ops/restore-live') as typeof import('../ops/restore-live');
         const r = await restoreStaged(app, { actor: ctx.actor });
@@ -44,6 +56,17 @@ export function backupRoutes(app: App): Route[] {
     },
     {
       method: 'GET', path: '/api/backup', auth: 'control', role: 'admin',
+      doc: () => ({
+        summary: 'A backup of the whole state (the same file `wgcp backup` writes); it holds every private key and secret',
+        query: [{ name: 'wgcp-backup-passphrase', in: 'header', schema: { type: 'string', minLength: 8 }, description: 'encrypts the backup (scrypt + AES-256-GCM)' }],
+        answers: {
+          200: {
+            description: 'the SQLite database, or its encrypted form when a passphrase was given',
+            content: { 'application/vnd.sqlite3': { type: 'string', contentMediaType: 'application/vnd.sqlite3' }, 'application/octet-stream': { type: 'string', contentMediaType: 'application/octet-stream' } },
+          },
+        },
+        errors: [[400, 'the passphrase is shorter than 8 characters']],
+      }),
       async handler(ctx) {
         const passphrase = passphraseOf(ctx.req.headers[PASSPHRASE_HEADER]);
         // Loaded at the first backup, not with the daemon (docs/performance.md).

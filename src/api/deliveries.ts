@@ -19,6 +19,7 @@ export function deliveryRoutes(app: App): Route[] {
   return [
     {
       method: 'GET', path: '/api/webhooks/:id/deliveries', auth: 'control', role: 'viewer',
+      doc: () => ({ summary: 'Recent delivery attempts of a webhook (the newest 100, by id)', answers: { 200: { description: 'attempts', shape: ['Delivery'] } }, errors: [404] }),
       handler(ctx) {
         const hook = findWebhook(app, ctx.params.id);
         return ok(app.store.outbox.attemptsOf(hook.id).map(presentDelivery));
@@ -26,6 +27,10 @@ export function deliveryRoutes(app: App): Route[] {
     },
     {
       method: 'POST', path: '/api/webhooks/:id/test', auth: 'control', role: 'admin',
+      doc: () => ({
+        summary: 'Send a test event to the webhook now (whatever it subscribes to)', errors: [404, [502, 'the receiver failed or answered other than 2xx; the error says how']],
+        answers: { 200: { description: 'the receiver accepted it', shape: { type: 'object', properties: { delivered: { type: 'boolean' }, httpStatus: { type: 'integer', format: 'int64' }, durationMs: { type: 'integer', format: 'int64' } } } } },
+      }),
       async handler(ctx) {
         const hook = findWebhook(app, ctx.params.id);
         const result = await sendTestEvent(app, hook);

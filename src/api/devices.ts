@@ -9,20 +9,26 @@ import { readBool, required } from './fields';
 import { deviceFromPath } from './lookups';
 import { PEER_DELETE_ROLE } from '../ops/deletion-rights';
 
+/** A device is named by its id in routes (its peer's), never by its device_id. */
+const DEVICE_ID = { id: { description: "the device's id (its peer's id), never its device_id" } };
+
 const reader = (ctx: RequestContext) => ctx.actor?.role ?? null;
 
 export function deviceRoutes(app: App): Route[] {
   return [
     {
       method: 'GET', path: '/api/devices', auth: 'control', role: 'viewer',
+      doc: () => ({ summary: 'List devices', answers: { 200: { description: 'devices', shape: ['Device'] } } }),
       handler: (ctx) => ok(listDevices(app).map((d) => showDevice(app, d, reader(ctx)))),
     },
     {
       method: 'GET', path: '/api/devices/:id', auth: 'control', role: 'viewer',
+      doc: () => ({ summary: 'Read a device', params: DEVICE_ID, answers: { 200: { description: 'the device', shape: 'Device' } }, errors: [404] }),
       handler: (ctx) => ok(showDevice(app, deviceFromPath(app, ctx.params.id), reader(ctx))),
     },
     {
       method: 'PUT', path: '/api/devices/:id', auth: 'control', role: 'operator',
+      doc: () => ({ summary: 'Suspend or reinstate a device', params: DEVICE_ID, body: 'DeviceUpdate', answers: { 200: { description: 'updated', shape: 'Device' } }, errors: [400, 404, 413] }),
       async handler(ctx) {
         const id = deviceFromPath(app, ctx.params.id).deviceId;
         const suspended = required(readBool(await ctx.body(), 'suspended'), 'suspended');
@@ -31,6 +37,7 @@ export function deviceRoutes(app: App): Route[] {
     },
     {
       method: 'DELETE', path: '/api/devices/:id', auth: 'control', role: PEER_DELETE_ROLE,
+      doc: () => ({ summary: 'Delete a device and its peer', params: DEVICE_ID, answers: { 204: { description: 'deleted' } }, errors: [404, [403, 'below admin: removing a device deletes its peer']] }),
       async handler(ctx) {
         await deleteDevice(app, deviceFromPath(app, ctx.params.id).deviceId, { actor: ctx.actor });
         return noContent();
@@ -38,6 +45,7 @@ export function deviceRoutes(app: App): Route[] {
     },
     {
       method: 'POST', path: '/api/devices/:id/rotate', auth: 'control', role: 'operator',
+      doc: () => ({ summary: "Give the device's peer new keys (the device gets them at its next heartbeat)", params: DEVICE_ID, answers: { 200: { description: 'the device', shape: 'Device' } }, errors: [404] }),
       handler: async (ctx) => ok(showDevice(app, await rotateDeviceKeys(app, deviceFromPath(app, ctx.params.id).deviceId, { actor: ctx.actor }), reader(ctx))),
     },
   ];

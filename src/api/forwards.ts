@@ -8,10 +8,14 @@ import { parseId } from './fields';
 import { parseForwardInput } from './forwards-input';
 import { deviceFromPath } from './lookups';
 
+/** A device is named by its id in routes (its peer's), never by its device_id. */
+const DEVICE_ID = { id: { description: "the device's id (its peer's id), never its device_id" } };
+
 export function forwardRoutes(app: App): Route[] {
   return [
     {
       method: 'GET', path: '/api/devices/:id/forwards', auth: 'control', role: 'viewer',
+      doc: () => ({ summary: 'List port forwards of a device', params: DEVICE_ID, answers: { 200: { description: 'forwards', shape: ['PortForward'] } }, errors: [404] }),
       handler(ctx) {
         const device = deviceFromPath(app, ctx.params.id);
         return ok(app.store.forwards.listByDevice(device.deviceId).map((f) => presentForward(f, device)));
@@ -19,6 +23,7 @@ export function forwardRoutes(app: App): Route[] {
     },
     {
       method: 'POST', path: '/api/devices/:id/forwards', auth: 'control', role: 'operator',
+      doc: () => ({ summary: 'Add a port forward (DNAT in forward mode)', params: DEVICE_ID, body: 'PortForward', answers: { 201: { description: 'created', shape: 'PortForward' } }, errors: [400, 404, 413] }),
       async handler(ctx) {
         const device = deviceFromPath(app, ctx.params.id);
         const input = parseForwardInput(await ctx.body());
@@ -27,6 +32,7 @@ export function forwardRoutes(app: App): Route[] {
     },
     {
       method: 'DELETE', path: '/api/forwards/:id', auth: 'control', role: 'operator',
+      doc: () => ({ summary: 'Remove a port forward', answers: { 204: { description: 'removed' } }, errors: [404] }),
       async handler(ctx) {
         await removeForward(app, parseId(ctx.params.id, 'forward'), { actor: ctx.actor });
         return noContent();

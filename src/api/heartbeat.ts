@@ -19,6 +19,13 @@ import { setDeviceNetworks } from '../ops/devices';
 export function heartbeatRoute(app: App): Route {
   return {
     method: 'POST', path: '/api/v1/heartbeat', auth: 'none', bodyLimit: DEVICE_BODY_LIMIT,
+    doc: () => ({
+      summary: 'Device API: report status and get the current configuration', body: 'HeartbeatRequest', errorShape: 'DeviceError',
+      answers: { 200: { description: 'success', shape: 'HeartbeatResponse' } },
+      errors: [[400, '`invalid device id`, or a status field of the wrong type'], [403, '`device is suspended`'], [404, '`device not found`'],
+        [413, 'body larger than 8 KiB (refused on Content-Length before it is read)'],
+        [429, 'too many device requests from this address, this device or the fleet (WGCP_DEVICE_RATE); see Retry-After'], [500, '`heartbeat failed`']],
+    }),
     async handler(ctx) {
       try {
         const { answers, heartbeats, admission } = app.services.device;

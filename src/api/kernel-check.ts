@@ -12,6 +12,15 @@ export function kernelCheckRoutes(app: App): Route[] {
   return [
     {
       method: 'GET', path: '/api/kernel/check', auth: 'control', role: 'admin',
+      doc: () => ({
+        summary: "`wgcp check` done by the daemon: the kernel compared with the database, nothing repaired (the CLI's way on the admin socket, where it lacks CAP_NET_ADMIN)",
+        answers: {
+          200: {
+            description: 'the report; `same` is false when something differs',
+            shape: { type: 'object', properties: { same: { type: 'boolean' }, differences: { type: 'array', items: { type: 'object', properties: { kind: { enum: ['link', 'peer', 'ipv6', 'nft', 'shaping'] }, summary: { type: 'string', description: 'what differs, no keys' } } } } } },
+          },
+        },
+      }),
       async handler() {
         // A standby's site links are down by design (docs/ha.md): not a difference.
         const siteLinksUp = pairOf(app)?.role !== 'standby';

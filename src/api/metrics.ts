@@ -15,6 +15,10 @@ export function metricsRoute(app: App, auth: AuthKind): Route {
   const scrape = scraperOf(app);
   const route = {
     method: 'GET', path: '/metrics',
+    doc: () => ({
+      summary: 'Prometheus metrics (text format 0.0.4). With the API\'s credentials here; without any on WGCP_METRICS_LISTEN when it is set',
+      answers: { 200: { description: 'the exposition', type: 'text/plain; version=0.0.4', shape: { type: 'string' } } },
+    }),
     async handler() {
       const { contentType, text } = await scrape();
       return { status: 200, raw: text, type: contentType };

@@ -35,6 +35,12 @@ export function readPasskeyAnswer(body: Record<string, unknown>): Record<string,
 
 const tooMany = (wait: number) => apiError('WGCP_SIGN_IN_THROTTLED', { wait }, { headers: { 'Retry-After': String(wait) } });
 
+// The OpenAPI shapes the passkey routes share (these and api/passkeys.ts).
+export const PASSKEY_ANSWER = () => ({ type: 'object', description: "the browser's WebAuthn answer in its JSON form (@simplewebauthn/browser's, or PublicKeyCredential.toJSON())", required: ['id', 'response'] });
+export const PASSKEY_OPTIONS = (what: string) => ({ description: `the options for navigator.credentials.${what}(); the challenge in it is good for one answer within 2 minutes`, shape: { type: 'object' } });
+export const PASSKEY_HOST: [number, string] = [400, 'the Host names no address or name of this router and WGCP_PUBLIC_URL is unset, or it is an address (passkeys need a name)'];
+export const PASSKEY_REFUSED: [number, string] = [400, 'the answer is for no challenge under way (400) or not accepted: signature, origin, relying party, user verification, a counter that did not move forward (401)'];
+
 export function passkeySignInRoutes(app: App): Route[] {
   const limiter = () => app.services.signIns;
   const source = (ctx: RequestContext) => ctx.req.socket.remoteAddress ?? null;
@@ -97,7 +103,25 @@ export function passkeySignInRoutes(app: App): Route[] {
   }
 
   return [
-    { method: 'POST', path: '/api/session/passkey/options', auth: 'none', handler: options },
-    { method: 'POST', path: '/api/session/passkey', auth: 'none', handler: signIn },
+    {
+      method: 'POST', path: '/api/session/passkey/options', auth: 'none', handler: options,
+      doc: () => ({
+        summary: "Start signing in with a passkey: with `key`, that key's passkeys (its second factor); without, a person's passkey (a first factor)",
+        body: { type: 'object', properties: { key: { type: 'string' } } }, bodyOptional: true,
+        answers: { 200: PASSKEY_OPTIONS('get') },
+        errors: [PASSKEY_HOST, [401, 'not a live API key or access token (`field` is `key`)'], [403, 'sent from another site; or key sign-in is off for the page'],
+          [409, 'this key or token has no passkey'], [429, 'too many failed sign-ins; see Retry-After']],
+      }),
+    },
+    {
+      method: 'POST', path: '/api/session/passkey', auth: 'none', handler: signIn,
+      doc: () => ({
+        summary: 'Sign in with a passkey: a session cookie, as POST /api/session gives',
+        body: { type: 'object', required: ['response'], properties: { key: { type: 'string', description: 'the key or token whose second factor the passkey is; absent for a person\'s passkey' }, response: PASSKEY_ANSWER() } },
+        answers: { 204: { description: 'signed in', headers: { 'Set-Cookie': { description: 'session cookie `wgcp_session`', schema: { type: 'string' } } } } },
+        errors: [PASSKEY_REFUSED, [401, 'a key not live; a passkey not registered (or removed, or another key\'s); a second factor used alone; a signature, origin or counter refused'],
+          [403, 'sent from another site; or single sign-on gives the passkey\'s person no role now'], [409, 'this key or token has no passkey'], [429, 'too many failed sign-ins; see Retry-After']],
+      }),
+    },
   ];
 }

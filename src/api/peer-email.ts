@@ -30,6 +30,11 @@ export function peerEmailRoutes(app: App): Route[] {
   return [
     {
       method: 'POST', path: '/api/peers/:id/email', auth: 'control', role: 'operator',
+      doc: () => ({
+        summary: "Mail the peer's .conf (attached) and QR code (inline) to `to` or the peer's email", body: 'MailTo', bodyOptional: true,
+        answers: { 200: { description: 'sent', shape: 'MailSent' } },
+        errors: [400, 404, 413, [409, 'SMTP is not enabled'], [502, 'the SMTP server refused or failed; the error carries its words']],
+      }),
       async handler(ctx) {
         const peer = peerFromPath(app, ctx.params.id);
         const body = await optionalBody(ctx);

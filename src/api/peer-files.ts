@@ -24,6 +24,10 @@ export function peerFileRoutes(app: App): Route[] {
   return [
     {
       method: 'GET', path: '/api/peers/:id/config', auth: 'control', role: 'operator',
+      doc: () => ({
+        summary: 'WireGuard .conf of a peer (500, naming the field, when a stored value holds a control character: refused, never printed)',
+        answers: { 200: { description: '.conf text', type: 'text/plain', shape: { type: 'string' } } }, errors: [404],
+      }),
       handler(ctx) {
         const peer = peerFromPath(app, ctx.params.id);
         return {
@@ -36,6 +40,10 @@ export function peerFileRoutes(app: App): Route[] {
     },
     {
       method: 'GET', path: '/api/peers/:id/qrcode', auth: 'control', role: 'operator',
+      doc: () => ({
+        summary: 'QR code PNG of the .conf (500 as for the .conf when a stored value holds a control character)',
+        answers: { 200: { description: 'PNG', type: 'image/png', shape: { type: 'string', contentMediaType: 'image/png' } } }, errors: [404],
+      }),
       async handler(ctx) {
         const png = await renderQrPng(peerConfText(app, peerFromPath(app, ctx.params.id)));
         return { status: 200, raw: png, type: 'image/png', headers: { 'Cache-Control': 'no-store' } };

@@ -26,6 +26,13 @@ export function sourceAddress(req: IncomingMessage): string {
 export function provisionRoute(app: App): Route {
   return {
     method: 'POST', path: '/api/v1/provision', auth: 'none', bodyLimit: DEVICE_BODY_LIMIT,
+    doc: () => ({
+      summary: 'Device API: exchange a registration token and hwid for the encrypted configuration', body: 'ProvisionRequest', errorShape: 'DeviceError',
+      answers: { 200: { description: 'success', shape: 'ProvisionResponse' } },
+      errors: [[400, '`invalid token format`, `invalid hardware id`, `token already used` (also for the same hwid again, unless WGCP_PROVISION_RETRY_WINDOW is set), or malformed JSON'],
+        [403, '`invalid token` (unknown) or `token expired`'], [413, 'body larger than 8 KiB (refused on Content-Length before it is read)'],
+        [429, 'too many failed attempts from this address, or too many device requests from this address or the fleet (WGCP_DEVICE_RATE); see Retry-After'], [500, '`provisioning failed`']],
+    }),
     async handler(ctx) {
       const { salt, limiter, admission } = app.services.device;
       const source = sourceAddress(ctx.req);

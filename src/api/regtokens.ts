@@ -13,6 +13,7 @@ export function regTokenRoutes(app: App): Route[] {
   return [
     {
       method: 'GET', path: '/api/servers/:id/tokens', auth: 'control', role: 'operator',
+      doc: () => ({ summary: 'List registration tokens of a server', answers: { 200: { description: 'tokens', shape: ['RegistrationToken'] } }, errors: [404] }),
       handler(ctx) {
         const server = serverFromPath(app, ctx.params.id);
         const now = app.now().toISOString();
@@ -21,6 +22,7 @@ export function regTokenRoutes(app: App): Route[] {
     },
     {
       method: 'POST', path: '/api/servers/:id/tokens', auth: 'control', role: 'operator',
+      doc: () => ({ summary: 'Make a registration token (UUIDv4, single use, valid 24 h); no body needed', answers: { 201: { description: 'created', shape: 'RegistrationToken' } }, errors: [404] }),
       // The request needs no body: a token is fully described by its server.
       async handler(ctx) {
         const server = serverFromPath(app, ctx.params.id);
@@ -32,6 +34,7 @@ export function regTokenRoutes(app: App): Route[] {
     },
     {
       method: 'DELETE', path: '/api/tokens/:token', auth: 'control', role: 'operator',
+      doc: () => ({ summary: 'Revoke a registration token', params: { token: { schema: { type: 'string', format: 'uuid' } } }, answers: { 204: { description: 'revoked' } }, errors: [404] }),
       async handler(ctx) {
         const value = ctx.params.token;
         if (!await revokeRegToken(app.runner, value, { actor: ctx.actor })) throw apiError('WGCP_REGTOKEN_NOT_FOUND');

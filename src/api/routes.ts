@@ -81,8 +81,11 @@ export function controlRoutes(app: App): Route[] {
   // Built at its first reading, with the roles the routes below declare.
   const openApi = () => (document ??= (require('./openapi-doc') as typeof OpenApiDoc).openApiDocumentFor(routes));
   const routes: Route[] = [
-    { method: 'GET', path: '/healthz', auth: 'none', handler: () => ok(health(app)) },
-    { method: 'GET', path: '/api/openapi.json', auth: 'control', role: 'viewer', handler: () => ok(openApi()) },
+    { method: 'GET', path: '/healthz', auth: 'none', doc: () => ({ summary: 'Liveness and kernel backend', answers: { 200: { description: 'ready', shape: 'Health' } } }), handler: () => ok(health(app)) },
+    {
+      method: 'GET', path: '/api/openapi.json', auth: 'control', role: 'viewer',
+      doc: () => ({ summary: 'This document', answers: { 200: { description: 'OpenAPI document', shape: { type: 'object' } } } }), handler: () => ok(openApi()),
+    },
     ...serverRoutes(app),
     ...peerRoutes(app),
     ...peerFileRoutes(app),

@@ -5,10 +5,12 @@ import { tunnelFileName } from '../views/conf-name';
 import type { App } from '../app';
 import type { RequestContext, Route } from '../http/router';
 import { created, noContent, ok, type Reply } from '../http/reply';
-import { SHARE_DEFAULT_HOURS, SHARE_MAX_HOURS, consumeShare, createShare, listShares, revokeShare, shareState } from '../ops/shares';
+import { parseInput } from '../resources/describe';
+import { SHARE } from '../resources/share';
+import { SHARE_DEFAULT_HOURS, consumeShare, createShare, listShares, revokeShare, shareState } from '../ops/shares';
 import { deadSharePageHtml, presentShare, sharePageHtml, deadShareText } from '../views/share-present';
 import { shareLanguage } from '../views/share-words';
-import { parseId, readInt } from './fields';
+import { parseId } from './fields';
 import { optionalBody } from './optional-body';
 import { peerConfText, renderQrPng } from './peer-files';
 import { shareBase } from './share-origin';
@@ -51,9 +53,15 @@ export function shareRoutes(app: App): Route[] {
   return [
     {
       method: 'POST', path: '/api/peers/:id/share', auth: 'control', role: 'operator',
+      doc: () => ({
+        summary: "A one-time link to the peer's config and QR code, opened without signing in", body: 'Share', bodyOptional: true,
+        answers: { 201: { description: 'made; the url holds the token, shown only here', shape: { type: 'object', properties: { id: { type: 'integer', format: 'int64' }, url: { type: 'string' }, expiresAt: { type: 'string', format: 'date-time' } } } } },
+        errors: [[400, 'bad expiresInHours; or, with WGCP_PUBLIC_URL unset, a Host header that names no address or name of this router (`field` is `Host`): no link is made'],
+          [404, 'peer not found'], [409, 'the peer has no stored private key']],
+      }),
       async handler(ctx) {
         const body = await optionalBody(ctx);
-        const hours = readInt(body, 'expiresInHours', 1, SHARE_MAX_HOURS) ?? SHARE_DEFAULT_HOURS;
+        const hours = parseInput(SHARE, body, { now: app.now() }).expiresInHours ?? SHARE_DEFAULT_HOURS;
         // Before the link is made: a Host that names no address of this router makes none.
         const base = shareBase(app.config, ctx.req);
         const { share, token } = await createShare(app, ctx.actor!, parseId(ctx.params.id, 'peer'), hours);
@@ -63,6 +71,7 @@ export function shareRoutes(app: App): Route[] {
     },
     {
       method: 'GET', path: '/api/peers/:id/shares', auth: 'control', role: 'operator',
+      doc: () => ({ summary: "The peer's share links (never their tokens)", answers: { 200: { description: 'newest first', shape: ['Share'] } }, errors: [[404, 'peer not found']] }),
       handler(ctx) {
         const now = app.now().toISOString();
         return ok(listShares(app, parseId(ctx.params.id, 'peer')).map((s) => presentShare(s, now)));
@@ -70,13 +79,20 @@ export function shareRoutes(app: App): Route[] {
     },
     {
       method: 'DELETE', path: '/api/shares/:id', auth: 'control', role: 'operator',
+      doc: () => ({ summary: 'Revoke a share link', answers: { 204: { description: 'revoked' } }, errors: [[404, 'no such link'], [409, 'used or revoked already']] }),
       async handler(ctx) {
         await revokeShare(app, ctx.actor!, parseId(ctx.params.id, 'share link'));
         app.log.info('share link revoked', { shareID: Number(ctx.params.id) });
         return noContent();
       },
     },
-    { method: 'GET', path: '/share/:token', auth: 'none', handler: (ctx) => openShare(app, ctx) },
+    {
+      method: 'GET', path: '/share/:token', auth: 'none', handler: (ctx) => openShare(app, ctx),
+      doc: () => ({
+        summary: 'Open a one-time config link (no credentials): the QR code and the .conf, once; HEAD looks without spending it',
+        answers: { 200: { description: 'the page', type: 'text/html' }, 404: { description: 'no such link' }, 410: { description: 'used, revoked or expired' } },
+      }),
+    },
   ];
 }
 

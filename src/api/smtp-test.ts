@@ -13,6 +13,11 @@ export function smtpTestRoutes(app: App): Route[] {
   return [
     {
       method: 'POST', path: '/api/settings/smtp/test', auth: 'control', role: 'admin',
+      doc: () => ({
+        summary: 'Send a test message with the stored SMTP settings to `to` or the sender address', body: 'MailTo', bodyOptional: true,
+        answers: { 200: { description: 'sent', shape: 'MailSent' } },
+        errors: [400, 413, [409, 'server or fromEmail not set'], [502, 'the SMTP server refused or failed; the error carries its words']],
+      }),
       async handler(ctx) {
         const body = await optionalBody(ctx);
         const smtp = app.store.smtp.get();

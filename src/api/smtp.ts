@@ -10,9 +10,14 @@ import { MASK, presentSmtp } from '../views/present';
 export function smtpRoutes(app: App): Route[] {
   const { store } = app;
   return [
-    { method: 'GET', path: '/api/settings/smtp', auth: 'control', role: 'viewer', handler: () => ok(presentSmtp(store.smtp.get())) },
+    {
+      method: 'GET', path: '/api/settings/smtp', auth: 'control', role: 'viewer',
+      doc: () => ({ summary: 'SMTP settings', answers: { 200: { description: 'settings', shape: 'SMTPSettings' } } }),
+      handler: () => ok(presentSmtp(store.smtp.get())),
+    },
     {
       method: 'POST', path: '/api/settings/smtp', auth: 'control', role: 'admin',
+      doc: () => ({ summary: 'Save SMTP settings', body: 'SMTPSettings', answers: { 200: { description: 'saved', shape: 'SMTPSettings' } }, errors: [400, 413] }),
       async handler(ctx) {
         const body = await ctx.body();
         const input = {

@@ -12,6 +12,7 @@ export function statsRoutes(app: App, extraTotals: () => Record<string, number> 
   return [
     {
       method: 'GET', path: '/api/stats', auth: 'control', role: 'viewer',
+      doc: () => ({ summary: 'Global statistics', answers: { 200: { description: 'counts', shape: 'Stats' } } }),
       handler() {
         const peers = store.peers.counts(null);
         return ok({
@@ -28,6 +29,7 @@ export function statsRoutes(app: App, extraTotals: () => Record<string, number> 
     },
     {
       method: 'GET', path: '/api/servers/:id/stats', auth: 'control', role: 'viewer',
+      doc: () => ({ summary: 'Server statistics', answers: { 200: { description: 'counts', shape: 'Stats' } }, errors: [404] }),
       handler(ctx) {
         const server = serverFromPath(app, ctx.params.id);
         const peers = store.peers.counts(server.id);

@@ -8,6 +8,7 @@ import { KernelOff } from '../kernel/plane';
 import { presentRegToken } from '../views/devices-present';
 import { UsageError, stringOption, wantsJson, type Args } from './args';
 import { renderTable, shortTime } from './table';
+import { regTokenStateAt } from '../resources/regtoken';
 
 export const REGTOKEN_USAGE = 'usage: wgcp regtoken create --server ID | list [--server ID] | revoke TOKEN';
 
@@ -38,7 +39,7 @@ export async function runRegTokenCommand(args: Args, store: Store, out: (s: stri
       if (wantsJson(args)) out(JSON.stringify(listed, null, 2) + '\n');
       else if (listed.length === 0) out('no registration tokens\n');
       else out(renderTable(['TOKEN', 'SERVER', 'STATE', 'CREATED', 'EXPIRES', 'USED', 'DEVICE'],
-        listed.map((t) => [t.token, t.serverID, t.state, shortTime(t.createdAt), shortTime(t.expiresAt), shortTime(t.usedAt), t.deviceID]), [1]));
+        rows.map((t, i) => [t.token, t.serverId, regTokenStateAt(t, now.toISOString()), shortTime(t.createdAt), shortTime(t.expiresAt), shortTime(t.usedAt), listed[i].deviceID as number | null]), [1]));
       return;
     }
     case 'revoke': {

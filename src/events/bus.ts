@@ -6,20 +6,12 @@
 import type { Logger } from '../log';
 import type { WebhookRecord } from '../store/webhooks';
 import type { Schedule } from '../schedule/rules';
+import { ACTIONS } from '../resources/webhook';
 
 export { withDeviceIdPrefixes } from './device-redaction';
 
-export const ACTIONS = {
-  peerCreated: 1,
-  peerUpdated: 2,
-  peerDeleted: 3,
-  peerRestricted: 4,
-  peerExpired: 5,
-  deviceProvisioned: 6,
-  deviceSuspended: 7,
-  serverChanged: 8,
-  kernelDrift: 9,
-} as const;
+/** The contract's event codes, the numbers a webhook subscribes to: kept with the webhook's description. */
+export { ACTIONS };
 
 export type EventName = keyof typeof ACTIONS;
 

@@ -18,7 +18,7 @@ import { recordSignIn, recordSignInFailure } from '../ops/sign-ins';
 import { notePersonSignIn } from '../ops/passkey-sign-in';
 import type { OidcClient, PendingSignIn } from './oidc-client';
 import type * as OidcClientModule from './oidc-client';
-import { sessionSetCookie } from './session-cookie';
+import { SESSION_COOKIE_DOC, sessionSetCookie } from './session-cookie';
 import { failedSignInPage, noRolePage } from './oidc-page';
 
 export const PENDING_COOKIE = 'wgcp_oidc';
@@ -127,7 +127,29 @@ export function oidcRoutes(app: App): Route[] {
   }
 
   return [
-    { method: 'GET', path: '/api/oidc/login', auth: 'none', handler: login },
-    { method: 'GET', path: '/api/oidc/callback', auth: 'none', handler: callback },
+    {
+      method: 'GET', path: '/api/oidc/login', auth: 'none', handler: login,
+      doc: () => ({
+        summary: 'Single sign-on: sends the browser to the provider (authorization code flow with PKCE, state and nonce)',
+        answers: {
+          302: { description: "to the provider's authorization endpoint; sets the cookie `wgcp_oidc` (HttpOnly, SameSite=Lax, Path=/api/oidc/, 10 minutes) that ties the return to this browser" },
+          502: { description: 'the provider could not be reached (an HTML page)', type: 'text/html' },
+        },
+        errors: [[404, 'single sign-on is not set up (WGCP_OIDC_ISSUER)']],
+      }),
+    },
+    {
+      method: 'GET', path: '/api/oidc/callback', auth: 'none', handler: callback,
+      doc: () => ({
+        summary: "Single sign-on: the provider's redirect back; the ID token is checked and mapped to a role (WGCP_OIDC_ROLES)",
+        query: [{ name: 'code', schema: { type: 'string' } }, { name: 'state', schema: { type: 'string' } }, { name: 'iss', schema: { type: 'string' } }],
+        answers: {
+          303: { description: 'signed in: to the page, with the session cookie', headers: { 'Set-Cookie': SESSION_COOKIE_DOC } },
+          400: { description: 'a check failed (state, nonce, signature, audience, expiry, a code used already, a sign-in not started in this browser): an HTML page saying which', type: 'text/html' },
+          403: { description: 'no rule of the role mapping gives this person a role, or the provider refused: an HTML page saying so', type: 'text/html' },
+        },
+        errors: [[404, 'single sign-on is not set up']],
+      }),
+    },
   ];
 }

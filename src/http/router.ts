@@ -19,11 +19,46 @@ export interface RequestContext {
   body(): Promise<Record<string, unknown>>;
 }
 
+/**
+ * A shape in a route's documentation: the name of a schema in the document's components (a
+ * resource's, `'Webhook'`), `[name]` for a list of them, or a JSON Schema of its own.
+ */
+export type DocShape = string | [string] | Record<string, unknown>;
+
+/**
+ * A route's request and answers, declared where the route is defined: the OpenAPI operation is
+ * made from it (api/openapi-routes.ts), its path parameters from the path, `x-wgcp-role` from
+ * the role, 401, 403 and 500 for every route with credentials.
+ */
+export interface RouteDoc {
+  summary: string;
+  description?: string;
+  /** The body it takes; `bodyOptional`: it may be left out. */
+  body?: DocShape;
+  bodyOptional?: boolean;
+  /** Its answers by status: what each means and its shape (none: no body; `type`: other than JSON; `content`: one shape a media type; `headers`: the answer's). */
+  answers: Record<number, { description: string; shape?: DocShape; type?: string; content?: Record<string, DocShape>; headers?: Record<string, unknown> }>;
+  /** The errors it may answer beyond 401, 403 and 500: a status (its standard text) or [status, what it means here]. */
+  errors?: (number | [number, string])[];
+  /** Query parameters (or a header, `in: 'header'`). */
+  query?: { name: string; in?: 'query' | 'header'; schema: Record<string, unknown>; description?: string }[];
+  /** The schema of its error answers, when not the API's `Error` (the device contract's `DeviceError`). */
+  errorShape?: string;
+  /** Path parameters' descriptions and schemas, by name (default: a string). */
+  params?: Record<string, { description?: string; schema?: Record<string, unknown> }>;
+}
+
 interface RouteShape {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
   /** Largest accepted request body; the listener's default when absent. */
   bodyLimit?: number;
+  /**
+   * Its request and answer shapes, from which its OpenAPI operation is made; absent: still
+   * written in api/openapi-*.ts. A function, called when the document is first asked for: the
+   * shapes cost the daemon nothing until then (V8 compiles the function at its first call).
+   */
+  doc?: () => RouteDoc;
   handler(ctx: RequestContext): Reply | Promise<Reply>;
 }
 

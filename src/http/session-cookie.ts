@@ -23,3 +23,6 @@ export function sessionSetCookie(value: string, secure: boolean): string {
 export function sessionClearCookie(secure: boolean): string {
   return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0${secure ? '; Secure' : ''}`;
 }
+
+/** The session cookie, as the OpenAPI document describes it (also single sign-on's, oidc.ts). */
+export const SESSION_COOKIE_DOC = { description: 'session cookie `wgcp_session` (HttpOnly, SameSite=Strict, Secure under TLS, Path=/)', schema: { type: 'string' } };

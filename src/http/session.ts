@@ -19,7 +19,7 @@ import { personName, sha256Hex, type SessionGrant } from '../store/sessions';
 import { limiterKey } from '../device/failure-limiter';
 import type { SignInLimit } from './sign-in-limiter';
 import { isSameOrigin } from './same-origin';
-import { sessionClearCookie, sessionCookieValue, sessionSetCookie } from './session-cookie';
+import { SESSION_COOKIE_DOC, sessionClearCookie, sessionCookieValue, sessionSetCookie } from './session-cookie';
 
 /** Failed sign-ins allowed per source address, and wrong codes per credential, in a window; past it, 429 until the window ends. */
 export const SIGN_IN_LIMIT: SignInLimit = { failures: 10, windowMs: 5 * 60_000, maxAddresses: 10_000 };
@@ -77,6 +77,25 @@ export function openPageSession(app: App, ctx: RequestContext, grant: Grant, act
   return { status: 204, headers: { ...NO_STORE, 'Set-Cookie': sessionSetCookie(value, isTls(ctx)) } };
 }
 
+
+/** GET /api/session's answer (the page's SessionState is held to it). */
+const SESSION_STATE = () => ({
+  type: 'object',
+  properties: {
+    signedIn: { type: 'boolean' },
+    createdAt: { type: 'string', format: 'date-time' },
+    expiresAt: { type: 'string', format: 'date-time', description: 'absolute end of the session' },
+    idleExpiresAt: { type: 'string', format: 'date-time', description: 'end of the session if it stays unused' },
+    role: { enum: ['admin', 'operator', 'viewer'], description: 'the role of the key or token the session was opened with, now; a person: the role the mapping gave at sign-in' },
+    name: { type: 'string' }, kind: { enum: ['apikey', 'token', 'person'], description: 'person: signed in by single sign-on' },
+    subject: { type: ['string', 'null'], description: "a person's subject at the provider" }, email: { type: ['string', 'null'] },
+    singleSignOn: { type: 'boolean', description: 'whether the page offers single sign-on (GET /api/oidc/login)' },
+    keySignIn: { type: 'boolean', description: 'whether the page takes a key or token (WGCP_PAGE_KEY_SIGN_IN)' },
+    credentialID: { type: ['integer', 'null'], description: 'null: the WGCP_API_KEY of the environment' },
+    twoFactor: { type: ['boolean', 'null'], description: 'whether two-factor sign-in is on for it (null: not available)' },
+  },
+});
+
 export function sessionRoutes(app: App): Route[] {
   const limiter = app.services.signIns;
   const sessions = () => app.store.sessions;
@@ -130,9 +149,22 @@ export function sessionRoutes(app: App): Route[] {
   }
 
   return [
-    { method: 'POST', path: '/api/session', auth: 'none', handler: signIn },
+    {
+      method: 'POST', path: '/api/session', auth: 'none', handler: signIn,
+      doc: () => ({
+        summary: 'Sign in to the dashboard: a session cookie for an API key or access token',
+        body: { type: 'object', required: ['key'], properties: { key: { type: 'string' }, code: { type: 'string', description: 'the two-factor code (or a recovery code), when the key has two-factor sign-in on' } } },
+        answers: { 204: { description: 'signed in', headers: { 'Set-Cookie': SESSION_COOKIE_DOC } } },
+        errors: [[400, 'no key, or not a string; or a body nested deeper than 32 levels'],
+          [401, 'not a live API key or access token (`field` is `key`); or a two-factor code missing, wrong or used (`field` is `code`)'],
+          [403, 'sent from another site; or key sign-in is turned off for the page (WGCP_PAGE_KEY_SIGN_IN=off)'],
+          [413, 'body larger than 4 KiB: refused on Content-Length before it is read, or as soon as a chunked body passes it'],
+          [429, 'too many failed sign-ins from this address, or too many wrong codes for this key from anywhere; see Retry-After']],
+      }),
+    },
     {
       method: 'GET', path: '/api/session', auth: 'none',
+      doc: () => ({ summary: 'Whether the session cookie is live (touches it)', answers: { 200: { description: 'the session, or signedIn false', shape: SESSION_STATE() } } }),
       handler(ctx) {
         const value = sessionCookieValue(ctx.req.headers.cookie);
         const info = value === null ? null : sessions().use(value, app.config.apiKey, app.now().toISOString());
@@ -151,6 +183,17 @@ export function sessionRoutes(app: App): Route[] {
     },
     {
       method: 'DELETE', path: '/api/session', auth: 'none',
+      doc: () => ({
+        summary: 'Sign out: ends the session and clears the cookie',
+        answers: {
+          200: {
+            description: "signed out here; a person signed in by single sign-on goes on to the provider's sign-out", headers: { 'Set-Cookie': SESSION_COOKIE_DOC },
+            shape: { type: 'object', properties: { endSessionUrl: { type: 'string', description: "the provider's end_session_endpoint, coming back to WGCP_PUBLIC_URL" } } },
+          },
+          204: { description: 'signed out', headers: { 'Set-Cookie': SESSION_COOKIE_DOC } },
+        },
+        errors: [[403, 'sent from another site with a live cookie']],
+      }),
       async handler(ctx) {
         const value = sessionCookieValue(ctx.req.headers.cookie);
         const live = value === null ? null : sessions().use(value, app.config.apiKey, app.now().toISOString());

@@ -77,6 +77,7 @@ export function pageRoutes(dir: string = WEB_DIR): Route[] {
   return [
     {
       method: 'GET', path: '/', auth: 'none',
+      doc: () => ({ summary: 'The dashboard page (HTML)', answers: { 200: { description: 'the page', type: 'text/html' } }, errors: [[503, 'the page is not built']] }),
       handler(ctx) {
         const index = load('index.html');
         if (!index) throw apiError('WGCP_DASHBOARD_NOT_BUILT');
@@ -86,6 +87,7 @@ export function pageRoutes(dir: string = WEB_DIR): Route[] {
     },
     {
       method: 'GET', path: '/assets/:name', auth: 'none',
+      doc: () => ({ summary: "The dashboard's scripts, styles and icon, named by content hash", answers: { 200: { description: 'the file' } }, errors: [[404, 'no such file']] }),
       handler(ctx) {
         const name = ctx.params.name;
         const asset = ASSET_NAME.test(name) && TYPES[path.extname(name)] ? load(path.join('assets', name)) : null;

@@ -11,7 +11,7 @@ import { refuseLeavingNoAdmin } from './last-admin';
 
 export interface NewCredential extends CredentialInfo { secret: string }
 
-export const MAX_TOKEN_DAYS = 36_500;
+export { MAX_TOKEN_DAYS } from '../resources/credential';
 
 export function createCredential(runner: ChangeRunner, kind: CredentialKind, name: string, now: Date, expiresInDays: number | null = null, role: Role = 'admin', opts?: ChangeOptions): Promise<NewCredential> {
   const expiresAt = expiresInDays === null ? null : new Date(now.getTime() + expiresInDays * 86_400_000).toISOString();

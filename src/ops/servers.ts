@@ -5,7 +5,7 @@ import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { ServerMode, ServerRecord } from '../store/servers';
 import { presentServer } from '../views/present';
-import type { WebhookSight } from '../views/webhook-sight';
+import type { Role } from '../store/roles';
 import { serverEventData } from '../views/event-data';
 import type { ChangeOptions } from './runner';
 import { generateKeyPair } from '../wg/keys';
@@ -42,13 +42,13 @@ export function getServer(app: Pick<App, 'store'>, id: number): ServerRecord {
 }
 
 /**
- * The server as the API shows it: with its peers, kernel state and webhooks (as `sight`,
- * the caller's role, lets them be seen: views/webhook-sight.ts).
+ * The server as the API shows it: with its peers, kernel state and webhooks (as the
+ * caller's role sees them: resources/webhook.ts).
  * `withPeers: false` leaves the peers out (and does not read them): a page of servers at
  * 10,000 peers is then a few hundred bytes, not megabytes.
  */
-export function showServer(app: App, s: ServerRecord, sight: WebhookSight, opts: { withPeers?: boolean } = {}) {
-  const shown = presentServer(s, opts.withPeers === false ? [] : app.store.peers.listByServer(s.id), app.store.webhooks.listByServer(s.id), app.kernel.serverState(s.id), sight);
+export function showServer(app: App, s: ServerRecord, role: Role | null | undefined, opts: { withPeers?: boolean } = {}) {
+  const shown = presentServer(s, opts.withPeers === false ? [] : app.store.peers.listByServer(s.id), app.store.webhooks.listByServer(s.id), app.kernel.serverState(s.id), role);
   if (opts.withPeers !== false) return shown;
   const { peers: _left, ...rest } = shown;
   return rest;

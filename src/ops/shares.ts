@@ -10,8 +10,9 @@ import type { PeerRecord } from '../store/peers';
 import type { Store } from '../store/store';
 import { badField } from './field-error';
 
-export const SHARE_DEFAULT_HOURS = 24;
-export const SHARE_MAX_HOURS = 7 * 24;
+import { SHARE_DEFAULT_HOURS, SHARE_MAX_HOURS, shareStateAt } from '../resources/share';
+
+export { SHARE_DEFAULT_HOURS, SHARE_MAX_HOURS };
 
 export interface NewShare { share: ShareRecord; token: string }
 
@@ -74,14 +75,13 @@ export function consumeShare(app: App, token: string, address: string | null): P
 export function shareState(app: App, token: string): 'live' | 'unknown' | 'used' | 'revoked' | 'expired' {
   const now = app.now().toISOString();
   const share = app.store.shares.findByToken(token);
-  if (share && !share.usedAt && !share.revokedAt && share.expiresAt > now) return 'live';
-  return deadReason(app.store, token, now);
+  return share ? shareStateAt(share, now) : 'unknown';
 }
 
 function deadReason(store: Store, token: string, now: string): 'unknown' | 'used' | 'revoked' | 'expired' {
   const share = store.shares.findByToken(token);
   if (!share) return 'unknown';
-  if (share.usedAt) return 'used';
-  if (share.revokedAt) return 'revoked';
-  return share.expiresAt <= now ? 'expired' : 'used';
+  // Live when read again: another open spent it in between.
+  const state = shareStateAt(share, now);
+  return state === 'live' ? 'used' : state;
 }

@@ -20,6 +20,7 @@ import { overlaps } from './network-rules';
 import { tokenRefusal } from './provision-device';
 import { checkNetworks } from './peers';
 import { allocatePeerIp, allocatePeerIp6, checkPeerKey } from './peer-rules';
+import { newPeerRecord } from '../resources/peer';
 
 export interface JoinRequest { publicKey: string; networks: string[]; name: string }
 export interface Joined { server: ServerRecord; peer: PeerRecord; routes: string[] }
@@ -44,13 +45,13 @@ export function joinSite(app: App, token: string, req: JoinRequest, source: stri
     checkNetworks(store, req.networks, null);
     const routes = [...serverNetworks(server), ...lanPrefixes(store, app.config.wanInterfaces).filter((p) => !req.networks.some((n) => overlaps(n, p)))];
     const ip = allocatePeerIp(store, server);
-    const peer: PeerRecord = {
-      id: store.peers.nextId(), serverId: server.id, name: `site-${req.name}`.slice(0, 64), email: '', ip, ip6: allocatePeerIp6(store, server, ip),
-      publicKey: req.publicKey, privateKey: null, presharedKey: generatePresharedKey(),
-      allowAccess: [], allowInternet: false, enabled: true, disabledReasons: [], dataLimitGB: 0, usageBytes: 0, expiresAt: null,
-      downloadLimitMbps: null, uploadLimitMbps: null, networks: req.networks, lanAccess: 'lan', reachableFrom: 'lan', clientAllowedIPs: routes,
+    // What a site's peer does not say takes the description's initial value (resources/peer.ts).
+    const peer: PeerRecord = newPeerRecord({
+      id: store.peers.nextId(), serverId: server.id, name: `site-${req.name}`.slice(0, 64), ip, ip6: allocatePeerIp6(store, server, ip),
+      publicKey: req.publicKey, privateKey: null, presharedKey: generatePresharedKey(), allowInternet: false, enabled: true, disabledReasons: [],
+      networks: req.networks, lanAccess: 'lan' as const, reachableFrom: 'lan' as const, clientAllowedIPs: routes,
       createdAt: now, updatedAt: now,
-    };
+    });
     return {
       kernel: [{ peer: { server, before: null, after: peer } }],
       commit({ store, peerEvent }) {

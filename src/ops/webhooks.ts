@@ -5,6 +5,8 @@ import { apiError } from '../error-registry';
 import type { App } from '../app';
 import type { NewWebhook, WebhookRecord } from '../store/webhooks';
 import { badField } from './field-error';
+import { mergeInput, withInitials } from '../resources/describe';
+import { WEBHOOK } from '../resources/webhook';
 import type { ChangeOptions } from './runner';
 
 /** A webhook's fields as the operations take them; left out means "as it is" (or the default on create). */
@@ -20,22 +22,8 @@ export function createWebhook(app: App, serverId: number, input: WebhookInput, o
   return app.runner.run('webhook.create', (store) => {
     if (!store.servers.get(serverId)) throw apiError('WGCP_SERVER_NOT_FOUND');
     if (input.url === undefined) throw badField('url', 'is required');
-    const draft: NewWebhook = {
-      serverId,
-      name: input.name ?? '',
-      url: input.url,
-      isEnabled: input.isEnabled ?? true,
-      isGlobal: input.isGlobal ?? false,
-      verifySSL: input.verifySSL ?? true,
-      subscribedActions: input.subscribedActions ?? [],
-      template: input.template ?? 'default',
-      defaultPayload: input.defaultPayload ?? '',
-      customBody: input.customBody ?? '',
-      customHeaders: input.customHeaders ?? '',
-      secret: input.secret ?? '',
-      createdAt: now,
-      updatedAt: now,
-    };
+    // Left out: the description's initial value (enabled, verifying TLS, the default template).
+    const draft = withInitials(WEBHOOK, { ...input, url: input.url, serverId, createdAt: now, updatedAt: now }) as NewWebhook;
     checkTemplate(draft);
     return { commit: ({ store }) => store.webhooks.insert(draft) };
   }, opts);
@@ -45,8 +33,7 @@ export function updateWebhook(app: App, id: number, input: WebhookInput, opts?: 
   return app.runner.run('webhook.update', (store) => {
     const current = store.webhooks.get(id);
     if (!current) throw apiError('WGCP_WEBHOOK_NOT_FOUND');
-    const merged: WebhookRecord = { ...current, updatedAt: app.now().toISOString() };
-    for (const [k, v] of Object.entries(input)) if (v !== undefined) Reflect.set(merged, k, v);
+    const merged: WebhookRecord = { ...mergeInput<WebhookRecord, undefined>(WEBHOOK, current, input), updatedAt: app.now().toISOString() };
     checkTemplate(merged);
     return { commit: ({ store }) => { store.webhooks.update(merged); return merged; } };
   }, opts);

@@ -5,9 +5,11 @@
 // writes the page's types from that schema. Plain typed tables rather than a schema library:
 // why, in docs/development.md ("Resources").
 import { FieldErrors } from '../error-registry';
+import type { GuardFacts } from '../net/address-guard';
 
-/** The three roles, least first: the same as src/store/roles.ts, which imports this folder (a type import back would be a cycle). */
-export type Role = 'viewer' | 'operator' | 'admin';
+/** The three roles, least first (src/store/roles.ts re-exports them with their rules). */
+export const ROLES = ['viewer', 'operator', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 
 /** An OpenAPI 3.1 (JSON Schema) fragment. */
@@ -16,8 +18,11 @@ export type JsonSchema = Record<string, unknown>;
 /** A body as the API takes it. */
 export type Body = Record<string, unknown>;
 
-/** What an input rule may need beyond the body: the daemon's clock. */
-export interface InputContext { now: Date }
+/** What an input rule may need beyond the body: the daemon's clock, and where outgoing connections may not go (a webhook's URL). */
+export interface InputContext { now: Date; guard?: GuardFacts }
+
+/** What the API shows in place of a secret that is set (and takes back as "keep it"). */
+export const MASK = '********';
 
 /** How a field is stored in its table's row. */
 export interface Column<V> {
@@ -26,6 +31,8 @@ export interface Column<V> {
   select?: string;
   /** Written by an insert only (never by an update): creation time, a counter kept elsewhere. */
   insertOnly?: boolean;
+  /** Written, never read back (a secret's hash, matched by a query of its own). */
+  writeOnly?: boolean;
   /** Stored form of the value; absent: as it is. */
   write?: (v: V) => unknown;
   /** Value of the stored form; absent: as it is. */
@@ -49,6 +56,8 @@ export interface Field<V> {
   schema?: JsonSchema;
   /** The value as the API shows it, when not as it is kept (a limit kept in tenths, shown whole). */
   show?: (v: V) => unknown;
+  /** Seen whole from `role` up; the roles below see `outline(value)` (a credential inside it masked). */
+  whole?: { role: Role; outline: (v: V) => V };
 }
 
 /** A value the API shows that no column holds: computed from the record (and what the presenter is handed beside it, `C`). */
@@ -83,7 +92,7 @@ const jsonName = (key: string, f: AnyField): string => f.json ?? key;
 export function selectList<R, C>(res: Resource<R, C>): string {
   return fieldsOf(res).flatMap(([k, f]) => {
     const c = columnOf(f);
-    return c ? [`${c.select ?? c.name} AS ${k}`] : [];
+    return c && !c.writeOnly ? [`${c.select ?? c.name} AS ${k}`] : [];
   }).join(', ');
 }
 
@@ -123,7 +132,7 @@ export function rowToRecord<R, C>(res: Resource<R, C>, row: Record<string, unkno
   const out: Record<string, unknown> = {};
   for (const [k, f] of fieldsOf(res)) {
     const c = columnOf(f);
-    if (!c) out[k] = extra[k];
+    if (!c || c.writeOnly) out[k] = extra[k];
     else out[k] = c.read ? (c.read as (v: unknown) => unknown)(row[k]) : row[k];
   }
   return out as R;
@@ -171,21 +180,27 @@ export function present<R, C>(res: Resource<R, C>, r: R, role: Role, ...context:
   };
   for (const [name, d] of derived) if (d.after === undefined) derive(name, d);
   for (const [k, f] of fieldsOf(res)) {
-    if (sees(role, f.seenBy)) out[jsonName(k, f)] = f.show ? f.show(r[k]) : r[k] ?? null;
+    if (sees(role, f.seenBy)) {
+      const v = f.whole && !sees(role, f.whole.role) ? f.whole.outline(r[k]) : r[k];
+      out[jsonName(k, f)] = f.show ? f.show(v) : v ?? null;
+    }
     for (const [name, d] of derived) if (d.after === k) derive(name, d);
   }
   return out;
 }
 
-/** The OpenAPI schema of what the API shows and takes; a field above viewer is marked with `x-wgcp-role`. */
+/** The OpenAPI schema of what the API shows and takes; a field above viewer is marked with `x-wgcp-role`, one masked below a role with `x-wgcp-whole-role`. */
 export function jsonSchema<R, C>(res: Resource<R, C>): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const derived = Object.entries(res.derived ?? {});
   for (const [name, d] of derived) if (d.after === undefined) properties[name] = { ...d.schema, readOnly: true };
   for (const [k, f] of fieldsOf(res)) {
-    if (f.seenBy !== 'never') {
+    // An input never shown (a credential's lifetime in days) is in the schema of what the API takes.
+    if (f.seenBy === 'never' && f.input && f.schema) properties[jsonName(k, f)] = { ...f.schema, writeOnly: true };
+    else if (f.seenBy !== 'never') {
       const role = f.seenBy && f.seenBy !== 'viewer' ? { 'x-wgcp-role': f.seenBy } : {};
-      properties[jsonName(k, f)] = { ...f.schema, ...(f.input ? {} : { readOnly: true }), ...role };
+      const whole = f.whole ? { 'x-wgcp-whole-role': f.whole.role } : {};
+      properties[jsonName(k, f)] = { ...f.schema, ...(f.input ? {} : { readOnly: true }), ...role, ...whole };
     }
     // Read-only unless its schema says otherwise (a value a body sets through an unshown field).
     for (const [name, d] of derived) if (d.after === k) properties[name] = { readOnly: true, ...d.schema };
@@ -196,7 +211,7 @@ export function jsonSchema<R, C>(res: Resource<R, C>): JsonSchema {
 /** The JSON names a role may not see or the presenter may leave out: optional in the page's type. */
 export function optionalNames<R, C>(res: Resource<R, C>): Set<string> {
   const out = new Set<string>();
-  for (const [k, f] of fieldsOf(res)) if (f.seenBy && f.seenBy !== 'viewer' && f.seenBy !== 'never') out.add(jsonName(k, f));
+  for (const [k, f] of fieldsOf(res)) if (f.seenBy && f.seenBy !== 'viewer') out.add(jsonName(k, f));
   for (const [name, d] of Object.entries(res.derived ?? {})) if (d.optional || (d.seenBy && d.seenBy !== 'viewer')) out.add(name);
   return out;
 }

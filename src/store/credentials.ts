@@ -3,18 +3,15 @@
 import crypto from 'node:crypto';
 import type { DB } from './db';
 import type { Role } from './roles';
+import { insertSql, rowToRecord, selectList, toColumns } from '../resources/describe';
+import { CREDENTIAL, type CredentialKind, type CredentialRecord } from '../resources/credential';
 
-export type CredentialKind = 'apikey' | 'token';
+export type { CredentialKind } from '../resources/credential';
+/** A credential as stored, without its hash (resources/credential.ts). */
+export type CredentialInfo = CredentialRecord;
 
-export interface CredentialInfo {
-  id: number;
-  kind: CredentialKind;
-  name: string;
-  role: Role;
-  createdAt: string;
-  expiresAt: string | null;
-  lastUsedAt: string | null;
-}
+type Row = Record<string, unknown>;
+const fromRow = (r: Row): CredentialInfo => rowToRecord(CREDENTIAL, r, {});
 
 export const hashSecret = (secret: string): Buffer => crypto.createHash('sha256').update(secret, 'utf8').digest();
 
@@ -37,10 +34,10 @@ export class CredentialTable {
   private readonly adminsStmt;
 
   constructor(db: DB) {
-    const cols = 'id, kind, name, role, created_at AS createdAt, expires_at AS expiresAt, last_used_at AS lastUsedAt';
+    const cols = selectList(CREDENTIAL);
     this.listStmt = db.prepare(`SELECT ${cols} FROM credentials WHERE kind = ? ORDER BY id`);
     this.hashesStmt = db.prepare('SELECT id, name, role, hash, expires_at AS expiresAt FROM credentials WHERE kind = ?');
-    this.insertStmt = db.prepare('INSERT INTO credentials (kind, name, hash, created_at, expires_at, role) VALUES (?, ?, ?, ?, ?, ?)');
+    this.insertStmt = db.prepare(insertSql(CREDENTIAL));
     this.deleteStmt = db.prepare('DELETE FROM credentials WHERE kind = ? AND id = ?');
     // At most one write a minute per credential: a router's flash should not pay for every GET.
     this.touchStmt = db.prepare(`UPDATE credentials SET last_used_at = @now WHERE id = @id
@@ -54,14 +51,18 @@ export class CredentialTable {
   /** Makes a credential and returns its secret; only the hash is kept. */
   create(kind: CredentialKind, name: string, now: string, expiresAt: string | null = null, role: Role = 'admin'): { id: number; secret: string } {
     const secret = newSecret(kind);
-    const id = Number(this.insertStmt.run(kind, name, hashSecret(secret).toString('hex'), now, expiresAt, role).lastInsertRowid);
+    const row = { kind, name, role, hash: hashSecret(secret).toString('hex'), createdAt: now, expiresAt, lastUsedAt: null };
+    const id = Number(this.insertStmt.run({ ...toColumns(CREDENTIAL, row), id: null }).lastInsertRowid);
     return { id, secret };
   }
 
-  list(kind: CredentialKind): CredentialInfo[] { return this.listStmt.all(kind) as CredentialInfo[]; }
+  list(kind: CredentialKind): CredentialInfo[] { return (this.listStmt.all(kind) as Row[]).map(fromRow); }
   count(kind: CredentialKind): number { return (this.countStmt.get(kind) as { n: number }).n; }
   revoke(kind: CredentialKind, id: number): boolean { return this.deleteStmt.run(kind, id).changes > 0; }
-  get(id: number): CredentialInfo | null { return (this.getStmt.get(id) as CredentialInfo | undefined) ?? null; }
+  get(id: number): CredentialInfo | null {
+    const r = this.getStmt.get(id) as Row | undefined;
+    return r ? fromRow(r) : null;
+  }
   /** Keys and unexpired tokens with the admin role. */
   liveAdminCount(now: string): number { return (this.adminsStmt.get(now) as { n: number }).n; }
   /** False when no credential of that kind has this id. */

@@ -2,18 +2,12 @@
 // wins the token is decided by one atomic UPDATE (`consume`), so concurrent requests for
 // the same token cannot both succeed.
 import type { DB } from './db';
+import { insertSql, selectList, toColumns } from '../resources/describe';
+import { REGTOKEN, type RegTokenRecord } from '../resources/regtoken';
 
-export interface RegTokenRecord {
-  token: string;
-  serverId: number;
-  createdAt: string;
-  expiresAt: string;
-  usedAt: string | null;
-  deviceId: string | null;
-}
+export type { RegTokenRecord } from '../resources/regtoken';
 
-const COLUMNS = `token, server_id AS serverId, created_at AS createdAt, expires_at AS expiresAt,
-  used_at AS usedAt, device_id AS deviceId`;
+const COLUMNS = selectList(REGTOKEN);
 
 export class RegTokenTable {
   private readonly byToken;
@@ -28,8 +22,7 @@ export class RegTokenTable {
     this.byToken = db.prepare(`SELECT ${COLUMNS} FROM registration_tokens WHERE token = ?`);
     this.byServer = db.prepare(`SELECT ${COLUMNS} FROM registration_tokens WHERE server_id = ? ORDER BY created_at, token`);
     this.all = db.prepare(`SELECT ${COLUMNS} FROM registration_tokens ORDER BY server_id, created_at, token`);
-    this.insertStmt = db.prepare(`INSERT INTO registration_tokens (token, server_id, created_at, expires_at)
-      VALUES (@token, @serverId, @createdAt, @expiresAt)`);
+    this.insertStmt = db.prepare(insertSql(REGTOKEN));
     this.deleteStmt = db.prepare('DELETE FROM registration_tokens WHERE token = ?');
     this.consumeStmt = db.prepare(`UPDATE registration_tokens SET used_at = ?
       WHERE token = ? AND used_at IS NULL AND expires_at > ?`);
@@ -41,7 +34,7 @@ export class RegTokenTable {
   list(): RegTokenRecord[] { return this.all.all() as RegTokenRecord[]; }
 
   insert(t: Omit<RegTokenRecord, 'usedAt' | 'deviceId'>): RegTokenRecord {
-    this.insertStmt.run(t);
+    this.insertStmt.run(toColumns(REGTOKEN, t));
     return { ...t, usedAt: null, deviceId: null };
   }
 

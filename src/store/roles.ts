@@ -1,7 +1,8 @@
 // The three roles a key, token or page session has, from least to most: a viewer reads, an
 // operator also hands out peers and devices, an admin does everything.
-export const ROLES = ['viewer', 'operator', 'admin'] as const;
-export type Role = (typeof ROLES)[number];
+import { ROLES, type Role } from '../resources/describe';
+
+export { ROLES, type Role };
 
 const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 

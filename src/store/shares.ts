@@ -2,20 +2,17 @@
 // SHA-256 only. Opening a link spends it in one UPDATE, so of two opens exactly one wins.
 import crypto from 'node:crypto';
 import type { DB } from './db';
+import { insertSql, rowToRecord, selectList, toColumns } from '../resources/describe';
+import { SHARE, type ShareRecord } from '../resources/share';
 
-export interface ShareRecord {
-  id: number;
-  peerId: number;
-  createdAt: string;
-  expiresAt: string;
-  usedAt: string | null;
-  revokedAt: string | null;
-  createdBy: string;
-}
+export type { ShareRecord } from '../resources/share';
+
+type Row = Record<string, unknown>;
+const fromRow = (r: Row | undefined): ShareRecord | null => (r ? rowToRecord(SHARE, r, {}) : null);
 
 export const shareTokenHash = (token: string): string => crypto.createHash('sha256').update(token, 'utf8').digest('hex');
 
-const COLS = 'id, peer_id AS peerId, created_at AS createdAt, expires_at AS expiresAt, used_at AS usedAt, revoked_at AS revokedAt, created_by AS createdBy';
+const COLS = selectList(SHARE);
 
 export class ShareTable {
   private readonly insertStmt;
@@ -26,7 +23,7 @@ export class ShareTable {
   private readonly consumeStmt;
 
   constructor(db: DB) {
-    this.insertStmt = db.prepare('INSERT INTO share_links (peer_id, token_hash, created_at, expires_at, created_by) VALUES (?, ?, ?, ?, ?)');
+    this.insertStmt = db.prepare(insertSql(SHARE));
     this.byPeerStmt = db.prepare(`SELECT ${COLS} FROM share_links WHERE peer_id = ? ORDER BY id DESC`);
     this.getStmt = db.prepare(`SELECT ${COLS} FROM share_links WHERE id = ?`);
     this.byHashStmt = db.prepare(`SELECT ${COLS} FROM share_links WHERE token_hash = ?`);
@@ -36,19 +33,20 @@ export class ShareTable {
   }
 
   create(peerId: number, token: string, now: string, expiresAt: string, createdBy: string): ShareRecord {
-    const id = Number(this.insertStmt.run(peerId, shareTokenHash(token), now, expiresAt, createdBy).lastInsertRowid);
+    const row = { peerId, tokenHash: shareTokenHash(token), createdAt: now, expiresAt, createdBy };
+    const id = Number(this.insertStmt.run({ ...toColumns(SHARE, row), id: null }).lastInsertRowid);
     return this.get(id)!;
   }
 
-  get(id: number): ShareRecord | null { return (this.getStmt.get(id) as ShareRecord | undefined) ?? null; }
-  listOfPeer(peerId: number): ShareRecord[] { return this.byPeerStmt.all(peerId) as ShareRecord[]; }
-  findByToken(token: string): ShareRecord | null { return (this.byHashStmt.get(shareTokenHash(token)) as ShareRecord | undefined) ?? null; }
+  get(id: number): ShareRecord | null { return fromRow(this.getStmt.get(id) as Row | undefined); }
+  listOfPeer(peerId: number): ShareRecord[] { return (this.byPeerStmt.all(peerId) as Row[]).map((r) => fromRow(r)!); }
+  findByToken(token: string): ShareRecord | null { return fromRow(this.byHashStmt.get(shareTokenHash(token)) as Row | undefined); }
 
   /** False when the link is gone, used or revoked already. */
   revoke(id: number, now: string): boolean { return this.revokeStmt.run(now, id).changes > 0; }
 
   /** Spends the link if it is live: the record, or null when it is unknown, used, revoked or expired. */
   consume(token: string, now: string): ShareRecord | null {
-    return (this.consumeStmt.get({ now, hash: shareTokenHash(token) }) as ShareRecord | undefined) ?? null;
+    return fromRow(this.consumeStmt.get({ now, hash: shareTokenHash(token) }) as Row | undefined);
   }
 }

@@ -10,6 +10,7 @@ import type { Role } from '../store/roles';
 import { present } from '../resources/describe';
 import { DEVICE } from '../resources/device';
 import { FORWARD } from '../resources/forward';
+import { REGTOKEN } from '../resources/regtoken';
 import { peerAllowedIps } from '../wg/conf';
 import { AUTO_DNS, routesOf, routesText, serverNetworks, tunnelIp } from '../wg/client-options';
 import { resolverListensNow } from '../net/resolver-listening';
@@ -37,8 +38,7 @@ export function presentForward(f: ForwardRecord, device: Pick<DeviceRecord, 'pee
 
 /** `device`: the device that used the token, if it is still there (deviceID null otherwise). */
 export function presentRegToken(t: RegTokenRecord, now: string, device: Pick<DeviceRecord, 'peerId'> | undefined) {
-  const state = t.usedAt !== null ? 'used' : t.expiresAt <= now ? 'expired' : 'unused';
-  return { token: t.token, serverID: t.serverId, state, createdAt: t.createdAt, expiresAt: t.expiresAt, usedAt: t.usedAt, deviceID: device ? deviceNumber(device) : null };
+  return present(REGTOKEN, t, 'viewer', { now, deviceNumber: device ? deviceNumber(device) : null });
 }
 
 /** What the tunnel fields are made of: the device's peer and its server, as the heartbeat's one read gives them. */

@@ -1,13 +1,13 @@
 // Records as the API shows them: contract field names, secrets left out or masked.
 import type { PeerRecord } from '../store/peers';
-import { present } from '../resources/describe';
 import { PEER } from '../resources/peer';
 import { SERVER } from '../resources/server';
 import type { ServerRecord } from '../store/servers';
 import type { ServerKernelState } from '../kernel/plane';
 import type { SmtpRecord } from '../store/smtp';
 import type { WebhookRecord } from '../store/webhooks';
-import { MASK, webhookAsSeen, type WebhookSight } from './webhook-sight';
+import { MASK, present, type Role } from '../resources/describe';
+import { WEBHOOK } from '../resources/webhook';
 
 export { MASK };
 
@@ -16,26 +16,9 @@ export function presentPeer(p: PeerRecord) {
   return present(PEER, p, 'viewer');
 }
 
-/** A webhook as `sight` (webhook-sight.ts: by the caller's role) lets it be seen. */
-export function presentWebhook(stored: WebhookRecord, sight: WebhookSight) {
-  const w = webhookAsSeen(stored, sight);
-  return {
-    id: w.id,
-    serverID: w.serverId,
-    name: w.name,
-    url: w.url,
-    isEnabled: w.isEnabled,
-    isGlobal: w.isGlobal,
-    verifySSL: w.verifySSL,
-    subscribedActions: w.subscribedActions,
-    template: w.template,
-    defaultPayload: w.defaultPayload,
-    customBody: w.customBody,
-    customHeaders: [...Buffer.from(w.customHeaders, 'utf8')],
-    secret: w.secret === '' ? '' : MASK,
-    createdAt: w.createdAt,
-    updatedAt: w.updatedAt,
-  };
+/** A webhook as `role` sees it (resources/webhook.ts: its URL, headers and templates whole for admins only); no role: the least. */
+export function presentWebhook(w: WebhookRecord, role: Role | null | undefined) {
+  return present(WEBHOOK, w, role ?? 'viewer');
 }
 
 /** A server's standing in the kernel, as the API shows it. */
@@ -46,8 +29,8 @@ export function presentKernelState(k: ServerKernelState) {
 }
 
 /** A server as the API shows it (resources/server.ts), with its kernel state, peers and webhooks. */
-export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: WebhookRecord[], kernel: ServerKernelState, sight: WebhookSight) {
-  return present(SERVER, s, 'viewer', { kernel: presentKernelState(kernel), peers: peers.map(presentPeer), webhooks: webhooks.map((w) => presentWebhook(w, sight)) });
+export function presentServer(s: ServerRecord, peers: PeerRecord[], webhooks: WebhookRecord[], kernel: ServerKernelState, role: Role | null | undefined) {
+  return present(SERVER, s, 'viewer', { kernel: presentKernelState(kernel), peers: peers.map(presentPeer), webhooks: webhooks.map((w) => presentWebhook(w, role)) });
 }
 
 export function presentSmtp(s: SmtpRecord) {

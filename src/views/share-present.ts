@@ -2,12 +2,12 @@
 // holds), and the page a link opens: the QR code and the .conf, in one answer with no
 // further request, since the link is dead once it is opened.
 import type { ShareRecord } from '../store/shares';
+import { present } from '../resources/describe';
+import { SHARE } from '../resources/share';
 import { SHARE_WORDS, type ShareLanguage } from './share-words';
 
-export function presentShare(s: ShareRecord, now: string) {
-  const state = s.usedAt ? 'used' : s.revokedAt ? 'revoked' : s.expiresAt <= now ? 'expired' : 'live';
-  return { id: s.id, peerID: s.peerId, state, createdAt: s.createdAt, expiresAt: s.expiresAt, usedAt: s.usedAt, revokedAt: s.revokedAt, createdBy: s.createdBy };
-}
+/** A link as the API shows it (resources/share.ts): its state as of `now`. */
+export const presentShare = (s: ShareRecord, now: string) => present(SHARE, s, 'viewer', { now });
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);

@@ -25,6 +25,8 @@ export interface Edge { from: string; to: string; typeOnly: boolean }
 /** A statement that changes rows: INSERT, UPDATE, DELETE or REPLACE, at the start of any SQL text. */
 const WRITE_SQL = /(^|[;(]\s*|\bOR\s+\w+\s+)?\b(INSERT\s+(OR\s+\w+\s+)?INTO|UPDATE\s+[\w"]+\s+SET|DELETE\s+FROM|REPLACE\s+INTO)\b/i;
 
+const DESCRIBED_WRITE_SQL = new Set(['insertSql', 'updateSql']);
+
 const textOf = (n: ts.Node): string | null => {
   if (ts.isStringLiteral(n) || ts.isNoSubstitutionTemplateLiteral(n)) return n.text;
   if (ts.isTemplateExpression(n)) return [n.head.text, ...n.templateSpans.map((s) => s.literal.text)].join(' ');
@@ -124,7 +126,7 @@ export class SourceModel {
 
   /**
    * Members of the store's classes (and its top-level functions) that change rows: those whose
-   * body or initializer holds a write statement's SQL, refers to a member that does, or
+   * body or initializer holds a write statement's SQL (or makes it from a resource description), refers to a member that does, or
    * opens a transaction; repeated until nothing more is found.
    */
   private deriveWriteMembers(): void {
@@ -150,6 +152,8 @@ export class SourceModel {
       forEachDescendant(body, (n) => {
         const t = textOf(n);
         if (t !== null && WRITE_SQL.test(t)) found = true;
+        // The SQL a resource description writes (resources/describe.ts: insertSql, updateSql).
+        if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && DESCRIBED_WRITE_SQL.has(n.expression.text)) found = true;
       });
       return found;
     };

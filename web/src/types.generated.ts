@@ -1,6 +1,5 @@
 // Written by src/resources/page-types.ts from the resource descriptions (src/resources/*.ts):
 // do not edit; `npm run build` writes it again.
-import type { Webhook } from './types';
 
 /** schema Server */
 export interface Server {
@@ -66,7 +65,7 @@ export interface Peer {
   /** the monthly limit in GB (2^30 bytes), 0 for none; a limit set in tenths (dataLimitGiB) reads rounded up */
   dataLimitGB: number;
   /** outside the contract: the same limit with one decimal (1.5); a body sets it or dataLimitGB (docs/api.md) */
-  dataLimitGiB: number;
+  dataLimitGiB?: number;
   currentDataUsageBytes: number;
   expiresAt: string | null;
   /** weekly windows of access in an IANA time zone; outside them the peer is off with reason "schedule". null: always on */
@@ -143,4 +142,70 @@ export interface PortForward {
   /** the device's port; defaults to listenPort */
   targetPort: number;
   createdAt: string;
+}
+
+/** schema Webhook */
+export interface Webhook {
+  id: number;
+  serverID: number;
+  name: string;
+  /** whole for admins; other roles see its scheme and host, the rest "********" (e.g. https://hooks.slack.com/********) */
+  url: string;
+  isEnabled: boolean;
+  isGlobal: boolean;
+  verifySSL: boolean;
+  subscribedActions: number[];
+  template: 'default' | 'slack' | 'discord' | 'custom';
+  /** other roles than admin see "********" when set */
+  defaultPayload: string;
+  /** other roles than admin see "********" when set */
+  customBody: string;
+  /** UTF-8 of a JSON object of header names to values; other roles than admin see each value as "********" */
+  customHeaders: number[];
+  /** write-only; shown as "********" when set */
+  secret: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** schema Credential */
+export interface Credential {
+  id: number;
+  kind: 'apikey' | 'token';
+  /** default: the kind and the time it was made */
+  name: string;
+  /** default admin */
+  role: 'admin' | 'operator' | 'viewer';
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  /** access tokens only: the days it lives; left out: it never ends */
+  expiresInDays?: number;
+}
+
+/** schema Share */
+export interface Share {
+  id: number;
+  peerID: number;
+  state: 'live' | 'used' | 'revoked' | 'expired';
+  createdAt: string;
+  expiresAt: string;
+  usedAt: string | null;
+  revokedAt: string | null;
+  /** the name of who made it */
+  createdBy: string;
+  /** the hours the link lives */
+  expiresInHours?: number;
+}
+
+/** schema RegistrationToken */
+export interface RegistrationToken {
+  token: string;
+  serverID: number;
+  state: 'unused' | 'used' | 'expired';
+  createdAt: string;
+  expiresAt: string;
+  usedAt: string | null;
+  /** the id of the device that used it; null while unused or once that device is gone */
+  deviceID: number | null;
 }

@@ -4,9 +4,10 @@
 // a real wgcpd answers with, and every property of the OpenAPI schema named beside each
 // interface, must be declared here.
 
-import type { Device, Peer, PortForward, Server } from './types.generated';
+import type { Credential, Device, Peer, PortForward, RegistrationToken, Server, Share, Webhook } from './types.generated';
 
-export type { Device, Peer, PortForward, Server };
+export type { Credential, Device, Peer, PortForward, RegistrationToken, Server, Share, Webhook };
+export type RegToken = RegistrationToken;
 export type Forward = PortForward;
 export type Schedule = NonNullable<Peer['schedule']>;
 export type ScheduleWindow = Schedule['windows'][number];
@@ -20,26 +21,16 @@ export interface Stats {
   totalServers: number; totalPeers: number; totalWebhooks: number; enabledPeers: number; disabledPeers: number;
   totalDataUsageBytes: number; totalDevices: number;
 }
-/** schema Webhook */
-export interface Webhook {
-  id: number; serverID: number; name: string; url: string; isEnabled: boolean; isGlobal: boolean; verifySSL: boolean;
-  subscribedActions: number[]; template: string; defaultPayload: string; customBody: string; customHeaders: number[];
-  secret: string; createdAt: string; updatedAt: string;
-}
 /** schema Delivery */
 export interface Delivery {
   id: number; webhookID: number; deliveryID: number | null; event: string; attempt: number; outcome: string;
   httpStatus: number | null; error: string; durationMs: number | null; timestamp: string;
 }
-/** schema RegistrationToken */
-export interface RegToken { token: string; serverID: number; state: 'unused' | 'used' | 'expired'; createdAt: string; expiresAt: string; usedAt: string | null; deviceID: number | null }
 /** schema SMTPSettings */
 export interface Smtp {
   id?: number; enabled: boolean; server: string; port: number; useAuth: boolean; useTLS: boolean; username: string;
   password: string; fromEmail: string; fromName: string;
 }
-/** schema Credential */
-export interface Credential { id: number; kind: 'apikey' | 'token'; name: string; role: 'admin' | 'operator' | 'viewer'; createdAt: string; expiresAt: string | null; lastUsedAt: string | null }
 /** schema Health (GET /healthz): read defensively, fields come and go with the daemon's version */
 export interface Health {
   status?: 'ok' | 'degraded'; reasons?: string[]; kernel?: 'on' | 'off'; kernelReason?: string; version?: string;
@@ -57,8 +48,6 @@ export interface SignedIn { id: number; kind: 'person' | 'apikey' | 'token'; nam
 /** One peer of the event stream's usage message. */
 export interface PeerUsage { id: number; serverID: number; currentDataUsageBytes: number; enabled: boolean; disabledReason: string; latestHandshake: number }
 
-/** answer of GET /api/peers/{id}/shares */
-export interface Share { id: number; peerID: number; state: 'live' | 'used' | 'revoked' | 'expired'; createdAt: string; expiresAt: string; usedAt: string | null; revokedAt: string | null; createdBy: string }
 /** an entry of GET /api/audit */
 export interface AuditEntry {
   id: number; at: string; actor: { kind: string; id: number | null; name: string }; address: string | null; role: string | null;

@@ -8,6 +8,7 @@ import type { Peer } from '../types';
 import { checkPeer, expiryHint, expiryHintOperator, limitHint, limitLabel } from './peer-fields';
 import { can } from '../role';
 import { downloadLabel, mbpsOf, speedHint, speedLimit, uploadLabel } from './peer-speed';
+import { useServerDefaults, withDefault } from './server-default-hint';
 import { checkClient, clientHints, clientBodyOf, clientValuesOf } from './peer-client';
 import { t } from '../i18n';
 
@@ -38,6 +39,7 @@ export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => 
     return found;
   });
   const hints = clientHints();
+  const defaults = useServerDefaults(peer.serverID, peer.allowInternet);
   return (
     <section aria-labelledby="edit-h">
       <h2 id="edit-h">{t('peer.sec.settings')}</h2>
@@ -51,10 +53,10 @@ export function PeerEdit({ peer, onSaved }: { peer: Peer; onSaved: (p: Peer) => 
         <TextField form={form} name="downloadLimitMbps" label={downloadLabel()} inputMode="text" hint={speedHint()} />
         <TextField form={form} name="uploadLimitMbps" label={uploadLabel()} inputMode="text" />
         <TextField form={form} name="networks" label={t('client.networksLabel')} hint={hints.networks} />
-        <TextField form={form} name="dns" label={t('client.dnsLabel')} hint={hints.dns} />
-        <TextField form={form} name="clientAllowedIPs" label={t('client.routesLabel')} hint={hints.clientAllowedIPs} />
-        <TextField form={form} name="persistentKeepalive" label={t('client.keepaliveLabel')} inputMode="numeric" hint={hints.persistentKeepalive} />
-        <TextField form={form} name="mtu" label={t('client.mtuLabel')} inputMode="numeric" hint={hints.mtu} />
+        <TextField form={form} name="dns" label={t('client.dnsLabel')} hint={withDefault(hints.dns, defaults, 'dns')} />
+        <TextField form={form} name="clientAllowedIPs" label={t('client.routesLabel')} hint={withDefault(hints.clientAllowedIPs, defaults, 'clientAllowedIPs')} />
+        <TextField form={form} name="persistentKeepalive" label={t('client.keepaliveLabel')} inputMode="numeric" hint={withDefault(hints.persistentKeepalive, defaults, 'persistentKeepalive')} />
+        <TextField form={form} name="mtu" label={t('client.mtuLabel')} inputMode="numeric" hint={withDefault(hints.mtu, defaults, 'mtu')} />
         <FormError form={form} />
         <div class="buttons"><button type="submit" class="primary" disabled={form.busy}>{t('peerf.save')}</button></div>
       </form>

@@ -11,6 +11,7 @@ import { notify } from '../notice';
 import { href, navigate } from '../router';
 import type { Peer } from '../types';
 import { checkPeer, expiryHint, limitHint, limitLabel } from './peer-fields';
+import { useServerDefaults, withDefault } from './server-default-hint';
 import { checkClient, clientBodyOf, clientHints } from './peer-client';
 import { ServerCrumb } from './server-crumb';
 
@@ -30,6 +31,7 @@ export function PeerForm({ serverId }: { serverId: string }) {
     navigate(href('peers', peer.id));
   }, (v) => ({ ...checkPeer(v), ...checkClient(v) }));
   const hints = clientHints();
+  const defaults = useServerDefaults(serverId, form.values.allowInternet);
   return (
     <>
       <p class="crumbs"><a href={href()}>{t('nav.overview')}</a> / <ServerCrumb id={Number(serverId)} to={href('servers', serverId)} /> / {t('peerf.new')}</p>
@@ -48,10 +50,10 @@ export function PeerForm({ serverId }: { serverId: string }) {
             hint={t('peerf.ip6Hint')} />
           <TextField form={form} name="publicKey" label={t('peerf.publicKey')} hint={t('peerf.publicKeyHint')} />
           <TextField form={form} name="networks" label={t('client.networksLabel')} hint={hints.networks} />
-          <TextField form={form} name="dns" label={t('client.dnsLabel')} hint={hints.dns} />
-          <TextField form={form} name="clientAllowedIPs" label={t('client.routesLabel')} hint={hints.clientAllowedIPs} />
-          <TextField form={form} name="persistentKeepalive" label={t('client.keepaliveLabel')} inputMode="numeric" hint={hints.persistentKeepalive} />
-          <TextField form={form} name="mtu" label={t('client.mtuLabel')} inputMode="numeric" hint={hints.mtu} />
+          <TextField form={form} name="dns" label={t('client.dnsLabel')} hint={withDefault(hints.dns, defaults, 'dns')} />
+          <TextField form={form} name="clientAllowedIPs" label={t('client.routesLabel')} hint={withDefault(hints.clientAllowedIPs, defaults, 'clientAllowedIPs')} />
+          <TextField form={form} name="persistentKeepalive" label={t('client.keepaliveLabel')} inputMode="numeric" hint={withDefault(hints.persistentKeepalive, defaults, 'persistentKeepalive')} />
+          <TextField form={form} name="mtu" label={t('client.mtuLabel')} inputMode="numeric" hint={withDefault(hints.mtu, defaults, 'mtu')} />
         </details>
         <FormError form={form} />
         <div class="buttons">
