@@ -42,7 +42,7 @@ async function measure(n: number): Promise<Row> {
   const probe = probeKernel();
   if (!probe.ok) throw new Error(`cannot drive the kernel: ${probe.reason}`);
   const plane = liveKernel(createLogger(process.env.WGCP_BENCH_LOG === '1' ? 'debug' : 'error', (l) => process.stderr.write(l)), probe.wireguard);
-  const reconcileMs = timed(() => plane.reconcile([{ server, peers, forwards }]));
+  const reconcileMs = timed(async () => { await plane.prepare([{ server, peers, forwards }]); await plane.syncServer(server.id, { server, peers, forwards }, { peers: 'all' }); });
 
   const create: number[] = [];
   const update: number[] = [];

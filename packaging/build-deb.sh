@@ -68,6 +68,7 @@ build_daemon_deb() {
   # The standby pair (docs/ha.md): keepalived's notify script and an example configuration.
   install -D -m 0755 "$here/ha/wgcp-ha-notify" "$tree/usr/libexec/wgcp/wgcp-ha-notify"
   install -D -m 0644 "$here/ha/keepalived-wgcp.conf.example" "$tree/usr/share/doc/wgcp/examples/keepalived-wgcp.conf.example"
+  install -D -m 0644 "$here/ha/conntrackd.conf.example" "$tree/usr/share/doc/wgcp/examples/conntrackd.conf.example"
   gzip -9n <"$here/man/wgcp.1" >"$tree/usr/share/man/man1/wgcp.1.gz"
   write_docs "$tree" wgcp "$version"
   gzip -9n <"$root/README.md" >"$tree/usr/share/doc/wgcp/README.md.gz"

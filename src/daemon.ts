@@ -1,4 +1,4 @@
-// Starts wgcpd: the store, the kernel backend (reconciled once), the event bus and the
+// Starts wgcpd: the store, the kernel backend (its table loaded, then each server synced), the event bus and the
 // HTTP listener. `close()` stops everything in reverse order.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +19,7 @@ import { controlRoutes } from './api/routes';
 import { deviceApiRoutes } from './api/devices-api';
 import { startJobs } from './jobs/schedule';
 import { startReconciler } from './jobs/reconcile';
+import { syncAtStartUp } from './ops/kernel-sync';
 import { startEventServices, type EventServiceOptions } from './events/services';
 import type { Route } from './http/router';
 import type { FailureLimit } from './device/failure-limiter';
@@ -81,14 +82,19 @@ export async function startDaemon(config: Config, opts: DaemonOptions = {}): Pro
     kernel = plane;
     // A database from before links were marked adopts its servers' links once, by name.
     const adoptUnmarked = store.jobState.get(ADOPT_STATE) === '1';
-    await timing.time('reconcile', () => plane.reconcile(store.servers.list().map((server) => ({ server, peers: store.peers.kernelPeersOf(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) })), { adoptUnmarked }));
+    // Fail-closed start-up: the table first (prepare), then each server through its one sync, then the site links.
+    const events = new EventBus(log, now);
+    const runner = new ChangeRunner(store, plane, events, log, timing);
+    await timing.time('reconcile', async () => {
+      await plane.prepare(store.servers.list().map((server) => ({ server, peers: store.peers.kernelPeersOf(server.id), forwards: store.forwards.kernelForwardsOfServer(server.id) })), { adoptUnmarked });
+      await syncAtStartUp({ runner, store, kernel: plane, log });
+    });
     if (adoptUnmarked && kernel.state === 'on') store.jobState.set(ADOPT_STATE, '0');
     for (const f of kernel.failures()) log.error('server is down: wgcpd runs without it and retries', { serverID: f.serverId, interface: f.interface, reason: f.reason });
-    const events = new EventBus(log, now);
     const salt = loadServerSalt(config.serverSalt, config.dataDir);
     if (salt.origin === 'generated') log.info('generated the device API salt (SERVER_SALT)', { saltFile: salt.file });
     // The one services object: each made here once, handed down in the App (docs/development.md, "Services").
-    const core = { config, store, kernel, events, runner: new ChangeRunner(store, kernel, events, log, timing), log, now };
+    const core = { config, store, kernel, events, runner, log, now };
     const app: App = withServices(core, { metrics: tally, salt: salt.salt, provisionLimit: opts.provisionLimit });
     // The standby pair before any change: its journal hook, its role (a standby refuses writes), its channel.
     const pair = await startPair(app);

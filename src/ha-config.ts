@@ -17,6 +17,8 @@ export interface HaConfig {
   ackWaitMs: number;
   /** Changes the journal keeps for a standby that was away; older ones mean a snapshot. */
   journalKeep: number;
+  /** How often the usage cycle's totals are sent to the standby (0: every cycle). */
+  usageEveryS: number;
 }
 
 export class HaConfigError extends Error {}
@@ -51,6 +53,7 @@ export function loadHaConfig(env: NodeJS.ProcessEnv): HaConfig | null {
     virtualAddress: nonEmpty(env, 'WGCP_HA_VIRTUAL_ADDRESS'),
     ackWaitMs: whole(env, 'WGCP_HA_ACK_WAIT_MS', 2000, 0, 60_000),
     journalKeep: whole(env, 'WGCP_HA_JOURNAL_KEEP', 10_000, 10, 10_000_000),
+    usageEveryS: whole(env, 'WGCP_HA_USAGE_EVERY_S', 600, 0, 86_400),
   };
 }
 

@@ -35,7 +35,7 @@ function storeWrites(mod: string): string[] {
   return [...new Set(found.map((r) => `${mod} -> ${r.name}`))];
 }
 
-const KERNEL_APPLY = /^\w+\.(applyPeer|applyPeers|applyServer|applyForward|reconcile)$/;
+const KERNEL_APPLY = /^\w+\.(applyPeer|applyPeers|applyServer|applyForward|syncServer|prepare)$/;
 const KERNEL_TOOLS = ['kernel/live', 'nft/session', 'nft/apply', 'wg/link', 'shaping/shaper', 'shaping/tc-session'];
 
 /** "module -> Plane.method" for each kernel change a module makes, "module -> tool" for each tool it imports. */
@@ -73,7 +73,7 @@ const WRITES_OUTSIDE_OPS_TODAY = [
 ];
 
 const KERNEL_CHANGES_TODAY: string[] = [
-  // (none: the daemon's start-up reconcile is allowed by the rule itself)
+  // (none: the daemon's start-up prepare is allowed by the rule itself)
 ];
 
 /** What `found` holds beyond `allowed`, and which allowed entries are no longer found. */
@@ -220,12 +220,12 @@ t('outside the operations and the store itself, nothing writes the store', () =>
   assert.equal(stale, [], 'listed as writing the store but no longer does: remove it from WRITES_OUTSIDE_OPS_TODAY');
 });
 
-t('only the operations apply kernel changes (the daemon only its start-up reconcile)', () => {
+t('only the operations apply kernel changes (the daemon only its start-up prepare)', () => {
   const mayApply = (m: string) => ['ops', 'kernel'].includes(folderOf(m));
   // nft/ and wg/ are the tools the kernel plane drives: they may use each other.
   const toolLayer = (m: string, change: string) => ['nft', 'wg', 'shaping'].includes(folderOf(m)) && folderOf(change.split(' -> ')[1]) === folderOf(m);
   const found = modules.filter((m) => !mayApply(m)).flatMap(kernelChanges)
-    .filter((c) => !/^daemon -> \w+\.reconcile$/.test(c) && !toolLayer(c.split(' -> ')[0], c));
+    .filter((c) => !/^daemon -> \w+\.prepare$/.test(c) && !toolLayer(c.split(' -> ')[0], c));
   const { unlisted, stale } = againstAllowList(found, KERNEL_CHANGES_TODAY);
   assert.equal(unlisted, [], 'a module outside src/ops/ applies a kernel change');
   assert.equal(stale, [], 'listed as applying a kernel change but no longer does: remove it from KERNEL_CHANGES_TODAY');

@@ -19,7 +19,7 @@ class SeamRecorder implements KernelPlane {
   servers: ServerChange[] = [];
   reconciled: ServerState[] = [];
   refuse = false;
-  async reconcile(states: ServerState[]): Promise<void> { this.reconciled = states; }
+  async prepare(states: ServerState[]): Promise<void> { this.reconciled = states; }
   async applyServer(c: ServerChange): Promise<void> { this.servers.push(c); }
   async applyPeer(c: PeerChange): Promise<void> {
     if (this.refuse) throw new Error('kernel refused the peer');

@@ -20,8 +20,10 @@ function keyFile(mode: number): string {
   return file;
 }
 
-const paired = (extra: Record<string, string> = {}) => startTestDaemon({
-  env: { WGCP_HA_PARTNER: 'http://127.0.0.1:9', WGCP_HA_LISTEN: '127.0.0.1:0', WGCP_HA_KEY_FILE: keyFile(0o600), ...extra },
+// Usage totals journaled every cycle unless a test says otherwise.
+const paired = (extra: Record<string, string> = {}, now?: () => Date) => startTestDaemon({
+  env: { WGCP_HA_PARTNER: 'http://127.0.0.1:9', WGCP_HA_LISTEN: '127.0.0.1:0', WGCP_HA_KEY_FILE: keyFile(0o600), WGCP_HA_USAGE_EVERY_S: '0', ...extra },
+  ...(now ? { options: { now } } : {}),
 });
 const promote = (d: TestDaemon) => askDaemon(d.dataDir, 'POST', '/api/ha/notify', { state: 'MASTER' });
 const journal = (d: TestDaemon) => d.daemon.app.store.db.prepare('SELECT seq, tbl, op FROM ha_journal ORDER BY id').all() as { seq: number; tbl: string; op: string }[];
@@ -149,6 +151,34 @@ t('a usage cycle that moved only the primary\'s own counter baselines journals n
   }
 });
 
+t('usage totals are journaled once every WGCP_HA_USAGE_EVERY_S: a cycle between only names the peers that moved, the next journaled one sends them', async () => {
+  let clock = Date.parse('2026-11-28T08:00:00Z');
+  const d = await paired({ WGCP_HA_USAGE_EVERY_S: '600' }, () => new Date(clock));
+  try {
+    await promote(d);
+    const s = (await addServer(d, 'home')).json;
+    const [p1, p2] = [(await client(d).post(`/api/servers/${s.id}/peers`, { name: 'one' })).json, (await client(d).post(`/api/servers/${s.id}/peers`, { name: 'two' })).json];
+    const cycle = (...moved: [{ id: number }, number][]) => recordUsage(d.daemon.app, () => ({ traffic: moved.map(([p, bytes]) => [p.id, s.id, bytes, 0] as const), baselines: [] }), new Date(clock).toISOString());
+    const usageRows = () => d.daemon.app.store.db.prepare("SELECT seq, json_extract(pk, '$.peer_id') AS peer, json_extract(row, '$.usage_bytes') AS bytes FROM ha_journal WHERE tbl = 'peer_usage' ORDER BY id").all() as { seq: number; peer: number; bytes: number }[];
+    clock += 601_000;
+    await cycle([p1, 100], [p2, 20]);
+    const first = usageRows();
+    assert.equal(first.map((r) => [r.peer, r.bytes]).slice(-2), [[p1.id, 100], [p2.id, 20]], 'a cycle past the interval is journaled');
+    clock += 60_000;
+    const seq = position(d).seq;
+    await cycle([p2, 30]);
+    assert.equal(usageRows(), first, 'a cycle within the interval journals no total');
+    assert.is(position(d).seq, seq, 'and takes no sequence');
+    clock += 600_000;
+    await cycle([p1, 10]);
+    const sent = usageRows().slice(first.length);
+    assert.equal(sent.map((r) => [r.peer, r.bytes]).sort(), [[p1.id, 110], [p2.id, 50]], 'the next one sends what moved since, each row once');
+    assert.ok(sent.every((r) => r.seq === position(d).seq));
+  } finally {
+    await d.stop();
+  }
+});
+
 t('the journal keeps a bounded tail', async () => {
   const d = await paired({ WGCP_HA_JOURNAL_KEEP: '10' });
   try {
@@ -160,6 +190,31 @@ t('the journal keeps a bounded tail', async () => {
     assert.ok(kept.length <= 20, `${kept.length} changes kept`);
     assert.ok(Math.min(...kept) > seq - 20);
     assert.ok(d.daemon.app.store.ha.prunedUpTo() >= seq - 20);
+  } finally {
+    await d.stop();
+  }
+});
+
+t('the journal holds a bounded number of rows too: whole changes go, never the last one', async () => {
+  const d = await paired();
+  try {
+    await promote(d);
+    const s = (await addServer(d, 'home')).json;
+    for (let i = 0; i < 6; i++) assert.is((await client(d).post(`/api/servers/${s.id}/peers`, { name: `p${i}` })).status, 201);
+    const rows = journal(d);
+    const last = rows[rows.length - 1].seq;
+    // A bound of fewer rows than the last change wrote keeps that change alone.
+    d.daemon.app.store.ha.prune(10_000, 1);
+    assert.equal([...new Set(journal(d).map((r) => r.seq))], [last]);
+    assert.is(d.daemon.app.store.ha.prunedUpTo(), last - 1);
+    for (let i = 6; i < 12; i++) assert.is((await client(d).post(`/api/servers/${s.id}/peers`, { name: `p${i}` })).status, 201);
+    const before = journal(d);
+    const bound = before.length - 3;
+    d.daemon.app.store.ha.prune(10_000, bound);
+    const after = journal(d);
+    assert.ok(after.length <= bound, `${after.length} rows kept, at most ${bound}`);
+    const gone = new Set(before.slice(0, before.length - after.length).map((r) => r.seq));
+    assert.ok(after.every((r) => !gone.has(r.seq)), 'a change is kept whole or not at all');
   } finally {
     await d.stop();
   }

@@ -153,7 +153,11 @@ t('GET /api/ha and the metrics say where each router stands', async () => {
 
 t('a request not signed with the shared key is refused by the channel', async () => {
   const key = Buffer.from(fs.readFileSync(w.keyFile, 'utf8').trim());
-  const tail = `/ha/tail?epoch=2&seq=${(await ha(w.da!)).sequence}&wait=0&salt=${saltTag(key, SALT)}&schema=${MIGRATIONS.length}`;
+  // The follower's line: the primary's own epoch (its promotion's node and first sequence), read from its database.
+  const db = new Database(path.join(w.da!.dataDir, DB_FILE), { readonly: true });
+  const line = db.prepare('SELECT node, start_seq AS start FROM ha_epochs WHERE epoch = 2').get() as { node: string; start: number };
+  db.close();
+  const tail = `/ha/tail?epoch=2&node=${line.node}&start=${line.start}&seq=${(await ha(w.da!)).sequence}&wait=0&salt=${saltTag(key, SALT)}&schema=${MIGRATIONS.length}`;
   const url = `http://${A_ADDR}:${CHANNEL_PORT}${tail}`;
   assert.is((await nsRequest(w.b, url, 'GET', {})).status, 401);
   const forged = signRequest(Buffer.from('not-the-pair-s-key-0123456789'), 'GET', tail);

@@ -57,6 +57,33 @@ t('start-up with no table (as after a reboot): the table with its drops is loade
   assert.match(w.router.exec('nft', ['list', 'chain', 'inet', 'wgcp', 'tunnel_forward']), /drop/);
 });
 
+t('start-up with a server whose interface cannot come up (its port held): the table judged it before the attempt, it leaves the table once failed, the other server is up', async () => {
+  const held = await w.d.api('POST', '/api/servers', { name: 'held', endpoint: '192.0.2.1:51871', mode: 'forward', address: '10.88.0.1/24', listenPort: 51871 });
+  assert.is(held.status, 201, held.text);
+  const ifname = held.json.interface as string;
+  const up = (await w.d.api('GET', '/api/servers')).json[0].interface as string;
+  assert.is(await w.d.stop(), 0);
+  w.router.exec('nft', ['delete', 'table', 'inet', 'wgcp']);
+  const holder = w.router.spawn('python3', ['-c', 'import socket,time\ns=socket.socket(socket.AF_INET,socket.SOCK_DGRAM)\ns.bind(("0.0.0.0",51871))\nprint("bound",flush=True)\ntime.sleep(600)']);
+  try {
+    await new Promise<void>((resolve, reject) => { holder.stdout!.once('data', () => resolve()); holder.once('exit', (code) => reject(new Error(`port holder exited with ${code}`))); });
+    const mark = w.tools.calls().length;
+    w.d = await startNsDaemon(w.router, { dataDir: w.d.dataDir, env: w.env });
+    const tried = w.tools.since(mark).filter((c) => c.tunnels !== null && c.args.split(' ').includes(ifname));
+    assert.ok(tried.length > 0, `the held server's interface was tried: ${JSON.stringify(w.tools.since(mark))}`);
+    for (const c of tried) assert.ok(c.tunnels!.includes(`"${ifname}"`), `\`${c.tool} ${c.args}\` ran before inet wgcp judged ${ifname} (tunnels: ${c.tunnels || 'no table'})`);
+    const health = (await w.d.api('GET', '/healthz')).json;
+    assert.equal(health.failures.map((f: { interface: string }) => f.interface), [ifname]);
+    const tunnels = w.router.exec('nft', ['list', 'set', 'inet', 'wgcp', 'tunnels']);
+    assert.not.match(tunnels, new RegExp(`"${ifname}"`), 'a failed server holds nothing in the table');
+    assert.match(tunnels, new RegExp(`"${up}"`), 'the other server is up and judged');
+    assertJudgedFirst(w.tools.since(mark), up, 'start-up beside a failed server');
+  } finally {
+    holder.kill('SIGKILL');
+  }
+  assert.is((await w.d.api('DELETE', `/api/servers/${held.json.id}`)).status, 204);
+});
+
 t('a server renamed onto a new interface: the new name is in the table before the new interface is up', async () => {
   const s = (await w.d.api('GET', '/api/servers')).json[0];
   const mark = w.tools.calls().length;

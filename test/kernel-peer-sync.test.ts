@@ -1,12 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ServerModel } from '../src/kernel/model';
-import { planPeerSync } from '../src/kernel/peer-sync';
-import { peerChangesToward, peerDiffers } from '../src/kernel/server-sync';
+import { planPeerSync, WG_ARGS_BYTES, wgChunks } from '../src/kernel/peer-sync';
+import { peerOps } from '../src/wg/uapi-conf';
+import { peerChangesToward, peerDiffers, serverDiffers } from '../src/kernel/server-sync';
 import { diff } from '../src/nft/diff';
 import { fullPolicy } from '../src/nft/policy';
 import { SECRET_FILE } from '../src/exec/command';
 import type { PeerRecord } from '../src/store/peers';
+import type { ServerRecord } from '../src/resources/server';
 import { fixturePeer, fixtureServer } from './helpers/kernel-fixtures';
 
 const t = suite('the partial sync of the peers a change names: one filter diff, wg set clauses, routes and limits, equal to the peers changed one by one');
@@ -74,7 +76,7 @@ t('rows against the rows the kernel holds: a change of any field the kernel read
   const a = fixturePeer(1, server, 1, { allowInternet: true });
   const renamed: PeerRecord = { ...a, name: 'renamed', usageBytes: 12345, updatedAt: '2030-01-01T00:00:00.000Z' };
   assert.not.ok(peerDiffers(a, renamed));
-  for (const change of [{ allowInternet: false }, { ip6: null }, { networks: ['10.30.0.0/24'] }, { lanAccess: 'lan' as const }, { reachableFrom: ['10.40.0.0/24'] }, { downloadLimitMbps: 3 }, { allowAccess: [2] }]) {
+  for (const change of [{ allowInternet: false }, { ip6: null }, { networks: ['10.30.0.0/24'] }, { lanAccess: 'lan' as const }, { reachableFrom: ['10.40.0.0/24'] }, { downloadLimitMbps: 3 }, { uploadLimitMbps: 2 }, { allowAccess: [2] }, { ip: '10.7.0.99' }, { publicKey: 'x' }, { presharedKey: 'y' }, { enabled: false }]) {
     assert.ok(peerDiffers(a, { ...a, ...change }), JSON.stringify(change));
   }
   assert.ok(peerDiffers(a, null) && peerDiffers(null, a) && !peerDiffers(null, null));
@@ -88,6 +90,24 @@ t('the changes toward the store\'s rows: only those named (partial) or every pee
   assert.equal(ids(peerChangesToward(model, desired, [1])), ['1>1']);
   assert.equal(ids(peerChangesToward(model, desired, [3, 2])), ['->3', '2>-']);
   assert.equal(ids(peerChangesToward(model, desired, 'all')), ['->3', '1>1', '2>-']);
+});
+
+t('a sync of 2,500 peers is one `wg set`; 10,000 are a few, each within the argument bound', () => {
+  const peers = (n: number) => Array.from({ length: n }, (_, i) => fixturePeer(i + 1, server, i + 1));
+  const calls = (n: number) => wgChunks(peers(n).flatMap((p) => peerOps('wg7', null, p)));
+  assert.is(calls(2500).length, 1);
+  const many = calls(10_000);
+  assert.ok(many.length > 1 && many.length <= 5, `${many.length} calls`);
+  for (const c of many) assert.ok(c.reduce((n, op) => n + op.args.slice(2).join(' ').length, 0) < WG_ARGS_BYTES);
+  assert.is(many.flat().length, 10_000);
+});
+
+t('a server row differs for the kernel only in what reaches it: its name, DNS and dates do not', () => {
+  const renamed = { ...server, name: 'other', dns: '1.1.1.1', updatedAt: 'later', endpoint: 'vpn.example:1' };
+  assert.not.ok(serverDiffers(server, renamed));
+  for (const change of [{ listenPort: 1 }, { mtu: 1300 }, { address: '10.9.9.1/24' }, { address6: 'fd00:9::1/64' }, { interface: 'wgx' }, { mode: (server.mode === 'forward' ? 'standalone' : 'forward') as ServerRecord['mode'] }, { privateKey: 'k' }]) {
+    assert.ok(serverDiffers(server, { ...server, ...change }), JSON.stringify(change));
+  }
 });
 
 t.run();

@@ -93,4 +93,18 @@ t('the sync is a change like any other: the next change finds the kernel and the
   assert.equal(kernelKeys(), stored);
 });
 
+t('the routes of the networks behind a peer go in one `ip -batch`, whatever their number, and leave in one', async () => {
+  const nets = ['10.95.1.0/24', '10.95.2.0/24', '10.95.3.0/24', 'fd95::/64'];
+  const routes = (): string => w.d.exec('ip', ['route']) + w.d.exec('ip', ['-6', 'route']);
+  let mark = w.tools.calls().length;
+  assert.is((await w.d.api('PUT', `/api/peers/${w.peers.a.id}`, { networks: nets })).status, 200);
+  const routeCalls = () => w.tools.since(mark).filter((c) => c.tool === 'ip' && /route|batch/.test(c.args));
+  assert.equal(routeCalls().map((c) => c.args), ['-batch -'], 'one ip process for four routes');
+  for (const n of nets) assert.ok(routes().includes(`${n} dev ${w.ifname}`), `${n} routed: ${routes()}`);
+  mark = w.tools.calls().length;
+  assert.is((await w.d.api('PUT', `/api/peers/${w.peers.a.id}`, { networks: [] })).status, 200);
+  assert.equal(routeCalls().map((c) => c.args), ['-force -batch -'], 'one ip process to take them out');
+  for (const n of nets) assert.not.ok(routes().includes(`${n} dev ${w.ifname}`), `${n} gone`);
+});
+
 t.run();

@@ -77,6 +77,7 @@ if (runs) {
     assert.match(files, /^-rwxr-xr-x root\/root .* \.\/usr\/libexec\/wgcp\/wgcp-ha-notify$/m);
     assert.match(files, /^-rw-r--r-- root\/root .* \.\/usr\/share\/doc\/wgcp\/examples\/keepalived-wgcp\.conf\.example$/m);
     assert.match((await member(deb(), 'usr/share/doc/wgcp/examples/keepalived-wgcp.conf.example')).toString(), /^\s*notify \/usr\/libexec\/wgcp\/wgcp-ha-notify$/m, 'the example names the script where the deb puts it');
+    assert.match((await member(deb(), 'usr/share/doc/wgcp/examples/conntrackd.conf.example')).toString(), /Mode FTFW/, 'and the conntrackd example beside it');
   });
 
   t('the env file is the one conffile, and it names every variable the daemon reads', async () => {

@@ -132,6 +132,7 @@ if (runs) {
     for (const f of ['etc/uci-defaults/90-wgcp', 'usr/share/wgcp/fw4-include.sh', 'usr/share/wgcp/cleanup.sh', 'usr/share/wgcp/wgcp-ha-notify']) assert.is(mode(path.join(d, f)), '755', f);
     // The standby pair (docs/ha.md): keepalived's example beside its notify script.
     assert.is(mode(path.join(d, 'usr/share/wgcp/keepalived-wgcp.conf.example')), '644');
+    assert.is(mode(path.join(d, 'usr/share/wgcp/conntrackd.conf.example')), '644');
     assert.match(fs.readFileSync(path.join(d, 'usr/share/nftables.d/chain-pre/forward_wan/30-wgcp.nft'), 'utf8'), /^ct status dnat oifname "wgcp\*" accept/m);
   });
 

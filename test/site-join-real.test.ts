@@ -102,7 +102,7 @@ if (canRunAsRoot('site to site', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 
   t('wgcp join on B makes B a peer of A carrying B\'s LAN, and a link on B routing A\'s subnet and LAN', async () => {
     const r = await joinWithToken();
     assert.is(r.code, 0, r.out);
-    assert.match(r.out, /site link 1 "branch" up on wgcps1/);
+    assert.match(r.out, /site link 1 "branch" up on wgcps1: .*; the other side may open connections to this router's LAN\n$/);
     const peers = (await a.api('GET', `/api/servers/${serverId}/peers`)).json as { name: string; networks: string[]; clientAllowedIPs: string[]; lanAccess: unknown; reachableFrom: unknown }[];
     const site = peers.find((p) => p.name === 'site-branch')!;
     assert.ok(site, 'the peer on A');
@@ -201,6 +201,10 @@ if (canRunAsRoot('site to site', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 
 
   t('a spent token, a LAN that overlaps A\'s, or routes that overlap B\'s own networks are refused; nothing is left behind', async () => {
     const token = await newToken();
+    const typo = wgcpOnB(['join', `https://${A_WAN}:8443`, '--token', token, '--networks', '192.168.72.0/24', '--ca-file', certFile, '--reachable-from', '192.168.71.300/32']);
+    assert.is(typo.code, 2, typo.out);
+    assert.match(typo.out, /--reachable-from takes lan, none, or prefixes .*192\.168\.71\.300\/32 is not a prefix/);
+    // The same token still answers below (its refusal is A's, not "token already used"): the typo spent nothing.
     const first = wgcpOnB(['join', `https://${A_WAN}:8443`, '--token', token, '--networks', '192.168.61.0/25', '--ca-file', certFile]);
     assert.is(first.code, 1, first.out);
     assert.match(first.out, /refused the join: 400 .*192\.168\.61\.0\/25 overlaps the router's own network 192\.168\.61\.0\/24/);
@@ -221,7 +225,7 @@ if (canRunAsRoot('site to site', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 
     assert.is((await b.api('GET', '/api/site-links')).json.length, 1, 'only the first link');
   });
 
-  t('a .conf that A hands out for a peer with B\'s LAN makes the same link', async () => {
+  t('a .conf that A hands out for a peer with B\'s LAN makes the same link, filtered as --reachable-from says', async () => {
     for (const l of (await b.api('GET', '/api/site-links')).json) assert.is((await b.api('DELETE', `/api/site-links/${l.id}`)).status, 204);
     for (const p of (await a.api('GET', `/api/servers/${serverId}/peers`)).json) assert.is((await a.api('DELETE', `/api/peers/${p.id}`)).status, 204);
     assert.is(await reach(lanA, '192.168.71.2', 7300), null, 'unlinked');
@@ -229,8 +233,14 @@ if (canRunAsRoot('site to site', ['ip', 'nft', 'wg', 'wireguard-go', 'openssl', 
     assert.is(peer.status, 201, peer.text);
     const file = path.join(tempDir('wgcp-site-conf-'), 'branch.conf');
     fs.writeFileSync(file, (await a.api('GET', `/api/peers/${peer.json.id}/config`)).text, { mode: 0o600 });
-    const r = wgcpOnB(['join', '--conf', file, '--name', 'branch']);
+    const r = wgcpOnB(['join', '--conf', file, '--name', 'branch', '--reachable-from', 'none']);
     assert.is(r.code, 0, r.out);
+    assert.match(r.out, /the other side may open connections to nothing \(replies only\)/);
+    const [link] = (await b.api('GET', '/api/site-links')).json;
+    assert.equal(link.reachableFrom, [], 'held as the API\'s []');
+    assert.match((await reachSoon(lanB, '192.168.61.2', 7302)) ?? '', /^lan-a 192\.168\.71\.2$/, 'B\'s LAN host opens connections to A\'s');
+    assert.is(await reach(lanA, '192.168.71.2', 7300), null, 'A\'s LAN host cannot open one to B\'s');
+    assert.is((await b.api('PUT', `/api/site-links/${link.id}`, { reachableFrom: 'lan' })).status, 200);
     await lansReachEachOther();
   });
 }

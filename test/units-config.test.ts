@@ -37,7 +37,7 @@ t('reads every variable, each into its own setting', () => {
     WGCP_OIDC_ISSUER: 'https://id.example.com/realms/office', WGCP_OIDC_CLIENT_ID: 'wgcp', WGCP_OIDC_CLIENT_SECRET_FILE: SECRET_FILE,
     WGCP_OIDC_SCOPES: 'email groups', WGCP_OIDC_ROLES: 'admin=groups:a;viewer=email_domain:example.com', WGCP_PAGE_KEY_SIGN_IN: 'off',
     WGCP_HA_PARTNER: 'http://192.0.2.2:7480', WGCP_HA_LISTEN: '192.0.2.1:7480', WGCP_HA_KEY_FILE: '/etc/wgcp/ha-key',
-    WGCP_HA_VIRTUAL_ADDRESS: '192.0.2.100', WGCP_HA_ACK_WAIT_MS: '500', WGCP_HA_JOURNAL_KEEP: '2000',
+    WGCP_HA_VIRTUAL_ADDRESS: '192.0.2.100', WGCP_HA_ACK_WAIT_MS: '500', WGCP_HA_JOURNAL_KEEP: '2000', WGCP_HA_USAGE_EVERY_S: '300',
   };
   assert.equal(Object.keys(env).sort(), readVariables(), 'the test sets every variable config.ts reads');
   // The whole object: a setting the test does not name, or one left at its default, fails.
@@ -55,7 +55,7 @@ t('reads every variable, each into its own setting', () => {
     pageKeySignIn: false,
     ha: {
       partner: new URL('http://192.0.2.2:7480'), listen: { host: '192.0.2.1', port: 7480 }, keyFile: '/etc/wgcp/ha-key',
-      virtualAddress: '192.0.2.100', ackWaitMs: 500, journalKeep: 2000,
+      virtualAddress: '192.0.2.100', ackWaitMs: 500, journalKeep: 2000, usageEveryS: 300,
     },
   });
 });

@@ -3,7 +3,7 @@
 // daemon with its kernel backend off: the rows, the answers and the refusals).
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { linkFromConf } from '../src/cli/join';
+import { linkFromConf, readReachableFrom } from '../src/cli/join';
 import { renderSiteLinkConf, siteLinkAddresses } from '../src/wg/site-link-conf';
 import { generateKeyPair, generatePresharedKey } from '../src/wg/keys';
 import { siteLinkSlice } from '../src/nft/site-link-policy';
@@ -33,6 +33,17 @@ t('a peer\'s .conf gives the link: its key and addresses, the server\'s key and 
 t('a .conf that routes everything, or holds other than one peer, is refused with why', () => {
   assert.throws(() => linkFromConf(conf('0.0.0.0/0, ::/0'), 'x'), /default route/);
   assert.throws(() => linkFromConf(conf('10.81.0.0/24', 2), 'x'), /exactly one \[Peer\]/);
+});
+
+t('wgcp join --reachable-from: lan, none (replies only) or comma-separated prefixes; anything else refused with why, before a token is spent', () => {
+  assert.is(readReachableFrom(undefined), undefined, 'left out: the link\'s default');
+  assert.is(readReachableFrom('lan'), 'lan');
+  assert.equal(readReachableFrom('none'), []);
+  assert.equal(readReachableFrom('192.168.2.10/32, fd02::/64'), ['192.168.2.10/32', 'fd02::/64']);
+  assert.throws(() => readReachableFrom('192.168.2.10'), /--reachable-from takes lan, none, or prefixes .*\(192\.168\.2\.10 is not a prefix\)/);
+  assert.throws(() => readReachableFrom('10.0.0.0/33'), /10\.0\.0\.0\/33 is not a prefix/);
+  assert.throws(() => readReachableFrom('LAN'), /is not a prefix/);
+  assert.throws(() => readReachableFrom(','), /--reachable-from takes/);
 });
 
 t('the link\'s wg text: its key, the other router as its one peer at its endpoint with a keepalive; host addresses only', () => {

@@ -7,7 +7,7 @@ import type { IncomingMessage } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { apiError } from '../error-registry';
 import type { Config } from '../config';
-import { parseIpv4 } from '../wg/ipv4';
+import { parseIpv4 } from '../net/ipv4';
 import { quoted } from '../ops/value-rules';
 import { ownHostNames } from './share-origin';
 

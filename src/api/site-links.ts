@@ -8,8 +8,8 @@ import { created, noContent, ok } from '../http/reply';
 import type { SiteLinkRecord } from '../store/site-links';
 import { createSiteLink, deleteSiteLink, setSiteLinkReach, type SiteLinkInput } from '../ops/site-links';
 import { PEER_VALUE_RULES, endpointPort } from '../ops/value-rules';
-import { parseIpv4 } from '../wg/ipv4';
-import { parseIpv6 } from '../wg/ipv6';
+import { parseIpv4 } from '../net/ipv4';
+import { parseIpv6 } from '../net/ipv6';
 import { normalPrefix, readNetworkReach } from '../resources/read-client-options';
 import { badField, parseId, readName, required, type Body } from './fields';
 

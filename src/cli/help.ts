@@ -133,11 +133,13 @@ export const COMMANDS: Record<string, CommandHelp> = {
   },
   join: {
     summary: 'join another wgcp router as a site: its LAN and this one linked (docs/site-to-site.md)',
-    synopsis: ['join URL --token TOKEN --networks PREFIX[,PREFIX] [--name NAME] [--ca-file FILE]', 'join --conf FILE [--name NAME]'],
+    synopsis: ['join URL --token TOKEN --networks PREFIX[,PREFIX] [--name NAME] [--reachable-from REACH] [--ca-file FILE]', 'join --conf FILE [--name NAME] [--reachable-from REACH]'],
     options: [['--token TOKEN', 'a registration token of the other router\'s server'], ['--networks PREFIXES', 'this router\'s LAN, which the other side routes here'],
-      ['--name NAME', 'what both routers call the link (default: site)'], ['--ca-file FILE', 'the other router\'s device listener certificate, when self-signed'],
+      ['--name NAME', 'what both routers call the link (default: site)'],
+      ['--reachable-from REACH', 'what the other side may open connections to here: lan (this router\'s networks, the default), none (replies only), or PREFIX[,PREFIX]'],
+      ['--ca-file FILE', 'the other router\'s device listener certificate, when self-signed'],
       ['--conf FILE', 'a .conf the other router gave for a peer of it, instead of a token']],
-    examples: ['wgcp join https://hq.example.com:8443 --token 6f1c…-… --networks 192.168.2.0/24 --name branch'],
+    examples: ['wgcp join https://hq.example.com:8443 --token 6f1c…-… --networks 192.168.2.0/24 --name branch', 'wgcp join --conf hq.conf --name hq --reachable-from 192.168.2.10/32'],
     notes: ['wgcpd must run: it makes the link (an interface wgcps<id>) through its admin socket.'],
   },
   version: {

@@ -9,15 +9,36 @@ import http from 'node:http';
 import https from 'node:https';
 import { generateKeyPair } from '../wg/keys';
 import { listOf, oneOf, parseWgQuick } from '../import/wg-quick-parse';
+import { parseCidr } from '../net/ipv4';
+import { parseCidr6 } from '../net/ipv6';
 import { UsageError, stringOption, type Args } from './args';
 import { askDaemon } from './daemon-socket';
 
-const USAGE = 'usage: wgcp join URL --token TOKEN --networks PREFIX[,PREFIX] [--name NAME] [--ca-file FILE] | wgcp join --conf FILE [--name NAME]';
+const USAGE = 'usage: wgcp join URL --token TOKEN --networks PREFIX[,PREFIX] [--name NAME] [--reachable-from lan|none|PREFIX[,PREFIX]] [--ca-file FILE] | wgcp join --conf FILE [--name NAME] [--reachable-from ...]';
 const ANSWER_LIMIT = 64 * 1024;
 
 export interface SiteLinkBody {
   name: string; privateKey: string; address: string; address6: string | null;
   peerPublicKey: string; presharedKey: string; endpoint: string; routes: string[];
+  reachableFrom?: 'lan' | string[];
+}
+
+/**
+ * --reachable-from: what the other side may open connections to here, as the API's
+ * `reachableFrom` takes it: "lan", "none" ([]: replies only) or prefixes, comma-separated like
+ * --networks. Read before the token is spent: a typo must not cost the other router a token.
+ */
+export function readReachableFrom(text: string | undefined): 'lan' | string[] | undefined {
+  if (text === undefined) return undefined;
+  const v = text.trim();
+  if (v === 'lan') return 'lan';
+  if (v === 'none') return [];
+  const prefixes = v.split(',').map((p) => p.trim()).filter(Boolean);
+  const bad = prefixes.find((p) => !parseCidr(p) && !parseCidr6(p));
+  if (prefixes.length === 0 || bad !== undefined) {
+    throw new UsageError(`--reachable-from takes lan, none, or prefixes like 192.168.2.10/32,fd02::/64${bad === undefined ? '' : ` (${bad} is not a prefix)`}`);
+  }
+  return prefixes;
 }
 
 /** POSTs JSON to the other router; its JSON answer and status. */
@@ -80,6 +101,7 @@ export function linkFromConf(text: string, name: string): SiteLinkBody {
 export async function runJoinCommand(args: Args, dataDir: string, out: (s: string) => void): Promise<number> {
   const confFile = stringOption(args, 'conf');
   const name = stringOption(args, 'name') ?? 'site';
+  const reachableFrom = readReachableFrom(stringOption(args, 'reachable-from'));
   let body: SiteLinkBody;
   let peerID: number | null = null;
   if (confFile !== undefined) {
@@ -95,6 +117,7 @@ export async function runJoinCommand(args: Args, dataDir: string, out: (s: strin
     if (!fs.existsSync(`${dataDir}`) || (await askDaemon(dataDir, 'GET', '/api/site-links')) === null) throw new Error('wgcpd is not running on this data folder: start it first (it brings the link up)');
     ({ body, peerID } = await linkFromToken(base, token, networks, name, caFile === undefined ? undefined : fs.readFileSync(caFile, 'utf8')));
   }
+  if (reachableFrom !== undefined) body.reachableFrom = reachableFrom;
   const answer = await askDaemon(dataDir, 'POST', '/api/site-links', body);
   if (answer === null) throw new Error('wgcpd is not running on this data folder: start it first (it brings the link up)');
   if (answer.status !== 201) {
@@ -102,6 +125,7 @@ export async function runJoinCommand(args: Args, dataDir: string, out: (s: strin
     throw new Error(`wgcpd refused the link: ${answer.json?.error ?? answer.status}${held}`);
   }
   const l = answer.json;
-  out(`site link ${l.id} "${l.name}" up on ${l.interface}: ${l.address} to ${l.endpoint}, routing ${l.routes.join(', ')}\n`);
+  const reach = l.reachableFrom === 'lan' ? 'this router\'s LAN' : l.reachableFrom.length ? l.reachableFrom.join(', ') : 'nothing (replies only)';
+  out(`site link ${l.id} "${l.name}" up on ${l.interface}: ${l.address} to ${l.endpoint}, routing ${l.routes.join(', ')}; the other side may open connections to ${reach}\n`);
   return 0;
 }

@@ -7,12 +7,17 @@
 //       follower holds changes from N on that this line never had (a former primary); 410
 //       {"snapshot": true} when the journal no longer reaches back to S.
 //   GET /ha/snapshot                     the whole database in the backup format.
+//   GET /ha/role                         {"role", "epoch", "node"} from any role: a primary
+//       asks it of its partner to find a second primary (partner-watch.ts).
+// A tail request also names the follower's epoch's node and first sequence (node=, start=):
+// the primary judges the follower's line against its own (lines.ts).
 import fs from 'node:fs';
 import http from 'node:http';
 import type { App } from '../app';
 import { takeSnapshot } from '../backup/snapshot';
 import { loadServerSalt } from '../device/server-salt';
 import { RequestVerifier, AUTH_HEADER, SIGNATURE_HEADER, saltTag, signAnswer } from './auth';
+import { judgeFollower, type FollowerLine, type TailVerdict } from './lines';
 import type { Pair } from './pair';
 
 /** Changes in one answer: a follower far behind takes the tail in bounded steps. */
@@ -20,17 +25,10 @@ const BATCH_CHANGES = 500;
 /** The longest a tail request is held open waiting for a change. */
 const MAX_WAIT_MS = 10_000;
 
-export type TailVerdict = { kind: 'follow' } | { kind: 'diverged'; since: number } | { kind: 'snapshot' } | { kind: 'newer' };
-
-/** How a follower at (epoch, seq) stands to this primary's line. Pure but for the store's reads. */
-export function judgeFollower(app: App, epoch: number, seq: number): TailVerdict {
+/** How a follower stands to this primary's line (src/ha/lines.ts), from the store's reads. */
+function judge(app: App, f: FollowerLine): TailVerdict {
   const own = app.store.ha.state();
-  if (epoch > own.epoch) return { kind: 'newer' };
-  // The first epoch after the follower's: its changes from that epoch's start on were never this line's.
-  const later = app.store.ha.epochs().filter((e) => e.epoch > epoch).sort((a, b) => a.epoch - b.epoch)[0];
-  if (later && seq >= later.startSeq) return { kind: 'diverged', since: later.startSeq };
-  if (epoch === own.epoch && seq > own.seq) return { kind: 'diverged', since: own.seq + 1 };
-  return seq >= own.seq || seq >= app.store.ha.prunedUpTo() ? { kind: 'follow' } : { kind: 'snapshot' };
+  return judgeFollower({ ...own, pruned: app.store.ha.prunedUpTo(), epochs: app.store.ha.epochs() }, f);
 }
 
 function tailAnswer(app: App, after: number) {
@@ -61,6 +59,10 @@ export function createChannelServer(app: App, pair: Pair, key: Buffer): http.Ser
       return;
     }
     const handle = async () => {
+      if (url.pathname === '/ha/role' && req.method === 'GET') {
+        const line = app.store.ha.currentEpoch();
+        return json(res, nonce, 200, { role: pair.role, epoch: line.epoch, node: line.node });
+      }
       if (pair.role !== 'primary') return json(res, nonce, 409, { notPrimary: true, role: pair.role });
       if (url.pathname === '/ha/snapshot' && req.method === 'GET') {
         const file = await takeSnapshot(app.store.db, app.config.dataDir, app.now());
@@ -85,7 +87,7 @@ export function createChannelServer(app: App, pair: Pair, key: Buffer): http.Ser
         saidSalt = true;
         return json(res, nonce, 409, { saltDiffers: true });
       }
-      const verdict = judgeFollower(app, epoch, seq);
+      const verdict = judge(app, { epoch, seq, node: url.searchParams.get('node') ?? '', start: Number(url.searchParams.get('start') ?? 1) || 1 });
       pair.partnerEpoch = Math.max(pair.partnerEpoch, epoch);
       if (verdict.kind === 'newer') {
         app.log.error('the partner holds a newer epoch than this primary: it should be primary, not this router', { partnerEpoch: epoch, epoch: app.store.ha.state().epoch });

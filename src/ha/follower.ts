@@ -4,12 +4,13 @@
 // journal no longer reaches back" sends its snapshot instead; one that says this router
 // holds changes it never had (a former primary back) gets them kept aside first.
 import fs from 'node:fs';
-import http from 'node:http';
+import type http from 'node:http';
 import type { App } from '../app';
 import { privateTempFile } from '../backup/snapshot';
 import { applyFollowed, catchUpFromSnapshot, setAsideLoneChanges, type TailAnswer } from '../ops/ha-follow';
 import { loadServerSalt } from '../device/server-salt';
-import { AUTH_HEADER, SIGNATURE_HEADER, answerIsSigned, saltTag, signRequest } from './auth';
+import { saltTag } from './auth';
+import { signedGet, type Answer } from './request';
 import type { Pair } from './pair';
 
 /** How long the primary may hold a tail request open. */
@@ -18,8 +19,6 @@ const POLL_WAIT_MS = 5_000;
 const RETRY_MS = 500;
 /** After a snapshot that could not be applied (another device salt, a full disk): it is a large download. */
 const SNAPSHOT_RETRY_MS = 30_000;
-
-interface Answer { status: number; body: Buffer }
 
 export class Follower {
   private stopped = false;
@@ -65,7 +64,8 @@ export class Follower {
   private async step(): Promise<void> {
     const own = this.app.store.ha.state();
     this.salt ??= saltTag(this.key, loadServerSalt(this.app.config.serverSalt, this.app.config.dataDir).salt);
-    const r = await this.request(`/ha/tail?epoch=${own.epoch}&seq=${own.seq}&wait=${POLL_WAIT_MS}&salt=${this.salt}&schema=${this.app.store.ha.schemaVersion()}`, POLL_WAIT_MS + 10_000);
+    const line = this.app.store.ha.currentEpoch();
+    const r = await this.request(`/ha/tail?epoch=${own.epoch}&node=${line.node}&start=${line.startSeq}&seq=${own.seq}&wait=${POLL_WAIT_MS}&salt=${this.salt}&schema=${this.app.store.ha.schemaVersion()}`, POLL_WAIT_MS + 10_000);
     if (!this.following) return;
     const body = r.status === 200 || r.status === 409 || r.status === 410 ? JSON.parse(r.body.toString('utf8')) : null;
     if (r.status === 200) {
@@ -119,25 +119,13 @@ export class Follower {
     this.app.log.warn(message, { partner: this.partner.href, reason: why });
   }
 
-  /** A signed GET to the partner; an answer whose signature is not the partner's is an error. */
-  private request(pathAndQuery: string, timeoutMs: number): Promise<Answer> {
-    const { header, nonce } = signRequest(this.key, 'GET', pathAndQuery);
-    return new Promise((resolve, reject) => {
-      const req = http.request(new URL(pathAndQuery, this.partner), { method: 'GET', headers: { [AUTH_HEADER]: header }, timeout: timeoutMs }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          if (res.statusCode === 401) return resolve({ status: 401, body });
-          if (!answerIsSigned(this.key, nonce, body, res.headers[SIGNATURE_HEADER] as string | undefined)) return reject(new Error('the answer was not signed with the shared key'));
-          resolve({ status: res.statusCode ?? 0, body });
-        });
-        res.on('error', reject);
-      });
-      this.current = req;
-      req.on('timeout', () => req.destroy(new Error(`the partner did not answer within ${timeoutMs} ms`)));
-      req.on('error', (err) => { this.pair.followerConnected = false; reject(err); });
-      req.end();
-    });
+  /** A signed GET to the partner (request.ts); a failed one is a partner not connected. */
+  private async request(pathAndQuery: string, timeoutMs: number): Promise<Answer> {
+    try {
+      return await signedGet(this.key, this.partner, pathAndQuery, timeoutMs, (req) => { this.current = req; });
+    } catch (err) {
+      this.pair.followerConnected = false;
+      throw err;
+    }
   }
 }

@@ -16,6 +16,7 @@ import type { HaPosition } from '../store/ha';
 import { createChannelServer } from './channel';
 import { readHaKey, type HaConfig } from '../ha-config';
 import { Follower } from './follower';
+import { watchPartner } from './partner-watch';
 import { attachPair, Pair, type HaRole, type PartnerStatus } from './pair';
 
 const run = promisify(execFile);
@@ -59,7 +60,9 @@ export async function startPair(app: App): Promise<PairControl> {
   const key = config ? readHaKey(config.keyFile) : null;
   const pair = new Pair(config ? config.partner.href.replace(/\/$/, '') : null, config?.ackWaitMs ?? 0, () => app.store.ha.state(), (seq) => app.store.ha.changesAfter(seq));
   attachPair(app, pair);
-  app.runner.setJournal(pairJournal(app.store, pair, { journaling: config !== null, keep: config?.journalKeep ?? 0 }));
+  app.runner.setJournal(pairJournal(app.store, pair, {
+    journaling: config !== null, keep: config?.journalKeep ?? 0, usageEveryMs: (config?.usageEveryS ?? 0) * 1000, now: () => app.now().getTime(),
+  }));
   const status = (): HaStatus => {
     const at = app.store.ha.state();
     return { role: pair.role, epoch: at.epoch, sequence: at.seq, partner: pair.partnerStatus() };
@@ -81,6 +84,17 @@ export async function startPair(app: App): Promise<PairControl> {
   follower.start();
 
   let notifying: Promise<unknown> = Promise.resolve();
+  // Two primaries met (partner-watch.ts): the earlier line yields, in turn with keepalived's notices.
+  const watch = watchPartner(app, pair, key, config.partner, (theirs) => {
+    const p = notifying.then(() => {
+      if (pair.role !== 'primary') return;
+      const own = app.store.ha.currentEpoch();
+      app.log.warn('two primaries: the partner\'s line is later, this router becomes standby and follows it', { epoch: own.epoch, partnerEpoch: theirs.epoch });
+      pair.setRole('standby');
+    });
+    notifying = p.catch(() => {});
+    return p;
+  });
   const notifyNow = async (state: NotifyState): Promise<HaStatus> => {
     if (state === 'MASTER') {
       if (pair.role === 'primary') return status();
@@ -115,6 +129,7 @@ export async function startPair(app: App): Promise<PairControl> {
       return p;
     },
     async close() {
+      watch.stop();
       await follower.stop();
       await new Promise<void>((resolve) => { channel.close(() => resolve()); channel.closeAllConnections(); });
     },

@@ -7,7 +7,8 @@
 //     `netdev wgcp` (bandwidth limits), then one compare of what was touched;
 //   - everything, IPv6 forwarding and shaping included: a full audit every WGCP_KERNEL_AUDIT_S
 //     (15 minutes unless set) and once at start.
-// Only when a compare found drift does a repair change go through the runner (ops/kernel-repair.ts).
+// Only when a compare found drift does a repair change go through the runner (ops/kernel-repair.ts):
+// the full sync of each server it names, reading back the kinds that drifted.
 import type { App } from '../app';
 import { COMPARERS } from '../kernel/reconcile-comparers';
 import { wantedOfModel } from '../kernel/reconcile-peers';
@@ -15,7 +16,7 @@ import { ATTRIBUTE_SLICES, type DumpCheck } from '../kernel/peer-counters';
 import { NftMonitor } from '../kernel/nft-monitor';
 import type { Comparer, DriftKind, Finding, ReconcileTarget } from '../kernel/reconcile-target';
 import type { KernelPlane } from '../kernel/plane';
-import { recordRestored, repairKernel, type RepairResult } from '../ops/kernel-repair';
+import { planOf, recordRestored, repairKernel, type RepairPlan, type RepairResult } from '../ops/kernel-repair';
 import { RepairBackoff } from '../kernel/repair-backoff';
 
 export const LINK_CHECK_MS = 2_000;
@@ -118,22 +119,28 @@ export class Reconciler {
 
   private async runPass(kinds: DriftKind[] | null, servers: ReadonlySet<number> | null, precheck: boolean): Promise<void> {
     if (this.stopped) return;
-    let comparers: readonly Comparer[] = COMPARERS.filter((c) => !kinds || kinds.includes(c.kind));
+    const comparers: readonly Comparer[] = COMPARERS.filter((c) => !kinds || kinds.includes(c.kind));
     try {
+      // What to sync: with `precheck`, the servers (and the table) whose compare found drift
+      // not waiting its back-off; without, every server named, with the kinds asked for.
+      let plan: RepairPlan;
       if (precheck) {
-        const drifted: Comparer[] = [];
+        const drifted: Finding[] = [];
         for (const c of comparers) {
           // Each compare in a turn of its own: the daemon answers between them.
           await new Promise((resolve) => setImmediate(resolve));
           this.metrics(c.kind);
           const found = await c.inspect(this.target, servers);
           this.settled(c.kind, servers, found);
-          if (found.some((f) => !this.backoff.waiting(f))) drifted.push(c);
+          drifted.push(...found.filter((f) => !this.backoff.waiting(f)));
         }
-        comparers = drifted;
+        plan = planOf(drifted);
+      } else {
+        const ids = servers ? [...servers] : this.target.upServers().map((m) => m.server.id);
+        plan = new Map(ids.map((id) => [id, comparers.map((c) => c.kind)]));
       }
-      if (comparers.length > 0 && !this.stopped) {
-        this.report(await repairKernel(this.app, this.target, comparers, servers, {
+      if (plan.size > 0 && !this.stopped) {
+        this.report(await repairKernel(this.app, this.target, plan, {
           waiting: (f) => this.backoff.waiting(f), saidBefore: (f, error) => this.backoff.saidBefore(f, error),
         }));
       }

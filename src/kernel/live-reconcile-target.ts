@@ -11,8 +11,14 @@ import { configureLink } from '../wg/link';
 import type { ServerModel } from './model';
 import { countersOfDump, type DumpCheck } from './peer-counters';
 import type { KernelRepairNote, PeerCounters } from './plane';
-import type { DumpObserver, ReconcileTarget } from './reconcile-target';
+import type { DriftKind, DumpObserver, ReconcileTarget } from './reconcile-target';
+import type { Logger } from '../log';
+import { COMPARERS } from './reconcile-comparers';
+import type { SyncOptions, SyncRepairs } from './server-sync';
 import type { SiteLinkRecord } from '../store/site-links';
+
+/** The kinds that are the router's, not a server's: what the router's side of a sync (ROUTER_SYNC) reads back. */
+const ROUTER_KINDS: readonly DriftKind[] = ['nft', 'siteLink'];
 
 /** What the reconciler's view reads and drives of the live plane. */
 export interface LivePlaneParts {
@@ -46,6 +52,8 @@ export class ReconcilerHooks {
   private dumps: DumpObserver | null = null;
   private restoredObserver: ((serverId: number, peers: number) => void) | null = null;
   private lastRepairOf: ((serverId: number) => KernelRepairNote | undefined) | null = null;
+  /** The chains as loaded, learned once: shared by every view (the reconciler's compare and a sync's read-back). */
+  private chains: ReconcileTarget['chainReference'] = null;
 
   /** The reconciler's view, its hooks set to `observe`. */
   target(live: LivePlaneParts, observe: ReconcileObserver): ReconcileTarget {
@@ -63,11 +71,13 @@ export class ReconcilerHooks {
       for (const k of ['wan', 'routerNets', 'routerNets6'] as const) for (const e of side[k]) policy[k].add(e);
       return policy;
     };
+    const hooks = this;
     return {
       driver: live.driver,
       upServers: () => live.upServers(),
       wantedTable: wanted,
-      chainReference: null,
+      get chainReference() { return hooks.chains; },
+      set chainReference(c) { hooks.chains = c; },
       applyElements: (batch) => live.applyElements(batch),
       reloadTable: () => applyBatch(renderTable(wanted())),
       reviveLink: (serverId) => live.reviveLink(serverId),
@@ -83,6 +93,38 @@ export class ReconcilerHooks {
       siteLinks: () => live.siteLinks(),
       repairSiteLink: (link) => live.repairSiteLink(link),
     };
+  }
+
+  /**
+   * A full sync's read of the kernel: each kind (`opts.kinds`, or all) read, diffed against
+   * what the rows say and put right in one batch. `serverId` null: the router's side only
+   * (the table). A repair that fails is returned, not thrown: the rows are synced, and drift
+   * never fails the change that synced them (the reconciler tries again with back-off).
+   */
+  async readBack(live: LivePlaneParts, serverId: number | null, opts: SyncOptions, log: Logger): Promise<SyncRepairs> {
+    const view = this.view(live);
+    // The router's side reads the router-wide kinds alone, over everything (a comparer of site
+    // links reads nothing in a pass about some servers); a server's, its own.
+    const only = serverId === null ? null : new Set([serverId]);
+    const kinds = opts.kinds ?? (serverId === null ? ROUTER_KINDS : null);
+    const out: SyncRepairs = { repaired: [], failed: [] };
+    for (const c of COMPARERS) {
+      if (kinds && !kinds.includes(c.kind)) continue;
+      const found = await c.inspect(view, only).catch((err: unknown) => {
+        log.warn('a sync could not read the kernel back: the reconciler looks again', { serverID: serverId, kind: c.kind, error: err instanceof Error ? err.message : String(err) });
+        return [];
+      });
+      for (const f of found) {
+        if (opts.skip?.(f)) continue;
+        try {
+          await f.repair();
+          out.repaired.push(f);
+        } catch (err) {
+          out.failed.push({ finding: f, error: err instanceof Error ? err.message : String(err) });
+        }
+      }
+    }
+    return out;
   }
 
   /** A server's counters from its dump, which the reconciler compares on the way when it asked to. */

@@ -23,8 +23,7 @@ import type { ReconcileTarget } from './reconcile-target';
 import { applyPeerSync } from './peer-sync';
 import { PeerResync } from './peer-resync';
 import { ReconcilerHooks, type LivePlaneParts, type ReconcileObserver } from './live-reconcile-target';
-import { COMPARERS } from './reconcile-comparers';
-import { forwardChangesToward, heldRows, peerChangesToward, type SyncOptions, type SyncUndo } from './server-sync';
+import { forwardChangesToward, heldRows, peerChangesToward, ROUTER_SYNC, serverDiffers, type SyncOptions, type SyncRepairs, type SyncUndo } from './server-sync';
 import { ServerLinks } from './server-links';
 import { RepairBackoff, type FailingRepair } from './repair-backoff';
 import { Shaper } from '../shaping/shaper';
@@ -38,7 +37,13 @@ export class KernelLive implements KernelPlane {
   private readonly nft = new NftSession(undefined, (reason) => this.log.warn('nft -i cannot be used: incremental batches run one nft -f each (slower)', { reason }));
 
   /** Servers that could not be brought up: left out of the table, retried with back-off. */
-  private readonly failed = new FailedServers((id) => void this.serialize(`retry server ${id}`, () => this.retryServer(id)));
+  private readonly failed = new FailedServers((id) => void this.syncer?.(id).catch((err: unknown) => this.log.warn('a failed server\'s retry could not run: tried again later', { serverID: id, error: err instanceof Error ? err.message : String(err) })));
+
+  /** Servers known from start-up and not yet brought up by their first sync; `tabled`: their filter is in the table already. */
+  private readonly pending = new Map<number, { tabled: boolean }>();
+
+  /** A full sync of a server through the change runner (src/ops/kernel-sync.ts): how a failed server is retried. */
+  private syncer: ((serverId: number) => Promise<unknown>) | null = null;
 
   /** Runs kernel work in the change runner's order; until the runner is wired, at once. */
   private serialize: (what: string, work: () => Promise<void>) => Promise<void> = (_what, work) => work();
@@ -63,15 +68,26 @@ export class KernelLive implements KernelPlane {
     this.links = new ServerLinks(log, driver, this.shaper);
     this.siteLinks = new SiteLinks(log, driver, (batch) => this.nft.apply(batch));
     this.resync = new PeerResync(log, (what, work) => this.serialize(what, work),
-      (serverId) => (this.failed.has(serverId) || this.closed ? undefined : this.servers.get(serverId)));
+      (serverId) => (this.down(serverId) || this.closed ? undefined : this.servers.get(serverId)));
   }
 
   setSerializer(serialize: (what: string, work: () => Promise<void>) => Promise<void>): void { this.serialize = serialize; }
 
+  setSyncer(sync: (serverId: number) => Promise<unknown>): void { this.syncer = sync; }
+
+  /** Not held up by the kernel: failed (retried), or known from start-up and not yet synced. Holds nothing. */
+  private down(serverId: number): boolean { return this.failed.has(serverId) || this.pending.has(serverId); }
+
   /** The `nft -i` session's process id (tests stop it to see the bound hold). */
   nftPid(): number | null { return this.nft.pid(); }
 
-  async reconcile(states: ServerState[], opts: ReconcileOptions = {}): Promise<void> {
+  /**
+   * Start-up's first step, fail-closed: wgcp's links that no server holds go, and the whole
+   * table, with its drops, is loaded before any tunnel is up or holds a peer. The servers are
+   * known but not yet held up: each comes up through its full sync (src/ops/kernel-sync.ts,
+   * syncAtStartUp), so start-up, a retry and a repair take the same path.
+   */
+  async prepare(states: ServerState[], opts: ReconcileOptions = {}): Promise<void> {
     const wanted = this.links.wanted(states);
     for (const name of this.siteLinks.names()) wanted.add(name);
     for (const link of listLinks()) {
@@ -85,23 +101,14 @@ export class KernelLive implements KernelPlane {
     }
     const models = states.map(ServerModel.of);
     this.servers.clear();
-    for (const m of models) this.servers.set(m.server.id, m);
-    // Fail-closed: the table, with its drops, before any tunnel is up or holds a peer, so no
-    // packet crosses an interface that wgcp's policy does not judge yet. A server whose name
-    // a link of the router's holds is left out (its bring-up fails: that link is not wgcp's).
-    const tabled = models.filter((m) => !isForeignLink(m.server.interface));
-    await applyBatch(this.wholeTable(tabled));
+    this.pending.clear();
+    // A server whose name a link of the router's holds is left out of the table (its bring-up fails: that link is not wgcp's).
     for (const m of models) {
-      try {
-        await this.links.bringUp(m, true);
-      } catch (err) {
-        await this.links.removeLeftover(m.server.interface);
-        this.markFailed(m, err);
-      }
+      this.servers.set(m.server.id, m);
+      this.pending.set(m.server.id, { tabled: !isForeignLink(m.server.interface) });
     }
-    // A server that failed holds nothing: the table is loaded again without it.
-    if (tabled.some((m) => this.failed.has(m.server.id))) await applyBatch(this.wholeTable(models.filter((m) => !this.failed.has(m.server.id))));
-    this.log.info('kernel reconciled', { servers: models.length, failed: this.failed.list().length, peers: models.reduce((n, m) => n + m.peers.size, 0), wireguard: this.driver.kind });
+    await applyBatch(this.wholeTable(models.filter((m) => this.pending.get(m.server.id)!.tabled)));
+    this.log.debug('kernel table loaded: each server comes up through its sync', { servers: models.length, peers: models.reduce((n, m) => n + m.peers.size, 0), wireguard: this.driver.kind });
   }
 
   isForeignLink(name: string): boolean { return isForeignLink(name); }
@@ -137,7 +144,7 @@ export class KernelLive implements KernelPlane {
   /** The partial sync of the peers the changes name (src/kernel/peer-sync.ts); the models follow once it holds. */
   async applyPeers(changes: PeerChange<KernelPeer>[]): Promise<void> {
     await applyPeerSync(changes, {
-      model: (id) => this.model(id), failed: (id) => this.failed.has(id), nft: (b) => this.nft.apply(b),
+      model: (id) => this.model(id), failed: (id) => this.down(id), nft: (b) => this.nft.apply(b),
       shaper: this.shaper, log: this.log, resyncLater: (id) => this.resync.later(id),
     });
     for (const c of changes) this.followPeer(this.model(c.server.id), c);
@@ -153,15 +160,15 @@ export class KernelLive implements KernelPlane {
 
   async applyServer({ before, after, peers, forwards }: ServerChange<KernelPeer>): Promise<void> {
     if (!before && after) return this.createServer(new ServerModel(after, peers, forwards));
-    if (before && !after) return this.failed.has(before.id) ? this.dropFailedServer(this.model(before.id)) : this.deleteServer(this.model(before.id));
-    if (before && after) return this.failed.has(before.id) ? this.updateFailedServer(this.model(before.id), after) : this.updateServer(this.model(before.id), after);
+    if (before && !after) return this.down(before.id) ? this.dropFailedServer(this.model(before.id)) : this.deleteServer(this.model(before.id));
+    if (before && after) return this.down(before.id) ? this.updateFailedServer(this.model(before.id), after) : this.updateServer(this.model(before.id), after);
   }
 
   async applyForward({ server, before, after }: ForwardChange): Promise<void> {
     const model = this.model(server.id);
     const id = (after ?? before)!.id;
     const held = model.forwards.get(id) ?? null;
-    if (this.failed.has(server.id)) {
+    if (this.down(server.id)) {
       if (after) model.forwards.set(id, after); else model.forwards.delete(id);
       return;
     }
@@ -172,7 +179,7 @@ export class KernelLive implements KernelPlane {
   }
 
   async peerCounters(server: ServerRecord): Promise<Map<string, PeerCounters>> {
-    if (this.failed.has(server.id)) return new Map();
+    if (this.down(server.id)) return new Map();
     const dump = await dumpInterface(server.interface);
     return this.reconciler.counters(server.id, dump);
   }
@@ -191,6 +198,7 @@ export class KernelLive implements KernelPlane {
    * differs, each kind in one batch. Resolves with the rows held before, for its undo.
    */
   async syncServer(serverId: number, desired: ServerState | null, opts: SyncOptions): Promise<SyncUndo> {
+    if (serverId === ROUTER_SYNC) return { server: null, peers: [], forwards: [], ids: [], repairs: await this.readBack(null, opts) };
     const known = this.servers.get(serverId);
     if (!desired) {
       if (known) await this.applyServer({ before: known.server, after: null, peers: [], forwards: [] });
@@ -200,12 +208,14 @@ export class KernelLive implements KernelPlane {
       await this.applyServer({ before: null, after: desired.server, peers: desired.peers, forwards: desired.forwards });
       return { server: null, peers: [], forwards: [], ids: [] };
     }
+    // Held by nothing yet (start-up) or failed (its retry): made whole from the rows.
+    if (this.down(serverId)) return this.bringUpHeld(known, desired);
     const undo: SyncUndo = { server: known.server, peers: [], forwards: [...known.forwards.values()], ids: [] };
     // Each part undoes itself if it fails; the parts before it are undone here, in reverse, so
     // a sync that fails leaves the kernel as it was (the runner then commits nothing).
     const back: { what: string; run(): Promise<void> }[] = [];
     try {
-      if (JSON.stringify(known.server) !== JSON.stringify(desired.server)) {
+      if (serverDiffers(known.server, desired.server)) {
         const change = { before: known.server, after: desired.server, peers: [], forwards: [] };
         await this.applyServer(change);
         back.push({ what: 'server', run: () => this.applyServer({ ...change, before: change.after, after: change.before }) });
@@ -227,34 +237,57 @@ export class KernelLive implements KernelPlane {
       }
       throw err;
     }
-    if (opts.peers === 'all' && !this.failed.has(serverId)) await this.repairServer(serverId);
+    if (opts.peers === 'all' && !this.down(serverId)) undo.repairs = await this.readBack(serverId, opts);
     return undo;
   }
 
+  /** A full sync's read of the kernel (src/kernel/live-reconcile-target.ts); `serverId` null: the table only. */
+  private readBack(serverId: number | null, opts: SyncOptions): Promise<SyncRepairs> {
+    return this.reconciler.readBack(this.liveParts(), serverId, opts, this.log);
+  }
+
   /**
-   * A full sync's read of the kernel: each kind read, diffed against the model and put right
-   * in one batch. A repair that fails is said and left to the reconciler's next pass (with
-   * its back-off): the rows are synced, and drift never fails the change that synced them.
+   * A full sync of a server the kernel does not hold up (known from start-up, or failed):
+   * its filter first (fail-closed), then its interface with every peer, made from the rows.
+   * Never throws for the server itself: one that cannot come up is marked failed, holds
+   * nothing, and is retried with back-off through this same sync.
    */
-  private async repairServer(serverId: number): Promise<void> {
-    const view = this.reconciler.view(this.liveParts());
-    const only = new Set([serverId]);
-    for (const c of COMPARERS) {
-      for (const f of await c.inspect(view, only).catch(() => [])) {
-        try {
-          await f.repair();
-          this.log.warn('kernel drift put right by a full sync', { serverID: serverId, kind: f.kind, ...f.counts });
-        } catch (err) {
-          this.log.warn('a full sync could not put a drift right: the reconciler tries again', { serverID: serverId, kind: f.kind, error: err instanceof Error ? err.message : String(err) });
-        }
-      }
+  private async bringUpHeld(known: ServerModel, desired: ServerState): Promise<SyncUndo> {
+    const id = known.server.id;
+    const undo: SyncUndo = { server: known.server, peers: [...known.peers.values()], forwards: [...known.forwards.values()], ids: [...new Set([...known.peers.keys(), ...desired.peers.map((p) => p.id)])] };
+    if (known.server.interface !== desired.server.interface) {
+      if (isForeignLink(desired.server.interface)) throw foreignLinkError(desired.server.interface);
+      if (!isForeignLink(known.server.interface)) await this.links.remove(known.server.interface);
     }
+    const m = ServerModel.of(desired);
+    this.servers.set(id, m);
+    const tabled = this.pending.get(id)?.tabled ?? false;
+    const wasFailed = this.failed.has(id);
+    const slice = serverSlice(m);
+    const empty = emptyElements();
+    try {
+      await runSteps([
+        ...(tabled ? [] : [{ what: `server ${id} filter`, run: () => this.nft.apply(diff(empty, slice)), undo: () => this.nft.apply(diff(slice, empty)) }]),
+        // A link left from the last run is kept at start-up (its sessions go on); a retry makes it new.
+        { what: `interface ${m.server.interface}`, run: () => this.links.bringUp(m, tabled) },
+      ], this.log);
+      this.pending.delete(id);
+      this.failed.clear(id);
+      if (wasFailed) this.log.info('server is up after an earlier failure', { serverID: id, interface: m.server.interface });
+    } catch (err) {
+      this.pending.delete(id);
+      await this.links.removeLeftover(m.server.interface);
+      // A server that failed holds nothing: its filter leaves the table.
+      if (tabled) await this.nft.apply(diff(slice, empty)).catch(() => {});
+      this.markFailed(m, err);
+    }
+    return undo;
   }
 
   private liveParts(): LivePlaneParts {
     return {
       driver: this.driver.kind,
-      upServers: () => [...this.servers.values()].filter((m) => !this.failed.has(m.server.id)),
+      upServers: () => [...this.servers.values()].filter((m) => !this.down(m.server.id)),
       known: (serverId) => this.servers.get(serverId),
       model: (serverId) => this.model(serverId),
       wanHeld: () => this.wan.held(),
@@ -316,37 +349,14 @@ export class KernelLive implements KernelPlane {
     this.log.error('server could not be brought up; the others run, and it is tried again', { serverID: m.server.id, interface: m.server.interface, reason, attempt: f.attempts, nextRetryAt: f.nextRetryAt });
   }
 
-  /** A failed server's next try: its interface, then its elements in the table. */
-  private async retryServer(serverId: number): Promise<void> {
-    const m = this.servers.get(serverId);
-    if (!m || !this.failed.has(serverId)) return;
-    const slice = serverSlice(m);
-    const empty = emptyElements();
-    try {
-      // Its filter first, as at start-up: the interface carries nothing the table does not judge.
-      await runSteps([
-        { what: `server ${serverId} filter`, run: () => this.nft.apply(diff(empty, slice)), undo: () => this.nft.apply(diff(slice, empty)) },
-        { what: `interface ${m.server.interface}`, run: () => this.links.bringUpNew(m) },
-      ], this.log);
-      this.failed.clear(serverId);
-      this.log.info('server is up after an earlier failure', { serverID: serverId, interface: m.server.interface });
-    } catch (err) {
-      await this.links.removeLeftover(m.server.interface);
-      this.markFailed(m, err);
-    }
-  }
-
   /** An update of a failed server is stored, then tried at once: it may be the fix. */
   private async updateFailedServer(old: ServerModel, after: ServerRecord): Promise<void> {
-    if (isForeignLink(after.interface)) throw foreignLinkError(after.interface);
-    if (old.server.interface !== after.interface && !isForeignLink(old.server.interface)) await this.links.remove(old.server.interface);
-    this.servers.set(after.id, old.withServer(after));
-    this.failed.mark(after.id, after.interface, 'retrying after an update');
-    await this.retryServer(after.id);
+    await this.bringUpHeld(old, { server: after, peers: [...old.peers.values()], forwards: [...old.forwards.values()] });
   }
 
   private async dropFailedServer(m: ServerModel): Promise<void> {
     this.failed.clear(m.server.id);
+    this.pending.delete(m.server.id);
     if (!isForeignLink(m.server.interface)) await this.links.remove(m.server.interface);
     this.servers.delete(m.server.id);
   }

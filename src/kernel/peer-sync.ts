@@ -1,7 +1,8 @@
 // The partial sync: the peers a change names, from the rows the kernel holds (the model) to
 // the rows the change writes, in one nft batch, one `wg set` a server's interface (up to
-// WG_PEERS_PER_CALL peers a call, each preshared key in a 0600 file), the routes of the
-// networks behind them and their bandwidth limits. One peer's change and a boundary of
+// WG_ARGS_BYTES of arguments a call, each preshared key in a 0600 file), one `ip -batch` of
+// the routes of the networks behind them, and their bandwidth limits through the one
+// `tc -batch` session (src/shaping/tc-session.ts). One peer's change and a boundary of
 // access schedules at 10,000 peers are the same code: its cost follows the peers named, not
 // the peers held. A failure undoes what was applied, in reverse; the undo of a partial sync
 // is the partial sync back to the rows held before. The plan is pure (planPeerSync).
@@ -18,8 +19,12 @@ import type { ServerModel } from './model';
 import type { PeerChange } from './plane';
 import { runSteps, runTogether, type Step } from './steps';
 
-/** Peers one `wg set` carries: its arguments stay far below the kernel's limit (about 150 bytes a peer). */
-export const WG_PEERS_PER_CALL = 250;
+/**
+ * The bytes of arguments one `wg set` carries: a quarter of the usual 2 MiB ARG_MAX of a
+ * Linux stack of 8 MiB (about 3,000 peers at some 170 bytes each with their pointers), so a
+ * sync of up to that many peers is one call and 10,000 are four.
+ */
+export const WG_ARGS_BYTES = 512 * 1024;
 
 export interface PeerSyncPlan {
   nft: string;
@@ -81,10 +86,27 @@ export function planPeerSync(changes: PeerChange<KernelPeer>[], model: (serverId
   return { nft: diff(before, next), nftReverse: diff(next, before), servers, fresh };
 }
 
+/** A clause's cost against ARG_MAX: its bytes, its NUL and its pointer. */
+const argBytes = (args: readonly string[]): number => args.reduce((n, a) => n + Buffer.byteLength(a) + 9, 0);
+
+/** The ops in chunks whose arguments stay within WG_ARGS_BYTES (a secret file's path counted at its usual length). */
+export function wgChunks(ops: PeerOp[]): PeerOp[][] {
+  const out: PeerOp[][] = [];
+  let chunk: PeerOp[] = [];
+  let bytes = 0;
+  for (const op of ops) {
+    const cost = argBytes(op.args.slice(2)) + (op.secret === undefined ? 0 : 40);
+    if (chunk.length > 0 && bytes + cost > WG_ARGS_BYTES) { out.push(chunk); chunk = []; bytes = 0; }
+    chunk.push(op);
+    bytes += cost;
+  }
+  if (chunk.length) out.push(chunk);
+  return out;
+}
+
 /** `wg set <if>` with many peers' clauses in one call, each peer's preshared key in a private file of its own. */
 export async function runWgBatch(ifname: string, ops: PeerOp[]): Promise<void> {
-  for (let i = 0; i < ops.length; i += WG_PEERS_PER_CALL) {
-    const chunk = ops.slice(i, i + WG_PEERS_PER_CALL);
+  for (const chunk of wgChunks(ops)) {
     await withSecretFiles(chunk.map((op) => op.secret ?? null), async (files) => {
       // Each op is `set <if> peer ...`: its clauses after the interface join one call.
       const args = ['set', ifname, ...chunk.flatMap((op, j) => op.args.slice(2).map((a) => (a === SECRET_FILE ? files[j]! : a)))];

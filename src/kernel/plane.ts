@@ -68,8 +68,12 @@ export interface KernelPlane {
   readonly state: 'on' | 'off';
   /** Why the backend is off (shown in /healthz); absent when it is on. */
   readonly reason?: string;
-  /** Start-up: make the kernel hold exactly this state; a server that fails is marked failed, not fatal. */
-  reconcile(servers: ServerState[], opts?: ReconcileOptions): Promise<void>;
+  /**
+   * Start-up's first step, fail-closed: wgcp's stale links removed and the whole table loaded
+   * for these servers; each server then comes up through its full sync (syncServer). A
+   * server that fails is marked failed, not fatal.
+   */
+  prepare(servers: ServerState[], opts?: ReconcileOptions): Promise<void>;
   /** True when a link of this name exists on the router and wgcp did not make it. */
   isForeignLink(name: string): boolean;
   serverState(serverId: number): ServerKernelState;
@@ -84,7 +88,7 @@ export interface KernelPlane {
   applyForward(change: ForwardChange): Promise<void>;
   /** A site link made or removed (src/kernel/site-links.ts); absent: nothing is applied (the store holds it for the next start). */
   applySiteLink?(change: SiteLinkChange): Promise<void>;
-  /** Start-up after reconcile, or a promotion: every stored site link up (ops/site-links-role.ts). */
+  /** Start-up after the servers' syncs, or a promotion: every stored site link up (ops/site-links-role.ts). */
   bringUpSiteLinks?(links: SiteLinkRecord[]): Promise<void>;
   /** This router became a standby: every site link down. */
   takeDownSiteLinks?(): Promise<void>;
@@ -94,8 +98,10 @@ export interface KernelPlane {
    * runner calls it (src/ops/kernel-sync.ts); resolves with the rows held before, for its undo.
    */
   syncServer(serverId: number, desired: ServerState | null, opts: SyncOptions): Promise<SyncUndo>;
-  /** Kernel work that is not a change of the store (a failed server's retry) waits its turn through this. */
+  /** Kernel work that is not a change of the store (a restored interface, a resync after a killed tool) waits its turn through this. */
   setSerializer?(serialize: (what: string, work: () => Promise<void>) => Promise<void>): void;
+  /** How the plane asks for a full sync of a server through the runner (a failed server's retry). */
+  setSyncer?(sync: (serverId: number) => Promise<unknown>): void;
   /** The reconciler's view of the plane and its hooks (absent where the kernel is not driven). */
   reconcileTarget?(observe: ReconcileObserver): ReconcileTarget;
   /** Process ids of wgcp's own nft, so the monitor can tell its changes from others'. */
@@ -111,7 +117,7 @@ export interface KernelPlane {
 export class KernelOff implements KernelPlane {
   readonly state = 'off' as const;
   constructor(readonly reason = 'the kernel backend is off') {}
-  async reconcile(): Promise<void> {}
+  async prepare(): Promise<void> {}
   isForeignLink(): boolean { return false; }
   serverState(): ServerKernelState { return { state: 'off' }; }
   failures(): ServerFailure[] { return []; }

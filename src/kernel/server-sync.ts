@@ -6,11 +6,27 @@
 import type { PortForward } from '../store/forwards';
 import type { KernelPeer } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
-import { kernelPeer, type ServerModel } from './model';
+import type { ServerModel } from './model';
 import type { ForwardChange, PeerChange, ServerState } from './plane';
+import type { DriftKind, Finding } from './reconcile-target';
 
-/** Which peers to sync: those named (a change, a replicated row: constant time a peer), or all (start-up, restore, repair, retry). */
-export interface SyncOptions { peers: number[] | 'all' }
+/** The server id of the router's own side of a sync: the `inet wgcp` table, which every server shares (a kernelDrift event names it 0 too). */
+export const ROUTER_SYNC = 0;
+
+/**
+ * Which peers to sync: those named (a change, a replicated row: constant time a peer), or
+ * all (start-up, restore, repair, retry). A full sync then reads the kernel back: `kinds`
+ * names what it reads (absent: everything), `skip` leaves out findings whose repair waits
+ * its back-off (the reconciler's).
+ */
+export interface SyncOptions {
+  peers: number[] | 'all';
+  kinds?: readonly DriftKind[];
+  skip?(f: Finding): boolean;
+}
+
+/** What a full sync's read-back found and put right, and what it could not (left for the reconciler's next pass). */
+export interface SyncRepairs { repaired: Finding[]; failed: { finding: Finding; error: string }[] }
 
 /** The rows the kernel held before a sync, of what it changed: its undo is the sync back to them. */
 export interface SyncUndo {
@@ -20,16 +36,38 @@ export interface SyncUndo {
   peers: KernelPeer[];
   forwards: PortForward[];
   ids: number[];
+  /** A full sync's read-back: what drifted and was put right (absent for a partial sync). */
+  repairs?: SyncRepairs;
 }
 
+/** The fields of a server that reach the kernel (its interface, addresses, port, MTU, key, the filter's mode); its name, DNS and dates do not. */
+const SERVER_KERNEL_FIELDS = ['interface', 'mode', 'address', 'address6', 'listenPort', 'mtu', 'privateKey'] as const satisfies readonly (keyof ServerRecord)[];
+
+/** True when two rows of a server put something different in the kernel. */
+export function serverDiffers(a: ServerRecord, b: ServerRecord): boolean {
+  return SERVER_KERNEL_FIELDS.some((f) => a[f] !== b[f]);
+}
+
+const sameList = (a: readonly unknown[] | undefined, b: readonly unknown[] | undefined): boolean => {
+  const x = a ?? [];
+  const y = b ?? [];
+  return x.length === y.length && x.every((v, i) => v === y[i]);
+};
+const sameReach = (a: KernelPeer['lanAccess'], b: KernelPeer['lanAccess']): boolean =>
+  a === 'lan' || b === 'lan' ? a === b : sameList(a, b);
+
 /**
- * True when two rows of a peer put something different in the kernel: their kernel copies
- * (model.ts, one literal of every field the kernel reads, in one order) compared whole, so
- * a field the kernel gains later is compared without a change here.
+ * True when two rows of a peer put something different in the kernel, field by field: the
+ * fields of a KernelPeer (src/store/peers.ts), the only ones the kernel reads. A field the
+ * kernel gains is added to KernelPeer and here.
  */
 export function peerDiffers(a: KernelPeer | null, b: KernelPeer | null): boolean {
   if (a === null || b === null) return a !== b;
-  return JSON.stringify(kernelPeer(a)) !== JSON.stringify(kernelPeer(b));
+  return a.id !== b.id || a.ip !== b.ip || a.ip6 !== b.ip6 || a.publicKey !== b.publicKey || a.presharedKey !== b.presharedKey
+    || a.allowInternet !== b.allowInternet || a.enabled !== b.enabled
+    || (a.downloadLimitMbps ?? null) !== (b.downloadLimitMbps ?? null) || (a.uploadLimitMbps ?? null) !== (b.uploadLimitMbps ?? null)
+    || !sameList(a.allowAccess, b.allowAccess) || !sameList(a.networks, b.networks)
+    || !sameReach(a.lanAccess, b.lanAccess) || !sameReach(a.reachableFrom, b.reachableFrom);
 }
 
 /** The peer changes that take the model's peers among `ids` (or all of both sides) to `desired`. */

@@ -1,7 +1,7 @@
 // The policy of the `inet wgcp` table as plain element sets, each element already in nft
 // syntax. Only validated addresses, ports and interface names ever become element text.
-import { formatNetwork, parseCidr, parseIpv4, formatIpv4 } from '../wg/ipv4';
-import { formatIpv6, formatNetwork6, parseCidr6, parseIpv6 } from '../wg/ipv6';
+import { formatNetwork, parseCidr, parseIpv4, formatIpv4 } from '../net/ipv4';
+import { formatIpv6, formatNetwork6, parseCidr6, parseIpv6 } from '../net/ipv6';
 import { isInterfaceName } from '../wg/interface-name';
 
 export interface PolicyElements {

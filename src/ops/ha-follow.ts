@@ -7,13 +7,15 @@
 //   setAsideLoneChanges a former primary's changes the new primary never had, written to a
 //                       file of the data folder and said once in the log and the audit log
 //   promote             a new epoch begins with this router as primary
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { App } from '../app';
 import { writeSecretFile } from '../first-key';
-import { snapshotPosition, type HaPosition, type JournalEntry, type SnapshotPosition } from '../store/ha';
+import { snapshotPosition, type EpochStart, type HaPosition, type JournalEntry, type SnapshotPosition } from '../store/ha';
 import { jobActor } from './runner';
 import { syncServersToKernel, touchedServers, type TouchedServers } from './ha-kernel';
+import { pruneEvery, pruneWhenDue } from './ha-journal';
 import { fileStamp, stageRestore } from './restore';
 import { restoreStaged } from './restore-live';
 
@@ -25,12 +27,12 @@ export interface TailAnswer {
   /** The primary's last sequence (the follower is behind by seq - upTo). */
   seq: number;
   upTo: number;
-  epochs: { epoch: number; startSeq: number }[];
+  epochs: EpochStart[];
   entries: JournalEntry[];
 }
 
 /** The epoch a sequence belongs to, by the epochs' first sequences. */
-export function epochOf(epochs: { epoch: number; startSeq: number }[], seq: number): number {
+export function epochOf(epochs: readonly { epoch: number; startSeq: number }[], seq: number): number {
   let e = 1;
   for (const x of epochs) if (x.startSeq <= seq && x.epoch > e) e = x.epoch;
   return e;
@@ -44,9 +46,13 @@ export async function applyFollowed(app: App, answer: TailAnswer): Promise<HaPos
     touched = touchedServers(answer.entries, (id) => store.peers.serverOf(id), () => store.servers.list().map((s) => s.id));
     return {
       commit({ store: s }) {
+        const from = s.ha.state().seq;
         s.ha.applyEntries(answer.entries);
-        for (const e of answer.epochs) s.ha.beginEpoch(e.epoch, e.startSeq);
+        for (const e of answer.epochs) s.ha.beginEpoch(e);
         s.ha.setPosition(at);
+        // The standby's journal (what it serves once promoted) is bounded as the primary's is.
+        const keep = app.config.ha?.journalKeep ?? 10_000;
+        pruneWhenDue(s, keep, Math.floor(at.seq / pruneEvery(keep)) > Math.floor(from / pruneEvery(keep)), answer.entries.length);
         return at;
       },
       audit: false,
@@ -101,14 +107,18 @@ export async function setAsideLoneChanges(app: App, since: number): Promise<stri
   return file;
 }
 
-/** A new epoch, above this router's and its partner's, begins with the next change. */
+/**
+ * A new epoch, above this router's and its partner's, begins with the next change. Its node
+ * is drawn at random: two routers promoted from the same epoch while cut off from each other
+ * take the same number, and the higher node is the pair's line (docs/ha.md).
+ */
 export function promote(app: App, partnerEpoch: number): Promise<HaPosition> {
   return app.runner.run('ha.promote', (store) => {
     const own = store.ha.state();
     const at = { epoch: Math.max(own.epoch, partnerEpoch) + 1, seq: own.seq };
     return {
       commit({ store: s }) {
-        s.ha.beginEpoch(at.epoch, at.seq + 1);
+        s.ha.beginEpoch({ epoch: at.epoch, startSeq: at.seq + 1, node: crypto.randomBytes(8).toString('hex') });
         s.ha.setPosition(at);
         return at;
       },

@@ -1,12 +1,15 @@
 // A repair of the kernel is a change like any other, authored by the reconciler: in its turn
-// of the change runner the comparers read the kernel again (what they saw before the turn
-// may be stale by now), each difference is put right with the same incremental steps a
-// change uses, and the commit records one kernelDrift event a server (0: the router-wide
-// table), each server's last repair and the audit row. A finding whose repair fails is left
-// for the next pass.
+// of the change runner each server a finding named gets its full sync (src/ops/kernel-sync.ts),
+// reading back only the kinds that drifted (what the comparers saw before the turn may be
+// stale by now: the sync reads again), and the table its router-side sync (ROUTER_SYNC).
+// The commit records one kernelDrift event a server (0: the router-wide table), each
+// server's last repair and the audit row. A finding whose repair fails is left for the next pass.
 import type { App } from '../app';
 import type { KernelRepairNote } from '../kernel/plane';
-import type { Comparer, Finding, ReconcileTarget } from '../kernel/reconcile-target';
+import type { DriftKind, Finding, ReconcileTarget } from '../kernel/reconcile-target';
+import { ROUTER_SYNC } from '../kernel/server-sync';
+import { desiredOf } from './kernel-sync';
+import type { KernelSync } from './runner';
 import type { Actor } from '../store/audit';
 import { kernelDriftEventData } from '../views/event-data';
 
@@ -45,39 +48,46 @@ function auditOf(r: RepairResult, saidBefore: (f: Finding, error: string) => boo
   return { targetType: 'kernel', targetId: null, summary: { ...(r.repaired.length ? kernelDriftEventData(r.repaired).kinds : {}), ...(failed.length ? { failed } : {}) } };
 }
 
-export function repairKernel(app: App, target: ReconcileTarget, comparers: readonly Comparer[], servers: ReadonlySet<number> | null, opts: RepairOptions = {}): Promise<RepairResult> {
+/** What a repair syncs: each server id (ROUTER_SYNC: the table) and the kinds its sync reads back. */
+export type RepairPlan = Map<number, readonly DriftKind[]>;
+
+/** The plan of a pass's findings: each server they name with its kinds, the table's under ROUTER_SYNC. Pure. */
+export function planOf(found: readonly Finding[]): RepairPlan {
+  const plan = new Map<number, DriftKind[]>();
+  for (const f of found) {
+    const id = f.serverId ?? ROUTER_SYNC;
+    const kinds = plan.get(id) ?? [];
+    if (!kinds.includes(f.kind)) kinds.push(f.kind);
+    plan.set(id, kinds);
+  }
+  return plan;
+}
+
+export function repairKernel(app: App, target: ReconcileTarget, plan: RepairPlan, opts: RepairOptions = {}): Promise<RepairResult> {
   const waiting = opts.waiting ?? (() => false);
   const saidBefore = opts.saidBefore ?? (() => false);
-  const result: RepairResult = { repaired: [], failed: [] };
-  return app.runner.run('kernel.repair', () => ({
-    kernel: [{
-      repair: {
-        what: 'kernel repair',
-        async run() {
-          for (const c of comparers) {
-            for (const f of await c.inspect(target, servers)) {
-              if (waiting(f)) continue;
-              try {
-                await f.repair();
-                result.repaired.push(f);
-              } catch (err) {
-                result.failed.push({ finding: f, error: err instanceof Error ? err.message : String(err) });
-              }
-            }
-          }
-        },
+  return app.runner.run('kernel.repair', (store) => {
+    const syncs: KernelSync[] = [];
+    for (const [serverId, kinds] of plan) {
+      const desired = serverId === ROUTER_SYNC ? null : desiredOf(store, serverId, 'all');
+      // A server deleted since the compare has nothing left to repair.
+      if (serverId !== ROUTER_SYNC && !desired) continue;
+      syncs.push({ serverId, desired, opts: { peers: 'all', kinds, skip: waiting } });
+    }
+    return {
+      kernel: syncs.map((sync) => ({ sync })),
+      commit: ({ event, store: s }) => {
+        const result: RepairResult = { repaired: syncs.flatMap((x) => x.held?.repairs?.repaired ?? []), failed: syncs.flatMap((x) => x.held?.repairs?.failed ?? []) };
+        const notes = repairNotes(result.repaired, target.upServers().map((m) => m.server.id), app.now().toISOString());
+        for (const [serverId, note] of notes) s.kernelRepairs.note(serverId, note);
+        const byServer = new Map<number, Finding[]>();
+        for (const f of result.repaired) byServer.set(f.serverId ?? 0, [...byServer.get(f.serverId ?? 0) ?? [], f]);
+        for (const [serverId, found] of byServer) event('kernelDrift', serverId, kernelDriftEventData(found));
+        return result;
       },
-    }],
-    commit: ({ event, store }) => {
-      const notes = repairNotes(result.repaired, target.upServers().map((m) => m.server.id), app.now().toISOString());
-      for (const [serverId, note] of notes) store.kernelRepairs.note(serverId, note);
-      const byServer = new Map<number, Finding[]>();
-      for (const f of result.repaired) byServer.set(f.serverId ?? 0, [...byServer.get(f.serverId ?? 0) ?? [], f]);
-      for (const [serverId, found] of byServer) event('kernelDrift', serverId, kernelDriftEventData(found));
-      return result;
-    },
-    audit: (r) => auditOf(r, saidBefore),
-  }), { actor: RECONCILER_ACTOR });
+      audit: (r: RepairResult) => auditOf(r, saidBefore),
+    };
+  }, { actor: RECONCILER_ACTOR });
 }
 
 /** A repair made outside the turn by a supervisor (wireguard-go restarted and restored): recorded as the reconciler's. */

@@ -35,3 +35,19 @@ export function syncServer(app: Pick<App, 'runner'>, serverId: number, req: Sync
     return { kernel: [{ sync }], commit: () => sync.held, audit: false };
   }, { actor: jobActor('kernel sync'), ...opts });
 }
+
+/**
+ * Start-up, after the plane's prepare loaded the table (fail-closed): each server comes up
+ * through its full sync, one after another in the runner's order. One server that cannot
+ * come up is marked failed by the plane and retried; it never stops the start.
+ */
+export async function syncAtStartUp(app: Pick<App, 'runner' | 'store' | 'kernel' | 'log'>): Promise<void> {
+  app.kernel.setSyncer?.((serverId) => syncServer(app, serverId));
+  const servers = app.store.servers.list();
+  for (const server of servers) {
+    await syncServer(app, server.id).catch((err: unknown) => app.log.error('a server could not be synced at start-up: wgcpd runs without it', { serverID: server.id, error: err instanceof Error ? err.message : String(err) }));
+  }
+  if (app.kernel.state === 'on') {
+    app.log.info('kernel reconciled', { servers: servers.length, failed: app.kernel.failures().length, peers: app.store.peers.counts(null).total });
+  }
+}

@@ -74,6 +74,8 @@ export interface ChangeOptions {
   actor?: Actor;
   /** A standby's own following of its primary (applied rows, a snapshot): admitted on a standby and never journaled again. */
   replicated?: boolean;
+  /** A usage cycle: its usage totals may reach the standby with a later cycle (src/ops/ha-journal.ts). */
+  deferrable?: boolean;
 }
 
 /**

@@ -10,8 +10,8 @@ import type { ChangeOptions } from './runner';
 import { badField } from './field-error';
 import { checkReachableFrom, overlaps } from './network-rules';
 import { routerRoutes } from '../net/router-routes';
-import { parseCidr } from '../wg/ipv4';
-import { parseCidr6 } from '../wg/ipv6';
+import { parseCidr } from '../net/ipv4';
+import { parseCidr6 } from '../net/ipv6';
 import { publicKeyOf } from '../wg/keys';
 
 export type SiteLinkInput = Omit<SiteLinkRecord, 'id' | 'interface' | 'publicKey' | 'createdAt' | 'reachableFrom'> & { reachableFrom?: SiteLinkRecord['reachableFrom'] };

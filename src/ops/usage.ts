@@ -25,7 +25,7 @@ export function recordUsage<P extends { traffic: Traffic; baselines: Baselines }
       // Every minute's counting is bookkeeping, not a decision: the audit log would be its diary.
       audit: false,
     };
-  }, opts);
+  }, { ...opts, deferrable: true });
 }
 
 export type MonthOutcome = 'same' | 'behind' | 'first' | 'started';

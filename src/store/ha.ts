@@ -34,7 +34,17 @@ export const LOCAL_TABLES: ReadonlySet<string> = new Set([
  */
 const UPDATES_THAT_MATTER: Readonly<Record<string, readonly string[]>> = { peer_usage: ['usage_bytes'] };
 
+/**
+ * Updates a usage cycle may leave for a later one (the table and its key column): the usage
+ * totals of every busy peer move every cycle, and journaling them all each minute was most
+ * of what a pair wrote. Between two replicated cycles the triggers only name the row
+ * (wgcp_ha_defer); the next replicated cycle journals the rows named as they then stand.
+ */
+export const DEFERRABLE: Readonly<Record<string, string>> = { peer_usage: 'peer_id' };
+
 export interface HaPosition { epoch: number; seq: number }
+/** An epoch of this router's line: its first sequence and the promotion that began it (node: random, '' for the first). */
+export interface EpochStart { epoch: number; startSeq: number; node: string }
 export interface JournalEntry { seq: number; epoch: number; tbl: string; op: 'I' | 'U' | 'D'; pk: Record<string, unknown>; row: Record<string, unknown> | null }
 export interface PeerEndpoint { peerId: number; endpoint: string; at: string }
 
@@ -43,6 +53,13 @@ const lit = (name: string): string => `'${name.replace(/'/g, "''")}'`;
 
 /** A table as the journal sees it; `blobs`: columns declared BLOB, journaled as hex (JSON holds no bytes). */
 interface TableShape { name: string; columns: string[]; pk: string[]; blobs: Set<string> }
+
+/** The SQL of one journal row of table `t` from the row `ref` (NEW, OLD or an alias). */
+function journalValues(t: TableShape, op: string, ref: string): string {
+  const value = (c: string) => (t.blobs.has(c) ? `(CASE WHEN ${ref}.${quote(c)} IS NULL THEN NULL ELSE hex(${ref}.${quote(c)}) END)` : `${ref}.${quote(c)}`);
+  const json = (cols: string[]) => `json_object(${cols.map((c) => `${lit(c)}, ${value(c)}`).join(', ')})`;
+  return `wgcp_ha_seq(), wgcp_ha_epoch(), ${lit(t.name)}, '${op}', ${json(t.pk)}, ${json(t.columns)}`;
+}
 
 /** The live schema's tables that replicate, with their columns and primary key (rowid when none is declared). */
 export function replicatedTables(db: DB): TableShape[] {
@@ -55,13 +72,13 @@ export function replicatedTables(db: DB): TableShape[] {
 }
 
 /** Where a snapshot (a backup file of the primary) stands in the journal. */
-export interface SnapshotPosition extends HaPosition { epochs: { epoch: number; startSeq: number }[] }
+export interface SnapshotPosition extends HaPosition { epochs: EpochStart[] }
 
 export function snapshotPosition(file: string): SnapshotPosition {
   const db = new Database(file, { readonly: true, fileMustExist: true });
   try {
     const at = db.prepare('SELECT epoch, seq FROM ha_state WHERE id = 1').get() as HaPosition;
-    return { ...at, epochs: db.prepare('SELECT epoch, start_seq AS startSeq FROM ha_epochs ORDER BY epoch').all() as { epoch: number; startSeq: number }[] };
+    return { ...at, epochs: db.prepare('SELECT epoch, start_seq AS startSeq, node FROM ha_epochs ORDER BY epoch').all() as EpochStart[] };
   } finally {
     db.close();
   }
@@ -82,8 +99,14 @@ export class HaTable {
   /** The schema version this router's database is at (the migrations it ran). */
   schemaVersion(): number { return this.db.pragma('user_version', { simple: true }) as number; }
 
-  epochs(): { epoch: number; startSeq: number }[] {
-    return this.db.prepare('SELECT epoch, start_seq AS startSeq FROM ha_epochs ORDER BY epoch').all() as { epoch: number; startSeq: number }[];
+  epochs(): EpochStart[] {
+    return this.db.prepare('SELECT epoch, start_seq AS startSeq, node FROM ha_epochs ORDER BY epoch').all() as EpochStart[];
+  }
+
+  /** The epoch this router stands in, with its first sequence and node. */
+  currentEpoch(): EpochStart {
+    const epoch = this.state().epoch;
+    return this.epochs().find((e) => e.epoch === epoch) ?? { epoch, startSeq: 1, node: '' };
   }
 
   /** The last sequence whose rows the journal no longer holds (pruned, or committed while alone): a follower behind it needs a snapshot. */
@@ -119,9 +142,9 @@ export class HaTable {
   /** A follower's journal starts where its snapshot or first answer does: what it holds from before was never kept. */
   setPruned(seq: number): void { this.db.prepare('UPDATE ha_state SET pruned = ? WHERE id = 1').run(seq); }
 
-  /** A new epoch begins with the next change (a promotion). */
-  beginEpoch(epoch: number, startSeq: number): void {
-    this.db.prepare('INSERT INTO ha_epochs (epoch, start_seq) VALUES (?, ?) ON CONFLICT (epoch) DO UPDATE SET start_seq = excluded.start_seq').run(epoch, startSeq);
+  /** An epoch of this router's line (a promotion's, or one followed from the primary: it replaces one of the same number). */
+  beginEpoch(e: EpochStart): void {
+    this.db.prepare('INSERT INTO ha_epochs (epoch, start_seq, node) VALUES (?, ?, ?) ON CONFLICT (epoch) DO UPDATE SET start_seq = excluded.start_seq, node = excluded.node').run(e.epoch, e.startSeq, e.node);
   }
 
   /** A follower that took a snapshot stands where it does; its journal starts after it. */
@@ -129,12 +152,27 @@ export class HaTable {
     this.db.prepare('DELETE FROM ha_journal').run();
     this.setPosition(p);
     this.setPruned(p.seq);
-    for (const e of p.epochs) this.beginEpoch(e.epoch, e.startSeq);
+    for (const e of p.epochs) this.beginEpoch(e);
   }
 
-  /** Keeps the journal's last `keep` changes. */
-  prune(keep: number): number {
-    const upTo = this.state().seq - keep;
+  /** Rows journaled since the last prune, as this process counted them: a prune is due after many, whatever the sequence. */
+  private rowsSincePrune = 0;
+
+  noteJournaled(rows: number): number { this.rowsSincePrune += rows; return this.rowsSincePrune; }
+
+  /**
+   * Keeps the journal's last `keep` changes, and at most `maxRows` rows (whole changes, never
+   * the last one): a usage cycle at 10,000 busy peers journals 10,000 rows a minute, so a
+   * bound in changes alone would let the journal grow to gigabytes.
+   */
+  prune(keep: number, maxRows = Infinity): number {
+    const seq = this.state().seq;
+    let upTo = seq - keep;
+    this.rowsSincePrune = 0;
+    if (Number.isFinite(maxRows)) {
+      const cut = this.db.prepare('SELECT seq FROM ha_journal ORDER BY id DESC LIMIT 1 OFFSET ?').pluck().get(maxRows) as number | undefined;
+      if (cut !== undefined) upTo = Math.max(upTo, Math.min(cut, seq - 1));
+    }
     if (upTo <= this.prunedUpTo()) return 0;
     this.db.prepare('UPDATE ha_state SET pruned = ? WHERE id = 1').run(upTo);
     return this.db.prepare('DELETE FROM ha_journal WHERE seq <= ?').run(upTo).changes;
@@ -203,23 +241,46 @@ export class HaTable {
    * journal is open. `on()` says whether it is; the triggers take the sequence and epoch
    * from the functions the caller registers (wgcp_ha_seq, wgcp_ha_epoch).
    */
-  installTriggers(fns: { on(): number; seq(): number; epoch(): number }): string[] {
+  installTriggers(fns: { on(): number; seq(): number; epoch(): number; deferring(): number; defer(key: number): void }): string[] {
     this.db.function('wgcp_ha_on', { deterministic: false }, () => fns.on());
     this.db.function('wgcp_ha_seq', { deterministic: false }, () => fns.seq());
     this.db.function('wgcp_ha_epoch', { deterministic: false }, () => fns.epoch());
+    this.db.function('wgcp_ha_deferring', { deterministic: false }, () => fns.deferring());
+    this.db.function('wgcp_ha_defer', { deterministic: false }, (key: unknown) => { fns.defer(Number(key)); return 1; });
     const tables = replicatedTables(this.db);
+    this.shapes = new Map(tables.map((t) => [t.name, t]));
     for (const t of tables) {
-      const value = (ref: string, c: string) => (t.blobs.has(c) ? `(CASE WHEN ${ref}.${quote(c)} IS NULL THEN NULL ELSE hex(${ref}.${quote(c)}) END)` : `${ref}.${quote(c)}`);
-      const json = (ref: string, cols: string[]) => `json_object(${cols.map((c) => `${lit(c)}, ${value(ref, c)}`).join(', ')})`;
-      const body = (op: string, ref: string) => `INSERT INTO main.ha_journal (seq, epoch, tbl, op, pk, row) VALUES (wgcp_ha_seq(), wgcp_ha_epoch(), ${lit(t.name)}, '${op}', ${json(ref, t.pk)}, ${json(ref, t.columns)});`;
+      const body = (op: string, ref: string) => `INSERT INTO main.ha_journal (seq, epoch, tbl, op, pk, row) VALUES (${journalValues(t, op, ref)});`;
       const moved = (UPDATES_THAT_MATTER[t.name] ?? t.columns.filter((c) => c !== 'rowid')).map((c) => `OLD.${quote(c)} IS NOT NEW.${quote(c)}`).join(' OR ');
+      const later = DEFERRABLE[t.name];
+      const make = (name: string, event: string, when: string, what: string) => {
+        this.db.exec(`DROP TRIGGER IF EXISTS temp.${quote(name)}`);
+        this.db.exec(`CREATE TEMP TRIGGER ${quote(name)} AFTER ${event} ON main.${quote(t.name)} WHEN ${when} BEGIN ${what} END`);
+      };
       for (const [event, op, ref] of [['INSERT', 'I', 'NEW'], ['UPDATE', 'U', 'NEW'], ['DELETE', 'D', 'OLD']] as const) {
-        const name = quote(`wgcp_ha_${t.name}_${op}`);
-        const when = op === 'U' ? `wgcp_ha_on() AND (${moved})` : 'wgcp_ha_on()';
-        this.db.exec(`DROP TRIGGER IF EXISTS temp.${name}`);
-        this.db.exec(`CREATE TEMP TRIGGER ${name} AFTER ${event} ON main.${quote(t.name)} WHEN ${when} BEGIN ${body(op, ref)} END`);
+        if (op !== 'U') { make(`wgcp_ha_${t.name}_${op}`, event, 'wgcp_ha_on()', body(op, ref)); continue; }
+        make(`wgcp_ha_${t.name}_U`, event, `wgcp_ha_on() AND ${later ? 'NOT wgcp_ha_deferring() AND ' : ''}(${moved})`, body(op, ref));
+        if (later) make(`wgcp_ha_${t.name}_UL`, event, `wgcp_ha_on() AND wgcp_ha_deferring() AND (${moved})`, `SELECT wgcp_ha_defer(NEW.${quote(later)});`);
       }
     }
     return tables.map((t) => t.name);
+  }
+
+  private shapes = new Map<string, TableShape>();
+
+  /**
+   * Journals, under the change now committing, the current rows of a deferrable table with
+   * these keys ('all': every row), but those the change journaled already (inside the
+   * change's transaction, with the triggers installed). Resolves to the rows journaled.
+   */
+  journalCurrent(table: string, keys: ReadonlySet<number> | 'all', seq: number): number {
+    const t = this.shapes.get(table);
+    const key = DEFERRABLE[table];
+    if (!t || !key || (keys !== 'all' && keys.size === 0)) return 0;
+    return this.db.prepare(`INSERT INTO main.ha_journal (seq, epoch, tbl, op, pk, row)
+      SELECT ${journalValues(t, 'U', 'r')} FROM main.${quote(table)} r
+      WHERE (? OR r.${quote(key)} IN (SELECT value FROM json_each(?)))
+        AND r.${quote(key)} NOT IN (SELECT json_extract(pk, ${lit('$.' + key)}) FROM main.ha_journal WHERE seq = ? AND tbl = ${lit(table)})`)
+      .run(keys === 'all' ? 1 : 0, JSON.stringify(keys === 'all' ? [] : [...keys]), seq).changes;
   }
 }

@@ -10,5 +10,6 @@ import { NETWORKS_MIGRATIONS } from './schema/networks';
 import { PASSKEY_MIGRATIONS } from './schema/passkeys';
 import { HA_MIGRATIONS } from './schema/ha';
 import { SITE_MIGRATIONS } from './schema/site';
+import { HA_LINE_MIGRATIONS } from './schema/ha-lines';
 
-export const MIGRATIONS: readonly string[] = [...BASE_MIGRATIONS, ...ROUTER_MIGRATIONS, ...ACCESS_MIGRATIONS, ...FLEET_MIGRATIONS, ...PEOPLE_MIGRATIONS, ...NETWORKS_MIGRATIONS, ...PASSKEY_MIGRATIONS, ...HA_MIGRATIONS, ...SITE_MIGRATIONS];
+export const MIGRATIONS: readonly string[] = [...BASE_MIGRATIONS, ...ROUTER_MIGRATIONS, ...ACCESS_MIGRATIONS, ...FLEET_MIGRATIONS, ...PEOPLE_MIGRATIONS, ...NETWORKS_MIGRATIONS, ...PASSKEY_MIGRATIONS, ...HA_MIGRATIONS, ...SITE_MIGRATIONS, ...HA_LINE_MIGRATIONS];

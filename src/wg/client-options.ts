@@ -1,8 +1,8 @@
 // What the client's own .conf says beyond its keys and address: DNS, what it routes into the
 // tunnel, its keepalive and MTU. Each server holds defaults; a peer may override each one
 // (null: the server's default). Pure: the resolver check is handed in.
-import { formatNetwork, parseCidr } from './ipv4';
-import { formatNetwork6, parseCidr6 } from './ipv6';
+import { formatNetwork, parseCidr } from '../net/ipv4';
+import { formatNetwork6, parseCidr6 } from '../net/ipv6';
 
 /** `full`: everything; `split`: the server's networks (and the routed networks it may reach); or given prefixes. */
 export type ClientRoutes = 'full' | 'split' | string[];

@@ -2,7 +2,7 @@
 // The WireGuard device itself is made by a LinkDriver (kernel module or wireguard-go).
 import fs from 'node:fs';
 import { run, SECRET_FILE } from '../exec/command';
-import { formatIpv6, parseIpv6 } from './ipv6';
+import { formatIpv6, parseIpv6 } from '../net/ipv6';
 import { deleteOwnLink, markOwnLink } from './link-owner';
 import { isInterfaceName } from './interface-name';
 import type { KernelPeer } from '../store/peers';

@@ -4,8 +4,8 @@
 // keeps the path open). Pure; holds secrets.
 import type { SiteLinkRecord } from '../store/site-links';
 import { isWireGuardKey } from './keys';
-import { parseCidr } from './ipv4';
-import { parseCidr6 } from './ipv6';
+import { parseCidr } from '../net/ipv4';
+import { parseCidr6 } from '../net/ipv6';
 
 export const SITE_LINK_KEEPALIVE_S = 25;
 

@@ -1,11 +1,11 @@
 // Pure rendering of what `wg` is fed for a server: the whole config for `wg syncconf`
-// (start-up reconcile) and the argument list of one peer for `wg set`.
+// (a server brought up whole: start-up, a retry) and the argument list of one peer for `wg set`.
 import type { KernelPeer } from '../store/peers';
 import type { ServerRecord } from '../store/servers';
 import { SECRET_FILE } from '../exec/command';
 import { isWireGuardKey } from './keys';
-import { parseCidr, parseIpv4 } from './ipv4';
-import { parseCidr6, parseIpv6 } from './ipv6';
+import { parseCidr, parseIpv4 } from '../net/ipv4';
+import { parseCidr6, parseIpv6 } from '../net/ipv6';
 
 /** The peers a server's interface holds: enabled ones only (disabled peers are off the interface). */
 export const livePeers = (peers: Iterable<KernelPeer>): KernelPeer[] => [...peers].filter((p) => p.enabled);

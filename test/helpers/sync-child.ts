@@ -40,7 +40,9 @@ async function main(): Promise<void> {
   const app = { runner };
   const seen: Record<string, unknown> = {};
   try {
-    await kernel.reconcile([{ server, peers: store.peers.kernelPeersOf(server.id), forwards: [] }]);
+    // Start-up's way: the table, then the server through its full sync.
+    await kernel.prepare([{ server, peers: store.peers.kernelPeersOf(server.id), forwards: [] }]);
+    await syncServer(app, server.id);
     seen.start = kernelKeys().length;
     // Rows arrive (a new peer, one flag flipped, one peer gone), then the partial sync of those three.
     const d = peer(4, false);

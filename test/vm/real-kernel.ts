@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import * as assert from 'uvu/assert';
 import type { Netns } from '../helpers/netns';
-import { CLI, ENDPOINT_IP, INTERNET, INTERNET6, KernelClient, pingsBeside, pingsSoon, rootNamespace, startVmDaemon, wanHost, type VmDaemon } from './router-world';
+import { CLI, ENDPOINT_IP, INTERNET, INTERNET6, KernelClient, pingsBeside, pingsSoon, rootNamespace, sitePeer, startVmDaemon, wanHost, type VmDaemon } from './router-world';
 
 export interface CheckResult { name: string; ok: boolean; error?: string; ms: number }
 export interface VmResults { kernel: string; daemonStartMs: number[]; checks: CheckResult[] }
@@ -18,6 +18,7 @@ interface World {
   d: VmDaemon;
   server: { id: number; interface: string; prefix: string; address6: string };
   clients: Record<'a' | 'b', KernelClient>;
+  hq: ReturnType<typeof sitePeer>;
   peers: Record<'a' | 'b', { id: number; ip: string; ip6: string; publicKey: string }>;
 }
 const w = {} as World;
@@ -135,6 +136,25 @@ export const CHECKS: Array<[string, () => Promise<void> | void]> = [
     assert.ok(pingsSoon(w.clients.a.ns, server4, 30), 'a → server over IPv4 after the repair');
     assert.ok(pingsSoon(w.clients.a.ns, server6()), 'a → server over IPv6 after the repair');
   }],
+  ['a site link (this router joined another) deleted under the daemon is made again on the kernel\'s WireGuard, counted as siteLink drift, and carries traffic again', async () => {
+    w.hq = sitePeer(w.router, 9);
+    // What `wgcp join` posts once the other router answered (src/cli/join.ts).
+    const res = await w.d.api('POST', '/api/site-links', w.hq.linkBody);
+    assert.is(res.status, 201, res.text);
+    const ifname = res.json.interface as string;
+    w.hq.accept(res.json.publicKey);
+    assert.match(w.router.exec('ip', ['-d', 'link', 'show', 'dev', ifname]), /\n\s+wireguard /, 'the kernel\'s module, not wireguard-go');
+    assert.ok(pingsSoon(w.router, '10.88.0.1'), 'the other router answers through the link');
+    const before = linkIndex(ifname);
+    const repairs = await metric('wgcp_kernel_drift_repairs_total', 'siteLink');
+    w.router.exec('ip', ['link', 'del', 'dev', ifname]);
+    await until('the site link is back', () => fs.existsSync(`/sys/class/net/${ifname}`) && linkIndex(ifname) !== before);
+    await until('counted as a siteLink repair', async () => await metric('wgcp_kernel_drift_repairs_total', 'siteLink') > repairs);
+    assert.match(w.router.exec('ip', ['-d', 'link', 'show', 'dev', ifname]), /alias wgcp-managed/);
+    assert.match(w.router.exec('ip', ['route', 'show', 'dev', ifname]), /^10\.88\.0\.0\/24 /m, 'its route back');
+    // The new device starts the handshake itself (the link's endpoint and keepalive); the other end follows its new port.
+    assert.ok(pingsSoon(w.router, '10.88.0.1', 30), 'through the link again');
+  }],
   ['`wgcp check` finds the kernel as the database says (exit 0)', () => {
     const out = execFileSync(process.execPath, [CLI, '--data-dir', w.d.dataDir, 'check'], { encoding: 'utf8' });
     assert.ok(out.length > 0);
@@ -148,6 +168,7 @@ export const CHECKS: Array<[string, () => Promise<void> | void]> = [
     startTimes.push(w.d.startMs);
     assert.is(linkIndex(w.server.interface), index, 'the same link, not made again');
     assert.ok(pingsSoon(w.clients.a.ns, server6()), 'a → server over IPv6 after the restart');
+    assert.ok(pingsSoon(w.router, '10.88.0.1', 30), 'the site link up again after the restart');
     assert.is((await w.d.stop()).code, 0);
   }],
 ];

@@ -9,6 +9,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { stripConf } from '../../src/wg/conf';
+import { generateKeyPair, generatePresharedKey } from '../../src/wg/keys';
 import { tempDir } from '../helpers/daemon';
 import { linkNamespaces, Netns, sh } from '../helpers/netns';
 
@@ -163,4 +164,33 @@ export function wanHost(router: Netns): { internet: Netns; wanIf: string } {
   router.exec('ip', ['route', 'add', 'default', 'via', INTERNET]);
   router.exec('ip', ['-6', 'route', 'add', 'default', 'via', INTERNET6]);
   return { internet, wanIf: aIf };
+}
+
+/**
+ * The other end of a site link (docs/site-to-site.md): a bare kernel WireGuard device in its
+ * own namespace behind a veth, standing in for router A (`ip link add type wireguard`, no
+ * wgcpd), at 10.88.0.1 on the tunnel and listening at `endpoint`. `linkBody` is what
+ * `wgcp join` would post to this router's /api/site-links for it.
+ */
+export function sitePeer(router: Netns, index: number): { ns: Netns; endpoint: string; linkBody: Record<string, unknown>; accept(linkPublicKey: string): void } {
+  const ns = new Netns('vmhq');
+  linkNamespaces(router, `172.16.${index}.1/24`, ns, `172.16.${index}.2/24`);
+  const own = generateKeyPair();
+  const theirs = generateKeyPair();
+  const psk = generatePresharedKey();
+  const dir = tempDir('wgcp-hq-');
+  fs.writeFileSync(path.join(dir, 'key'), own.privateKey, { mode: 0o600 });
+  fs.writeFileSync(path.join(dir, 'psk'), psk, { mode: 0o600 });
+  ns.exec('ip', ['link', 'add', 'wghq', 'type', 'wireguard']);
+  ns.exec('wg', ['set', 'wghq', 'private-key', path.join(dir, 'key'), 'listen-port', '51820']);
+  ns.exec('ip', ['address', 'add', '10.88.0.1/24', 'dev', 'wghq']);
+  ns.exec('ip', ['link', 'set', 'wghq', 'up']);
+  const endpoint = `172.16.${index}.2:51820`;
+  return {
+    ns, endpoint,
+    linkBody: { name: 'hq', privateKey: theirs.privateKey, address: '10.88.0.2', address6: null, peerPublicKey: own.publicKey, presharedKey: psk, endpoint, routes: ['10.88.0.0/24'] },
+    accept(linkPublicKey) {
+      ns.exec('wg', ['set', 'wghq', 'peer', linkPublicKey, 'preshared-key', path.join(dir, 'psk'), 'allowed-ips', '10.88.0.2/32']);
+    },
+  };
 }
