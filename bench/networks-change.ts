@@ -70,6 +70,7 @@ function seed(size: number, withLists: number): { dir: string; ids: number[] } {
 
 async function inside(): Promise<void> {
   const rows: string[] = [];
+  const loopMaxes: string[] = [];
   for (const { peers: size, withLists, label } of SIZES) {
     const { dir, ids } = seed(size, withLists);
     const daemon = new Daemon(dir, 18_000 + (process.pid % 1000));
@@ -77,6 +78,8 @@ async function inside(): Promise<void> {
     say(`${label} peers up in ${(daemon.startMs / 1000).toFixed(1)} s`);
     const c = daemon.client;
     const figures = new Map(FIGURES.map((f) => [f, new Samples()]));
+    // The first scrape starts wgcpd's event-loop delay histogram; the last reads its longest delay since.
+    await c.must('GET', '/metrics');
     for (let r = 0; r < ROUNDS; r++) {
       // A peer with a network, spread over the server's peers; the spare networks lie past the fleet's.
       const i = Math.floor((r * size) / ROUNDS / 10) * 10;
@@ -92,12 +95,16 @@ async function inside(): Promise<void> {
       await c.must('PUT', `/api/peers/${plain}`, { allowInternet: (i + 3) % 2 === 0 });
     }
     for (const [name, s] of figures) rows.push(`| ${label} | ${name} | ${s.median.toFixed(1)} | ${s.p95.toFixed(1)} | ${s.max.toFixed(1)} |`);
+    const loopMax = /^nodejs_eventloop_lag_max_seconds ([\d.e+-]+)$/m.exec((await c.must('GET', '/metrics')).text)?.[1];
+    loopMaxes.push(`- ${label}: the event loop's longest delay over the rounds ${loopMax === undefined ? 'not read' : `${(Number(loopMax) * 1000).toFixed(0)} ms`}`);
     say(`${label} peers measured`);
     await daemon.stop();
+    // WGCP_BENCH_DAEMON_LOG: a file to keep wgcpd's log tail in (what it did while a change waited).
+    if (process.env.WGCP_BENCH_DAEMON_LOG) fs.writeFileSync(process.env.WGCP_BENCH_DAEMON_LOG, daemon.log());
     fs.rmSync(dir, { recursive: true, force: true });
   }
   process.stdout.write([...machineLines(), `- load average: ${os.loadavg().map((l) => l.toFixed(1)).join(', ')}`, `- rounds: ${ROUNDS} a figure, a size`, '',
-    '| peers | change (PUT /api/peers/{id}) | median ms | p95 ms | max ms |', '|---|---|---|---|---|', ...rows, ''].join('\n'));
+    '| peers | change (PUT /api/peers/{id}) | median ms | p95 ms | max ms |', '|---|---|---|---|---|', ...rows, '', ...loopMaxes, ''].join('\n'));
 }
 
 if (process.argv.includes('--inside')) {

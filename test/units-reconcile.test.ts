@@ -5,7 +5,8 @@ import * as assert from 'uvu/assert';
 import { NO_PRESHARED_KEY, generateKeyPair, generatePresharedKey } from '../src/wg/keys';
 import { peerDrift, peerRepair, wantedPeers } from '../src/kernel/reconcile-peers';
 import { expectedStructure, nftDrift, parseTable } from '../src/kernel/reconcile-nft';
-import { generationPid, wgcpTableOf } from '../src/kernel/nft-monitor';
+import { generationPid, LINE_HEAD, NftMonitor, wgcpTableOf } from '../src/kernel/nft-monitor';
+import type { Logger } from '../src/log';
 import { countersOfDump } from '../src/kernel/peer-counters';
 import { RepairBackoff } from '../src/jobs/reconcile';
 import type { Finding, ReconcileTarget } from '../src/kernel/reconcile-target';
@@ -163,6 +164,26 @@ t('the monitor tells wgcp\'s tables from others and from each other, and reads t
   assert.is(wgcpTableOf('add rule inet fw4 input accept'), null);
   assert.is(generationPid('# new generation 4 by process 17225 (nft)'), 17225);
   assert.is(generationPid('add table inet wgcp'), null);
+});
+
+t('the monitor reads a line of any length keeping only its head, and still tells a foreign transaction from its own', async () => {
+  const told: string[][] = [];
+  const monitor = new NftMonitor({ warn() {} } as unknown as Logger, () => [4242], (kinds) => told.push(kinds), 0);
+  // A table load prints a set of thousands of elements on one line: here 2 MB, in nft's 4 KB chunks.
+  const elements = Array.from({ length: 100_000 }, (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`).join(', ');
+  const transaction = (pid: number) => `add element inet wgcp internet_nets { ${elements} }\n# new generation 7 by process ${pid} (nft)\n`;
+  let held = 0;
+  for (const pid of [4242, 1]) {
+    const text = transaction(pid);
+    for (let i = 0; i < text.length; i += 4096) {
+      monitor.take(text.slice(i, i + 4096));
+      held = Math.max(held, monitor.heldChars());
+    }
+  }
+  await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.ok(held <= LINE_HEAD, `held ${held} characters of a line`);
+  assert.equal(told, [['nft']], 'only the transaction of another process is told');
+  monitor.close();
 });
 
 t('a repair that keeps failing waits 5 s, then twice as long each time up to 5 minutes; a success forgets it', () => {

@@ -10,6 +10,8 @@ import fs from 'node:fs';
 import type { Logger } from '../log';
 
 export const MONITOR_QUIET_MS = 200;
+/** How much of a line is read: its verb, family, table and set, or a generation's pid. */
+export const LINE_HEAD = 200;
 const RESTART_FIRST_MS = 1000;
 const RESTART_MAX_MS = 60_000;
 
@@ -45,7 +47,8 @@ export class NftMonitor {
   private touched = new Set<WatchedKind>();
   /** The kinds foreign transactions touched since the owner was last told. */
   private readonly pending = new Set<WatchedKind>();
-  private buffer = '';
+  /** The head of the line being read (its first LINE_HEAD characters). */
+  private head = '';
   private quiet: NodeJS.Timeout | null = null;
   private restartTimer: NodeJS.Timeout | null = null;
   private backoffMs = RESTART_FIRST_MS;
@@ -83,21 +86,37 @@ export class NftMonitor {
     this.child = null;
   }
 
-  private take(data: string): void {
-    this.buffer += data;
-    let nl: number;
-    while ((nl = this.buffer.indexOf('\n')) >= 0) {
-      const line = this.buffer.slice(0, nl);
-      this.buffer = this.buffer.slice(nl + 1);
-      const pid = generationPid(line);
-      if (pid === null) {
-        const kind = wgcpTableOf(line);
-        if (kind) this.touched.add(kind);
-        continue;
-      }
-      if (this.touched.size > 0 && !this.ownPids().includes(pid) && !isOwnChild(pid)) this.foreignSeen(this.touched);
-      this.touched = new Set();
+  /**
+   * nft's output, a chunk at a time. Each chunk is scanned once and only a line's head is
+   * kept (the table and the generation's pid are in its first words): a load of the table
+   * prints sets of thousands of elements on one line, and keeping and re-scanning the whole
+   * line at each chunk held the event loop for seconds at 10,000 peers (issue 35).
+   */
+  take(data: string): void {
+    let from = 0;
+    for (;;) {
+      const nl = data.indexOf('\n', from);
+      const to = nl < 0 ? data.length : nl;
+      if (this.head.length < LINE_HEAD) this.head += data.slice(from, Math.min(to, from + LINE_HEAD - this.head.length));
+      if (nl < 0) return;
+      this.line(this.head);
+      this.head = '';
+      from = nl + 1;
     }
+  }
+
+  /** What the reader holds of the line not yet ended (for tests: never more than its head). */
+  heldChars(): number { return this.head.length; }
+
+  private line(head: string): void {
+    const pid = generationPid(head);
+    if (pid === null) {
+      const kind = wgcpTableOf(head);
+      if (kind) this.touched.add(kind);
+      return;
+    }
+    if (this.touched.size > 0 && !this.ownPids().includes(pid) && !isOwnChild(pid)) this.foreignSeen(this.touched);
+    this.touched = new Set();
   }
 
   private foreignSeen(kinds: Set<WatchedKind>): void {
