@@ -32,13 +32,13 @@ t('no interval set has a single field: a set of prefixes holds the packet\'s fam
   const intervalTypes = [...text.matchAll(/set (\S+) \{\n    type ([^\n]+)\n    flags interval/g)].map((m) => [m[1], m[2]]);
   assert.is(intervalTypes.length, 16);
   assert.equal(intervalTypes.filter(([, type]) => !type.includes(' . ')), []);
-  assert.ok(text.includes('set internet_nets {\n    type ipv4_addr . nf_proto\n    flags interval\n    elements = { 10.9.0.0/24 . ipv4 }'));
-  assert.ok(text.includes('set router_nets6 {\n    type ipv6_addr . nf_proto\n    flags interval\n    elements = { fd61::/64 . ipv6 }'));
+  assert.ok(text.includes('set internet_nets {\n    type ipv4_addr . ipv4_addr\n    flags interval\n    elements = { 10.9.0.0/24 . 0.0.0.0/0 }'));
+  assert.ok(text.includes('set router_nets6 {\n    type ipv6_addr . ipv6_addr\n    flags interval\n    elements = { fd61::/64 . ::/0 }'));
 });
 
 t('diff writes a prefix of a single-prefix set with its family beside it', () => {
   const batch = diff(elements({ lanAllNets: new Set(['10.9.0.0/24']) }), elements({ reachLanNets6: new Set(['fd09::/64']) }));
-  assert.is(batch, 'delete element inet wgcp lan_all_nets { 10.9.0.0/24 . ipv4 }\nadd element inet wgcp reach_lan_nets6 { fd09::/64 . ipv6 }\n');
+  assert.is(batch, 'delete element inet wgcp lan_all_nets { 10.9.0.0/24 . 0.0.0.0/0 }\nadd element inet wgcp reach_lan_nets6 { fd09::/64 . ::/0 }\n');
 });
 
 t('the forward chain drops tunnel traffic that no pair, LAN access, internet flag or conntrack allows, in both families', () => {
@@ -53,14 +53,14 @@ t('the forward chain drops tunnel traffic that no pair, LAN access, internet fla
     'ip6 saddr . ip6 daddr @pairs_nets6 accept',
     'ip saddr . ip daddr @lan_access accept',
     'ip6 saddr . ip6 daddr @lan_access6 accept',
-    'ip daddr . meta nfproto @router_nets ip saddr @lan_all accept',
-    'ip6 daddr . meta nfproto @router_nets6 ip6 saddr @lan_all6 accept',
-    'ip daddr . meta nfproto @router_nets ip saddr . meta nfproto @lan_all_nets accept',
-    'ip6 daddr . meta nfproto @router_nets6 ip6 saddr . meta nfproto @lan_all_nets6 accept',
-    'oifname != @tunnels ip daddr . meta nfproto != @router_nets ip saddr @internet accept',
-    'oifname != @tunnels ip6 daddr . meta nfproto != @router_nets6 ip6 saddr @internet6 accept',
-    'oifname != @tunnels ip daddr . meta nfproto != @router_nets ip saddr . meta nfproto @internet_nets accept',
-    'oifname != @tunnels ip6 daddr . meta nfproto != @router_nets6 ip6 saddr . meta nfproto @internet_nets6 accept',
+    'ip daddr . ip daddr @router_nets ip saddr @lan_all accept',
+    'ip6 daddr . ip6 daddr @router_nets6 ip6 saddr @lan_all6 accept',
+    'ip daddr . ip daddr @router_nets ip saddr . ip saddr @lan_all_nets accept',
+    'ip6 daddr . ip6 daddr @router_nets6 ip6 saddr . ip6 saddr @lan_all_nets6 accept',
+    'oifname != @tunnels ip daddr . ip daddr != @router_nets ip saddr @internet accept',
+    'oifname != @tunnels ip6 daddr . ip6 daddr != @router_nets6 ip6 saddr @internet6 accept',
+    'oifname != @tunnels ip daddr . ip daddr != @router_nets ip saddr . ip saddr @internet_nets accept',
+    'oifname != @tunnels ip6 daddr . ip6 daddr != @router_nets6 ip6 saddr . ip6 saddr @internet_nets6 accept',
     'drop',
   ]);
   assert.ok(text.includes('iifname @tunnels oifname != @tunnels ip saddr @internet masquerade'));
@@ -97,10 +97,10 @@ t('traffic into a tunnel from elsewhere passes as a reply, a port forward or by 
   assert.equal(chain, [
     'ct state established,related accept',
     'ct status dnat accept',
-    'ip saddr . meta nfproto @router_nets ip daddr @reach_lan accept',
-    'ip6 saddr . meta nfproto @router_nets6 ip6 daddr @reach_lan6 accept',
-    'ip saddr . meta nfproto @router_nets ip daddr . meta nfproto @reach_lan_nets accept',
-    'ip6 saddr . meta nfproto @router_nets6 ip6 daddr . meta nfproto @reach_lan_nets6 accept',
+    'ip saddr . ip saddr @router_nets ip daddr @reach_lan accept',
+    'ip6 saddr . ip6 saddr @router_nets6 ip6 daddr @reach_lan6 accept',
+    'ip saddr . ip saddr @router_nets ip daddr . ip daddr @reach_lan_nets accept',
+    'ip6 saddr . ip6 saddr @router_nets6 ip6 daddr . ip6 daddr @reach_lan_nets6 accept',
     'ip saddr . ip daddr @reach_from accept',
     'ip6 saddr . ip6 daddr @reach_from6 accept',
     'drop',

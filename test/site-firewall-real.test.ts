@@ -164,7 +164,7 @@ if (canRunAsRoot('site firewall', ['ip', 'wg', 'wireguard-go', 'nft', 'ping'])) 
     const said = w.router.exec('nft', ['-c', '--debug=mnl', 'add', 'element', 'inet', 'wgcp', 'internet', '{ 10.81.0.250 }']);
     assert.ok(/\| 0*2561 \| R/.test(said), 'nft\'s netlink messages are shown');
     assert.is((said.match(/\| 0*2573 \| R/g) ?? []).length, 0, 'set element dumps');
-    assert.match(nftSet('internet_nets'), /type ipv4_addr \. nf_proto/);
+    assert.match(nftSet('internet_nets'), /type ipv4_addr \. ipv4_addr/);
   });
 
   t('changes take effect at once, as element changes: reachableFrom a prefix, lanAccess none, networks moved', async () => {

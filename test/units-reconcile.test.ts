@@ -135,9 +135,10 @@ t('an element gone or added by hand is one element batch; a gone table, set or f
   assert.match(foreign.why!, /chain mine is not wgcp's/);
 });
 
-t('a set of prefixes is read back without the family beside each; an element without it is not wgcp\'s shape', () => {
-  const json = (elem: unknown[]) => tableJson([{ set: { family: 'inet', table: 'wgcp', name: 'internet_nets', type: ['ipv4_addr', 'nf_proto'], flags: ['interval'], elem } }], ['internet_nets']);
-  const state = parseTable(json([{ concat: [{ prefix: { addr: '10.9.0.0', len: 24 } }, 'ipv4'] }, { concat: ['10.8.0.7', 'ipv4'] }]))!;
+t('a set of prefixes is read back without the "any address" beside each; an element without it is not wgcp\'s shape', () => {
+  const json = (elem: unknown[]) => tableJson([{ set: { family: 'inet', table: 'wgcp', name: 'internet_nets', type: ['ipv4_addr', 'ipv4_addr'], flags: ['interval'], elem } }], ['internet_nets']);
+  const any = { prefix: { addr: '0.0.0.0', len: 0 } };
+  const state = parseTable(json([{ concat: [{ prefix: { addr: '10.9.0.0', len: 24 } }, any] }, { concat: ['10.8.0.7', any] }]))!;
   assert.equal([...state.elements.internetNets].sort(), ['10.8.0.7', '10.9.0.0/24']);
   assert.is(state.unreadable, 0);
   const w = wanted();
@@ -145,6 +146,7 @@ t('a set of prefixes is read back without the family beside each; an element wit
   w.internetNets.add('10.8.0.7');
   assert.is(nftDrift(state, w, null), null);
   assert.is(parseTable(json([{ prefix: { addr: '10.9.0.0', len: 24 } }]))!.unreadable, 1, 'the single-field layout of before');
+  assert.is(parseTable(json([{ concat: [{ prefix: { addr: '10.9.0.0', len: 24 } }, '10.0.0.1'] }]))!.unreadable, 1, 'a second field that is not "any address"');
 });
 
 t('a rule changed by hand is seen against the chains as wgcp loaded them', () => {

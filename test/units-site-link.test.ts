@@ -96,8 +96,8 @@ t('a link\'s filter: its interface judged; "lan" opens this router\'s networks, 
   const chain = (name: string) => new RegExp(`chain ${name} \\{([^}]*)\\}`).exec(text)![1].trim().split('\n').map((l) => l.trim());
   assert.ok(chain('input').includes('iifname @site_links jump site_input'));
   assert.equal(chain('site_input'), ['ct state established,related accept', 'iifname . ip daddr @site_reach accept', 'iifname . ip6 daddr @site_reach6 accept', 'drop']);
-  assert.equal(chain('site_forward'), ['ct state established,related accept', 'iifname @site_reach_lan ip daddr . meta nfproto @router_nets accept',
-    'iifname @site_reach_lan ip6 daddr . meta nfproto @router_nets6 accept', 'iifname . ip daddr @site_reach accept', 'iifname . ip6 daddr @site_reach6 accept', 'drop']);
+  assert.equal(chain('site_forward'), ['ct state established,related accept', 'iifname @site_reach_lan ip daddr . ip daddr @router_nets accept',
+    'iifname @site_reach_lan ip6 daddr . ip6 daddr @router_nets6 accept', 'iifname . ip daddr @site_reach accept', 'iifname . ip6 daddr @site_reach6 accept', 'drop']);
 });
 
 t('a link\'s wg dump against its row: its key, its one peer\'s key, preshared key, allowed IPs and keepalive; the endpoint is the other side\'s', () => {

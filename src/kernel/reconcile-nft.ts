@@ -70,7 +70,7 @@ export function parseTable(json: string): TableState | null {
       const valueTypes = isMap ? String(set.map).split(' . ') : [];
       for (const e of (set.elem as unknown[] | undefined) ?? []) {
         const text = elementText(isMap ? (e as unknown[])[0] : e, types);
-        // A set of one prefix holds the packet's family beside it (nft/elements.ts FAMILY_FIELD).
+        // A set of one prefix holds "any address" beside it (nft/elements.ts PAIRED_FIELD).
         const key = text === null || !field ? text : policyElement(field, text);
         const value = isMap ? elementText((e as unknown[])[1], valueTypes) : null;
         if (!field || key === null || (isMap && value === null)) { state.unreadable++; continue; }

@@ -29,7 +29,7 @@ export interface PolicyElements {
   routerNets: Set<string>;
   /**
    * The elements of pairs, internet, lanAll and reachLan that hold a network prefix, in
-   * interval sets of their own (concatenated: see FAMILY_FIELD), so the sets that hold one
+   * interval sets of their own (concatenated: see PAIRED_FIELD), so the sets that hold one
    * element per peer stay exact: a change there costs the same whatever the table holds.
    */
   pairsNets: Set<string>;
@@ -82,29 +82,35 @@ export const ELEMENT_SETS = ['tunnels', 'serverAddrs', 'pairs', 'internet', 'sta
   'siteLinks', 'siteReachLan', 'siteReach', 'siteReach6'] as const;
 
 /**
- * The sets of prefixes that match one address: each element is written with the packet's
- * family beside it (`10.90.0.0/24 . ipv4`), so the set is a concatenation. nft 1.0.6 reads
- * back every single-field interval set of the whole ruleset before any element change (of
- * any set, in any table); a concatenated one it never reads. PolicyElements holds the
- * prefix alone: the family is added where elements are written (render, diff) and taken off
- * where they are read (src/kernel/reconcile-nft.ts).
+ * The sets of prefixes that match one address: each element is written with "any address"
+ * beside it (`10.90.0.0/24 . 0.0.0.0/0`) and matched as `ip saddr . ip saddr`, so the set is
+ * a concatenation of two addresses. nft 1.0.6 reads back every single-field interval set of
+ * the whole ruleset before any element change (of any set, in any table); a concatenated one
+ * it never reads. The second field is an address, not the packet's family: Debian 13's 6.12
+ * kernel refuses `meta nfproto` in a concatenated lookup ("Operation not supported"), an
+ * address pair loads on 6.1, 6.12 and 6.18 alike. PolicyElements holds the prefix alone: the
+ * pair is made where elements are written (render, diff) and undone where they are read
+ * (src/kernel/reconcile-nft.ts).
  */
-export const FAMILY_FIELD: Partial<Record<keyof PolicyElements, 'ipv4' | 'ipv6'>> = {
+export const PAIRED_FIELD: Partial<Record<keyof PolicyElements, 'ipv4' | 'ipv6'>> = {
   routerNets: 'ipv4', internetNets: 'ipv4', lanAllNets: 'ipv4', reachLanNets: 'ipv4',
   routerNets6: 'ipv6', internetNets6: 'ipv6', lanAllNets6: 'ipv6', reachLanNets6: 'ipv6',
 };
 
+const ANY = { ipv4: '0.0.0.0/0', ipv6: '::/0' } as const;
+
 /** An element as nft reads it in the set of `field`. */
 export function nftElement(field: keyof PolicyElements, element: string): string {
-  const family = FAMILY_FIELD[field];
-  return family ? `${element} . ${family}` : element;
+  const family = PAIRED_FIELD[field];
+  return family ? `${element} . ${ANY[family]}` : element;
 }
 
-/** An element as nft lists it, back in the policy's syntax; null when it lacks the family the set's layout puts beside it. */
+/** An element as nft lists it, back in the policy's syntax; null when it lacks the "any address" the set's layout puts beside it. */
 export function policyElement(field: keyof PolicyElements, element: string): string | null {
-  const family = FAMILY_FIELD[field];
+  const family = PAIRED_FIELD[field];
   if (!family) return element;
-  return element.endsWith(` . ${family}`) ? element.slice(0, -` . ${family}`.length) : null;
+  const tail = ` . ${ANY[family]}`;
+  return element.endsWith(tail) ? element.slice(0, -tail.length) : null;
 }
 
 export function emptyElements(): PolicyElements {

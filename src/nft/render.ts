@@ -1,6 +1,6 @@
 // The full text of the `inet wgcp` table. Start-up loads it as one batch that creates the
 // table if missing, deletes it and defines it again: atomic, and no other table is touched.
-import { FAMILY_FIELD, nftElement, SET_NAMES, type PolicyElements } from './elements';
+import { PAIRED_FIELD, nftElement, SET_NAMES, type PolicyElements } from './elements';
 
 export const TABLE = 'inet wgcp';
 
@@ -16,8 +16,8 @@ function mapLine(map: Map<string, string>): string {
 /**
  * The sets of the router's own networks, who may reach them or be reached from them, and the
  * elements that hold a network prefix. Those with prefixes are interval sets, and every one
- * of them a concatenation: a set of one prefix field holds the packet's family beside it
- * (`ip saddr . meta nfproto`, `10.90.0.0/24 . ipv4`), since nft 1.0.6 reads every
+ * of them a concatenation: a set of one prefix field holds "any address" beside it
+ * (`ip saddr . ip saddr`, `10.90.0.0/24 . 0.0.0.0/0`), since nft 1.0.6 reads every
  * single-field interval set of the ruleset back before any element change (docs/kernel.md).
  * The ones that hold one address a peer (lan_all, reach_lan) are exact, as pairs and
  * internet are: a change of a concatenated interval set costs the kernel in proportion to
@@ -26,8 +26,8 @@ function mapLine(map: Map<string, string>): string {
 function lanSets(el: PolicyElements): string {
   const one = (field: keyof typeof SET_NAMES, type: string, interval = true): string => {
     const items = el[field] as Set<string>;
-    const family = FAMILY_FIELD[field] ? ' . nf_proto' : '';
-    return `  set ${SET_NAMES[field]} {\n    type ${type}${family}${interval ? '\n    flags interval' : ''}${elementsLine([...items].map((e) => nftElement(field, e)))}\n  }\n`;
+    const pair = PAIRED_FIELD[field] ? ` . ${type}` : '';
+    return `  set ${SET_NAMES[field]} {\n    type ${type}${pair}${interval ? '\n    flags interval' : ''}${elementsLine([...items].map((e) => nftElement(field, e)))}\n  }\n`;
   };
   return one('routerNets', 'ipv4_addr') + one('routerNets6', 'ipv6_addr')
     + one('pairsNets', 'ipv4_addr . ipv4_addr') + one('pairsNets6', 'ipv6_addr . ipv6_addr')
@@ -97,8 +97,8 @@ ${siteLinkSets(el)}
     iifname . ip6 daddr @${SET_NAMES.serverAddrs6} accept
     ip saddr @${SET_NAMES.lanAll} accept
     ip6 saddr @${SET_NAMES.lanAll6} accept
-    ip saddr . meta nfproto @${SET_NAMES.lanAllNets} accept
-    ip6 saddr . meta nfproto @${SET_NAMES.lanAllNets6} accept
+    ip saddr . ip saddr @${SET_NAMES.lanAllNets} accept
+    ip6 saddr . ip6 saddr @${SET_NAMES.lanAllNets6} accept
     ip saddr . ip daddr @${SET_NAMES.lanAccess} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.lanAccess6} accept
     drop
@@ -120,23 +120,23 @@ ${siteLinkSets(el)}
     ip6 saddr . ip6 daddr @${SET_NAMES.pairsNets6} accept
     ip saddr . ip daddr @${SET_NAMES.lanAccess} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.lanAccess6} accept
-    ip daddr . meta nfproto @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.lanAll} accept
-    ip6 daddr . meta nfproto @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.lanAll6} accept
-    ip daddr . meta nfproto @${SET_NAMES.routerNets} ip saddr . meta nfproto @${SET_NAMES.lanAllNets} accept
-    ip6 daddr . meta nfproto @${SET_NAMES.routerNets6} ip6 saddr . meta nfproto @${SET_NAMES.lanAllNets6} accept
-    oifname != @${SET_NAMES.tunnels} ip daddr . meta nfproto != @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.internet} accept
-    oifname != @${SET_NAMES.tunnels} ip6 daddr . meta nfproto != @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.internet6} accept
-    oifname != @${SET_NAMES.tunnels} ip daddr . meta nfproto != @${SET_NAMES.routerNets} ip saddr . meta nfproto @${SET_NAMES.internetNets} accept
-    oifname != @${SET_NAMES.tunnels} ip6 daddr . meta nfproto != @${SET_NAMES.routerNets6} ip6 saddr . meta nfproto @${SET_NAMES.internetNets6} accept
+    ip daddr . ip daddr @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.lanAll} accept
+    ip6 daddr . ip6 daddr @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.lanAll6} accept
+    ip daddr . ip daddr @${SET_NAMES.routerNets} ip saddr . ip saddr @${SET_NAMES.lanAllNets} accept
+    ip6 daddr . ip6 daddr @${SET_NAMES.routerNets6} ip6 saddr . ip6 saddr @${SET_NAMES.lanAllNets6} accept
+    oifname != @${SET_NAMES.tunnels} ip daddr . ip daddr != @${SET_NAMES.routerNets} ip saddr @${SET_NAMES.internet} accept
+    oifname != @${SET_NAMES.tunnels} ip6 daddr . ip6 daddr != @${SET_NAMES.routerNets6} ip6 saddr @${SET_NAMES.internet6} accept
+    oifname != @${SET_NAMES.tunnels} ip daddr . ip daddr != @${SET_NAMES.routerNets} ip saddr . ip saddr @${SET_NAMES.internetNets} accept
+    oifname != @${SET_NAMES.tunnels} ip6 daddr . ip6 daddr != @${SET_NAMES.routerNets6} ip6 saddr . ip6 saddr @${SET_NAMES.internetNets6} accept
     drop
   }
   chain tunnel_inbound {
     ct state established,related accept
     ct status dnat accept
-    ip saddr . meta nfproto @${SET_NAMES.routerNets} ip daddr @${SET_NAMES.reachLan} accept
-    ip6 saddr . meta nfproto @${SET_NAMES.routerNets6} ip6 daddr @${SET_NAMES.reachLan6} accept
-    ip saddr . meta nfproto @${SET_NAMES.routerNets} ip daddr . meta nfproto @${SET_NAMES.reachLanNets} accept
-    ip6 saddr . meta nfproto @${SET_NAMES.routerNets6} ip6 daddr . meta nfproto @${SET_NAMES.reachLanNets6} accept
+    ip saddr . ip saddr @${SET_NAMES.routerNets} ip daddr @${SET_NAMES.reachLan} accept
+    ip6 saddr . ip6 saddr @${SET_NAMES.routerNets6} ip6 daddr @${SET_NAMES.reachLan6} accept
+    ip saddr . ip saddr @${SET_NAMES.routerNets} ip daddr . ip daddr @${SET_NAMES.reachLanNets} accept
+    ip6 saddr . ip6 saddr @${SET_NAMES.routerNets6} ip6 daddr . ip6 daddr @${SET_NAMES.reachLanNets6} accept
     ip saddr . ip daddr @${SET_NAMES.reachFrom} accept
     ip6 saddr . ip6 daddr @${SET_NAMES.reachFrom6} accept
     drop
@@ -149,8 +149,8 @@ ${siteLinkSets(el)}
   }
   chain site_forward {
     ct state established,related accept
-    iifname @${SET_NAMES.siteReachLan} ip daddr . meta nfproto @${SET_NAMES.routerNets} accept
-    iifname @${SET_NAMES.siteReachLan} ip6 daddr . meta nfproto @${SET_NAMES.routerNets6} accept
+    iifname @${SET_NAMES.siteReachLan} ip daddr . ip daddr @${SET_NAMES.routerNets} accept
+    iifname @${SET_NAMES.siteReachLan} ip6 daddr . ip6 daddr @${SET_NAMES.routerNets6} accept
     iifname . ip daddr @${SET_NAMES.siteReach} accept
     iifname . ip6 daddr @${SET_NAMES.siteReach6} accept
     drop
@@ -164,8 +164,8 @@ ${siteLinkSets(el)}
     type nat hook postrouting priority srcnat; policy accept;
     iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip saddr @${SET_NAMES.internet} masquerade
     iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip6 saddr @${SET_NAMES.internet6} ip6 saddr fc00::/7 masquerade
-    iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip saddr . meta nfproto @${SET_NAMES.internetNets} masquerade
-    iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip6 saddr . meta nfproto @${SET_NAMES.internetNets6} ip6 saddr fc00::/7 masquerade
+    iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip saddr . ip saddr @${SET_NAMES.internetNets} masquerade
+    iifname @${SET_NAMES.tunnels} oifname != @${SET_NAMES.tunnels} ip6 saddr . ip6 saddr @${SET_NAMES.internetNets6} ip6 saddr fc00::/7 masquerade
     oifname @${SET_NAMES.tunnels} ct status dnat masquerade
   }
 }
