@@ -2,7 +2,7 @@
 // the peers wgcp holds (src/kernel/reconcile-peers.ts, pure) and apply as one batch: the
 // peers that are not wgcp's removed (many to a `wg set`), every missing or wrong peer in one
 // `wg addconf` read from a 0600 file. 10,000 drifted peers are two tool runs, not 10,000.
-// The reconciler's repair and the sync after a killed `wg` both go through it.
+// The reconciler's repair (and the repair of peers that could not be read) go through it.
 import { SECRET_FILE, run } from '../exec/command';
 import { dumpInterface } from '../wg/link';
 import type { ServerModel } from './model';

@@ -43,7 +43,7 @@ export class KernelLive implements KernelPlane {
   private readonly pending = new Map<number, { tabled: boolean }>();
 
   /** A full sync of a server through the change runner (src/ops/kernel-sync.ts): how a failed server is retried. */
-  private syncer: ((serverId: number) => Promise<unknown>) | null = null;
+  private syncer: ((serverId: number, req?: { remade?: boolean }) => Promise<SyncUndo | undefined>) | null = null;
 
   /** Runs kernel work in the change runner's order; until the runner is wired, at once. */
   private serialize: (what: string, work: () => Promise<void>) => Promise<void> = (_what, work) => work();
@@ -67,13 +67,12 @@ export class KernelLive implements KernelPlane {
     this.shaper = new Shaper(log, (batch) => this.nft.apply(batch), (what, work) => this.serialize(what, work));
     this.links = new ServerLinks(log, driver, this.shaper);
     this.siteLinks = new SiteLinks(log, driver, (batch) => this.nft.apply(batch));
-    this.resync = new PeerResync(log, (what, work) => this.serialize(what, work),
-      (serverId) => (this.down(serverId) || this.closed ? undefined : this.servers.get(serverId)));
+    this.resync = new PeerResync(log, (serverId) => (this.down(serverId) || this.closed ? undefined : this.syncer?.(serverId)));
   }
 
   setSerializer(serialize: (what: string, work: () => Promise<void>) => Promise<void>): void { this.serialize = serialize; }
 
-  setSyncer(sync: (serverId: number) => Promise<unknown>): void { this.syncer = sync; }
+  setSyncer(sync: (serverId: number, req?: { remade?: boolean }) => Promise<SyncUndo | undefined>): void { this.syncer = sync; }
 
   /** Not held up by the kernel: failed (retried), or known from start-up and not yet synced. Holds nothing. */
   private down(serverId: number): boolean { return this.failed.has(serverId) || this.pending.has(serverId); }
@@ -210,6 +209,7 @@ export class KernelLive implements KernelPlane {
     }
     // Held by nothing yet (start-up) or failed (its retry): made whole from the rows.
     if (this.down(serverId)) return this.bringUpHeld(known, desired);
+    if (opts.remade) return this.bringUpHeld(known, desired, true);
     const undo: SyncUndo = { server: known.server, peers: [], forwards: [...known.forwards.values()], ids: [] };
     // Each part undoes itself if it fails; the parts before it are undone here, in reverse, so
     // a sync that fails leaves the kernel as it was (the runner then commits nothing).
@@ -250,9 +250,11 @@ export class KernelLive implements KernelPlane {
    * A full sync of a server the kernel does not hold up (known from start-up, or failed):
    * its filter first (fail-closed), then its interface with every peer, made from the rows.
    * Never throws for the server itself: one that cannot come up is marked failed, holds
-   * nothing, and is retried with back-off through this same sync.
+   * nothing, and is retried with back-off through this same sync. `remade`: the server was up
+   * and its device was made again empty (a wireguard-go restart): its filter is in the table
+   * and the device is used as it is.
    */
-  private async bringUpHeld(known: ServerModel, desired: ServerState): Promise<SyncUndo> {
+  private async bringUpHeld(known: ServerModel, desired: ServerState, remade = false): Promise<SyncUndo> {
     const id = known.server.id;
     const undo: SyncUndo = { server: known.server, peers: [...known.peers.values()], forwards: [...known.forwards.values()], ids: [...new Set([...known.peers.keys(), ...desired.peers.map((p) => p.id)])] };
     if (known.server.interface !== desired.server.interface) {
@@ -261,7 +263,7 @@ export class KernelLive implements KernelPlane {
     }
     const m = ServerModel.of(desired);
     this.servers.set(id, m);
-    const tabled = this.pending.get(id)?.tabled ?? false;
+    const tabled = remade || (this.pending.get(id)?.tabled ?? false);
     const wasFailed = this.failed.has(id);
     const slice = serverSlice(m);
     const empty = emptyElements();
@@ -269,9 +271,13 @@ export class KernelLive implements KernelPlane {
       await runSteps([
         ...(tabled ? [] : [{ what: `server ${id} filter`, run: () => this.nft.apply(diff(empty, slice)), undo: () => this.nft.apply(diff(slice, empty)) }]),
         // A link left from the last run is kept at start-up (its sessions go on); a retry makes it new.
-        { what: `interface ${m.server.interface}`, run: () => this.links.bringUp(m, tabled) },
+        { what: `interface ${m.server.interface}`, run: () => this.links.bringUp(m, tabled, remade) },
       ], this.log);
       this.pending.delete(id);
+      if (remade) {
+        this.log.info('interface restored after wireguard-go restart', { interface: m.server.interface, peers: m.peers.size });
+        this.reconciler.restored(id, m.peers.size);
+      }
       this.failed.clear(id);
       if (wasFailed) this.log.info('server is up after an earlier failure', { serverID: id, interface: m.server.interface });
     } catch (err) {
@@ -312,17 +318,19 @@ export class KernelLive implements KernelPlane {
   /** Process ids of wgcp's own nft (its session), so the monitor can tell its changes from others'. */
   ownNftPids(): (number | null)[] { return [this.nft.pid()]; }
 
-  /** After a wireguard-go restart: the new process is empty, give it its server back. */
-  restoreInterface(ifname: string): Promise<void> {
-    return this.serialize(`restore ${ifname}`, async () => {
-      const model = [...this.servers.values()].find((m) => m.server.interface === ifname);
-      if (!model) {
-        if (await this.siteLinks.restore(ifname)) this.log.info('site link restored after wireguard-go restart', { interface: ifname });
-        return;
-      }
-      await this.links.restore(model);
-      this.log.info('interface restored after wireguard-go restart', { interface: ifname, peers: model.peers.size });
-      this.reconciler.restored(model.server.id, model.peers.size);
+  /**
+   * After a wireguard-go restart: the new process is empty. A server's is given back through
+   * its full sync (a change of the runner, brought up on that device from the rows, as at
+   * start-up); a site link's is configured again in the runner's turn.
+   */
+  async restoreInterface(ifname: string): Promise<void> {
+    const model = [...this.servers.values()].find((m) => m.server.interface === ifname);
+    if (model) {
+      if (!this.closed) await this.syncer?.(model.server.id, { remade: true });
+      return;
+    }
+    await this.serialize(`restore ${ifname}`, async () => {
+      if (await this.siteLinks.restore(ifname)) this.log.info('site link restored after wireguard-go restart', { interface: ifname });
     });
   }
 

@@ -100,8 +100,8 @@ export interface KernelPlane {
   syncServer(serverId: number, desired: ServerState | null, opts: SyncOptions): Promise<SyncUndo>;
   /** Kernel work that is not a change of the store (a restored interface, a resync after a killed tool) waits its turn through this. */
   setSerializer?(serialize: (what: string, work: () => Promise<void>) => Promise<void>): void;
-  /** How the plane asks for a full sync of a server through the runner (a failed server's retry). */
-  setSyncer?(sync: (serverId: number) => Promise<unknown>): void;
+  /** How the plane asks for a full sync of a server through the runner (a failed server's retry, a resync after a killed `wg`, an interface wireguard-go made again). */
+  setSyncer?(sync: (serverId: number, req?: { remade?: boolean }) => Promise<SyncUndo | undefined>): void;
   /** The reconciler's view of the plane and its hooks (absent where the kernel is not driven). */
   reconcileTarget?(observe: ReconcileObserver): ReconcileTarget;
   /** Process ids of wgcp's own nft, so the monitor can tell its changes from others'. */

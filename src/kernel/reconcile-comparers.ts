@@ -8,7 +8,7 @@ import { dumpInterface } from '../wg/link';
 import { linkInfo } from '../wg/link-owner';
 import { enableIpv6Forwarding, ipv6ForwardingState } from '../wg/ipv6-forwarding';
 import { peerDrift, peerDriftCounts, peerRepair, wantedOfModel } from './reconcile-peers';
-import { applyPeerRepair } from './interface-peers';
+import { applyPeerRepair, syncInterfacePeers } from './interface-peers';
 import { nftDrift, parseTable } from './reconcile-nft';
 import type { Comparer, Finding, ReconcileTarget } from './reconcile-target';
 import { hasDrift } from '../shaping/compare';
@@ -31,8 +31,16 @@ export const peerComparer: Comparer = {
       let dump: string;
       try {
         dump = await dumpInterface(ifname);
-      } catch {
-        continue; // a link that is gone is the link comparer's
+      } catch (err) {
+        if (!linkInfo(ifname)) continue; // a link that is gone is the link comparer's
+        // The interface is there and does not answer (wireguard-go stopped): said, not skipped, so
+        // that a sync after a killed `wg` fails and is tried again. Its repair reads and syncs anew.
+        out.push({
+          kind: 'peer', serverId: m.server.id, interface: ifname, counts: { peersUnread: 1 }, items: 1,
+          summary: `${ifname}: its peers could not be read (${err instanceof Error ? err.message : String(err)})`,
+          repair: async () => { await syncInterfacePeers(m); },
+        });
+        continue;
       }
       const drift = peerDrift(dump, wantedOfModel(m));
       if (!drift) continue;

@@ -22,12 +22,16 @@ export class ServerLinks {
     return names;
   }
 
-  /** Makes the device if missing, then key, port, peers, address, MTU and up. */
-  async bringUp(m: ServerModel, reuse: boolean): Promise<void> {
+  /**
+   * Makes the device if missing, then key, port, peers, address, MTU and up. `remade`: the
+   * device was just made again empty by its supervisor (a wireguard-go restart): used as it
+   * is, and its limits waited for (a restored interface is said restored once they hold).
+   */
+  async bringUp(m: ServerModel, reuse: boolean, remade = false): Promise<void> {
     const { server } = m;
     const existing = linkInfo(server.interface);
     if (existing && !existing.ours) throw foreignLinkError(server.interface);
-    const usable = reuse && existing && (this.driver.kind === 'kernel' ? existing.kind === 'wireguard' : false);
+    const usable = remade ? existing : reuse && existing && (this.driver.kind === 'kernel' ? existing.kind === 'wireguard' : false);
     if (!usable) {
       if (existing) await this.remove(server.interface);
       await this.driver.create(server.interface);
@@ -39,7 +43,8 @@ export class ServerLinks {
     forwardIpv6(server, this.log);
     // A new device holds no classes: the server's limits are made again with it. Not waited
     // for (10,000 limited peers take tens of seconds): a change of the server's peers waits.
-    void this.shaper.install(server.interface, m.peers.values());
+    const limits = this.shaper.install(server.interface, m.peers.values());
+    if (remade) await limits; else void limits;
   }
 
   /** A new interface that is removed again if any part of bringing it up fails. */
@@ -61,13 +66,5 @@ export class ServerLinks {
   /** Removes what a failed bring-up may have left; a link that never existed is no error. */
   async removeLeftover(ifname: string): Promise<void> {
     try { if (!isForeignLink(ifname)) await this.remove(ifname); } catch { /* nothing was made */ }
-  }
-
-  /** A device made again empty (a wireguard-go restart): its peers, addresses and limits again. */
-  async restore(m: ServerModel): Promise<void> {
-    await syncPeers(m.server, m.peers.values());
-    await configureLink(m.server);
-    await addRoutes(m.server.interface, [...m.peers.values()].flatMap(networksOf));
-    await this.shaper.install(m.server.interface, m.peers.values());
   }
 }

@@ -23,6 +23,8 @@ export interface SyncOptions {
   peers: number[] | 'all';
   kinds?: readonly DriftKind[];
   skip?(f: Finding): boolean;
+  /** The server's device was made again empty (wireguard-go restarted): brought up from the rows on it, as at start-up. */
+  remade?: boolean;
 }
 
 /** What a full sync's read-back found and put right, and what it could not (left for the reconciler's next pass). */

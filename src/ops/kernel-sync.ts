@@ -14,6 +14,8 @@ import { jobActor, type ChangeOptions, type KernelSync } from './runner';
 export interface SyncRequest {
   /** The peers to sync; absent or 'all': the whole server. */
   peers?: number[] | 'all';
+  /** The server's device was made again empty by its supervisor (a wireguard-go restart): a full sync brings it up on that device. */
+  remade?: boolean;
 }
 
 /** The server's rows as the kernel should hold them (of the named peers only, for a partial sync); null: no such server. */
@@ -29,7 +31,7 @@ export function desiredOf(store: Store, serverId: number, peers: number[] | 'all
 /** Syncs a server's kernel state to the store, in the runner's turn; resolves with the rows the kernel held before. `opts`: a standby's own sync says `replicated`. */
 export function syncServer(app: Pick<App, 'runner'>, serverId: number, req: SyncRequest = {}, opts: ChangeOptions = {}): Promise<SyncUndo | undefined> {
   const peers = req.peers ?? 'all';
-  const sync: KernelSync = { serverId, desired: null, opts: { peers } };
+  const sync: KernelSync = { serverId, desired: null, opts: req.remade ? { peers, remade: true } : { peers } };
   return app.runner.run('kernel.sync', (store) => {
     sync.desired = desiredOf(store, serverId, peers);
     return { kernel: [{ sync }], commit: () => sync.held, audit: false };
@@ -42,7 +44,7 @@ export function syncServer(app: Pick<App, 'runner'>, serverId: number, req: Sync
  * come up is marked failed by the plane and retried; it never stops the start.
  */
 export async function syncAtStartUp(app: Pick<App, 'runner' | 'store' | 'kernel' | 'log'>): Promise<void> {
-  app.kernel.setSyncer?.((serverId) => syncServer(app, serverId));
+  app.kernel.setSyncer?.((serverId, req) => syncServer(app, serverId, req));
   const servers = app.store.servers.list();
   for (const server of servers) {
     await syncServer(app, server.id).catch((err: unknown) => app.log.error('a server could not be synced at start-up: wgcpd runs without it', { serverID: server.id, error: err instanceof Error ? err.message : String(err) }));
