@@ -2,6 +2,7 @@
 // wireguard-go. A stopped tool never holds the daemon: reads, heartbeats and health answer
 // while a change waits, the change fails cleanly once the tool's bound has passed, and the
 // kernel ends holding exactly what the database does.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { suiteNeeding } from './helpers/root';
 import * as assert from 'uvu/assert';
@@ -58,7 +59,8 @@ async function whileWaiting(change: Promise<NsAnswer>): Promise<{ change: NsAnsw
 
 t.before(async () => {
   w.router = new Netns('runner');
-  w.d = await startNsDaemon(w.router);
+  // No usage cycle (its dump is the reconciler's look at peers): what puts peers right here is the sync after a killed `wg`.
+  w.d = await startNsDaemon(w.router, { env: { WGCP_USAGE_INTERVAL_S: '86400' } });
   const s = await w.d.api('POST', '/api/servers', { name: 'held', endpoint: 'vpn.example.com:51820', mode: 'forward' });
   assert.is(s.status, 201, s.text);
   w.serverId = s.json.id;
@@ -114,6 +116,30 @@ t('while wireguard-go is stopped, the change fails cleanly; once it wakes the ke
   const next = await w.d.api('POST', `/api/servers/${w.serverId}/peers`, { name: 'awake' });
   assert.is(next.status, 201, next.text);
   assert.equal(kernelKeys(), await storedKeys());
+});
+
+t('a peer put in by hand while wireguard-go is stopped is gone once it wakes: the sync after the killed wg cannot read the interface, says so, and tries again', async () => {
+  const pid = wireguardGoPid(w.d, w.ifname);
+  assert.ok(pid, 'wireguard-go serves the interface');
+  const stored = await storedKeys();
+  const foreign = w.d.exec('wg', ['genkey']).trim();
+  const foreignPub = w.d.exec('sh', ['-c', `echo ${foreign} | wg pubkey`]).trim();
+  process.kill(pid!, 'SIGSTOP');
+  let resumed = false;
+  // Queued in wireguard-go's socket while it sleeps; applied when it wakes.
+  const byHand = spawn('nsenter', ['--target', String(w.d.pid), '--mount', '--net', 'wg', 'set', w.ifname, 'peer', foreignPub, 'allowed-ips', '10.250.0.9/32'], { stdio: 'ignore' });
+  try {
+    const seen = w.d.output().split('a sync after a killed tool could not put the peers right yet').length;
+    const { change } = await whileWaiting(w.d.api('POST', `/api/servers/${w.serverId}/peers`, { name: 'unread' }));
+    assert.is(change.status, 500);
+    await eventually('the sync after the killed wg found the peers unreadable', () => (w.d.output().split('a sync after a killed tool could not put the peers right yet').length > seen ? true : undefined), 40_000);
+    process.kill(pid!, 'SIGCONT');
+    resumed = true;
+    await eventually('the kernel back to the database\'s peers', () => (JSON.stringify(kernelKeys()) === JSON.stringify(stored) ? true : undefined), 40_000);
+  } finally {
+    if (!resumed) process.kill(pid!, 'SIGCONT');
+    byHand.kill();
+  }
 });
 
 t.run();

@@ -36,7 +36,8 @@ export class PeerResync {
       this.waiting.delete(serverId);
       const peers = repairs?.repaired.filter((f) => f.kind === 'peer') ?? [];
       if (peers.length) this.log.warn('the peers of a server were synced after a killed tool', { serverID: serverId, repairs: peers.reduce((n, f) => n + f.items, 0), ...peers[0]!.counts });
-    } catch {
+    } catch (err) {
+      this.log.info('a sync after a killed tool could not put the peers right yet: tried again', { serverID: serverId, attempt: attempt + 1, error: err instanceof Error ? err.message : String(err) });
       this.later(serverId, attempt + 1);
     }
   }
