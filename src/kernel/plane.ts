@@ -98,7 +98,7 @@ export interface KernelPlane {
    * runner calls it (src/ops/kernel-sync.ts); resolves with the rows held before, for its undo.
    */
   syncServer(serverId: number, desired: ServerState | null, opts: SyncOptions): Promise<SyncUndo>;
-  /** Kernel work that is not a change of the store (a restored interface, a resync after a killed tool) waits its turn through this. */
+  /** Kernel work that is not a change of the store (a site link restored after wireguard-go restarted, spare bandwidth classes) waits its turn through this. */
   setSerializer?(serialize: (what: string, work: () => Promise<void>) => Promise<void>): void;
   /** How the plane asks for a full sync of a server through the runner (a failed server's retry, a resync after a killed `wg`, an interface wireguard-go made again). */
   setSyncer?(sync: (serverId: number, req?: { remade?: boolean }) => Promise<SyncUndo | undefined>): void;

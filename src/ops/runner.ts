@@ -170,7 +170,7 @@ export class ChangeRunner {
     });
   }
 
-  /** Kernel work that changes no row (a failed server's retry, a restored interface), in the same order. */
+  /** Kernel work that changes no row and is no sync (a site link restored after wireguard-go restarted, spare bandwidth classes), in the same order. */
   serialize(what: string, work: () => Promise<void>): Promise<void> {
     return this.enqueue(async () => {
       try {
