@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 description of the control-plane API, the contract the clients read: the
 // operations of the routes, each declaring its shapes where it is defined (`doc`, made by
-// openapi-routes.ts), but the site links' (still written in openapi-site.ts); the schemas of
-// the described resources come from their descriptions, the few others are written here.
+// openapi-routes.ts); the schemas of the described resources come from their descriptions,
+// the few others are written here.
 // test/api-openapi.test.ts holds its operations equal to the router's.
 import type { Route } from '../http/router';
 import { VERSION } from '../version';
@@ -14,7 +14,7 @@ import { WEBHOOK } from '../resources/webhook';
 import { CREDENTIAL } from '../resources/credential';
 import { SHARE } from '../resources/share';
 import { REGTOKEN } from '../resources/regtoken';
-import { siteApiPaths } from './openapi-site';
+import { SITE_LINK } from '../resources/site-link';
 import { addRouteOperations, markRoles } from './openapi-routes';
 
 const str = { type: 'string' };
@@ -47,6 +47,7 @@ const openApiDocument = {
         },
       },
       Device: jsonSchema(DEVICE),
+      SiteLink: jsonSchema(SITE_LINK),
       DeviceUpdate: { type: 'object', required: ['suspended'], properties: { suspended: bool } },
       PortForward: jsonSchema(FORWARD),
       RegistrationToken: jsonSchema(REGTOKEN),
@@ -103,9 +104,7 @@ const openApiDocument = {
     },
   },
   security: [{ apiKey: [] }, { bearer: [] }],
-  paths: {
-    ...siteApiPaths,
-  } as Record<string, Record<string, unknown>>,
+  paths: {} as Record<string, Record<string, unknown>>,
 };
 
 /** The document, each operation with credentials marked with the role its route declares. */
