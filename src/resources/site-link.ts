@@ -1,8 +1,7 @@
 // A site link, described once: a WireGuard tunnel this router keeps to another wgcp router
 // (`wgcp join` makes it through the admin socket, docs/site-to-site.md). Its input rules, what
 // the API shows (never its private or preshared key) and its OpenAPI schema. Its row is mapped
-// by store/site-links.ts (the site-links lane's), so no column is named here.
-import type { SiteLinkRecord } from '../store/site-links';
+// by store/site-links.ts, so no column is named here.
 import { PEER_VALUE_RULES, endpointPort } from '../ops/value-rules';
 import { parseIpv4 } from '../net/ipv4';
 import { parseIpv6 } from '../net/ipv6';
@@ -12,6 +11,31 @@ import { readName, required } from './read';
 import { normalPrefix, readNetworkReach } from './read-client-options';
 
 const str = { type: 'string' };
+
+export interface SiteLinkRecord {
+  id: number;
+  name: string;
+  interface: string;
+  privateKey: string;
+  publicKey: string;
+  /** This router's tunnel address on the other one (a host address), and its IPv6 one when it has one. */
+  address: string;
+  address6: string | null;
+  /** The other router's server: its key, the preshared key it made for this link, its endpoint. */
+  peerPublicKey: string;
+  presharedKey: string;
+  endpoint: string;
+  /** Prefixes routed into the link: the other router's tunnel subnet and LANs. */
+  routes: string[];
+  /**
+   * What the other side (anything that comes in through the link) may open connections to
+   * here: 'lan' (this router's networks, not its own addresses), these prefixes (this
+   * router's addresses or tunnels too, if named), or [] (nothing: replies only).
+   */
+  reachableFrom: 'lan' | string[];
+  createdAt: string;
+}
+
 
 /** A key field by its stored rule (a public key's, a preshared key's). */
 const key = (rule: 'publicKey' | 'presharedKey') => (b: Body, f: string): string => {
