@@ -15,7 +15,7 @@ import { CREDENTIAL } from '../resources/credential';
 import { SHARE } from '../resources/share';
 import { REGTOKEN } from '../resources/regtoken';
 import { SITE_LINK } from '../resources/site-link';
-import { addRouteOperations, markRoles } from './openapi-routes';
+import { addRouteOperations } from './openapi-routes';
 
 const str = { type: 'string' };
 const int = { type: 'integer', format: 'int64' };
@@ -107,11 +107,10 @@ const openApiDocument = {
   paths: {} as Record<string, Record<string, unknown>>,
 };
 
-/** The document, each operation with credentials marked with the role its route declares. */
+/** The document: every operation comes from its route (shapes, and the role it declares). */
 export function openApiDocumentFor(routes: readonly Route[]): typeof openApiDocument {
   // A copy of each path's entry: the routes' operations join it (each daemon's own routes).
   const paths = Object.fromEntries(Object.entries(openApiDocument.paths).map(([p, item]) => [p, { ...item }]));
   addRouteOperations(paths, routes);
-  markRoles(paths, routes);
   return { ...openApiDocument, paths };
 }
