@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 description of the control-plane API, the contract the clients read: the
 // operations of the routes, each declaring its shapes where it is defined (`doc`, made by
-// openapi-routes.ts), but the site links' (still written in openapi-site.ts); the schemas of
-// the described resources come from their descriptions, the few others are written here.
+// openapi-routes.ts); the schemas of the described resources come from their descriptions,
+// the few others are written here.
 // test/api-openapi.test.ts holds its operations equal to the router's.
 import type { Route } from '../http/router';
 import { VERSION } from '../version';
@@ -14,8 +14,8 @@ import { WEBHOOK } from '../resources/webhook';
 import { CREDENTIAL } from '../resources/credential';
 import { SHARE } from '../resources/share';
 import { REGTOKEN } from '../resources/regtoken';
-import { siteApiPaths } from './openapi-site';
-import { addRouteOperations, markRoles } from './openapi-routes';
+import { SITE_LINK } from '../resources/site-link';
+import { addRouteOperations } from './openapi-routes';
 
 const str = { type: 'string' };
 const int = { type: 'integer', format: 'int64' };
@@ -47,6 +47,7 @@ const openApiDocument = {
         },
       },
       Device: jsonSchema(DEVICE),
+      SiteLink: jsonSchema(SITE_LINK),
       DeviceUpdate: { type: 'object', required: ['suspended'], properties: { suspended: bool } },
       PortForward: jsonSchema(FORWARD),
       RegistrationToken: jsonSchema(REGTOKEN),
@@ -103,16 +104,13 @@ const openApiDocument = {
     },
   },
   security: [{ apiKey: [] }, { bearer: [] }],
-  paths: {
-    ...siteApiPaths,
-  } as Record<string, Record<string, unknown>>,
+  paths: {} as Record<string, Record<string, unknown>>,
 };
 
-/** The document, each operation with credentials marked with the role its route declares. */
+/** The document: every operation comes from its route (shapes, and the role it declares). */
 export function openApiDocumentFor(routes: readonly Route[]): typeof openApiDocument {
   // A copy of each path's entry: the routes' operations join it (each daemon's own routes).
   const paths = Object.fromEntries(Object.entries(openApiDocument.paths).map(([p, item]) => [p, { ...item }]));
   addRouteOperations(paths, routes);
-  markRoles(paths, routes);
   return { ...openApiDocument, paths };
 }

@@ -63,19 +63,3 @@ export function addRouteOperations(paths: Record<string, Record<string, unknown>
     item[method] = operationOf(route, route.doc());
   }
 }
-
-const METHODS = ['get', 'put', 'post', 'delete'];
-
-/** Each operation still written by hand that has credentials gets `x-wgcp-role`: the role its route declares, the one the router enforces. */
-export function markRoles(paths: Record<string, Record<string, unknown>>, routes: readonly Route[]): void {
-  const roles = new Map(routes.map((r) => [`${r.method} ${r.path}`, r.role]));
-  for (const [p, item] of Object.entries(paths)) {
-    const routePath = p.replace(/\{(\w+)\}/g, ':$1');
-    for (const m of METHODS) {
-      const op = item[m] as { security?: unknown[]; 'x-wgcp-role'?: string } | undefined;
-      if (!op || (Array.isArray(op.security) && op.security.length === 0)) continue;
-      const role = roles.get(`${m.toUpperCase()} ${routePath}`);
-      if (role !== undefined) op['x-wgcp-role'] = role;
-    }
-  }
-}

@@ -18,6 +18,28 @@ import { readNetworks } from '../resources/read-client-options';
 import { badField, readName, type Body } from './fields';
 import { sourceAddress } from './provision';
 
+const str = { type: 'string' };
+const prefixes = (description: string) => ({ type: 'array', minItems: 1, maxItems: 64, items: str, description });
+
+/** The request and answer of a join: the other router's own shapes, not a stored resource's. */
+const joinShapes = () => ({
+  request: {
+    type: 'object', required: ['token', 'publicKey', 'networks'],
+    properties: {
+      token: { ...str, format: 'uuid', description: 'a registration token of the server to join' },
+      publicKey: { ...str, description: "the joining router's public key (its private key never travels)" },
+      networks: prefixes("the joining router's LAN: the new peer's networks"), name: { ...str, maxLength: 48 },
+    },
+  },
+  answer: {
+    type: 'object',
+    properties: {
+      peerID: { type: 'integer' }, address: str, address6: { type: ['string', 'null'] }, serverPublicKey: str, presharedKey: str, endpoint: str,
+      routes: prefixes("what the joining router routes into the link: this server's subnets and this router's LANs"),
+    },
+  },
+});
+
 function readJoin(body: Body): { token: string; req: JoinRequest } {
   if (!isUuid(body.token)) throw apiError('WGCP_DEVICE_TOKEN_FORMAT');
   const keyProblem = PEER_VALUE_RULES.publicKey(body.publicKey);
@@ -31,6 +53,17 @@ function readJoin(body: Body): { token: string; req: JoinRequest } {
 export function siteJoinRoute(app: App): Route {
   return {
     method: 'POST', path: '/api/v1/join', auth: 'none', bodyLimit: DEVICE_BODY_LIMIT,
+    doc: () => {
+      const { request, answer } = joinShapes();
+      return {
+        summary: 'Site to site: another wgcp router joins as a peer carrying its LAN', body: request,
+        answers: { 200: { description: 'joined: the link\'s parameters', shape: answer } },
+        errors: [
+          [400, '`invalid token format`, `token already used`, or a field (`publicKey`, `networks`) refused'], [403, '`invalid token` or `token expired`'],
+          [413, 'body larger than 8 KiB'], [429, 'too many failed attempts or requests from this address'], 500,
+        ],
+      };
+    },
     async handler(ctx) {
       const { limiter, admission } = app.services.device;
       const source = sourceAddress(ctx.req);

@@ -4,29 +4,9 @@
 import type { DB } from './db';
 import { splitList } from '../wg/client-options';
 
-export interface SiteLinkRecord {
-  id: number;
-  name: string;
-  interface: string;
-  privateKey: string;
-  publicKey: string;
-  /** This router's tunnel address on the other one (a host address), and its IPv6 one when it has one. */
-  address: string;
-  address6: string | null;
-  /** The other router's server: its key, the preshared key it made for this link, its endpoint. */
-  peerPublicKey: string;
-  presharedKey: string;
-  endpoint: string;
-  /** Prefixes routed into the link: the other router's tunnel subnet and LANs. */
-  routes: string[];
-  /**
-   * What the other side (anything that comes in through the link) may open connections to
-   * here: 'lan' (this router's networks, not its own addresses), these prefixes (this
-   * router's addresses or tunnels too, if named), or [] (nothing: replies only).
-   */
-  reachableFrom: 'lan' | string[];
-  createdAt: string;
-}
+// The record is described with its rules and schema in resources/site-link.ts.
+import type { SiteLinkRecord } from '../resources/site-link';
+export type { SiteLinkRecord };
 
 const COLUMNS = `id, name, interface, private_key AS privateKey, public_key AS publicKey, address, address6,
   peer_public_key AS peerPublicKey, preshared_key AS presharedKey, endpoint, routes,
